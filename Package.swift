@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+// Cadence: Foundation- and Combine-style timers on a libuv event loop, for Swift, C and Python.
+import PackageDescription
+
+let package = Package(
+    name: "Cadence",
+    products: [
+        .library(name: "Cadence", targets: ["Cadence"]),
+        // The C ABI declared in include/cadence.h, as libcadence.so.
+        .library(name: "CadenceC", type: .dynamic, targets: ["CCadence"]),
+        .executable(name: "cadence", targets: ["cadence-tool"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibUV",
+            pkgConfig: "libuv",
+            providers: [.apt(["libuv1-dev"])]
+        ),
+        // The hand-written C header, imported by CCadence so that `@c @implementation`
+        // checks every export against it.
+        .systemLibrary(name: "CCadenceHeader", path: "include"),
+        .target(name: "Cadence", dependencies: ["CLibUV"]),
+        .target(name: "CCadence", dependencies: ["Cadence", "CCadenceHeader"]),
+        .executableTarget(name: "cadence-tool", dependencies: ["Cadence"], path: "Sources/cadence"),
+        .testTarget(name: "CadenceTests", dependencies: ["Cadence"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

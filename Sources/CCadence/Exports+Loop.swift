@@ -1,0 +1,69 @@
+import Cadence
+import CCadenceHeader
+
+func lookUpLoop(_ handle: cadence_loop) throws(CadenceError) -> Loop {
+    guard let loop = HandleTable.shared.lookUp(handle.id, kind: .loop)?.object as? Loop else {
+        throw .badHandle
+    }
+    return loop
+}
+
+@c @implementation
+public func cadence_loop_create(_ out: UnsafeMutablePointer<cadence_loop>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard let out else { throw .invalidArgument }
+        let loop = try Loop()
+        out.pointee = cadence_loop(id: HandleTable.shared.insert(loop, kind: .loop, owner: 0))
+    }
+}
+
+@c @implementation
+public func cadence_loop_destroy(_ handle: cadence_loop) -> Int32 {
+    guard handle.id != 0 else { return 0 }
+    return cResult { () throws(CadenceError) in
+        let loop = try lookUpLoop(handle)
+        try loop.close()
+        _ = HandleTable.shared.remove(handle.id, kind: .loop)
+        let owned = HandleTable.shared.removeAll(ownedBy: handle.id)
+        for case let subscription as TimerSubscription in owned { subscription.cancel() }
+    }
+}
+
+@c @implementation
+public func cadence_loop_run(_ handle: cadence_loop, _ mode: UnsafePointer<CChar>?, _ seconds: Double) -> Int32 {
+    cResult { () throws(CadenceError) in
+        let loop = try lookUpLoop(handle)
+        try loop.run(mode: try CCadence.mode(mode), for: seconds)
+    }
+}
+
+@c @implementation
+public func cadence_loop_stop(_ handle: cadence_loop) -> Int32 {
+    cResult { () throws(CadenceError) in try lookUpLoop(handle).stop() }
+}
+
+@c @implementation
+public func cadence_loop_add_mode(_ handle: cadence_loop, _ mode: UnsafePointer<CChar>?) -> Int32 {
+    cResult { () throws(CadenceError) in try lookUpLoop(handle).addMode(try CCadence.mode(mode)) }
+}
+
+@c @implementation
+public func cadence_loop_add_common_mode(_ handle: cadence_loop, _ mode: UnsafePointer<CChar>?) -> Int32 {
+    cResult { () throws(CadenceError) in try lookUpLoop(handle).addCommonMode(try CCadence.mode(mode)) }
+}
+
+@c @implementation
+public func cadence_loop_now(_ handle: cadence_loop, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .invalidArgument }
+        try write(try lookUpLoop(handle).now.timeIntervalSince1970, to: out)
+    }
+}
+
+@c @implementation
+public func cadence_loop_wakeups(_ handle: cadence_loop, _ out: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .invalidArgument }
+        try write(try lookUpLoop(handle).wakeUps, to: out)
+    }
+}

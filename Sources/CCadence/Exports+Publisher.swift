@@ -1,0 +1,88 @@
+import Cadence
+import CCadenceHeader
+
+/// A handle's id, filled in once the handle exists, for callbacks that report their source.
+final class HandleBox: @unchecked Sendable {
+    var id: UInt64 = 0
+}
+
+/// Builds the closure that calls a C callback with a tick.
+func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, _ box: HandleBox)
+    -> (TimerTick) -> Void {
+    { tick in
+        var cTick = cadence_tick(fire_date: tick.fireDate.timeIntervalSince1970,
+                                 skipped: UInt64(tick.skippedTicks),
+                                 source: cadence_cancellable(id: box.id))
+        fn(&cTick, userdata)
+    }
+}
+
+private func lookUpPublisher(_ handle: cadence_publisher) throws(CadenceError) -> (AnyObject, owner: UInt64) {
+    guard let found = HandleTable.shared.lookUp(handle.id, kind: .publisher) else { throw .badHandle }
+    return (found.object, found.owner)
+}
+
+@c @implementation
+public func cadence_timer_publish(_ loopHandle: cadence_loop, _ interval: Double, _ tolerance: Double,
+                                  _ mode: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<cadence_publisher>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard let out else { throw .invalidArgument }
+        let loop = try lookUpLoop(loopHandle)
+        let publisher = try TimerPublisher(every: interval, tolerance: tolerance, on: loop, in: try CCadence.mode(mode))
+        out.pointee = cadence_publisher(id: HandleTable.shared.insert(publisher, kind: .publisher, owner: loopHandle.id))
+    }
+}
+
+@c @implementation
+public func cadence_publisher_autoconnect(_ handle: cadence_publisher, _ out: UnsafeMutablePointer<cadence_publisher>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard let out else { throw .invalidArgument }
+        let (object, owner) = try lookUpPublisher(handle)
+        guard let publisher = object as? TimerPublisher else { throw .notSupported }
+        guard !publisher.loop.isClosed else { throw .badHandle }
+        out.pointee = cadence_publisher(id: HandleTable.shared.insert(publisher.autoconnect(), kind: .publisher, owner: owner))
+    }
+}
+
+@c @implementation
+public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: cadence_tick_fn?,
+                                        _ userdata: UnsafeMutableRawPointer?,
+                                        _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard let fn, let out else { throw .invalidArgument }
+        let (object, owner) = try lookUpPublisher(handle)
+        let box = HandleBox()
+        let forward = tickForwarder(fn, userdata, box)
+        let subscription: TimerSubscription
+        switch object {
+        case let publisher as TimerPublisher:
+            guard !publisher.loop.isClosed else { throw .badHandle }
+            subscription = publisher.subscribe(forward)
+        case let publisher as AutoconnectTimerPublisher:
+            guard !publisher.loop.isClosed else { throw .badHandle }
+            subscription = publisher.subscribe(forward)
+        default:
+            throw .badHandle
+        }
+        box.id = HandleTable.shared.insert(subscription, kind: .cancellable, owner: owner)
+        out.pointee = cadence_cancellable(id: box.id)
+    }
+}
+
+@c @implementation
+public func cadence_publisher_connect(_ handle: cadence_publisher, _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard let out else { throw .invalidArgument }
+        let (object, owner) = try lookUpPublisher(handle)
+        guard let publisher = object as? TimerPublisher else { throw .notSupported }
+        guard !publisher.loop.isClosed else { throw .badHandle }
+        let connection = publisher.connect()
+        out.pointee = cadence_cancellable(id: HandleTable.shared.insert(connection, kind: .cancellable, owner: owner))
+    }
+}
+
+@c @implementation
+public func cadence_publisher_release(_ handle: cadence_publisher) -> Int32 {
+    guard handle.id != 0 else { return 0 }
+    return HandleTable.shared.remove(handle.id, kind: .publisher) == nil ? CadenceError.badHandle.code : 0
+}

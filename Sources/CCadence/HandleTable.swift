@@ -1,0 +1,90 @@
+import Cadence
+
+/// Every object the C API has handed out, behind small value handles with a generation count
+/// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`. A stale, released or foreign id
+/// fails the look-up instead of reaching freed memory; 0 is "no handle".
+final class HandleTable: @unchecked Sendable {
+    enum Kind: UInt8 { case loop, publisher, cancellable }
+
+    private struct Slot {
+        var generation: UInt32 = 1
+        var kind = Kind.loop
+        var owner: UInt64 = 0     // the loop handle this object belongs to (0 for a loop)
+        var object: AnyObject?
+    }
+
+    private struct Storage {
+        var slots: [Slot] = []
+        var free: [Int] = []
+    }
+
+    private let lock = Lock()
+    private var storage = Storage()  // guarded by `lock`
+
+    static let shared = HandleTable()
+
+    /// Stores `object` and returns its new handle.
+    func insert(_ object: AnyObject, kind: Kind, owner: UInt64) -> UInt64 {
+        lock.withLock {
+            let index: Int
+            if let reused = storage.free.popLast() {
+                index = reused
+            } else {
+                index = storage.slots.count
+                storage.slots.append(Slot())
+            }
+            storage.slots[index].kind = kind
+            storage.slots[index].owner = owner
+            storage.slots[index].object = object
+            return UInt64(storage.slots[index].generation) << 32 | UInt64(index + 1)
+        }
+    }
+
+    /// The object behind a live handle of `kind`, and the loop handle that owns it.
+    func lookUp(_ id: UInt64, kind: Kind) -> (object: AnyObject, owner: UInt64)? {
+        lock.withLock {
+            guard let index = Self.index(id, in: storage), storage.slots[index].kind == kind,
+                  let object = storage.slots[index].object else { return nil }
+            return (object, storage.slots[index].owner)
+        }
+    }
+
+    /// Frees a live handle of `kind` and returns its object; nil if the handle was not live.
+    func remove(_ id: UInt64, kind: Kind) -> AnyObject? {
+        lock.withLock {
+            guard let index = Self.index(id, in: storage), storage.slots[index].kind == kind,
+                  let object = storage.slots[index].object else { return nil }
+            Self.free(index, in: &storage)
+            return object
+        }
+    }
+
+    /// Frees every handle owned by `loop`, returning their objects (released outside the lock).
+    func removeAll(ownedBy loop: UInt64) -> [AnyObject] {
+        lock.withLock {
+            var removed: [AnyObject] = []
+            for index in storage.slots.indices where storage.slots[index].owner == loop {
+                if let object = storage.slots[index].object {
+                    removed.append(object)
+                    Self.free(index, in: &storage)
+                }
+            }
+            return removed
+        }
+    }
+
+    private static func index(_ id: UInt64, in storage: Storage) -> Int? {
+        let slot = Int(id & 0xFFFF_FFFF) - 1
+        guard slot >= 0, slot < storage.slots.count,
+              storage.slots[slot].generation == UInt32(truncatingIfNeeded: id >> 32) else { return nil }
+        return slot
+    }
+
+    private static func free(_ index: Int, in storage: inout Storage) {
+        storage.slots[index].object = nil
+        storage.slots[index].owner = 0
+        // Generation 0 is never issued, so a zeroed id cannot match a slot.
+        storage.slots[index].generation = storage.slots[index].generation &+ 1 == 0 ? 1 : storage.slots[index].generation &+ 1
+        storage.free.append(index)
+    }
+}

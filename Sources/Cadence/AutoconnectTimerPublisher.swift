@@ -1,0 +1,39 @@
+import FoundationEssentials
+
+/// A timer publisher that runs exactly while it has subscribers: made by
+/// ``TimerPublisher/autoconnect()``.
+///
+/// The first subscriber starts a timer (first fire one interval later); a subscriber joining late
+/// receives the same fire dates as the early ones from then on; when the last subscriber cancels,
+/// the timer stops, and the next first subscriber starts a fresh timer on a fresh grid.
+public final class AutoconnectTimerPublisher: @unchecked Sendable {
+    let broadcast: TimerBroadcast
+
+    init(broadcast: TimerBroadcast) { self.broadcast = broadcast }
+
+    /// The loop the timer runs on.
+    public var loop: Loop { broadcast.loop }
+
+    /// Subscribes `receiveValue` to the fire dates until the returned cancellable is cancelled or
+    /// deinitialized. The first subscriber starts the timer.
+    public func sink(receiveValue: @escaping (Date) -> Void) -> AnyCancellable {
+        AnyCancellable(broadcast.subscribe { receiveValue($0.fireDate) })
+    }
+
+    /// Subscribes `receiveTick` to full ticks until the returned cancellable is cancelled or deinitialized.
+    public func sink(receiveTick: @escaping (TimerTick) -> Void) -> AnyCancellable {
+        AnyCancellable(broadcast.subscribe(receiveTick))
+    }
+
+    /// Subscribes `receiveTick` and returns the bare subscription, which stays active until it is
+    /// cancelled (it does not cancel on deinit).
+    public func subscribe(_ receiveTick: @escaping (TimerTick) -> Void) -> TimerSubscription {
+        broadcast.subscribe(receiveTick)
+    }
+
+    /// Whether a timer is running (there is at least one subscriber and the loop is open).
+    public var isConnected: Bool { broadcast.isConnected }
+
+    /// How many subscribers are attached.
+    public var subscriberCount: Int { broadcast.subscriberCount }
+}

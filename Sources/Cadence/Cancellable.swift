@@ -1,0 +1,55 @@
+/// Something that can be stopped: a subscription, a connection or a one-shot timer.
+///
+/// Mirrors Combine's `Cancellable`. Cancelling twice is harmless in Swift; the C API reports the
+/// second cancel as `CADENCE_EALREADY`.
+public protocol Cancellable: AnyObject {
+    /// Stops the work. Once it returns, no new callback for it starts (one already running may
+    /// finish). Safe to call from inside a callback, including the callback being cancelled.
+    func cancel()
+
+    /// Whether ``cancel()`` has been called (or the work ended on its own, for a one-shot timer).
+    var isCancelled: Bool { get }
+}
+
+/// A type-erasing cancellable that cancels when it is deinitialized, like Combine's
+/// `AnyCancellable`. Keep it for as long as the work should go on.
+public final class AnyCancellable: Cancellable, Hashable {
+    private var onCancel: (() -> Void)?
+    private let inner: (any Cancellable)?
+
+    /// Wraps a closure that is called once, on the first ``cancel()`` or on deinit.
+    public init(_ cancel: @escaping () -> Void) {
+        onCancel = cancel
+        inner = nil
+    }
+
+    /// Wraps another cancellable, so that it is cancelled at the latest when this one is deinitialized.
+    public init(_ cancellable: some Cancellable) {
+        onCancel = nil
+        inner = cancellable
+    }
+
+    deinit { cancel() }
+
+    /// Cancels the wrapped work; further calls do nothing.
+    public func cancel() {
+        if let inner {
+            inner.cancel()
+        } else if let onCancel {
+            self.onCancel = nil
+            onCancel()
+        }
+    }
+
+    /// Whether the wrapped work was cancelled.
+    public var isCancelled: Bool { inner?.isCancelled ?? (onCancel == nil) }
+
+    /// Keeps this cancellable in a collection, as Combine's `store(in:)` does.
+    public func store(in set: inout Set<AnyCancellable>) { set.insert(self) }
+
+    /// Identity equality.
+    public static func == (lhs: AnyCancellable, rhs: AnyCancellable) -> Bool { lhs === rhs }
+
+    /// Identity hash.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

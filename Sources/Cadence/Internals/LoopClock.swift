@@ -1,0 +1,18 @@
+/// What the engine needs from the thing that drives it: a clock, a way to sleep until a deadline,
+/// and a way to be woken early from another thread.
+///
+/// The engine never knows which clock it has: the libuv backend and the virtual clock drive the
+/// same timer bookkeeping.
+protocol LoopClock: AnyObject {
+    /// A fresh read of the monotonic clock, in nanoseconds.
+    func now() -> Nanoseconds
+    /// Sleeps until the clock reads at least `deadline` or until ``wake()`` is called; may return
+    /// early, so the caller re-reads ``now()``.
+    func sleep(until deadline: Nanoseconds)
+    /// Ends a ``sleep(until:)`` in progress or the next one; callable from any thread.
+    func wake()
+    /// Releases the clock's resources; called once, when the loop is destroyed.
+    func close()
+    /// What to add to a monotonic reading to get nanoseconds since the Unix epoch.
+    var epochOffset: Int64 { get }
+}

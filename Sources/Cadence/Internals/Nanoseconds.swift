@@ -1,0 +1,31 @@
+/// Monotonic time inside the engine: unsigned nanoseconds, with saturating arithmetic so that a
+/// huge interval never wraps around into "now".
+typealias Nanoseconds = UInt64
+
+extension UInt64 {
+    /// `self + other`, clamped to `UInt64.max`.
+    @inline(__always)
+    func saturatingAdd(_ other: UInt64) -> UInt64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
+    }
+
+    /// `self * other`, clamped to `UInt64.max`.
+    @inline(__always)
+    func saturatingMultiply(_ other: UInt64) -> UInt64 {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? .max : product
+    }
+}
+
+/// Converts public seconds to engine nanoseconds after checking them.
+///
+/// - Throws: ``CadenceError/invalidArgument`` for NaN, infinities, negative values, or zero when
+///   `allowZero` is false. Values beyond about 584 years saturate.
+func nanoseconds(fromSeconds seconds: Double, allowZero: Bool) throws(CadenceError) -> Nanoseconds {
+    guard seconds.isFinite, seconds >= 0, allowZero || seconds > 0 else {
+        throw .invalidArgument
+    }
+    let ns = (seconds * 1e9).rounded(.up)
+    return ns >= 1.8e19 ? .max : Nanoseconds(ns)
+}

@@ -1,0 +1,101 @@
+/// The shared part of a timer publisher: its configuration, its subscribers, and the timer that
+/// feeds them. Every subscriber of one connection receives the same ticks.
+///
+/// Lock order: this object's lock, then the loop's. Ticks are delivered with neither held.
+final class TimerBroadcast: @unchecked Sendable {
+    enum State {
+        case idle
+        case connected(TimerNode)
+        case cancelled
+    }
+
+    let loop: Loop
+    let interval: Nanoseconds
+    let tolerance: Nanoseconds
+    let modeIndex: Int
+    /// Connects on the first subscriber and disconnects after the last, instead of waiting for
+    /// `connect()`; never reaches `.cancelled`.
+    let autoconnects: Bool
+
+    private let lock = Lock()
+    private var state = State.idle
+    private var subscribers: [TimerSubscription] = []
+
+    init(loop: Loop, interval: Nanoseconds, tolerance: Nanoseconds, modeIndex: Int, autoconnects: Bool) {
+        self.loop = loop
+        self.interval = interval
+        self.tolerance = tolerance
+        self.modeIndex = modeIndex
+        self.autoconnects = autoconnects
+    }
+
+    /// idle → connected (arms a timer on a fresh grid); connected stays; cancelled stays.
+    /// Returns whether the timer runs afterwards.
+    @discardableResult
+    func connect() -> Bool {
+        lock.withLock { connectLocked() }
+    }
+
+    private func connectLocked() -> Bool {
+        switch state {
+        case .connected: return true
+        case .cancelled: return false
+        case .idle:
+            // The timer holds the broadcast until it is cancelled, as a run loop holds its timers.
+            guard let node = try? loop.arm(delay: interval, interval: interval, tolerance: tolerance,
+                                           modeIndex: modeIndex, action: { [self] in deliver($0) })
+            else { return false }
+            state = .connected(node)
+            return true
+        }
+    }
+
+    /// Stops the timer. A connectable publisher moves to `.cancelled` for good; an autoconnect one
+    /// back to `.idle`. Returns false if no timer was running.
+    @discardableResult
+    func disconnect() -> Bool {
+        lock.withLock { disconnectLocked(final: !autoconnects) }
+    }
+
+    private func disconnectLocked(final: Bool) -> Bool {
+        guard case .connected(let node) = state else {
+            if final { state = .cancelled }
+            return false
+        }
+        state = final ? .cancelled : .idle
+        return loop.disarm(node)
+    }
+
+    var isCancelled: Bool { lock.withLock { if case .cancelled = state { true } else { false } } }
+    var isConnected: Bool { lock.withLock { if case .connected = state { true } else { false } } }
+    func isSubscribed(_ subscription: TimerSubscription) -> Bool { lock.withLock { subscription.isActive } }
+    var subscriberCount: Int { lock.withLock { subscribers.count } }
+
+    func subscribe(_ receive: @escaping (TimerTick) -> Void) -> TimerSubscription {
+        let subscription = TimerSubscription(broadcast: self, receive: receive)
+        lock.withLock {
+            subscribers.append(subscription)
+            if autoconnects && subscribers.count == 1 { _ = connectLocked() }
+        }
+        return subscription
+    }
+
+    /// Removes a subscriber; returns false if it was already gone.
+    func unsubscribe(_ subscription: TimerSubscription) -> Bool {
+        lock.withLock {
+            guard let index = subscribers.firstIndex(where: { $0 === subscription }) else { return false }
+            subscribers.remove(at: index)
+            subscription.isActive = false
+            if autoconnects && subscribers.isEmpty { _ = disconnectLocked(final: false) }
+            return true
+        }
+    }
+
+    /// Sends one tick to every subscriber present when it fired; one cancelled meanwhile is skipped.
+    private func deliver(_ tick: TimerTick) {
+        let receivers = lock.withLock { subscribers }
+        for subscriber in receivers where lock.withLock({ subscriber.isActive }) {
+            subscriber.receive(tick)
+        }
+    }
+}

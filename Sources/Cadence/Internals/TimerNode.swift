@@ -1,0 +1,50 @@
+/// One armed timer inside a loop's queues: its next fire date, its grid and its action.
+///
+/// Every field is read and written under the owning loop's lock.
+final class TimerNode {
+    enum State { case active, cancelled, finished }
+
+    /// The next fire date on the timer's grid (monotonic ns).
+    var fireDate: Nanoseconds
+    /// Scheduling order, for ties between equal fire dates.
+    var sequence: UInt64 = 0
+    /// Position in its mode's heap; -1 when not queued.
+    var heapIndex = -1
+    /// The repeat interval; 0 for a one-shot timer.
+    let interval: Nanoseconds
+    let tolerance: Nanoseconds
+    let modeIndex: Int
+    var state = State.active
+    let action: (TimerTick) -> Void
+
+    init(fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds, modeIndex: Int,
+         action: @escaping (TimerTick) -> Void) {
+        self.fireDate = fireDate
+        self.interval = interval
+        self.tolerance = tolerance
+        self.modeIndex = modeIndex
+        self.action = action
+    }
+
+    /// Orders by fire date, then by scheduling order.
+    @inline(__always)
+    func precedes(_ other: TimerNode) -> Bool {
+        fireDate != other.fireDate ? fireDate < other.fireDate : sequence < other.sequence
+    }
+
+    /// Fires the timer at `now` (≥ ``fireDate``): returns the fire date to report and the number
+    /// of grid points skipped, and moves a repeating timer to the grid point after `now`.
+    ///
+    /// The reported fire date is the latest grid point not after `now`, so a late timer fires once
+    /// and its grid never drifts (the skip policy of Apple's `Timer`).
+    func advance(now: Nanoseconds) -> (fireDate: Nanoseconds, skipped: UInt64) {
+        guard interval > 0 else {
+            state = .finished
+            return (fireDate, 0)
+        }
+        let skipped = (now - fireDate) / interval
+        let reported = fireDate.saturatingAdd(skipped.saturatingMultiply(interval))
+        fireDate = reported.saturatingAdd(interval)
+        return (reported, skipped)
+    }
+}

@@ -1,0 +1,228 @@
+import FoundationEssentials
+import Glibc
+
+/// An event loop that fires timers: Cadence's run loop.
+///
+/// A loop does nothing until someone runs it: ``run(mode:for:)`` processes timers in one
+/// ``RunLoopMode`` for a span of the loop's clock, sleeping between fires, then returns. A loop
+/// that nobody runs fires nothing, as a `RunLoop` on a thread that never runs it.
+///
+/// The real loop is backed by libuv (one `uv_loop_t`, one `uv_timer_t` for the next wake-up,
+/// one `uv_async_t` for wake-ups from other threads).
+///
+/// Threads: a loop's timers run on the thread that runs it. Arming, cancelling, ``stop()`` and
+/// the mode calls may be made from any thread; a call from another thread wakes a sleeping loop so
+/// that it takes effect before the next pass.
+public final class Loop: @unchecked Sendable {
+    let clock: any LoopClock
+    let lock = Lock()
+    // Guarded by `lock`:
+    private var queues = TimerQueues()
+    private var isClosedFlag = false
+    private var isRunningFlag = false
+    private var stopRequested = false
+    private var runningThread = pthread_t()
+    private var wakeUpCount: UInt64 = 0
+    /// Timers due in the pass being fired, reused so that a pass allocates nothing. Touched only by
+    /// the thread inside `run`, and `run` cannot be entered twice.
+    private var due: [TimerNode] = []
+
+    /// Creates a loop on libuv's monotonic clock.
+    ///
+    /// - Throws: ``CadenceError/ioError`` if libuv cannot create its loop.
+    public convenience init() throws(CadenceError) {
+        self.init(clock: try UVBackend())
+    }
+
+    init(clock: any LoopClock) {
+        self.clock = clock
+    }
+
+    deinit {
+        if !isClosedFlag { shutDown() }
+    }
+
+    // MARK: Running
+
+    /// Runs the loop in `mode` for `seconds` of the loop's clock, firing every timer that is due in
+    /// that mode, then returns (early if ``stop()`` is called).
+    ///
+    /// Within one pass, timers fire in fire-date order, ties in the order they were scheduled; a
+    /// timer armed during a pass never fires in that pass. A timer never fires before its fire
+    /// date, measured in nanoseconds on a fresh clock read.
+    ///
+    /// - Parameters:
+    ///   - mode: a registered mode other than ``RunLoopMode/common`` (a pseudo-mode, not run).
+    ///   - seconds: how long to run, ≥ 0; 0 fires what is due now and returns.
+    /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinite or negative `seconds`, or for
+    ///   `common`; ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/busy`` if
+    ///   the loop is already running (for example when called from one of its own callbacks);
+    ///   ``CadenceError/badHandle`` after ``close()``.
+    public func run(mode: RunLoopMode = .default, for seconds: Double) throws(CadenceError) {
+        let duration = try nanoseconds(fromSeconds: seconds, allowZero: true)
+        let modeIndex = try lock.withLock { () throws(CadenceError) -> Int in
+            guard !isClosedFlag else { throw .badHandle }
+            guard mode != .common else { throw .invalidArgument }
+            let index = try queues.index(of: mode)
+            guard !isRunningFlag else { throw .busy }
+            isRunningFlag = true
+            stopRequested = false
+            runningThread = pthread_self()
+            return index
+        }
+        defer { lock.withLock { isRunningFlag = false } }
+        let end = clock.now().saturatingAdd(duration)
+        while true {
+            let now = clock.now()
+            firePass(modeIndex: modeIndex, now: now)
+            let wake: Nanoseconds? = lock.withLock {
+                guard !stopRequested, now < end else { return nil }
+                return min(queues.earliestFireDate(runningIn: modeIndex) ?? .max, end)
+            }
+            guard let wake else { return }
+            if wake > clock.now() {
+                clock.sleep(until: wake)
+                lock.withLock { wakeUpCount &+= 1 }
+            }
+        }
+    }
+
+    /// Makes a running ``run(mode:for:)`` return after its current pass. Does nothing when the loop
+    /// is not running. Callable from any thread and from callbacks (as `CFRunLoopStop`).
+    public func stop() {
+        lock.withLock {
+            guard isRunningFlag else { return }
+            stopRequested = true
+            wakeIfRemote()
+        }
+    }
+
+    /// Whether ``run(mode:for:)`` is in progress.
+    public var isRunning: Bool { lock.withLock { isRunningFlag } }
+
+    /// How many times the loop has woken from sleep to fire timers, since it was created.
+    public var wakeUps: UInt64 { lock.withLock { wakeUpCount } }
+
+    /// How many timers are armed on this loop, in all modes.
+    public var armedTimerCount: Int { lock.withLock { queues.count } }
+
+    /// A fresh read of the loop's clock, on the same scale as fire dates: wall-clock time for a
+    /// real loop (derived from the monotonic clock), virtual seconds since 1970 for a virtual one.
+    public var now: Date { date(monotonic: clock.now()) }
+
+    // MARK: Modes
+
+    /// Registers a custom mode, so that timers can be added to it and the loop run in it.
+    ///
+    /// Registering a mode twice is harmless.
+    /// - Throws: ``CadenceError/invalidArgument`` for a malformed name or for `common`;
+    ///   ``CadenceError/badHandle`` after ``close()``.
+    public func addMode(_ mode: RunLoopMode) throws(CadenceError) {
+        try register(mode, common: false)
+    }
+
+    /// Registers `mode` (if needed) as a common mode: timers added to ``RunLoopMode/common``,
+    /// existing ones included, then fire while the loop runs in it (as `CFRunLoopAddCommonMode`).
+    ///
+    /// - Throws: as ``addMode(_:)``.
+    public func addCommonMode(_ mode: RunLoopMode) throws(CadenceError) {
+        try register(mode, common: true)
+    }
+
+    private func register(_ mode: RunLoopMode, common: Bool) throws(CadenceError) {
+        try lock.withLock { () throws(CadenceError) in
+            guard !isClosedFlag else { throw .badHandle }
+            try queues.register(mode, common: common)
+        }
+    }
+
+    // MARK: Lifetime
+
+    /// Cancels every timer still on the loop and releases its libuv resources. Further calls on
+    /// the loop throw ``CadenceError/badHandle``; closing twice is harmless.
+    ///
+    /// - Throws: ``CadenceError/busy`` while the loop is running (libuv's `uv_loop_close` rule).
+    public func close() throws(CadenceError) {
+        try lock.withLock { () throws(CadenceError) in
+            guard !isRunningFlag else { throw .busy }
+        }
+        shutDown()
+    }
+
+    /// Whether ``close()`` has been called.
+    public var isClosed: Bool { lock.withLock { isClosedFlag } }
+
+    private func shutDown() {
+        let armed: [TimerNode] = lock.withLock {
+            guard !isClosedFlag else { return [] }
+            isClosedFlag = true
+            return queues.removeAll()
+        }
+        for node in armed { node.state = .cancelled }
+        clock.close()
+    }
+
+    // MARK: Engine
+
+    /// Arms a timer whose first fire date is `delay` after a fresh clock read.
+    func arm(delay: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds, modeIndex: Int,
+             action: @escaping (TimerTick) -> Void) throws(CadenceError) -> TimerNode {
+        let node = TimerNode(fireDate: 0, interval: interval, tolerance: tolerance,
+                             modeIndex: modeIndex, action: action)
+        try lock.withLock { () throws(CadenceError) in
+            guard !isClosedFlag else { throw .badHandle }
+            node.fireDate = clock.now().saturatingAdd(delay)
+            queues.insert(node)
+            wakeIfRemote()
+        }
+        return node
+    }
+
+    /// Cancels an armed timer; returns false if it was already cancelled or finished.
+    @discardableResult
+    func disarm(_ node: TimerNode) -> Bool {
+        lock.withLock {
+            guard node.state == .active else { return false }
+            node.state = .cancelled
+            queues.remove(node)
+            return true
+        }
+    }
+
+    /// Whether a timer is still armed.
+    func isArmed(_ node: TimerNode) -> Bool { lock.withLock { node.state == .active } }
+
+    /// The interned index of a registered mode.
+    func modeIndex(of mode: RunLoopMode) throws(CadenceError) -> Int {
+        try lock.withLock { () throws(CadenceError) -> Int in
+            guard !isClosedFlag else { throw .badHandle }
+            return try queues.index(of: mode)
+        }
+    }
+
+    /// Fires every timer due at `now` in `modeIndex`. The set is taken before the first callback,
+    /// so what a callback arms waits for a later pass (libuv issue 4245).
+    private func firePass(modeIndex: Int, now: Nanoseconds) {
+        lock.withLock { queues.popDue(runningIn: modeIndex, now: now, into: &due) }
+        for node in due {
+            let tick: TimerTick? = lock.withLock {
+                guard node.state == .active else { return nil }
+                let (fireDate, skipped) = node.advance(now: now)
+                if node.state == .active { queues.insert(node) }
+                return TimerTick(fireDate: date(monotonic: fireDate), skippedTicks: Int(clamping: skipped))
+            }
+            if let tick { node.action(tick) }
+        }
+        due.removeAll(keepingCapacity: true)
+    }
+
+    /// Wakes the loop if it is sleeping on another thread. Call with the lock held.
+    private func wakeIfRemote() {
+        if isRunningFlag && pthread_equal(runningThread, pthread_self()) == 0 { clock.wake() }
+    }
+
+    func date(monotonic: Nanoseconds) -> Date {
+        let epochNanoseconds = Int64(bitPattern: monotonic) &+ clock.epochOffset
+        return Date(timeIntervalSince1970: Double(epochNanoseconds) / 1e9)
+    }
+}

@@ -1,0 +1,122 @@
+import FoundationEssentials
+
+/// A connectable publisher of a repeating timer's fire dates, like Foundation's
+/// `Timer.TimerPublisher` (`Timer.publish(every:tolerance:on:in:)`).
+///
+/// Creating or subscribing does nothing: ``connect()`` starts the timer, and cancelling the
+/// connection stops it for good. The publisher goes idle → connected → cancelled and never back;
+/// a new publisher is the only restart. Several subscribers share the one timer and receive the
+/// same fire dates. ``autoconnect()`` gives a publisher that connects on its first subscriber.
+///
+/// The timer's first fire date is one interval after ``connect()``; later ones stay on that grid
+/// (see ``Loop``). Values are delivered on the thread running the loop.
+public final class TimerPublisher: @unchecked Sendable {
+    /// The loop the timer runs on.
+    public let loop: Loop
+    /// Seconds between fire dates.
+    public let interval: Double
+    /// Seconds a fire may come after its fire date (never before).
+    public let tolerance: Double
+    /// The run loop mode the timer is added to.
+    public let mode: RunLoopMode
+    let broadcast: TimerBroadcast
+
+    /// Creates a timer publisher. Nothing is scheduled until ``connect()``.
+    ///
+    /// - Parameters:
+    ///   - interval: seconds between fire dates, > 0 and finite.
+    ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite (Apple suggests at least 10 % of
+    ///     the interval for a repeating timer).
+    ///   - loop: the loop whose runs fire the timer.
+    ///   - mode: a mode registered on `loop`: ``RunLoopMode/default``, ``RunLoopMode/common`` or one
+    ///     added with ``Loop/addMode(_:)`` or ``Loop/addCommonMode(_:)``.
+    /// - Throws: ``CadenceError/invalidArgument`` for a bad interval, tolerance or mode name;
+    ///   ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/badHandle`` for a
+    ///   closed loop.
+    public convenience init(every interval: Double, tolerance: Double = 0, on loop: Loop,
+                            in mode: RunLoopMode) throws(CadenceError) {
+        try self.init(every: interval, tolerance: tolerance, on: loop, in: mode, autoconnects: false)
+    }
+
+    init(every interval: Double, tolerance: Double, on loop: Loop, in mode: RunLoopMode,
+         autoconnects: Bool) throws(CadenceError) {
+        let intervalNs = try nanoseconds(fromSeconds: interval, allowZero: false)
+        let toleranceNs = try nanoseconds(fromSeconds: tolerance, allowZero: true)
+        let modeIndex = try loop.modeIndex(of: mode)
+        self.loop = loop
+        self.interval = interval
+        self.tolerance = tolerance
+        self.mode = mode
+        broadcast = TimerBroadcast(loop: loop, interval: intervalNs, tolerance: toleranceNs,
+                                   modeIndex: modeIndex, autoconnects: autoconnects)
+    }
+
+    /// Starts the timer and returns the connection that stops it.
+    ///
+    /// On a connected publisher, returns a connection to the same running timer (no second
+    /// timer). On a cancelled publisher, or when the loop is closed, returns a connection that is
+    /// already cancelled and starts nothing.
+    public func connect() -> TimerConnection {
+        broadcast.connect()
+        return TimerConnection(broadcast: broadcast)
+    }
+
+    /// Subscribes `receiveValue` to the timer's fire dates until the returned cancellable is
+    /// cancelled or deinitialized. Subscribing does not start the timer.
+    public func sink(receiveValue: @escaping (Date) -> Void) -> AnyCancellable {
+        AnyCancellable(broadcast.subscribe { receiveValue($0.fireDate) })
+    }
+
+    /// Subscribes `receiveTick` to full ticks (fire date and skipped-tick count), until the returned
+    /// cancellable is cancelled or deinitialized.
+    public func sink(receiveTick: @escaping (TimerTick) -> Void) -> AnyCancellable {
+        AnyCancellable(broadcast.subscribe(receiveTick))
+    }
+
+    /// Subscribes `receiveTick` and returns the bare subscription, which stays active until it is
+    /// cancelled (it does not cancel on deinit).
+    public func subscribe(_ receiveTick: @escaping (TimerTick) -> Void) -> TimerSubscription {
+        broadcast.subscribe(receiveTick)
+    }
+
+    /// A publisher with the same timer settings that connects when its first subscriber arrives,
+    /// cancels the connection when the last one leaves, and connects anew (fresh timer, fresh
+    /// grid) for the next first subscriber, like Combine's `autoconnect()`.
+    public func autoconnect() -> AutoconnectTimerPublisher {
+        AutoconnectTimerPublisher(broadcast: TimerBroadcast(
+            loop: loop, interval: broadcast.interval, tolerance: broadcast.tolerance,
+            modeIndex: broadcast.modeIndex, autoconnects: true))
+    }
+
+    /// Whether a connection is running the timer now.
+    public var isConnected: Bool { broadcast.isConnected }
+
+    /// Whether the connection was cancelled (the publisher will never tick again).
+    public var isCancelled: Bool { broadcast.isCancelled }
+
+    /// How many subscribers are attached.
+    public var subscriberCount: Int { broadcast.subscriberCount }
+}
+
+/// A connection returned by ``TimerPublisher/connect()``: cancel it to stop the timer for good.
+///
+/// Like Combine's bare `Cancellable` from `connect()`, it does not cancel when released (wrap it
+/// in ``AnyCancellable`` for that); every connection of one publisher controls the same timer.
+public final class TimerConnection: Cancellable, @unchecked Sendable {
+    private let broadcast: TimerBroadcast
+
+    init(broadcast: TimerBroadcast) { self.broadcast = broadcast }
+
+    /// Stops the timer for good. Subscribers get no completion, only silence.
+    public func cancel() { broadcast.disconnect() }
+
+    /// Cancels; returns false if the publisher was already cancelled.
+    package func cancelIfActive() -> Bool {
+        if broadcast.isCancelled { return false }
+        broadcast.disconnect()
+        return true
+    }
+
+    /// Whether the publisher's connection was cancelled.
+    public var isCancelled: Bool { broadcast.isCancelled }
+}

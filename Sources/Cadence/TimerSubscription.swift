@@ -1,0 +1,27 @@
+/// One subscriber of a timer publisher. Cancelling it stops delivery to this subscriber alone;
+/// the timer keeps running for the others (and, for a connectable publisher, until its
+/// connection is cancelled).
+///
+/// A `TimerSubscription` does not cancel itself when released; ``TimerPublisher/sink(receiveValue:)``
+/// wraps one in an ``AnyCancellable`` that does.
+public final class TimerSubscription: Cancellable, @unchecked Sendable {
+    private let broadcast: TimerBroadcast
+    let receive: (TimerTick) -> Void
+    /// Guarded by the broadcast's lock.
+    var isActive = true
+
+    init(broadcast: TimerBroadcast, receive: @escaping (TimerTick) -> Void) {
+        self.broadcast = broadcast
+        self.receive = receive
+    }
+
+    /// Stops delivery to this subscriber. No tick starts for it once this returns. On an
+    /// autoconnect publisher, cancelling the last subscriber stops the timer.
+    public func cancel() { _ = broadcast.unsubscribe(self) }
+
+    /// Cancels, and says whether this call did it (false if it was already cancelled).
+    package func cancelIfActive() -> Bool { broadcast.unsubscribe(self) }
+
+    /// Whether the subscription was cancelled.
+    public var isCancelled: Bool { !broadcast.isSubscribed(self) }
+}

@@ -1,0 +1,17 @@
+import FoundationEssentials
+
+/// One firing of a timer, as delivered to a callback.
+public struct TimerTick: Sendable, Hashable {
+    /// The time the tick was due on the timer's schedule (not the time the callback ran): wall-clock
+    /// time derived from the loop's monotonic clock, or virtual seconds since 1970 on a virtual loop.
+    public let fireDate: Date
+    /// How many grid points were skipped before this fire because the loop got to the timer late
+    /// (0 when on time). A repeating timer fires once for a late period, as Apple's `Timer` does.
+    public let skippedTicks: Int
+
+    /// Creates a tick value.
+    public init(fireDate: Date, skippedTicks: Int) {
+        self.fireDate = fireDate
+        self.skippedTicks = skippedTicks
+    }
+}

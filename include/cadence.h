@@ -1,0 +1,180 @@
+/*
+ * cadence.h - the C API of Cadence: Foundation- and Combine-style timers on a libuv event loop.
+ *
+ * Conventions (see docs/c-api.md for the full contract and the ABI policy):
+ *  - Times are seconds as a double. Fire dates are seconds since the Unix epoch, derived from the
+ *    monotonic clock (virtual seconds on a virtual loop).
+ *  - Every function returns 0 or a negative CADENCE_E* code; results come back through `out`
+ *    pointers, which are written only on success. A function that takes a callback and returns
+ *    an error never calls that callback (libuv's rule).
+ *  - Handles are small values with a generation count: a stale, released or foreign handle gives
+ *    CADENCE_EBADF, never a crash. A zero handle ({0}) is "no handle"; releasing it is a no-op.
+ *  - Threads: every function may be called from any thread. Callbacks run on the thread that is
+ *    inside cadence_loop_run for their loop.
+ */
+#ifndef CADENCE_H
+#define CADENCE_H
+
+#include <stdint.h>
+#include "cadence/version.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CADENCE_EXPORT __attribute__((visibility("default")))
+#else
+#define CADENCE_EXPORT
+#endif
+
+#if !defined(__clang__)
+#define _Nonnull
+#define _Nullable
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Errors (negative; most equal the negated errno of the same name) ---- */
+
+#define CADENCE_ENOENT (-2)     /* unknown run loop mode */
+#define CADENCE_EIO (-5)        /* event loop failure */
+#define CADENCE_EBADF (-9)      /* stale, released or foreign handle, or a destroyed loop */
+#define CADENCE_ENOMEM (-12)    /* out of memory */
+#define CADENCE_EBUSY (-16)     /* loop is running */
+#define CADENCE_EINVAL (-22)    /* invalid argument: NULL, NaN, infinity, out of range, bad mode name */
+#define CADENCE_ENOTSUP (-95)   /* operation does not apply to this object */
+#define CADENCE_EALREADY (-114) /* already cancelled */
+
+/* ---- Handles ---- */
+
+/* An event loop that fires timers. */
+typedef struct cadence_loop { uint64_t id; } cadence_loop;
+/* A timer publisher: connectable, or autoconnect. */
+typedef struct cadence_publisher { uint64_t id; } cadence_publisher;
+/* Something that can be cancelled: a subscription, a connection, or a one-shot timer. */
+typedef struct cadence_cancellable { uint64_t id; } cadence_cancellable;
+
+/* One firing, as passed to a callback. Valid only during the call. */
+typedef struct cadence_tick {
+    double fire_date;           /* when the tick was due on the timer's grid, seconds since the epoch */
+    uint64_t skipped;           /* grid points skipped before this fire because the loop was late */
+    cadence_cancellable source; /* the subscription or one-shot timer being called */
+} cadence_tick;
+
+/* A callback: `tick` is never NULL; `userdata` is what was passed when subscribing. */
+typedef void (*cadence_tick_fn)(const cadence_tick *_Nonnull tick, void *_Nullable userdata);
+
+/* ---- Version and errors ---- */
+
+/* The loaded library's version as (major << 16) | (minor << 8) | patch; compare with CADENCE_VERSION_HEX. */
+CADENCE_EXPORT unsigned cadence_version(void);
+/* The loaded library's version as "major.minor.patch"; a static string, never NULL. */
+CADENCE_EXPORT const char *_Nonnull cadence_version_string(void);
+/* A short English message for an error code; a static string, never NULL (also for unknown codes). */
+CADENCE_EXPORT const char *_Nonnull cadence_strerror(int err);
+/* The symbolic name of an error code, such as "EINVAL"; "UNKNOWN" for codes Cadence does not define. */
+CADENCE_EXPORT const char *_Nonnull cadence_err_name(int err);
+
+/* ---- Loops ---- */
+
+/* Creates a loop on libuv's monotonic clock. The modes "default" and "common" exist already.
+ * Errors: CADENCE_EINVAL (out is NULL), CADENCE_EIO (libuv failed), CADENCE_ENOMEM. */
+CADENCE_EXPORT int cadence_loop_create(cadence_loop *_Nullable out);
+
+/* Cancels every timer on the loop, releases every handle that belongs to it, and frees it.
+ * A zero handle is a no-op (returns 0). Errors: CADENCE_EBUSY while the loop is running (for
+ * example from its own callback; libuv's uv_loop_close rule), CADENCE_EBADF for a stale handle. */
+CADENCE_EXPORT int cadence_loop_destroy(cadence_loop loop);
+
+/* Runs the loop in `mode` for `seconds` of its clock (>= 0; 0 fires what is due and returns),
+ * firing every due timer of that mode on this thread, sleeping in between, then returns; returns
+ * early after cadence_loop_stop. Timers fire in fire-date order, ties in scheduling order, never
+ * before their fire date; a timer armed during a pass waits for a later pass.
+ * Errors: CADENCE_EINVAL (mode NULL, empty or malformed, "common", or seconds NaN, infinite or
+ * negative), CADENCE_ENOENT (mode not registered), CADENCE_EBUSY (already running, for example
+ * when called from one of its callbacks), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_run(cadence_loop loop, const char *_Nullable mode, double seconds);
+
+/* Makes a running cadence_loop_run return after its current pass; does nothing if the loop is not
+ * running. Callable from callbacks and other threads. Errors: CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_stop(cadence_loop loop);
+
+/* Registers a custom mode (1-255 bytes of UTF-8, no control characters). Idempotent.
+ * Errors: CADENCE_EINVAL (NULL, malformed, or "common"), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_add_mode(cadence_loop loop, const char *_Nullable mode);
+
+/* Registers `mode` (if needed) as a common mode: timers in "common", existing ones included, fire
+ * while the loop runs in it (as CFRunLoopAddCommonMode). Errors: as cadence_loop_add_mode. */
+CADENCE_EXPORT int cadence_loop_add_common_mode(cadence_loop loop, const char *_Nullable mode);
+
+/* Writes a fresh read of the loop's clock, on the fire-date scale, to *out.
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_now(cadence_loop loop, double *_Nullable out);
+
+/* Writes how many times the loop has woken from sleep to fire timers to *out.
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_wakeups(cadence_loop loop, uint64_t *_Nullable out);
+
+/* ---- Timer publishers (Timer.publish(every:tolerance:on:in:)) ---- */
+
+/* Creates a connectable timer publisher: nothing is scheduled until cadence_publisher_connect.
+ * `interval` > 0 and finite; `tolerance` >= 0 and finite (the timer may fire up to that late,
+ * never early); `mode` a registered mode or "common".
+ * Errors: CADENCE_EINVAL (out or mode NULL, bad numbers, malformed mode), CADENCE_ENOENT,
+ * CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_timer_publish(cadence_loop loop, double interval, double tolerance,
+                                         const char *_Nullable mode, cadence_publisher *_Nullable out);
+
+/* Creates an autoconnect publisher with the same settings: it connects when its first subscriber
+ * arrives, stops when the last one cancels, and starts a fresh timer for the next first
+ * subscriber. Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_publisher_autoconnect(cadence_publisher publisher,
+                                                 cadence_publisher *_Nullable out);
+
+/* Subscribes `fn` to the publisher's ticks; `fn(tick, userdata)` runs on the loop's thread.
+ * Subscribing does not connect a connectable publisher; the first subscriber starts an autoconnect
+ * one. Cancel the returned subscription to stop delivery to it alone (releasing it cancels too).
+ * Errors: CADENCE_EINVAL (fn or out NULL), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_publisher_subscribe(cadence_publisher publisher, cadence_tick_fn _Nullable fn,
+                                               void *_Nullable userdata, cadence_cancellable *_Nullable out);
+
+/* Starts a connectable publisher's timer (first fire one interval from now) and returns the
+ * connection; cancelling it stops the timer for good. Connecting again returns a connection to the
+ * same timer; connecting a cancelled publisher returns an already-cancelled connection.
+ * Releasing a connection does not stop the timer (as Combine's connect()).
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOTSUP (autoconnect publisher), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_publisher_connect(cadence_publisher publisher, cadence_cancellable *_Nullable out);
+
+/* Releases a publisher handle. A connected timer keeps running and its subscribers keep receiving.
+ * A zero handle is a no-op. Errors: CADENCE_EBADF (stale or already released). */
+CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
+
+/* ---- One-shot timers ---- */
+
+/* Calls `fn` once, `delay` seconds (>= 0, finite) from now, while the loop runs in a mode covered
+ * by `mode`; `tolerance` >= 0. Releasing the handle does not cancel the timer.
+ * Errors: CADENCE_EINVAL, CADENCE_ENOENT, CADENCE_EBADF; on error `fn` is never called. */
+CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double tolerance,
+                                         const char *_Nullable mode, cadence_tick_fn _Nullable fn,
+                                         void *_Nullable userdata, cadence_cancellable *_Nullable out);
+
+/* ---- Cancellables ---- */
+
+/* Cancels a subscription, a connection or a one-shot timer. Once it returns, no new callback for
+ * it starts (one running may finish); safe from inside callbacks, including the one cancelled.
+ * Errors: CADENCE_EALREADY (already cancelled, or a one-shot that has fired), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
+
+/* Writes 1 to *out if the cancellable was cancelled (or its one-shot has fired), else 0.
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_is_cancelled(cadence_cancellable cancellable, int *_Nullable out);
+
+/* Releases a handle: a subscription is cancelled first (as AnyCancellable on deinit); a connection
+ * or a one-shot timer is left running. A zero handle is a no-op.
+ * Errors: CADENCE_EBADF (stale or already released). */
+CADENCE_EXPORT int cadence_cancellable_release(cadence_cancellable cancellable);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CADENCE_H */
