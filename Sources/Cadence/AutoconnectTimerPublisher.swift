@@ -20,13 +20,9 @@ public final class AutoconnectTimerPublisher: @unchecked Sendable {
         AnyCancellable(broadcast.subscribe { receiveValue($0.fireDate) })
     }
 
-    /// Subscribes `receiveTick` to full ticks until the returned cancellable is cancelled or deinitialized.
-    public func sink(receiveTick: @escaping (TimerTick) -> Void) -> AnyCancellable {
-        AnyCancellable(broadcast.subscribe(receiveTick))
-    }
-
-    /// Subscribes `receiveTick` and returns the bare subscription, which stays active until it is
-    /// cancelled (it does not cancel on deinit).
+    /// Subscribes `receiveTick` to full ticks (fire date and skipped-tick count) and returns the bare
+    /// subscription, which stays active until it is cancelled (it does not cancel on deinit; wrap it
+    /// in ``AnyCancellable`` for that).
     public func subscribe(_ receiveTick: @escaping (TimerTick) -> Void) -> TimerSubscription {
         broadcast.subscribe(receiveTick)
     }
