@@ -1,0 +1,126 @@
+@testable import Cadence
+import Testing
+
+/// Connectable and autoconnect semantics (DESIGN.md §2), in virtual time.
+@Suite struct TimerPublisherTests {
+    @Test func nothingBeforeConnectAndNothingAfterCancel() throws {
+        let v = VirtualLoop()
+        var fired: [Int] = []
+        let publisher = try TimerPublisher(every: 0.05, on: v.loop, in: .common)
+        let subscription = publisher.sink { fired.append(Int(($0.timeIntervalSince1970 * 1000).rounded())) }
+        try v.loop.run(for: 0.3)
+        #expect(fired.isEmpty)
+        #expect(v.loop.armedTimerCount == 0)
+        let connection = publisher.connect()
+        try v.loop.run(for: 0.31)
+        #expect(fired == [350, 400, 450, 500, 550, 600])
+        connection.cancel()
+        #expect(publisher.isCancelled && connection.isCancelled)
+        try v.loop.run(for: 0.2)
+        #expect(fired.count == 6)
+        #expect(v.loop.armedTimerCount == 0)
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test func connectTwiceSharesOneTimer() throws {
+        let v = VirtualLoop()
+        var fired = 0
+        let publisher = try TimerPublisher(every: 1, on: v.loop, in: .default)
+        let subscription = publisher.subscribe { _ in fired += 1 }
+        let first = publisher.connect()
+        v.block(for: 0.5)
+        let second = publisher.connect()
+        #expect(v.loop.armedTimerCount == 1)
+        try v.loop.run(for: 2.6)
+        #expect(fired == 3)  // at 1, 2, 3: the first connection's grid
+        second.cancel()
+        #expect(first.isCancelled)
+        subscription.cancel()
+    }
+
+    @Test func connectAfterCancelStartsNothing() throws {
+        let v = VirtualLoop()
+        var fired = 0
+        let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
+        _ = publisher.subscribe { _ in fired += 1 }
+        publisher.connect().cancel()
+        let again = publisher.connect()
+        #expect(again.isCancelled)
+        #expect(v.loop.armedTimerCount == 0)
+        try v.loop.run(for: 1)
+        #expect(fired == 0)
+    }
+
+    @Test func subscribersShareFireDatesAndCancelAlone() throws {
+        let v = VirtualLoop()
+        var a: [Int] = [], b: [Int] = []
+        let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
+        let subA = publisher.subscribe { a.append($0.milliseconds) }
+        _ = publisher.connect()
+        try v.loop.run(for: 0.25)
+        let subB = publisher.subscribe { b.append($0.milliseconds) }
+        try v.loop.run(for: 0.2)
+        subA.cancel()
+        try v.loop.run(for: 0.2)
+        #expect(a == [100, 200, 300, 400])
+        #expect(b == [300, 400, 500, 600])
+        #expect(publisher.isConnected)
+        subB.cancel()
+    }
+
+    @Test func autoconnectStartsStopsAndRestartsOnAFreshGrid() throws {
+        let v = VirtualLoop()
+        var early: [Int] = [], late: [Int] = [], restarted: [Int] = []
+        let shared = try TimerPublisher(every: 0.1, on: v.loop, in: .common).autoconnect()
+        #expect(!shared.isConnected)
+        var earlyHandle: AnyCancellable? = shared.sink { early.append(Int(($0.timeIntervalSince1970 * 1000).rounded())) }
+        try v.loop.run(for: 0.25)
+        var lateHandle: AnyCancellable? = shared.sink { late.append(Int(($0.timeIntervalSince1970 * 1000).rounded())) }
+        try v.loop.run(for: 0.3)
+        #expect(early == [100, 200, 300, 400, 500])
+        #expect(late == [300, 400, 500])
+        earlyHandle = nil
+        lateHandle = nil
+        #expect(!shared.isConnected && v.loop.armedTimerCount == 0)
+        try v.loop.run(for: 0.33)
+        let handle = shared.subscribe { restarted.append($0.milliseconds) }
+        try v.loop.run(for: 0.35)
+        #expect(restarted == [980, 1080, 1180])  // a fresh grid from the new first subscriber
+        handle.cancel()
+        #expect(earlyHandle == nil && lateHandle == nil)
+    }
+
+    @Test func callbackCancelsItselfAndAnother() throws {
+        let v = VirtualLoop()
+        var selfFires = 0, otherFires = 0
+        let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
+        var selfSub: TimerSubscription?
+        var otherSub: TimerSubscription?
+        selfSub = publisher.subscribe { _ in
+            selfFires += 1
+            selfSub?.cancel()
+            otherSub?.cancel()
+        }
+        otherSub = publisher.subscribe { _ in otherFires += 1 }
+        _ = publisher.connect()
+        try v.loop.run(for: 0.5)
+        #expect(selfFires == 1)
+        #expect(otherFires == 0)  // cancelled before its turn in the same tick
+        #expect(publisher.subscriberCount == 0)
+    }
+
+    @Test func connectionCancelledInsideCallbackSticks() throws {
+        let v = VirtualLoop()
+        var fired = 0
+        let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
+        var connection: TimerConnection?
+        _ = publisher.subscribe { _ in
+            fired += 1
+            connection?.cancel()
+        }
+        connection = publisher.connect()
+        try v.loop.run(for: 1)
+        #expect(fired == 1)
+        #expect(v.loop.armedTimerCount == 0)
+    }
+}
