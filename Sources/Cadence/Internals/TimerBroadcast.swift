@@ -37,6 +37,7 @@ final class TimerBroadcast: @unchecked Sendable {
     }
 
     private func connectLocked() -> Bool {
+        noticeClosedLoopLocked()
         switch state {
         case .connected: return true
         case .cancelled: return false
@@ -44,7 +45,11 @@ final class TimerBroadcast: @unchecked Sendable {
             // The timer holds the broadcast until it is cancelled, as a run loop holds its timers.
             guard let node = try? loop.arm(delay: interval, interval: interval, tolerance: tolerance,
                                            modeIndex: modeIndex, action: { [self] in deliver($0) })
-            else { return false }
+            else {
+                // The loop is closed: a connectable publisher can never run now.
+                if !autoconnects { state = .cancelled }
+                return false
+            }
             state = .connected(node)
             return true
         }
@@ -66,8 +71,26 @@ final class TimerBroadcast: @unchecked Sendable {
         return loop.disarm(node)
     }
 
-    var isCancelled: Bool { lock.withLock { if case .cancelled = state { true } else { false } } }
-    var isConnected: Bool { lock.withLock { if case .connected = state { true } else { false } } }
+    /// A closed loop cancels its timers without telling their publishers; catch up with that.
+    private func noticeClosedLoopLocked() {
+        if case .connected(let node) = state, !loop.isArmed(node) {
+            state = autoconnects ? .idle : .cancelled
+        }
+    }
+
+    var isCancelled: Bool {
+        lock.withLock {
+            noticeClosedLoopLocked()
+            if case .cancelled = state { return true } else { return false }
+        }
+    }
+
+    var isConnected: Bool {
+        lock.withLock {
+            noticeClosedLoopLocked()
+            if case .connected = state { return true } else { return false }
+        }
+    }
     func isSubscribed(_ subscription: TimerSubscription) -> Bool { lock.withLock { subscription.isActive } }
     var subscriberCount: Int { lock.withLock { subscribers.count } }
 

@@ -1,0 +1,116 @@
+@testable import Cadence
+import Testing
+
+/// Passes, callbacks, one-shots, lifetime and bad input (DESIGN.md §2 "Running a loop",
+/// "Callbacks", "Errors and bad input"), in virtual time.
+@Suite struct LoopTests {
+    @Test func passFiresInFireDateOrderTiesInSchedulingOrder() throws {
+        let v = VirtualLoop()
+        var order: [String] = []
+        try v.loop.schedule(after: 0.2) { _ in order.append("c") }
+        try v.loop.schedule(after: 0.1) { _ in order.append("a") }
+        try v.loop.schedule(after: 0.1) { _ in order.append("b") }
+        v.block(for: 0.3)  // all three are due in one pass
+        try v.loop.run(for: 0)
+        #expect(order == ["a", "b", "c"])
+    }
+
+    @Test func timerArmedDuringAPassWaitsForTheNextPass() throws {
+        let v = VirtualLoop()
+        var log: [String] = []
+        var restart: (() throws -> Void)!
+        restart = {
+            try v.loop.schedule(after: 0) { _ in
+                log.append("zero")
+                try? restart()
+            }
+        }
+        try restart()
+        try v.loop.schedule(after: 0) { _ in log.append("other") }
+        try v.loop.run(for: 0)
+        #expect(log == ["zero", "other"])  // one pass returns, both ran once
+        try v.loop.run(for: 0)
+        #expect(log == ["zero", "other", "zero"])
+    }
+
+    @Test func oneShotFiresOnceAtItsFireDateAndCanBeCancelled() throws {
+        let v = VirtualLoop()
+        var fired: [Int] = []
+        let once = try v.loop.schedule(after: 0.25) { fired.append($0.milliseconds) }
+        let never = try v.loop.schedule(after: 0.1) { _ in fired.append(-1) }
+        never.cancel()
+        #expect(never.isCancelled && !once.isCancelled)
+        try v.loop.run(for: 1)
+        #expect(fired == [250])
+        #expect(once.isCancelled)  // a fired one-shot is done
+        #expect(v.loop.armedTimerCount == 0)
+    }
+
+    @Test func runFromItsOwnCallbackIsBusyAndStopEndsTheRun() throws {
+        let v = VirtualLoop()
+        var nested: CadenceError?
+        var closeError: CadenceError?
+        try v.loop.schedule(after: 0.1) { _ in
+            do { try v.loop.run(for: 1) } catch let error as CadenceError { nested = error } catch {}
+            do { try v.loop.close() } catch let error as CadenceError { closeError = error } catch {}
+            v.loop.stop()
+        }
+        var later = false
+        try v.loop.schedule(after: 0.5) { _ in later = true }
+        try v.loop.run(for: 10)
+        #expect(nested == .busy)
+        #expect(closeError == .busy)
+        #expect(!later)
+        #expect(v.milliseconds == 100)  // stop returned from the run at the pass
+        #expect(!v.loop.isClosed && !v.loop.isRunning)
+    }
+
+    @Test func closeCancelsEverythingAndLaterCallsFail() throws {
+        let v = VirtualLoop()
+        var fired = 0
+        let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
+        let subscription = publisher.subscribe { _ in fired += 1 }
+        let connection = publisher.connect()
+        let once = try v.loop.schedule(after: 0.1) { _ in fired += 1 }
+        try v.loop.close()
+        try v.loop.close()  // closing twice is harmless
+        #expect(v.loop.isClosed && v.loop.armedTimerCount == 0)
+        #expect(once.isCancelled)
+        #expect(throws: CadenceError.badHandle) { try v.loop.run(for: 1) }
+        #expect(throws: CadenceError.badHandle) { try v.loop.schedule(after: 1) { _ in } }
+        #expect(throws: CadenceError.badHandle) { try TimerPublisher(every: 1, on: v.loop, in: .default) }
+        #expect(throws: CadenceError.badHandle) { try v.loop.addMode(RunLoopMode("m")) }
+        #expect(publisher.connect().isCancelled)
+        connection.cancel()
+        subscription.cancel()
+        #expect(fired == 0)
+    }
+
+    @Test(arguments: [Double.nan, .infinity, -.infinity, -1, 0, -0.0])
+    func badIntervals(_ interval: Double) throws {
+        let v = VirtualLoop()
+        #expect(throws: CadenceError.invalidArgument) { try TimerPublisher(every: interval, on: v.loop, in: .default) }
+    }
+
+    @Test(arguments: [Double.nan, .infinity, -.infinity, -1, -1e-9])
+    func badDurationsAndTolerances(_ value: Double) throws {
+        let v = VirtualLoop()
+        #expect(throws: CadenceError.invalidArgument) { try v.loop.run(for: value) }
+        #expect(throws: CadenceError.invalidArgument) { try v.loop.schedule(after: value) { _ in } }
+        #expect(throws: CadenceError.invalidArgument) { try v.loop.schedule(after: 1, tolerance: value) { _ in } }
+        #expect(throws: CadenceError.invalidArgument) {
+            try TimerPublisher(every: 1, tolerance: value, on: v.loop, in: .default)
+        }
+        #expect(v.loop.armedTimerCount == 0)
+    }
+
+    @Test func errorsHaveNamesAndMessages() {
+        for error in CadenceError.all {
+            #expect(error.code < 0)
+            #expect(error.name.hasPrefix("E"))
+            #expect(!error.description.isEmpty)
+        }
+        #expect(CadenceError.invalidArgument.name == "EINVAL" && CadenceError.invalidArgument.code == -22)
+        #expect(CadenceError(code: -9999).name == "UNKNOWN")
+    }
+}
