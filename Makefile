@@ -1,0 +1,43 @@
+# Cadence: the two commands of the README, and the steps they are made of.
+#   make demo   builds the command-line tool and runs `cadence tour` (the main job)
+#   make test   runs every test: Swift (swift test), C (ctest) and Python (pytest)
+# Both install what is missing first (scripts/install-deps.sh) and do nothing extra otherwise.
+
+PYTHON ?= python3
+BUILD  ?= build
+
+.PHONY: demo test deps deps-test swift-test c-build c-test python-test example-swift clean
+
+demo: deps
+	swift build -c release --product cadence
+	.build/release/cadence tour
+
+test: deps-test swift-test c-test python-test example-swift
+
+deps:
+	@scripts/install-deps.sh build
+
+deps-test:
+	@scripts/install-deps.sh test
+
+swift-test:
+	swift test
+
+# libcadence.so, the C tests and the install check, through CMake and CTest.
+c-build:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD)
+
+c-test: c-build
+	ctest --test-dir $(BUILD) --output-on-failure
+
+# The Python bindings load $(BUILD)/libcadence.so.
+python-test: c-build
+	$(PYTHON) -m pytest bindings/python/tests
+
+# A separate Swift package that depends on this one by path, built and run.
+example-swift:
+	cd examples/swift && swift run Ticker
+
+clean:
+	rm -rf .build $(BUILD) examples/swift/.build
