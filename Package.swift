@@ -19,8 +19,8 @@ let package = Package(
         // The hand-written C header, imported by CCadence so that `@c @implementation`
         // checks every export against it.
         .systemLibrary(name: "CCadenceHeader", path: "include"),
-        .target(name: "Cadence", dependencies: ["CLibUV"]),
-        .target(name: "CCadence", dependencies: ["Cadence", "CCadenceHeader"]),
+        .target(name: "Cadence", dependencies: ["CLibUV"], exclude: ["CMakeLists.txt"]),
+        .target(name: "CCadence", dependencies: ["Cadence", "CCadenceHeader"], exclude: ["CMakeLists.txt"]),
         .executableTarget(name: "cadence-tool", dependencies: ["Cadence"], path: "Sources/cadence"),
         .testTarget(name: "CadenceTests", dependencies: ["Cadence"]),
     ],

@@ -1,7 +1,8 @@
 import Cadence
 import CCadenceHeader
 
-private let versionString = PermanentCString("\(CADENCE_VERSION_MAJOR).\(CADENCE_VERSION_MINOR).\(CADENCE_VERSION_PATCH)")
+/// The engine's version; the C tests check it against the header's macros.
+private let versionString = PermanentCString(cadenceVersion)
 
 @c @implementation
 public func cadence_version() -> CUnsignedInt {

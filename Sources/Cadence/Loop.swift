@@ -1,6 +1,9 @@
 import FoundationEssentials
 import Glibc
 
+/// The library's version, "major.minor.patch", the same as `cadence_version_string()` in C.
+public let cadenceVersion = "0.1.0"
+
 /// An event loop that fires timers: Cadence's run loop.
 ///
 /// A loop does nothing until someone runs it: ``run(mode:for:)`` processes timers in one
@@ -75,14 +78,15 @@ public final class Loop: @unchecked Sendable {
         while true {
             let now = clock.now()
             firePass(modeIndex: modeIndex, now: now)
-            let wake: Nanoseconds? = lock.withLock {
+            let next: (wake: Nanoseconds, forTimer: Bool)? = lock.withLock {
                 guard !stopRequested, now < end else { return nil }
-                return min(queues.earliestFireDate(runningIn: modeIndex) ?? .max, end)
+                let fireDate = queues.earliestFireDate(runningIn: modeIndex) ?? .max
+                return (min(fireDate, end), fireDate <= end)
             }
-            guard let wake else { return }
-            if wake > clock.now() {
-                clock.sleep(until: wake)
-                lock.withLock { wakeUpCount &+= 1 }
+            guard let next else { return }
+            if next.wake > clock.now() {
+                clock.sleep(until: next.wake)
+                if next.forTimer { lock.withLock { wakeUpCount &+= 1 } }
             }
         }
     }
@@ -100,7 +104,8 @@ public final class Loop: @unchecked Sendable {
     /// Whether ``run(mode:for:)`` is in progress.
     public var isRunning: Bool { lock.withLock { isRunningFlag } }
 
-    /// How many times the loop has woken from sleep to fire timers, since it was created.
+    /// How many times the loop has slept until a timer's wake-up time, since it was created (the
+    /// end of a run and wake-ups from other threads are not counted).
     public var wakeUps: UInt64 { lock.withLock { wakeUpCount } }
 
     /// How many timers are armed on this loop, in all modes.

@@ -27,16 +27,17 @@ final class UVBackend: LoopClock {
 
     func now() -> Nanoseconds { uv_hrtime() }
 
-    /// libuv's loop time is whole milliseconds rounded down, so the delay is rounded up from the
-    /// loop time: the timer can then only fire at or after `deadline`. The caller re-checks with
-    /// a fresh clock read anyway (libuv issue 4773).
+    /// libuv's timeouts are whole milliseconds, so the delay from a fresh clock read is rounded
+    /// up: epoll then cannot return before `deadline`, and libuv's timer, due at its cached loop
+    /// time (rounded down) plus that delay, is due by then. The caller re-checks with a fresh
+    /// clock read anyway (libuv issues 4773 and 1068).
     func sleep(until deadline: Nanoseconds) {
         uv_update_time(loop)
-        guard deadline > uv_hrtime() else { return }
+        let now = uv_hrtime()
+        guard deadline > now else { return }
         if deadline != .max {
-            let loopTime = uv_now(loop).saturatingMultiply(1_000_000)
-            let delay = deadline > loopTime ? deadline - loopTime : 0
-            uv_timer_start(timer, { _ in }, (delay / 1_000_000) + (delay % 1_000_000 == 0 ? 0 : 1), 0)
+            let delay = deadline - now
+            uv_timer_start(timer, { _ in }, delay / 1_000_000 + (delay % 1_000_000 == 0 ? 0 : 1), 0)
         }
         uv_run(loop, UV_RUN_ONCE)
         uv_timer_stop(timer)

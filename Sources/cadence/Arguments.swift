@@ -1,0 +1,178 @@
+/// What a command line asks the tool to do.
+enum Command: Equatable {
+    /// Replay the seed article's measurements.
+    case tour
+    /// Count down `seconds`, recomputing on a timer every `tick` seconds.
+    case countdown(seconds: Double, tick: Double)
+    /// Run a timer for `duration` seconds and report each fire.
+    case ticks(every: Double, tolerance: Double, duration: Double)
+    /// Show the help for the tool (nil) or for one command.
+    case help(topic: String?)
+    /// Show the version.
+    case version
+}
+
+/// A command line that cannot be understood. `command` names the command whose usage should be
+/// shown with the message (nil for the tool's).
+struct UsageError: Error, Equatable {
+    let message: String
+    let command: String?
+}
+
+/// Hand-written parsing of the tool's command line.
+///
+/// Options take a value as `--name VALUE` or `--name=VALUE`; each may be given once. `-h` or
+/// `--help` anywhere after a command asks for that command's help. A word that starts with `-` and
+/// is not a number is taken as an option, so `countdown -3` is reported as a negative duration.
+enum Arguments {
+    /// The commands that do work, in the order the help lists them.
+    static let commands = ["tour", "countdown", "ticks"]
+
+    /// The longest duration accepted (about 31 years), so that every derived count stays exact.
+    static let maximumSeconds = 1e9
+
+    /// Parses the arguments that follow the program name.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+        guard let first = arguments.first else {
+            throw UsageError(message: "missing command", command: nil)
+        }
+        let rest = Array(arguments.dropFirst())
+        switch first {
+        case "-h", "--help":
+            try expectNothing(after: first, rest, command: nil)
+            return .help(topic: nil)
+        case "--version":
+            try expectNothing(after: first, rest, command: nil)
+            return .version
+        case "help":
+            guard rest.count <= 1 else {
+                throw UsageError(message: "help takes at most one command", command: nil)
+            }
+            if let topic = rest.first, !commands.contains(topic) {
+                throw UsageError(message: "unknown command '\(topic)'", command: nil)
+            }
+            return .help(topic: rest.first)
+        case "tour":
+            let options = try Options(command: first, arguments: rest, names: [])
+            if options.wantsHelp { return .help(topic: first) }
+            try options.expectPositionals(0)
+            return .tour
+        case "countdown":
+            let options = try Options(command: first, arguments: rest, names: ["--tick"])
+            if options.wantsHelp { return .help(topic: first) }
+            try options.expectPositionals(1, missing: "missing SECONDS")
+            let seconds = try options.seconds(options.positionals[0], named: "SECONDS", allowZero: true)
+            let tick = try options.seconds("--tick", default: 0.25, allowZero: false)
+            return .countdown(seconds: seconds, tick: tick)
+        case "ticks":
+            let options = try Options(command: first, arguments: rest,
+                                      names: ["--every", "--tolerance", "--for"])
+            if options.wantsHelp { return .help(topic: first) }
+            try options.expectPositionals(0)
+            guard options.values["--every"] != nil else {
+                throw UsageError(message: "missing --every", command: first)
+            }
+            let every = try options.seconds("--every", default: 0, allowZero: false)
+            let tolerance = try options.seconds("--tolerance", default: 0, allowZero: true)
+            let duration = try options.seconds("--for", default: 1, allowZero: false)
+            return .ticks(every: every, tolerance: tolerance, duration: duration)
+        default:
+            let what = first.hasPrefix("-") ? "unknown option" : "unknown command"
+            throw UsageError(message: "\(what) '\(first)'", command: nil)
+        }
+    }
+
+    private static func expectNothing(after word: String, _ rest: [String], command: String?) throws(UsageError) {
+        if let extra = rest.first {
+            throw UsageError(message: "unexpected argument '\(extra)' after \(word)", command: command)
+        }
+    }
+}
+
+/// The options and positional words that follow one command.
+private struct Options {
+    let command: String
+    var positionals: [String] = []
+    var values: [String: String] = [:]
+    var wantsHelp = false
+
+    init(command: String, arguments: [String], names: Set<String>) throws(UsageError) {
+        self.command = command
+        var index = 0
+        var onlyPositionals = false
+        for word in arguments.prefix(while: { $0 != "--" }) where word == "-h" || word == "--help" {
+            wantsHelp = true
+            return
+        }
+        while index < arguments.count {
+            let word = arguments[index]
+            index += 1
+            if onlyPositionals || !word.hasPrefix("-") || Double(word) != nil {
+                positionals.append(word)
+                continue
+            }
+            if word == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name = word
+            var value: String?
+            if let equals = word.firstIndex(of: "=") {
+                name = String(word[..<equals])
+                value = String(word[word.index(after: equals)...])
+            }
+            guard names.contains(name) else {
+                throw UsageError(message: "unknown option '\(name)'", command: command)
+            }
+            if value == nil {
+                guard index < arguments.count else {
+                    throw UsageError(message: "\(name) needs a value", command: command)
+                }
+                value = arguments[index]
+                index += 1
+            }
+            guard values[name] == nil else {
+                throw UsageError(message: "\(name) given more than once", command: command)
+            }
+            values[name] = value
+        }
+    }
+
+    func expectPositionals(_ count: Int, missing: String = "") throws(UsageError) {
+        if positionals.count > count {
+            throw UsageError(message: "unexpected argument '\(positionals[count])'", command: command)
+        }
+        if positionals.count < count {
+            throw UsageError(message: missing, command: command)
+        }
+    }
+
+    /// The value of option `name` in seconds, or `fallback` when it is absent.
+    func seconds(_ name: String, default fallback: Double, allowZero: Bool) throws(UsageError) -> Double {
+        guard let text = values[name] else { return fallback }
+        return try seconds(text, named: name, allowZero: allowZero)
+    }
+
+    /// `text` as a duration in seconds: a finite number, not negative, not zero unless allowed,
+    /// and at most ``Arguments/maximumSeconds``.
+    func seconds(_ text: String, named name: String, allowZero: Bool) throws(UsageError) -> Double {
+        guard let value = Double(text) else {
+            throw UsageError(message: "\(name): '\(text)' is not a number", command: command)
+        }
+        guard value.isFinite else {
+            throw UsageError(message: "\(name) must be a finite number of seconds, not '\(text)'",
+                             command: command)
+        }
+        guard value >= 0 else {
+            throw UsageError(message: "\(name) must not be negative, got \(text)", command: command)
+        }
+        guard allowZero || value > 0 else {
+            throw UsageError(message: "\(name) must be greater than 0, got \(text)", command: command)
+        }
+        guard value <= Arguments.maximumSeconds else {
+            let limit = Format.seconds(Arguments.maximumSeconds)
+            throw UsageError(message: "\(name) must be at most \(limit) seconds, got \(text)", command: command)
+        }
+        return value
+    }
+}

@@ -1,0 +1,52 @@
+import Cadence
+import FoundationEssentials
+
+/// `cadence ticks`: a repeating timer's fires, with their lateness, live, then a summary.
+enum Ticks {
+    /// Runs a timer every `interval` seconds with `tolerance` for `duration` seconds on a new
+    /// loop, printing each fire as it happens and a summary at the end.
+    ///
+    /// Lateness is a fresh read of the loop's clock, taken first thing in the callback, minus the
+    /// tick's fire date. The index counts fires from 1; the fire date is shown in seconds after a
+    /// clock read made just before the timer was connected.
+    ///
+    /// - Throws: a ``CadenceError`` from the loop or the timer.
+    static func run(every interval: Double, tolerance: Double, duration: Double) throws(CadenceError) {
+        let loop = try Loop()
+        defer { try? loop.close() }
+        let publisher = try TimerPublisher(every: interval, tolerance: tolerance, on: loop, in: .default)
+        Console.out("timer every \(Format.seconds(interval)) s, tolerance \(Format.seconds(tolerance)) s, "
+                    + "for \(Format.seconds(duration)) s; lateness = clock read in the callback - fire date\n")
+        Console.out(row("#", "fire date (s)", "lateness (ms)", "skipped"))
+        var latenesses: [Double] = []
+        var skipped = 0
+        let wakeUpsBefore = loop.wakeUps
+        let start = loop.now
+        let subscription = publisher.subscribe { tick in
+            let lateness = loop.now.timeIntervalSince(tick.fireDate)
+            latenesses.append(lateness)
+            skipped += tick.skippedTicks
+            Console.out(row(String(latenesses.count), Format.fixed(tick.fireDate.timeIntervalSince(start), 6),
+                            Format.milliseconds(lateness), String(tick.skippedTicks)))
+        }
+        let connection = publisher.connect()
+        try loop.run(for: duration)
+        connection.cancel()
+        subscription.cancel()
+        Console.out(summary(LatenessSummary(latenesses), skipped: skipped, wakeUps: loop.wakeUps - wakeUpsBefore))
+    }
+
+    /// One line of the fire table, columns right-aligned.
+    static func row(_ index: String, _ fireDate: String, _ lateness: String, _ skipped: String) -> String {
+        Format.pad(index, 6, right: true) + Format.pad(fireDate, 15, right: true)
+            + Format.pad(lateness, 15, right: true) + Format.pad(skipped, 9, right: true) + "\n"
+    }
+
+    /// The closing summary: count, nearest-rank p50 and p99, largest lateness, early fires,
+    /// skipped ticks and wake-ups.
+    static func summary(_ stats: LatenessSummary, skipped: Int, wakeUps: UInt64) -> String {
+        func ms(_ value: Double?) -> String { value.map { Format.milliseconds($0) + " ms" } ?? "-" }
+        return "count \(stats.count)  p50 \(ms(stats.p50))  p99 \(ms(stats.p99))  max \(ms(stats.max))  "
+            + "early \(stats.early)  skipped \(skipped)  wake-ups \(wakeUps)\n"
+    }
+}

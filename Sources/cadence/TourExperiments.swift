@@ -1,0 +1,199 @@
+import Cadence
+import FoundationEssentials
+
+/// The measurements of the seed article "Timers", replayed on a real loop with the article's
+/// windows. Each experiment makes its own loop, prints nothing, and returns its figures.
+enum TourExperiment: CaseIterable {
+    case unconnectedTimer, autoconnectSharing, runLoopModes, blockedThread, tolerance, loopNotRun
+
+    /// The short name shown in the tour's table.
+    var name: String {
+        switch self {
+        case .unconnectedTimer: "1 unconnected"
+        case .autoconnectSharing: "2 autoconnect"
+        case .runLoopModes: "3 modes"
+        case .blockedThread: "4 blocked thread"
+        case .tolerance: "5 tolerance"
+        case .loopNotRun: "6 loop not run"
+        }
+    }
+
+    /// Runs the experiment (each takes 0.3 to 1.2 s of real time) and returns its result.
+    ///
+    /// - Throws: a ``CadenceError`` from the loop or a timer.
+    func run() throws(CadenceError) -> ExperimentResult {
+        let checks = switch self {
+        case .unconnectedTimer: try Self.unconnectedTimer()
+        case .autoconnectSharing: try Self.autoconnectSharing()
+        case .runLoopModes: try Self.runLoopModes()
+        case .blockedThread: try Self.blockedThread()
+        case .tolerance: try Self.tolerance()
+        case .loopNotRun: try Self.loopNotRun()
+        }
+        return checks.result(name)
+    }
+
+    /// A 0.05 s timer that is subscribed but not connected fires 0 times in 0.3 s, 5 to 7 times
+    /// in 0.31 s once connected, and 0 times in the 0.2 s after the connection is cancelled.
+    private static func unconnectedTimer() throws(CadenceError) -> Checks {
+        let loop = try Loop()
+        defer { try? loop.close() }
+        var ticks = 0
+        let timer = try TimerPublisher(every: 0.05, on: loop, in: .common)
+        let handle = timer.sink { _ in ticks += 1 }
+        try loop.run(for: 0.3)
+        let unconnected = ticks
+        let connection = timer.connect()
+        try loop.run(for: 0.31)
+        let connected = ticks - unconnected
+        connection.cancel()
+        try loop.run(for: 0.2)
+        let afterCancel = ticks - unconnected - connected
+        handle.cancel()
+
+        var checks = Checks()
+        checks.add("\(unconnected) ticks subscribed, unconnected", expected: "0", unconnected == 0)
+        checks.add("\(connected) ticks in 0.31 s connected", expected: "5…7", (5...7).contains(connected))
+        checks.add("\(afterCancel) ticks after cancel", expected: "0", afterCancel == 0)
+        return checks
+    }
+
+    /// An autoconnected 0.1 s timer: a subscriber joining after 0.25 s gets a subset of the early
+    /// one's fire dates; with both gone nothing ticks for 0.3 s; a new subscriber restarts it.
+    private static func autoconnectSharing() throws(CadenceError) -> Checks {
+        let loop = try Loop()
+        defer { try? loop.close() }
+        var earlyDates: [Date] = []
+        var lateDates: [Date] = []
+        let shared = try TimerPublisher(every: 0.1, on: loop, in: .common).autoconnect()
+        let early = shared.sink { earlyDates.append($0) }
+        try loop.run(for: 0.25)
+        let late = shared.sink { lateDates.append($0) }
+        try loop.run(for: 0.3)
+        early.cancel()
+        late.cancel()
+        let beforeIdle = earlyDates.count + lateDates.count
+        try loop.run(for: 0.3)
+        let idleTicks = earlyDates.count + lateDates.count - beforeIdle
+        var restarted = 0
+        let again = shared.sink { _ in restarted += 1 }
+        try loop.run(for: 0.35)
+        again.cancel()
+
+        let subset = Set(lateDates).isSubset(of: Set(earlyDates))
+        var checks = Checks()
+        checks.add("early \(earlyDates.count), late \(lateDates.count) ticks", expected: "early > late > 0",
+                   earlyDates.count > lateDates.count && !lateDates.isEmpty)
+        checks.add("late dates ⊆ early dates: \(subset ? "yes" : "no")", expected: "yes", subset)
+        checks.add("\(idleTicks) ticks in 0.3 s after both cancel", expected: "0", idleTicks == 0)
+        checks.add("\(restarted) ticks for a new subscriber", expected: "≥ 2", restarted >= 2)
+        return checks
+    }
+
+    /// While the loop runs 0.5 s in a custom mode registered with `addCommonMode`, a 0.05 s
+    /// timer in `.default` fires 0 times and one in `.common` at least 8 times.
+    private static func runLoopModes() throws(CadenceError) -> Checks {
+        let loop = try Loop()
+        defer { try? loop.close() }
+        let tracking = RunLoopMode("ExampleTrackingMode")
+        try loop.addCommonMode(tracking)
+        var defaultTicks = 0
+        var commonTicks = 0
+        let defaultHandle = try TimerPublisher(every: 0.05, on: loop, in: .default).autoconnect()
+            .sink { _ in defaultTicks += 1 }
+        let commonHandle = try TimerPublisher(every: 0.05, on: loop, in: .common).autoconnect()
+            .sink { _ in commonTicks += 1 }
+        try loop.run(mode: tracking, for: 0.5)
+        defaultHandle.cancel()
+        commonHandle.cancel()
+
+        var checks = Checks()
+        checks.add("\(defaultTicks) ticks of the .default timer", expected: "0", defaultTicks == 0)
+        checks.add("\(commonTicks) ticks of the .common timer", expected: "≥ 8", commonTicks >= 8)
+        return checks
+    }
+
+    /// A 0.1 s timer runs 0.25 s, the thread sleeps 0.55 s without running the loop, then the
+    /// loop runs 0.35 s: one long gap between fire dates, the late tick reports the ticks it
+    /// skipped, and "ticks × interval" falls short of the elapsed time by more than 0.3 s.
+    private static func blockedThread() throws(CadenceError) -> Checks {
+        let interval = 0.1
+        let loop = try Loop()
+        defer { try? loop.close() }
+        var ticks: [TimerTick] = []
+        let timer = try TimerPublisher(every: interval, on: loop, in: .common).autoconnect()
+        let start = loop.now
+        let subscription = timer.subscribe { ticks.append($0) }
+        try loop.run(for: 0.25)
+        ThreadTime.block(seconds: 0.55)
+        try loop.run(for: 0.35)
+        subscription.cancel()
+
+        let dates = ticks.map(\.fireDate)
+        let gaps = zip(dates.dropFirst(), dates).map { $0.timeIntervalSince($1) }
+        let largestGap = gaps.max() ?? 0
+        let longGaps = gaps.filter { $0 > 1.5 * interval }.count
+        let skipped = ticks.map(\.skippedTicks).max() ?? 0
+        let gapInTicks = Int((largestGap / interval).rounded())
+        let tickBased = Double(dates.count) * interval
+        let elapsed = dates.last.map { $0.timeIntervalSince(start) } ?? 0
+        let undercount = elapsed - tickBased
+
+        var checks = Checks()
+        checks.add("gaps " + gaps.map(Format.wholeMilliseconds).joined(separator: " ") + " ms",
+                   expected: "one > 500 ms", largestGap > 0.5 && longGaps == 1)
+        checks.add("late tick skipped \(skipped)", expected: "≥ 5 (gap ÷ T − 1)",
+                   skipped >= 5 && skipped == gapInTicks - 1)
+        let counted = "\(Format.fixed(tickBased, 2)) of \(Format.fixed(elapsed, 2)) s"
+        checks.add("undercount \(Format.fixed(undercount, 2)) s (\(counted))", expected: "> 0.30 s",
+                   undercount > 0.3)
+        return checks
+    }
+
+    /// A 0.1 s timer with 0.05 s tolerance runs 1.05 s: at least 9 fires, each between 0 and
+    /// 50 ms after its fire date (a fresh clock read in the callback minus the fire date).
+    private static func tolerance() throws(CadenceError) -> Checks {
+        let loop = try Loop()
+        defer { try? loop.close() }
+        var latenesses: [Double] = []
+        let timer = try TimerPublisher(every: 0.1, tolerance: 0.05, on: loop, in: .common).autoconnect()
+        let subscription = timer.subscribe { tick in
+            latenesses.append(loop.now.timeIntervalSince(tick.fireDate))
+        }
+        try loop.run(for: 1.05)
+        subscription.cancel()
+
+        let earliest = latenesses.min() ?? 0
+        let latest = latenesses.max() ?? 0
+        var checks = Checks()
+        checks.add("\(latenesses.count) fires in 1.05 s", expected: "≥ 9", latenesses.count >= 9)
+        checks.add("lateness \(Format.milliseconds(earliest))…\(Format.milliseconds(latest)) ms",
+                   expected: "0…50 ms", earliest >= 0 && latest <= 0.05)
+        return checks
+    }
+
+    /// A connected 0.05 s timer on a loop that nobody runs fires 0 times over 0.3 s of plain
+    /// sleeping. Running the loop for 0 s afterwards shows the timer was armed: it fires once,
+    /// late, reporting the ticks it skipped.
+    private static func loopNotRun() throws(CadenceError) -> Checks {
+        let loop = try Loop()
+        defer { try? loop.close() }
+        var ticks: [TimerTick] = []
+        let timer = try TimerPublisher(every: 0.05, on: loop, in: .default)
+        let subscription = timer.subscribe { ticks.append($0) }
+        let connection = timer.connect()
+        ThreadTime.block(seconds: 0.3)
+        let whileAsleep = ticks.count
+        try loop.run(for: 0)
+        let onRun = ticks.count - whileAsleep
+        connection.cancel()
+        subscription.cancel()
+
+        let skipped = ticks.last?.skippedTicks ?? 0
+        var checks = Checks()
+        checks.add("\(whileAsleep) ticks in 0.3 s, loop not run", expected: "0", whileAsleep == 0)
+        checks.add("then run(for: 0): \(onRun) tick", expected: "1", onRun == 1)
+        checks.add("  that tick skipped \(skipped)", expected: "≥ 5", skipped >= 5)
+        return checks
+    }
+}
