@@ -69,9 +69,9 @@ typedef void (*cadence_tick_fn)(const cadence_tick *_Nonnull tick, void *_Nullab
 CADENCE_EXPORT unsigned cadence_version(void);
 /* The loaded library's version as "major.minor.patch"; a static string, never NULL. */
 CADENCE_EXPORT const char *_Nonnull cadence_version_string(void);
-/* A short English message for an error code; a static string, never NULL (also for unknown codes). */
+/* A short English message for an error code ("success" for 0); a static string, never NULL (also for unknown codes). */
 CADENCE_EXPORT const char *_Nonnull cadence_strerror(int err);
-/* The symbolic name of an error code, such as "EINVAL"; "UNKNOWN" for codes Cadence does not define. */
+/* The symbolic name of an error code, such as "EINVAL" ("OK" for 0); "UNKNOWN" for codes Cadence does not define. */
 CADENCE_EXPORT const char *_Nonnull cadence_err_name(int err);
 
 /* ---- Loops ---- */
@@ -126,7 +126,8 @@ CADENCE_EXPORT int cadence_timer_publish(cadence_loop loop, double interval, dou
 
 /* Creates an autoconnect publisher with the same settings: it connects when its first subscriber
  * arrives, stops when the last one cancels, and starts a fresh timer for the next first
- * subscriber. Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
+ * subscriber. Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOTSUP (already an autoconnect
+ * publisher), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_publisher_autoconnect(cadence_publisher publisher,
                                                  cadence_publisher *_Nullable out);
 

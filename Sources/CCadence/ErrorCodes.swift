@@ -43,6 +43,7 @@ enum ErrorStrings {
         for error in CadenceError.all {
             table[error.code] = (PermanentCString(error.name), PermanentCString(error.description))
         }
+        table[0] = (PermanentCString("OK"), PermanentCString("success"))
         return table
     }()
     static let unknownName = PermanentCString("UNKNOWN")

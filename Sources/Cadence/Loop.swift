@@ -65,9 +65,9 @@ public final class Loop: @unchecked Sendable {
         let duration = try nanoseconds(fromSeconds: seconds, allowZero: true)
         let modeIndex = try lock.withLock { () throws(CadenceError) -> Int in
             guard !isClosedFlag else { throw .badHandle }
+            guard !isRunningFlag else { throw .busy }
             guard mode != .common else { throw .invalidArgument }
             let index = try queues.index(of: mode)
-            guard !isRunningFlag else { throw .busy }
             isRunningFlag = true
             stopRequested = false
             runningThread = pthread_self()

@@ -1,0 +1,70 @@
+"""Cadence: Foundation- and Combine-style timers on a libuv event loop, for Python.
+
+A thin ctypes binding over the C API (``include/cadence.h``)::
+
+    import cadence
+
+    with cadence.Loop() as loop:
+        timer = loop.publish(0.1).autoconnect()
+        with timer.sink(lambda tick: print(tick.fire_date)):
+            loop.run(0.55)
+
+Times are seconds as floats; fire dates are seconds since the Unix epoch. See :class:`Loop`,
+:class:`TimerPublisher`, :class:`Subscription` and :mod:`cadence.errors`.
+
+The shared library is found through the environment variable ``CADENCE_LIBRARY``, then a copy
+bundled in this package, then ``build/libcadence.so`` of a source checkout, then the system.
+"""
+
+from __future__ import annotations
+
+from . import _lib
+from .cancellable import Cancellable, Connection, OneShotTimer, Subscription
+from .errors import (
+    AlreadyCancelled,
+    BadHandle,
+    CadenceError,
+    EventLoopError,
+    InvalidArgument,
+    LoopBusy,
+    NotSupported,
+    OutOfMemory,
+    UnknownMode,
+)
+from .loop import Loop
+from .publisher import AutoconnectTimerPublisher, TimerPublisher
+from .tick import Tick
+
+__all__ = [
+    "AlreadyCancelled",
+    "AutoconnectTimerPublisher",
+    "BadHandle",
+    "CadenceError",
+    "Cancellable",
+    "Connection",
+    "EventLoopError",
+    "InvalidArgument",
+    "Loop",
+    "LoopBusy",
+    "NotSupported",
+    "OneShotTimer",
+    "OutOfMemory",
+    "Subscription",
+    "Tick",
+    "TimerPublisher",
+    "UnknownMode",
+    "__version__",
+    "library_path",
+    "library_version",
+]
+
+#: The version of this binding.
+__version__ = "0.1.0"
+
+#: The path of the shared library that was loaded.
+library_path: str = _lib.path
+
+
+def library_version() -> str:
+    """The loaded C library's version, ``"major.minor.patch"`` (from ``cadence_version_string``)."""
+    return _lib.version_string()

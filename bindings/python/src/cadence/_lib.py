@@ -1,0 +1,202 @@
+"""Loads the Cadence shared library and declares every C prototype, once.
+
+Nothing outside this module touches :mod:`ctypes` loading. The library is looked for, in order:
+
+1. the path in the environment variable ``CADENCE_LIBRARY`` (when it is set, nothing else is
+   tried, so a wrong path fails loudly instead of silently loading another copy);
+2. a copy bundled inside this package directory (what ``pip install`` ships);
+3. the build tree of a source checkout, ``<repo>/build/libcadence.so``;
+4. the system, through :func:`ctypes.util.find_library`.
+
+Right after loading, ``cadence_version()`` is called and its major version compared with the one
+this binding was written for; a mismatch or a library that cannot be found raises :class:`OSError`
+saying what was tried and what to do.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import sys
+from pathlib import Path
+
+#: The major version of the C API this binding speaks (``CADENCE_VERSION_MAJOR``).
+API_MAJOR = 0
+
+ENV_VAR = "CADENCE_LIBRARY"
+
+if sys.platform == "darwin":
+    _FILE_NAMES = ("libcadence.dylib",)
+elif sys.platform == "win32":
+    _FILE_NAMES = ("cadence.dll",)
+else:
+    _FILE_NAMES = ("libcadence.so",)
+
+
+# ---- Types from include/cadence.h ----
+
+
+class LoopHandle(ctypes.Structure):
+    """``cadence_loop``: ``struct { uint64_t id; }``, passed by value."""
+
+    _fields_ = [("id", ctypes.c_uint64)]
+
+
+class PublisherHandle(ctypes.Structure):
+    """``cadence_publisher``: ``struct { uint64_t id; }``, passed by value."""
+
+    _fields_ = [("id", ctypes.c_uint64)]
+
+
+class CancellableHandle(ctypes.Structure):
+    """``cadence_cancellable``: ``struct { uint64_t id; }``, passed by value."""
+
+    _fields_ = [("id", ctypes.c_uint64)]
+
+
+class CTick(ctypes.Structure):
+    """``cadence_tick``: one firing, valid only during the callback."""
+
+    _fields_ = [
+        ("fire_date", ctypes.c_double),
+        ("skipped", ctypes.c_uint64),
+        ("source", CancellableHandle),
+    ]
+
+
+#: ``void (*cadence_tick_fn)(const cadence_tick *tick, void *userdata)``
+TICK_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CTick), ctypes.c_void_p)
+
+_int = ctypes.c_int
+_double = ctypes.c_double
+_char_p = ctypes.c_char_p
+_void_p = ctypes.c_void_p
+
+#: Every function of include/cadence.h: name -> (restype, argtypes).
+PROTOTYPES: dict[str, tuple[object, list[object]]] = {
+    # Version and errors
+    "cadence_version": (ctypes.c_uint, []),
+    "cadence_version_string": (_char_p, []),
+    "cadence_strerror": (_char_p, [_int]),
+    "cadence_err_name": (_char_p, [_int]),
+    # Loops
+    "cadence_loop_create": (_int, [ctypes.POINTER(LoopHandle)]),
+    "cadence_loop_destroy": (_int, [LoopHandle]),
+    "cadence_loop_run": (_int, [LoopHandle, _char_p, _double]),
+    "cadence_loop_stop": (_int, [LoopHandle]),
+    "cadence_loop_add_mode": (_int, [LoopHandle, _char_p]),
+    "cadence_loop_add_common_mode": (_int, [LoopHandle, _char_p]),
+    "cadence_loop_now": (_int, [LoopHandle, ctypes.POINTER(_double)]),
+    "cadence_loop_wakeups": (_int, [LoopHandle, ctypes.POINTER(ctypes.c_uint64)]),
+    # Timer publishers
+    "cadence_timer_publish": (
+        _int,
+        [LoopHandle, _double, _double, _char_p, ctypes.POINTER(PublisherHandle)],
+    ),
+    "cadence_publisher_autoconnect": (
+        _int,
+        [PublisherHandle, ctypes.POINTER(PublisherHandle)],
+    ),
+    "cadence_publisher_subscribe": (
+        _int,
+        [PublisherHandle, TICK_FN, _void_p, ctypes.POINTER(CancellableHandle)],
+    ),
+    "cadence_publisher_connect": (
+        _int,
+        [PublisherHandle, ctypes.POINTER(CancellableHandle)],
+    ),
+    "cadence_publisher_release": (_int, [PublisherHandle]),
+    # One-shot timers
+    "cadence_loop_schedule": (
+        _int,
+        [
+            LoopHandle,
+            _double,
+            _double,
+            _char_p,
+            TICK_FN,
+            _void_p,
+            ctypes.POINTER(CancellableHandle),
+        ],
+    ),
+    # Cancellables
+    "cadence_cancel": (_int, [CancellableHandle]),
+    "cadence_is_cancelled": (_int, [CancellableHandle, ctypes.POINTER(_int)]),
+    "cadence_cancellable_release": (_int, [CancellableHandle]),
+}
+
+
+def decode(raw: bytes | None) -> str:
+    """A static C string from the library as :class:`str` (empty for NULL)."""
+    return raw.decode("utf-8", "replace") if raw else ""
+
+
+def _candidates() -> list[tuple[str, str | None]]:
+    """Where to look, in order, as (description, path) pairs; None for "not found"."""
+    override = os.environ.get(ENV_VAR)
+    if override:
+        return [(f"environment variable {ENV_VAR}", override)]
+    package = Path(__file__).resolve().parent
+    # <repo>/bindings/python/src/cadence: parents[3] is the checkout.
+    repo = package.parents[3]
+    found: list[tuple[str, str | None]] = []
+    found += [("bundled in the package", str(package / name)) for name in _FILE_NAMES]
+    found += [("build tree", str(repo / "build" / name)) for name in _FILE_NAMES]
+    found.append(("system (ctypes.util.find_library)", ctypes.util.find_library("cadence")))
+    return found
+
+
+def _declare(lib: ctypes.CDLL) -> None:
+    for name, (restype, argtypes) in PROTOTYPES.items():
+        function = getattr(lib, name)
+        function.restype = restype
+        function.argtypes = argtypes
+
+
+def _check_version(lib: ctypes.CDLL, path: str) -> None:
+    major = int(lib.cadence_version()) >> 16
+    if major != API_MAJOR:
+        found = decode(lib.cadence_version_string())
+        raise OSError(
+            f"the Cadence library at {path} is version {found}, but this binding needs major "
+            f"version {API_MAJOR}; install a matching library or set {ENV_VAR} to one"
+        )
+
+
+def _load() -> tuple[ctypes.CDLL, str]:
+    tried: list[str] = []
+    for where, path in _candidates():
+        if path is None:
+            tried.append(f"  {where}: not found")
+            continue
+        if os.sep in path and not os.path.exists(path):
+            tried.append(f"  {where}: {path}: no such file")
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+            _declare(lib)
+        except (OSError, AttributeError) as error:
+            tried.append(f"  {where}: {path}: {error}")
+            continue
+        _check_version(lib, path)
+        return lib, path
+    raise OSError(
+        "could not load the Cadence shared library. Tried:\n"
+        + "\n".join(tried)
+        + f"\nBuild it in the repository (cmake -S . -B build && cmake --build build), or set "
+        f"{ENV_VAR} to the path of a libcadence.so."
+    )
+
+
+lib, path = _load()
+
+
+def version() -> int:
+    """The loaded library's version as ``(major << 16) | (minor << 8) | patch``."""
+    return int(lib.cadence_version())
+
+
+def version_string() -> str:
+    """The loaded library's version as ``"major.minor.patch"``."""
+    return decode(lib.cadence_version_string())

@@ -1,0 +1,189 @@
+"""Things that can be cancelled: subscriptions, connections and one-shot timers."""
+
+from __future__ import annotations
+
+import ctypes
+import weakref
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from . import _lib, _registry
+from ._owned import Owned
+from .errors import EALREADY, CadenceError, check
+
+if TYPE_CHECKING:
+    from ._registry import LoopState
+    from .loop import Loop
+
+__all__ = ["Cancellable", "Connection", "OneShotTimer", "Subscription"]
+
+_C = TypeVar("_C", bound="Cancellable")
+
+
+def _release(state: LoopState, handle_id: int) -> None:
+    if not state.closed:
+        _lib.lib.cadence_cancellable_release(_lib.CancellableHandle(handle_id))
+
+
+def _release_unless_active(state: LoopState, handle_id: int, key: int) -> None:
+    # A subscription whose Python object is collected goes on until it is cancelled or its loop
+    # closes: its callback is still in the table, and releasing the handle would cancel it.
+    if not _registry.is_registered(key):
+        _release(state, handle_id)
+
+
+class Cancellable(Owned):
+    """Base class of :class:`Subscription`, :class:`Connection` and :class:`OneShotTimer`, like
+    Combine's ``Cancellable``.
+
+    Use as a context manager to cancel on exit::
+
+        with publisher.sink(callback):
+            loop.run(1.0)
+
+    Threads: every method may be called from any thread, and from inside callbacks (including the
+    callback being cancelled).
+    """
+
+    def __init__(
+        self,
+        loop: Loop,
+        state: LoopState,
+        handle: _lib.CancellableHandle,
+        key: int | None,
+        description: str,
+    ) -> None:
+        super().__init__(loop, state)
+        self._handle = handle
+        self._key = key
+        self._description = description
+        self._finalizer = self._make_finalizer(state, handle.id, key)
+
+    def _make_finalizer(
+        self, state: LoopState, handle_id: int, key: int | None
+    ) -> weakref.finalize[..., Any]:
+        return weakref.finalize(self, _release, state, handle_id)
+
+    def cancel(self) -> bool:
+        """Cancels, and says whether this call did it.
+
+        Once it returns, no new callback for this object starts (one already running on the loop's
+        thread may finish). Cancelling again is harmless.
+
+        Returns:
+            True if this call cancelled; False if it was already cancelled (or, for a one-shot
+            timer, had already fired).
+
+        Raises:
+            BadHandle: the object or its loop is closed.
+        """
+        what = f"{type(self).__name__}.cancel()"
+        self._require_open(what)
+        code = int(_lib.lib.cadence_cancel(self._handle))
+        if self._key is not None:
+            _registry.unregister(self._key)
+        if code == EALREADY:
+            return False
+        check(code, what)
+        return True
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` has been called (for a connection: on any connection of the
+        publisher; for a one-shot timer: also True once it has fired).
+
+        Raises:
+            BadHandle: the object or its loop is closed.
+        """
+        what = f"{type(self).__name__}.cancelled"
+        self._require_open(what)
+        out = ctypes.c_int()
+        check(int(_lib.lib.cadence_is_cancelled(self._handle, ctypes.byref(out))), what)
+        return bool(out.value)
+
+    def __enter__(self: _C) -> _C:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Cancels, then closes (nothing if already closed)."""
+        if not self.closed:
+            self.cancel()
+            self.close()
+
+    def _status(self) -> str:
+        closed = self._state_word()
+        if closed:
+            return closed
+        try:
+            return "cancelled" if self.cancelled else "active"
+        except CadenceError:
+            return "invalid"
+
+    def __repr__(self) -> str:
+        return f"<cadence.{type(self).__name__} {self._status()} {self._description}>"
+
+
+class Subscription(Cancellable):
+    """One subscriber of a timer publisher, returned by ``sink()``.
+
+    Cancelling it stops delivery to this subscriber alone; the timer goes on for the others (on an
+    autoconnect publisher, cancelling the last subscriber stops the timer). A subscription stays
+    active until it is cancelled or closed, or its loop closes: dropping the Python object does
+    *not* cancel it, because the binding keeps its callback.
+    """
+
+    def _make_finalizer(
+        self, state: LoopState, handle_id: int, key: int | None
+    ) -> weakref.finalize[..., Any]:
+        assert key is not None
+        return weakref.finalize(self, _release_unless_active, state, handle_id, key)
+
+    def close(self) -> None:
+        """Cancels the subscription and releases its handle (``cadence_cancellable_release``
+        cancels a subscription). Closing twice, or after the loop closed, does nothing."""
+        if self._key is not None and not self.closed:
+            _registry.unregister(self._key)
+        self._finalizer()
+
+
+class Connection(Cancellable):
+    """What :meth:`TimerPublisher.connect` returns: cancel it to stop the timer for good.
+
+    Every connection of one publisher controls the same timer. Like the bare ``Cancellable`` that
+    Combine's ``connect()`` returns, closing it or dropping it does *not* stop the timer; only
+    :meth:`cancel` (or leaving a ``with`` block, or closing the loop) does.
+    """
+
+    def close(self) -> None:
+        """Releases the handle; the timer keeps running. Closing twice does nothing."""
+        self._finalizer()
+
+
+class OneShotTimer(Cancellable):
+    """A callback scheduled once by :meth:`Loop.schedule`.
+
+    :meth:`cancel` prevents the call if it has not started. Closing or dropping the object does
+    *not* cancel the timer (``cadence_cancellable_release`` leaves a one-shot armed); the callback
+    is kept until it fires, is cancelled, or the loop closes.
+    """
+
+    def close(self) -> None:
+        """Releases the handle; a pending callback still fires. Closing twice does nothing."""
+        self._finalizer()
+
+    @property
+    def pending(self) -> bool:
+        """Whether the callback has yet to run: neither fired nor cancelled.
+
+        Raises:
+            BadHandle: the object or its loop is closed.
+        """
+        return not self.cancelled
+
+    def _status(self) -> str:
+        closed = self._state_word()
+        if closed:
+            return closed
+        try:
+            return "done" if self.cancelled else "pending"
+        except CadenceError:
+            return "invalid"

@@ -1,0 +1,191 @@
+"""Exceptions raised by Cadence, one class per C error code.
+
+Every error from the C layer becomes a :class:`CadenceError` whose ``code`` is the negative
+``CADENCE_E*`` value, with ``name`` and ``message`` from ``cadence_err_name`` and
+``cadence_strerror``. As in pyzmq, each subclass also inherits the built-in exception that
+Python code would expect for the same situation, so ``except ValueError`` keeps working:
+
+- :class:`InvalidArgument` (``EINVAL``), a :class:`ValueError`: NaN, infinities, a negative delay
+  or tolerance, a zero interval, an empty or malformed mode name, running in ``"common"``.
+- :class:`UnknownMode` (``ENOENT``), a :class:`LookupError`: a mode the loop does not know.
+- :class:`BadHandle` (``EBADF``), a :class:`ValueError`: use of a closed object, or of one whose
+  loop was closed (as :mod:`io` raises ValueError for a closed file).
+- :class:`LoopBusy` (``EBUSY``), a :class:`RuntimeError`: running a loop that is running (for
+  example from one of its own callbacks), or closing it then.
+- :class:`NotSupported` (``ENOTSUP``), a :class:`TypeError`: an operation that does not apply to
+  this kind of object.
+- :class:`AlreadyCancelled` (``EALREADY``): never raised by ``cancel()``, which returns False for
+  a second cancel instead.
+- :class:`OutOfMemory` (``ENOMEM``), a :class:`MemoryError`.
+- :class:`EventLoopError` (``EIO``), an :class:`OSError`: libuv failed.
+
+:class:`UnknownMode` is a :class:`LookupError` rather than a :class:`KeyError` because
+``str(KeyError)`` quotes its message, and rather than a :class:`ValueError` because the name is
+well formed: it is just not registered (``loop.add_mode`` fixes it).
+
+Arguments of the wrong Python type (a string interval, a non-callable callback, ``None``) raise a
+plain :class:`TypeError` before anything reaches C.
+"""
+
+from __future__ import annotations
+
+import errno as _errno
+from typing import ClassVar
+
+from . import _lib
+
+__all__ = [
+    "EALREADY",
+    "EBADF",
+    "EBUSY",
+    "EINVAL",
+    "EIO",
+    "ENOENT",
+    "ENOMEM",
+    "ENOTSUP",
+    "AlreadyCancelled",
+    "BadHandle",
+    "CadenceError",
+    "EventLoopError",
+    "InvalidArgument",
+    "LoopBusy",
+    "NotSupported",
+    "OutOfMemory",
+    "UnknownMode",
+]
+
+# The C API's codes (include/cadence.h).
+ENOENT = -2
+EIO = -5
+EBADF = -9
+ENOMEM = -12
+EBUSY = -16
+EINVAL = -22
+ENOTSUP = -95
+EALREADY = -114
+
+
+class CadenceError(Exception):
+    """An error reported by Cadence.
+
+    Attributes:
+        code: the negative ``CADENCE_E*`` code, as the C API returns it.
+        context: what was being done, such as ``"Loop.publish(interval=nan, ...)"``.
+
+    ``str()`` gives the message, the name and the context:
+    ``invalid argument (EINVAL): Loop.publish(interval=nan, tolerance=0.0, mode='default')``.
+    """
+
+    #: The code of this class; ``None`` on the base class, which takes any code.
+    default_code: ClassVar[int | None] = None
+
+    code: int
+    context: str
+
+    def __init__(self, code: int | None = None, context: str = "") -> None:
+        if code is None:
+            if self.default_code is None:
+                raise TypeError("CadenceError() needs an error code")
+            code = self.default_code
+        super().__init__(code, context)
+        self.code = code
+        self.context = context
+
+    @property
+    def name(self) -> str:
+        """The symbolic name, such as ``"EINVAL"`` (``"UNKNOWN"`` for a code Cadence lacks)."""
+        return _lib.decode(_lib.lib.cadence_err_name(self.code))
+
+    @property
+    def message(self) -> str:
+        """A short English message, from ``cadence_strerror``."""
+        return _lib.decode(_lib.lib.cadence_strerror(self.code))
+
+    def __str__(self) -> str:
+        if self.context:
+            return f"{self.message} ({self.name}): {self.context}"
+        return f"{self.message} ({self.name})"
+
+
+class InvalidArgument(CadenceError, ValueError):
+    """An argument value is out of range: NaN, an infinity, a negative delay or tolerance, a zero
+    interval, or an empty, malformed or misplaced mode name (``EINVAL``)."""
+
+    default_code = EINVAL
+
+
+class UnknownMode(CadenceError, LookupError):
+    """The run loop mode is not registered on this loop; add it first (``ENOENT``)."""
+
+    default_code = ENOENT
+
+
+class BadHandle(CadenceError, ValueError):
+    """The object was closed, or belongs to a closed loop (``EBADF``)."""
+
+    default_code = EBADF
+
+
+class LoopBusy(CadenceError, RuntimeError):
+    """The loop is running: it cannot be run again (for example from one of its own callbacks)
+    nor closed until that run returns (``EBUSY``)."""
+
+    default_code = EBUSY
+
+
+class NotSupported(CadenceError, TypeError):
+    """The operation does not apply to this kind of object (``ENOTSUP``)."""
+
+    default_code = ENOTSUP
+
+
+class AlreadyCancelled(CadenceError):
+    """Already cancelled (``EALREADY``). The Python API reports a second ``cancel()`` by
+    returning False, so this is only seen through :func:`error_for`."""
+
+    default_code = EALREADY
+
+
+class OutOfMemory(CadenceError, MemoryError):
+    """Memory could not be had (``ENOMEM``)."""
+
+    default_code = ENOMEM
+
+
+class EventLoopError(CadenceError, OSError):
+    """libuv failed to set up or run the loop (``EIO``). ``errno`` is :data:`errno.EIO`."""
+
+    default_code = EIO
+
+    def __init__(self, code: int | None = None, context: str = "") -> None:
+        super().__init__(code, context)
+        self.errno = _errno.EIO
+        self.strerror = self.message
+
+
+_BY_CODE: dict[int, type[CadenceError]] = {
+    cls.default_code: cls
+    for cls in (
+        InvalidArgument,
+        UnknownMode,
+        BadHandle,
+        LoopBusy,
+        NotSupported,
+        AlreadyCancelled,
+        OutOfMemory,
+        EventLoopError,
+    )
+    if cls.default_code is not None
+}
+
+
+def error_for(code: int, context: str = "") -> CadenceError:
+    """The exception for a negative C return code: the subclass for that code, or a plain
+    :class:`CadenceError` for a code this binding does not know."""
+    return _BY_CODE.get(code, CadenceError)(code, context)
+
+
+def check(code: int, context: str) -> None:
+    """Raises :func:`error_for` ``(code, context)`` if ``code`` is negative."""
+    if code < 0:
+        raise error_for(code, context)

@@ -1,0 +1,178 @@
+"""Timer publishers: ``Timer.publish(every:tolerance:on:in:)`` and ``autoconnect()``."""
+
+from __future__ import annotations
+
+import ctypes
+import weakref
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+from . import _args, _lib, _registry
+from ._owned import Owned
+from .cancellable import Connection, Subscription
+from .errors import check
+
+if TYPE_CHECKING:
+    from ._registry import LoopState
+    from .loop import Loop
+    from .tick import Tick
+
+__all__ = ["AutoconnectTimerPublisher", "TimerPublisher"]
+
+_P = TypeVar("_P", bound="_Publisher")
+
+
+def _release(state: LoopState, handle_id: int) -> None:
+    if not state.closed:
+        _lib.lib.cadence_publisher_release(_lib.PublisherHandle(handle_id))
+
+
+class _Publisher(Owned):
+    """What both kinds of timer publisher share: settings, ``sink``, ``close``."""
+
+    def __init__(
+        self,
+        loop: Loop,
+        state: LoopState,
+        handle: _lib.PublisherHandle,
+        interval: float,
+        tolerance: float,
+        mode: str,
+    ) -> None:
+        super().__init__(loop, state)
+        self._handle = handle
+        self._interval = interval
+        self._tolerance = tolerance
+        self._mode = mode
+        self._finalizer = weakref.finalize(self, _release, state, handle.id)
+
+    @property
+    def interval(self) -> float:
+        """Seconds between fire dates."""
+        return self._interval
+
+    @property
+    def tolerance(self) -> float:
+        """Seconds a fire may come after its fire date (never before)."""
+        return self._tolerance
+
+    @property
+    def mode(self) -> str:
+        """The run loop mode the timer is added to."""
+        return self._mode
+
+    def sink(self, callback: Callable[[Tick], object]) -> Subscription:
+        """Subscribes ``callback`` to the timer's ticks.
+
+        ``callback(tick)`` receives a :class:`~cadence.Tick` (``fire_date`` in seconds since the
+        epoch, ``skipped`` grid points) on the thread running the loop. Every subscriber of one
+        timer receives the same fire dates. An exception raised by the callback stops the loop and
+        is re-raised from the :meth:`Loop.run` call that was running it.
+
+        Subscribing does not connect a :class:`TimerPublisher`; it starts an
+        :class:`AutoconnectTimerPublisher`'s timer if this is the first subscriber.
+
+        Returns:
+            A :class:`~cadence.Subscription`, active until cancelled (dropping it does not cancel
+            it); use it as a context manager to cancel on exit.
+
+        Raises:
+            TypeError: ``callback`` is not callable.
+            BadHandle: the publisher or its loop is closed.
+        """
+        where = f"{type(self).__name__}.sink()"
+        _args.callback(callback, where)
+        state = self._require_open(where)
+        key = _registry.register(state, callback, one_shot=False)
+        out = _lib.CancellableHandle()
+        code = int(
+            _lib.lib.cadence_publisher_subscribe(
+                self._handle, _registry.TRAMPOLINE, ctypes.c_void_p(key), ctypes.byref(out)
+            )
+        )
+        if code < 0:
+            _registry.unregister(key)
+            check(code, where)
+        return Subscription(self._loop, state, out, key, f"to {self._settings()}")
+
+    def __enter__(self: _P) -> _P:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Closes the publisher (subscriptions and a connected timer go on)."""
+        self.close()
+
+    def _settings(self) -> str:
+        return (
+            f"{type(self).__name__}(interval={self._interval!r}, "
+            f"tolerance={self._tolerance!r}, mode={self._mode!r})"
+        )
+
+    def __repr__(self) -> str:
+        closed = self._state_word()
+        return f"<cadence.{self._settings()}{' ' + closed if closed else ''}>"
+
+
+class TimerPublisher(_Publisher):
+    """A connectable publisher of a repeating timer's ticks, like Foundation's
+    ``Timer.TimerPublisher``; made by :meth:`Loop.publish`.
+
+    Creating or subscribing does nothing: :meth:`connect` starts the timer (first fire one
+    interval later, then on that grid), and cancelling the connection stops it for good. A
+    publisher goes idle -> connected -> cancelled and never back; a new publisher is the only
+    restart. :meth:`autoconnect` gives a publisher that runs while it has subscribers.
+
+    :meth:`close` (or leaving a ``with`` block) releases the publisher; a connected timer and its
+    subscribers go on. Closing the loop closes it too.
+
+    Threads: every method may be called from any thread and from callbacks.
+    """
+
+    def connect(self) -> Connection:
+        """Starts the timer, or returns a connection to the one already running.
+
+        The first fire date is one interval after this call (a fresh clock read). Connecting a
+        connected publisher gives another connection to the same timer (no second timer);
+        connecting a cancelled one gives a connection that is already cancelled and starts
+        nothing.
+
+        Returns:
+            A :class:`~cadence.Connection`: cancel it (or leave its ``with`` block) to stop the
+            timer. Dropping or closing it leaves the timer running.
+
+        Raises:
+            BadHandle: the publisher or its loop is closed.
+        """
+        where = "TimerPublisher.connect()"
+        state = self._require_open(where)
+        out = _lib.CancellableHandle()
+        check(int(_lib.lib.cadence_publisher_connect(self._handle, ctypes.byref(out))), where)
+        return Connection(self._loop, state, out, None, f"to {self._settings()}")
+
+    def autoconnect(self) -> AutoconnectTimerPublisher:
+        """A publisher with the same settings that connects when its first subscriber arrives,
+        stops when the last one cancels, and starts a fresh timer (fresh grid) for the next first
+        subscriber, like Combine's ``autoconnect()``. It is independent of this publisher: it
+        has its own timer and stays open if this one is closed.
+
+        Raises:
+            BadHandle: the publisher or its loop is closed.
+        """
+        where = "TimerPublisher.autoconnect()"
+        state = self._require_open(where)
+        out = _lib.PublisherHandle()
+        check(int(_lib.lib.cadence_publisher_autoconnect(self._handle, ctypes.byref(out))), where)
+        return AutoconnectTimerPublisher(
+            self._loop, state, out, self._interval, self._tolerance, self._mode
+        )
+
+
+class AutoconnectTimerPublisher(_Publisher):
+    """A timer publisher that runs exactly while it has subscribers; made by
+    :meth:`TimerPublisher.autoconnect`.
+
+    The first :meth:`sink` starts a timer; a subscriber joining late receives the same fire dates
+    as the early ones from then on; when the last subscriber cancels, the timer stops, and the
+    next first subscriber starts a fresh one. There is no ``connect()``.
+
+    Threads: every method may be called from any thread and from callbacks.
+    """

@@ -1,0 +1,120 @@
+"""Exceptions in callbacks, re-entrancy, stopping, and threads."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+import pytest
+
+import cadence
+from cadence import Tick
+
+
+class Boom(Exception):
+    pass
+
+
+def explode(tick: Tick) -> None:
+    raise Boom(f"tick at {tick.fire_date}")
+
+
+def test_exception_in_callback_is_reraised_from_run(loop: cadence.Loop) -> None:
+    survivors: list[Tick] = []
+    publisher = loop.publish(0.02)
+    publisher.sink(survivors.append)
+    publisher.connect()
+    loop.schedule(0.05, explode)
+    started = time.monotonic()
+    with pytest.raises(Boom, match="tick at") as info:
+        loop.run(5.0)
+    assert time.monotonic() - started < 2.0  # the loop was stopped, not run for 5 s
+    assert info.traceback[-1].name == "explode"  # the original traceback is kept
+    # The loop is usable afterwards, and the other timer was not disturbed.
+    heard = len(survivors)
+    loop.run(0.05)
+    assert len(survivors) > heard
+
+
+def test_first_exception_wins_and_base_exceptions_are_caught(loop: cadence.Loop) -> None:
+    def interrupt(tick: Tick) -> None:
+        raise KeyboardInterrupt
+
+    loop.schedule(0.01, interrupt)
+    loop.schedule(0.01, explode)  # same pass, later: its exception is dropped
+    with pytest.raises(KeyboardInterrupt):
+        loop.run(1.0)
+    loop.run(0.0)  # nothing left over
+
+
+def test_running_or_closing_the_loop_from_its_callback_is_loop_busy(loop: cadence.Loop) -> None:
+    seen: list[BaseException] = []
+
+    def reenter(tick: Tick) -> None:
+        attempts: list[Callable[[], object]] = [
+            lambda: loop.run(0.1),
+            lambda: loop.run(0.1, mode="nope"),
+            loop.close,
+        ]
+        for attempt in attempts:
+            try:
+                attempt()
+            except cadence.CadenceError as error:
+                seen.append(error)
+        assert loop.running
+
+    loop.schedule(0.0, reenter)
+    loop.run(0.02)
+    assert [type(error) for error in seen] == [
+        cadence.LoopBusy,
+        cadence.UnknownMode,
+        cadence.LoopBusy,
+    ]
+    assert not loop.closed
+    assert not loop.running
+
+    # Not caught in the callback, LoopBusy comes out of the outer run.
+    loop.schedule(0.0, lambda tick: loop.run(0.1))
+    with pytest.raises(cadence.LoopBusy):
+        loop.run(0.5)
+
+
+def test_stop_from_a_callback_and_from_another_thread(loop: cadence.Loop) -> None:
+    loop.schedule(0.02, lambda tick: loop.stop())
+    started = time.monotonic()
+    loop.run(5.0)
+    assert time.monotonic() - started < 2.0
+
+    loop.stop()  # not running: does nothing
+    stopper = threading.Timer(0.05, loop.stop)
+    stopper.start()
+    started = time.monotonic()
+    loop.run(5.0)
+    assert time.monotonic() - started < 2.0
+    stopper.join()
+
+
+def test_callbacks_run_on_the_thread_inside_run(loop: cadence.Loop) -> None:
+    threads: list[int] = []
+    first_tick = threading.Event()
+
+    def record(tick: Tick) -> None:
+        threads.append(threading.get_ident())
+        first_tick.set()
+
+    publisher = loop.publish(0.02)
+    publisher.sink(record)
+    publisher.connect()  # armed from this thread ...
+    worker = threading.Thread(target=loop.run, args=(5.0,))
+    worker.start()
+    assert first_tick.wait(timeout=5.0)
+    assert loop.running
+    with pytest.raises(cadence.LoopBusy):
+        loop.close()  # ... closing while another thread runs it is refused
+    with pytest.raises(cadence.LoopBusy):
+        loop.run(0.01)
+    loop.stop()  # from another thread: the worker's run returns
+    worker.join(timeout=5.0)
+    assert not worker.is_alive()
+    assert set(threads) == {worker.ident}  # ... and it fired on the thread that ran it

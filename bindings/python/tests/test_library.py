@@ -1,0 +1,101 @@
+"""Loading the shared library, the prototype table, and the error mapping."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import pickle
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cadence
+from cadence import _lib, errors
+
+HEADER = Path(__file__).resolve().parents[3] / "include" / "cadence.h"
+
+
+def test_version_is_checked_and_reported() -> None:
+    assert re.fullmatch(r"\d+\.\d+\.\d+", cadence.library_version())
+    assert _lib.version() >> 16 == _lib.API_MAJOR
+    major, minor, patch = (int(part) for part in cadence.library_version().split("."))
+    assert _lib.version() == (major << 16) | (minor << 8) | patch
+    assert os.path.exists(cadence.library_path)
+
+
+@pytest.mark.skipif(not HEADER.exists(), reason="needs the source checkout's header")
+def test_every_header_function_has_one_prototype() -> None:
+    declared = set(re.findall(r"CADENCE_EXPORT[^;(]*?\b(cadence_\w+)\(", HEADER.read_text()))
+    assert declared == set(_lib.PROTOTYPES)
+
+
+def test_a_bad_library_path_fails_with_a_helpful_oserror(tmp_path: Path) -> None:
+    missing = tmp_path / "libcadence.so"
+    source = str(Path(cadence.__file__).resolve().parents[1])
+    env = {**os.environ, "CADENCE_LIBRARY": str(missing), "PYTHONPATH": source}
+    result = subprocess.run(
+        [sys.executable, "-c", "import cadence"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "OSError: could not load the Cadence shared library" in result.stderr
+    assert "CADENCE_LIBRARY" in result.stderr
+    assert str(missing) in result.stderr
+
+
+def test_c_layer_rejects_stale_and_foreign_handles() -> None:
+    stale = _lib.CancellableHandle(0xDEAD_0000_0001)
+    assert _lib.lib.cadence_cancel(stale) == errors.EBADF
+    assert _lib.lib.cadence_cancellable_release(_lib.CancellableHandle(0)) == 0
+    assert _lib.lib.cadence_publisher_release(_lib.PublisherHandle(0)) == 0
+    assert _lib.lib.cadence_loop_destroy(_lib.LoopHandle(0)) == 0
+    with cadence.Loop() as loop:
+        auto = loop.publish(0.1).autoconnect()
+        out = _lib.CancellableHandle()
+        code = _lib.lib.cadence_publisher_connect(auto._handle, ctypes.byref(out))
+        assert code == errors.ENOTSUP
+        with pytest.raises(cadence.NotSupported, match="ENOTSUP"):
+            errors.check(code, "connect on an autoconnect publisher")
+
+
+@pytest.mark.parametrize(
+    ("code", "cls", "builtin", "name"),
+    [
+        (errors.EINVAL, cadence.InvalidArgument, ValueError, "EINVAL"),
+        (errors.ENOENT, cadence.UnknownMode, LookupError, "ENOENT"),
+        (errors.EBADF, cadence.BadHandle, ValueError, "EBADF"),
+        (errors.EBUSY, cadence.LoopBusy, RuntimeError, "EBUSY"),
+        (errors.ENOTSUP, cadence.NotSupported, TypeError, "ENOTSUP"),
+        (errors.EALREADY, cadence.AlreadyCancelled, cadence.CadenceError, "EALREADY"),
+        (errors.ENOMEM, cadence.OutOfMemory, MemoryError, "ENOMEM"),
+        (errors.EIO, cadence.EventLoopError, OSError, "EIO"),
+        (-1000, cadence.CadenceError, Exception, "UNKNOWN"),
+    ],
+)
+def test_error_codes_map_to_classes(
+    code: int, cls: type[cadence.CadenceError], builtin: type[BaseException], name: str
+) -> None:
+    error = errors.error_for(code, "context here")
+    assert type(error) is cls
+    assert isinstance(error, builtin)
+    assert isinstance(error, cadence.CadenceError)
+    assert (error.code, error.name, error.context) == (code, name, "context here")
+    assert error.message
+    assert str(error) == f"{error.message} ({name}): context here"
+    copy = pickle.loads(pickle.dumps(error))
+    assert (type(copy), copy.code, str(copy)) == (cls, code, str(error))
+
+
+def test_error_defaults() -> None:
+    assert cadence.InvalidArgument().code == errors.EINVAL
+    assert str(cadence.LoopBusy()) == "loop is running (EBUSY)"
+    assert cadence.EventLoopError().errno == 5
+    with pytest.raises(TypeError):
+        cadence.CadenceError()

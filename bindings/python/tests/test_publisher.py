@@ -1,0 +1,143 @@
+"""Connectable and autoconnect publishers, subscriptions and connections."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+import cadence
+from cadence import Tick
+
+
+def test_connect_twice_is_one_timer_and_cancel_is_final(loop: cadence.Loop) -> None:
+    publisher = loop.publish(0.05)
+    first: list[float] = []
+    second: list[float] = []
+    first_handle = publisher.sink(lambda tick: first.append(tick.fire_date))
+    publisher.sink(lambda tick: second.append(tick.fire_date))
+    connection = publisher.connect()
+    again = publisher.connect()  # the same timer, not a second one
+    loop.run(0.26)
+    assert 3 <= len(first) <= 6
+    assert second == first  # every subscriber gets the same fire dates
+    assert len(set(first)) == len(first)  # and each date once: one timer
+
+    # Cancelling one subscription stops delivery to it alone.
+    assert first_handle.cancel() is True
+    assert first_handle.cancel() is False
+    heard = len(first)
+    loop.run(0.11)
+    assert len(first) == heard
+    assert len(second) > heard
+
+    # Both connections control the one timer: the first cancel stops it, the second finds it done.
+    assert again.cancel() is True
+    assert connection.cancelled
+    assert connection.cancel() is False
+
+    # Connecting a cancelled publisher gives an already-cancelled connection and starts nothing.
+    late = publisher.connect()
+    assert late.cancelled
+    assert late.cancel() is False
+    silent = len(second)
+    loop.run(0.12)
+    assert len(second) == silent
+
+
+def test_callbacks_may_cancel_themselves_and_others(loop: cadence.Loop) -> None:
+    publisher = loop.publish(0.02)
+    own: list[Tick] = []
+    other: list[Tick] = []
+    results: list[bool] = []
+
+    def cancel_self_on_third(tick: Tick) -> None:
+        own.append(tick)
+        if len(own) == 3:
+            results.append(handle.cancel())  # sticks: no re-arm after the callback returns
+            results.append(handle.cancel())
+            results.append(other_handle.cancel())
+
+    handle = publisher.sink(cancel_self_on_third)
+    other_handle = publisher.sink(other.append)
+    with publisher.connect():
+        loop.run(0.2)
+    assert len(own) == 3
+    assert results == [True, False, True]
+    assert handle.cancelled
+    # The other subscriber was called for the first three ticks, or the first two if the third
+    # was cancelled before its turn in the same pass.
+    assert 2 <= len(other) <= 3
+
+
+def test_dropping_python_objects_does_not_stop_the_timer(loop: cadence.Loop) -> None:
+    ticks: list[Tick] = []
+    publisher = loop.publish(0.03)
+    publisher.sink(ticks.append)  # the Subscription is dropped at once
+    publisher.connect()  # and so is the Connection
+    publisher.close()  # releasing the publisher leaves the running timer alone
+    gc.collect()
+    loop.run(0.2)
+    assert len(ticks) >= 3  # the binding keeps the callback; Combine's connect() semantics
+
+
+def test_with_blocks_cancel(loop: cadence.Loop) -> None:
+    ticks: list[Tick] = []
+    publisher = loop.publish(0.03)
+    with publisher.connect() as connection:
+        with publisher.sink(ticks.append) as subscription:
+            loop.run(0.1)
+            assert not subscription.closed
+        assert subscription.closed
+        heard = len(ticks)
+        assert heard >= 2
+        loop.run(0.07)
+        assert len(ticks) == heard  # the subscription was cancelled on exit
+    assert connection.closed
+    auto_ticks: list[Tick] = []
+    with publisher.autoconnect() as auto:
+        auto.sink(auto_ticks.append)
+    assert auto.closed
+    loop.run(0.07)
+    assert len(auto_ticks) >= 1  # closing an autoconnect publisher leaves its subscribers
+
+
+def test_publisher_properties_and_repr(loop: cadence.Loop) -> None:
+    publisher = loop.publish(0.25, tolerance=0.05, mode="common")
+    assert (publisher.interval, publisher.tolerance, publisher.mode) == (0.25, 0.05, "common")
+    assert publisher.loop is loop
+    auto = publisher.autoconnect()
+    assert (auto.interval, auto.tolerance, auto.mode) == (0.25, 0.05, "common")
+    assert not hasattr(auto, "connect")
+    assert repr(publisher) == (
+        "<cadence.TimerPublisher(interval=0.25, tolerance=0.05, mode='common')>"
+    )
+    subscription = auto.sink(lambda tick: None)
+    connection = publisher.connect()
+    assert "Subscription active" in repr(subscription)
+    assert "Connection active" in repr(connection)
+    subscription.cancel()
+    connection.cancel()
+    assert "Subscription cancelled" in repr(subscription)
+    assert "Connection cancelled" in repr(connection)
+    subscription.close()
+    publisher.close()
+    assert "Subscription closed" in repr(subscription)
+    assert repr(publisher).endswith(" closed>")
+    loop.close()
+    assert "closed (loop closed)" in repr(auto)
+    assert "closed (loop closed)" in repr(connection)
+
+
+@pytest.mark.parametrize("interval", [1e-9, 1e300])
+def test_extreme_intervals_are_accepted(loop: cadence.Loop, interval: float) -> None:
+    ticks: list[Tick] = []
+    publisher = loop.publish(interval)
+    publisher.sink(ticks.append)
+    with publisher.connect():
+        loop.run(0.01)
+    if interval > 1:
+        assert ticks == []  # saturates far in the future instead of wrapping into "now"
+    else:
+        assert len(ticks) >= 1  # a tiny interval fires, once per pass (skipping), no burst
+        assert all(tick.skipped >= 0 for tick in ticks)
