@@ -163,7 +163,12 @@ public final class Loop: @unchecked Sendable {
             isClosedFlag = true
             return queues.removeAll()
         }
-        for node in armed { node.state = .cancelled }
+        lock.withLock {
+            for node in armed {
+                node.state = .cancelled
+                node.action = nil
+            }
+        }
         clock.close()
     }
 
@@ -189,6 +194,7 @@ public final class Loop: @unchecked Sendable {
         lock.withLock {
             guard node.state == .active else { return false }
             node.state = .cancelled
+            node.action = nil
             queues.remove(node)
             return true
         }
@@ -210,13 +216,17 @@ public final class Loop: @unchecked Sendable {
     private func firePass(modeIndex: Int, now: Nanoseconds) {
         lock.withLock { queues.popDue(runningIn: modeIndex, now: now, into: &due) }
         for node in due {
-            let tick: TimerTick? = lock.withLock {
-                guard node.state == .active else { return nil }
+            let call: (action: (TimerTick) -> Void, tick: TimerTick)? = lock.withLock {
+                guard node.state == .active, let action = node.action else { return nil }
                 let (fireDate, skipped) = node.advance(now: now)
-                if node.state == .active { queues.insert(node) }
-                return TimerTick(fireDate: date(monotonic: fireDate), skippedTicks: Int(clamping: skipped))
+                if node.state == .active {
+                    queues.insert(node)
+                } else {
+                    node.action = nil  // a one-shot is done with it
+                }
+                return (action, TimerTick(fireDate: date(monotonic: fireDate), skippedTicks: Int(clamping: skipped)))
             }
-            if let tick { node.action(tick) }
+            if let call { call.action(call.tick) }
         }
         due.removeAll(keepingCapacity: true)
     }

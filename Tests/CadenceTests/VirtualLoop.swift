@@ -1,17 +1,14 @@
 @testable import Cadence
 
-/// A loop on a virtual clock, for exact tests of the engine.
+/// A virtual loop with test conveniences.
 struct VirtualLoop {
-    let clock = VirtualClock()
-    let loop: Loop
-
-    init() { loop = Loop(clock: clock) }
+    let loop = Loop.virtual()
 
     /// Virtual milliseconds since the clock's start.
-    var milliseconds: Int { Int(clock.now() / 1_000_000) }
+    var milliseconds: Int { Int(loop.clock.now() / 1_000_000) }
 
     /// Moves the clock without running the loop (a blocked thread).
-    func block(for seconds: Double) { clock.advance(by: UInt64(seconds * 1e9)) }
+    func block(for seconds: Double) { try! loop.advanceClock(by: seconds) }
 }
 
 extension TimerTick {

@@ -15,7 +15,9 @@ final class TimerNode {
     let tolerance: Nanoseconds
     let modeIndex: Int
     var state = State.active
-    let action: (TimerTick) -> Void
+    /// Dropped when the timer is cancelled, so that what it captured (often its owner, which
+    /// holds the node) is released even if the owner forgets the timer.
+    var action: ((TimerTick) -> Void)?
 
     init(fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds, modeIndex: Int,
          action: @escaping (TimerTick) -> Void) {

@@ -37,7 +37,10 @@ final class UVBackend: LoopClock {
         guard deadline > now else { return }
         if deadline != .max {
             let delay = deadline - now
-            uv_timer_start(timer, { _ in }, delay / 1_000_000 + (delay % 1_000_000 == 0 ? 0 : 1), 0)
+            // The callback stops the loop: libuv 1.44 runs due timers before it polls, and a poll
+            // after the only timer fired would otherwise block until the next async wake-up.
+            uv_timer_start(timer, { uv_stop($0!.pointee.loop) },
+                           delay / 1_000_000 + (delay % 1_000_000 == 0 ? 0 : 1), 0)
         }
         uv_run(loop, UV_RUN_ONCE)
         uv_timer_stop(timer)

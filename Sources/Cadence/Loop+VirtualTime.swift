@@ -1,0 +1,28 @@
+/// Loops on a virtual clock, for exact and instant tests of timer code.
+extension Loop {
+    /// Creates a loop whose clock moves only when told: the same engine as a real loop, on a
+    /// virtual clock that starts at 0 (fire dates are virtual seconds since 1970).
+    ///
+    /// ``run(mode:for:)`` advances virtual time by the given seconds, stepping the clock to each
+    /// wake-up the engine chooses and firing what is due there, in order, so every tick happens
+    /// (as combine-schedulers' `TestScheduler.advance(by:)`). With zero tolerance each timer fires
+    /// exactly at its fire date. ``advanceClock(by:)`` moves the clock without running anything.
+    public static func virtual() -> Loop {
+        Loop(clock: VirtualClock())
+    }
+
+    /// Whether this loop runs on a virtual clock.
+    public var isVirtual: Bool { clock is VirtualClock }
+
+    /// Moves a virtual loop's clock forward by `seconds` without running the loop, as if its
+    /// thread were blocked; afterwards an overdue repeating timer fires once, on its grid.
+    ///
+    /// - Throws: ``CadenceError/notSupported`` on a real loop; ``CadenceError/invalidArgument`` for
+    ///   NaN, infinite or negative `seconds`; ``CadenceError/badHandle`` after ``close()``.
+    public func advanceClock(by seconds: Double) throws(CadenceError) {
+        let duration = try nanoseconds(fromSeconds: seconds, allowZero: true)
+        guard let virtualClock = clock as? VirtualClock else { throw .notSupported }
+        guard !isClosed else { throw .badHandle }
+        virtualClock.advance(by: duration)
+    }
+}

@@ -1,0 +1,124 @@
+/* Bad arguments to every function of cadence.h that takes any: NULL pointers, bad mode names and
+ * bad numbers give the documented code, write nothing through `out`, never call the callback,
+ * and leave the loop working. */
+#include "recorder.h"
+
+#define SENTINEL 0x5e5e5e5eu
+
+/* Mode names that are malformed anywhere a mode is taken (CADENCE_EINVAL). */
+static char too_long[257];
+static const char *malformed_modes[] = {"", "tab\there", "new\nline", "\x7f", "\xff\xfe", too_long};
+#define MALFORMED_COUNT (int)(sizeof malformed_modes / sizeof *malformed_modes)
+
+/* Numbers that are never a valid time. */
+static const double bad_seconds[] = {NAN, INFINITY, -INFINITY, -1, -1e-9};
+#define BAD_SECONDS_COUNT (int)(sizeof bad_seconds / sizeof *bad_seconds)
+
+static void loop_functions(cadence_loop loop) {
+    CHECK_ERR(cadence_loop_create(NULL), CADENCE_EINVAL);
+
+    CHECK_ERR(cadence_loop_run(loop, NULL, 0.01), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_run(loop, "common", 0.01), CADENCE_EINVAL);  /* a pseudo-mode */
+    CHECK_ERR(cadence_loop_run(loop, "unknown", 0.01), CADENCE_ENOENT);
+    for (int i = 0; i < MALFORMED_COUNT; i++) CHECK_ERR(cadence_loop_run(loop, malformed_modes[i], 0), CADENCE_EINVAL);
+    for (int i = 0; i < BAD_SECONDS_COUNT; i++) CHECK_ERR(cadence_loop_run(loop, "default", bad_seconds[i]), CADENCE_EINVAL);
+
+    CHECK_ERR(cadence_loop_add_mode(loop, NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_add_mode(loop, "common"), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_add_common_mode(loop, NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_add_common_mode(loop, "common"), CADENCE_EINVAL);
+    for (int i = 0; i < MALFORMED_COUNT; i++) {
+        CHECK_ERR(cadence_loop_add_mode(loop, malformed_modes[i]), CADENCE_EINVAL);
+        CHECK_ERR(cadence_loop_add_common_mode(loop, malformed_modes[i]), CADENCE_EINVAL);
+    }
+    /* Edge cases that are fine: the longest name, UTF-8, registering twice, "default". */
+    CHECK_OK(cadence_loop_add_mode(loop, too_long + 1));
+    CHECK_OK(cadence_loop_add_mode(loop, "d\xc3\xa9j\xc3\xa0 vu"));
+    CHECK_OK(cadence_loop_add_mode(loop, "d\xc3\xa9j\xc3\xa0 vu"));
+    CHECK_OK(cadence_loop_add_common_mode(loop, "d\xc3\xa9j\xc3\xa0 vu"));
+    CHECK_OK(cadence_loop_add_mode(loop, "default"));
+    CHECK_OK(cadence_loop_run(loop, too_long + 1, 0));
+
+    CHECK_ERR(cadence_loop_now(loop, NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_wakeups(loop, NULL), CADENCE_EINVAL);
+}
+
+static void publisher_functions(cadence_loop loop) {
+    cadence_publisher out = {SENTINEL};
+    CHECK_ERR(cadence_timer_publish(loop, 0.1, 0, "default", NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_timer_publish(loop, 0.1, 0, NULL, &out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_timer_publish(loop, 0.1, 0, "unknown", &out), CADENCE_ENOENT);
+    CHECK_ERR(cadence_timer_publish(loop, 0, 0, "default", &out), CADENCE_EINVAL);  /* zero interval */
+    for (int i = 0; i < MALFORMED_COUNT; i++) CHECK_ERR(cadence_timer_publish(loop, 0.1, 0, malformed_modes[i], &out), CADENCE_EINVAL);
+    for (int i = 0; i < BAD_SECONDS_COUNT; i++) {
+        CHECK_ERR(cadence_timer_publish(loop, bad_seconds[i], 0, "default", &out), CADENCE_EINVAL);
+        CHECK_ERR(cadence_timer_publish(loop, 0.1, bad_seconds[i], "default", &out), CADENCE_EINVAL);
+    }
+    CHECK_EQ(out.id, SENTINEL);                /* nothing written on error */
+
+    /* A huge interval saturates instead of wrapping around into "now". */
+    cadence_publisher timer;
+    cadence_cancellable subscription, connection;
+    recorder ticks = {.loop = loop};
+    CHECK_OK(cadence_timer_publish(loop, 1e300, 1e300, "common", &timer));
+    CHECK_OK(cadence_publisher_subscribe(timer, record_tick, &ticks, &subscription));
+    CHECK_OK(cadence_publisher_connect(timer, &connection));
+    CHECK_OK(cadence_loop_run(loop, "default", 0.02));
+    CHECK_EQ(ticks.count, 0);
+
+    cadence_cancellable sub_out = {SENTINEL};
+    CHECK_ERR(cadence_publisher_autoconnect(timer, NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_publisher_subscribe(timer, NULL, NULL, &sub_out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_publisher_subscribe(timer, record_tick, &ticks, NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_publisher_connect(timer, NULL), CADENCE_EINVAL);
+    CHECK_EQ(sub_out.id, SENTINEL);
+
+    CHECK_OK(cadence_cancel(connection));
+    CHECK_OK(cadence_cancellable_release(connection));
+    CHECK_OK(cadence_cancellable_release(subscription));
+    CHECK_OK(cadence_publisher_release(timer));
+}
+
+static void one_shot_and_cancellable_functions(cadence_loop loop) {
+    recorder never = {.loop = loop};
+    cadence_cancellable out = {SENTINEL};
+    CHECK_ERR(cadence_loop_schedule(loop, 0, 0, "default", NULL, NULL, &out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule(loop, 0, 0, "default", record_tick, &never, NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule(loop, 0, 0, NULL, record_tick, &never, &out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule(loop, 0, 0, "unknown", record_tick, &never, &out), CADENCE_ENOENT);
+    for (int i = 0; i < MALFORMED_COUNT; i++)
+        CHECK_ERR(cadence_loop_schedule(loop, 0, 0, malformed_modes[i], record_tick, &never, &out), CADENCE_EINVAL);
+    for (int i = 0; i < BAD_SECONDS_COUNT; i++) {
+        CHECK_ERR(cadence_loop_schedule(loop, bad_seconds[i], 0, "default", record_tick, &never, &out), CADENCE_EINVAL);
+        CHECK_ERR(cadence_loop_schedule(loop, 0, bad_seconds[i], "default", record_tick, &never, &out), CADENCE_EINVAL);
+    }
+    CHECK_EQ(out.id, SENTINEL);
+    CHECK_OK(cadence_loop_run(loop, "default", 0.02));
+    CHECK_EQ(never.count, 0);                  /* on error the callback is never called */
+
+    CHECK_OK(cadence_loop_schedule(loop, 1e300, 0, "default", record_tick, &never, &out));
+    CHECK_OK(cadence_loop_run(loop, "default", 0.02));
+    CHECK_EQ(never.count, 0);                  /* saturated, not wrapped */
+    CHECK_ERR(cadence_is_cancelled(out, NULL), CADENCE_EINVAL);
+    CHECK_OK(cadence_cancel(out));
+    CHECK_OK(cadence_cancellable_release(out));
+}
+
+int main(void) {
+    memset(too_long, 'm', sizeof too_long - 1);  /* 256 bytes; too_long + 1 is the longest valid */
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create(&loop));
+    loop_functions(loop);
+    publisher_functions(loop);
+    one_shot_and_cancellable_functions(loop);
+
+    /* The loop still works after all that. */
+    recorder ticks = {.loop = loop};
+    cadence_cancellable once;
+    CHECK_OK(cadence_loop_schedule(loop, 0.01, 0, "default", record_tick, &ticks, &once));
+    CHECK_OK(cadence_loop_run(loop, "default", 0.05));
+    CHECK_EQ(ticks.count, 1);
+    CHECK_OK(cadence_cancellable_release(once));
+    CHECK_OK(cadence_loop_destroy(loop));
+    return 0;
+}

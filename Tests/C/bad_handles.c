@@ -1,0 +1,117 @@
+/* Bad handles to every function of cadence.h that takes one: zero, made up, stale after release,
+ * released twice, of the wrong kind, or belonging to a destroyed loop. Each gives CADENCE_EBADF
+ * (releasing a zero handle is a no-op), never calls a callback, and disturbs nothing else. */
+#include "recorder.h"
+
+static recorder never;  /* the callback passed with bad handles; must stay at 0 */
+
+static void check_bad_loop(cadence_loop loop) {
+    double now;
+    uint64_t wakeups;
+    cadence_publisher publisher;
+    cadence_cancellable cancellable;
+    CHECK_ERR(cadence_loop_destroy(loop), loop.id ? CADENCE_EBADF : 0);
+    CHECK_ERR(cadence_loop_run(loop, "default", 0), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_stop(loop), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_add_mode(loop, "custom"), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_add_common_mode(loop, "custom"), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_now(loop, &now), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_wakeups(loop, &wakeups), CADENCE_EBADF);
+    CHECK_ERR(cadence_timer_publish(loop, 0.1, 0, "default", &publisher), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_schedule(loop, 0, 0, "default", record_tick, &never, &cancellable), CADENCE_EBADF);
+}
+
+static void check_bad_publisher(cadence_publisher publisher) {
+    cadence_publisher autoconnect;
+    cadence_cancellable cancellable;
+    CHECK_ERR(cadence_publisher_autoconnect(publisher, &autoconnect), CADENCE_EBADF);
+    CHECK_ERR(cadence_publisher_subscribe(publisher, record_tick, &never, &cancellable), CADENCE_EBADF);
+    CHECK_ERR(cadence_publisher_connect(publisher, &cancellable), CADENCE_EBADF);
+    CHECK_ERR(cadence_publisher_release(publisher), publisher.id ? CADENCE_EBADF : 0);
+}
+
+static void check_bad_cancellable(cadence_cancellable cancellable) {
+    int cancelled;
+    CHECK_ERR(cadence_cancel(cancellable), CADENCE_EBADF);
+    CHECK_ERR(cadence_is_cancelled(cancellable, &cancelled), CADENCE_EBADF);
+    CHECK_ERR(cadence_cancellable_release(cancellable), cancellable.id ? CADENCE_EBADF : 0);
+}
+
+/* Zero and made-up ids: slot 0, generation 0 (never issued), a slot never used, all bits. */
+static void made_up_handles(void) {
+    static const uint64_t ids[] = {0, 1, 0x1ull << 32, (0x1ull << 32) | 100000, 0xdeadbeefcafef00dull, UINT64_MAX};
+    for (int i = 0; i < (int)(sizeof ids / sizeof *ids); i++) {
+        check_bad_loop((cadence_loop){ids[i]});
+        check_bad_publisher((cadence_publisher){ids[i]});
+        check_bad_cancellable((cadence_cancellable){ids[i]});
+    }
+}
+
+/* Live handles used as the wrong kind, then stale handles after release, also once the slot is
+ * reused by a new object. */
+static void wrong_kind_and_stale(cadence_loop loop) {
+    cadence_publisher publisher;
+    cadence_cancellable once;
+    CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &publisher));
+    CHECK_OK(cadence_loop_schedule(loop, 10, 0, "default", record_tick, &never, &once));
+    check_bad_loop((cadence_loop){publisher.id});
+    check_bad_loop((cadence_loop){once.id});
+    check_bad_publisher((cadence_publisher){loop.id});
+    check_bad_publisher((cadence_publisher){once.id});
+    check_bad_cancellable((cadence_cancellable){loop.id});
+    check_bad_cancellable((cadence_cancellable){publisher.id});
+
+    CHECK_OK(cadence_publisher_release(publisher));
+    CHECK_OK(cadence_cancel(once));
+    CHECK_OK(cadence_cancellable_release(once));
+    check_bad_publisher(publisher);            /* also releases it a second time */
+    check_bad_cancellable(once);
+
+    cadence_publisher reused;
+    CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &reused));
+    check_bad_publisher(publisher);
+    CHECK_OK(cadence_publisher_release(reused));
+}
+
+/* Every handle of a destroyed loop is stale: its publishers, subscriptions, connections and
+ * one-shots (destroy_live_timers.c destroys a loop whose timers are still running). */
+static void destroyed_loop(void) {
+    recorder ticks = {0};
+    cadence_loop loop;
+    cadence_publisher timer, shared;
+    cadence_cancellable sub, connection, shared_sub, once;
+    CHECK_OK(cadence_loop_create(&loop));
+    ticks.loop = loop;
+    CHECK_OK(cadence_timer_publish(loop, 0.01, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_autoconnect(timer, &shared));
+    CHECK_OK(cadence_publisher_subscribe(timer, record_tick, &ticks, &sub));
+    CHECK_OK(cadence_publisher_connect(timer, &connection));
+    CHECK_OK(cadence_publisher_subscribe(shared, record_tick, &ticks, &shared_sub));
+    CHECK_OK(cadence_loop_schedule(loop, 0.01, 0, "default", record_tick, &ticks, &once));
+    CHECK_OK(cadence_loop_run(loop, "default", 0.05));
+    CHECK(ticks.count >= 2);                   /* the timers ran */
+    CHECK_OK(cadence_cancel(connection));
+    CHECK_OK(cadence_loop_destroy(loop));
+
+    check_bad_loop(loop);                      /* also destroys it a second time */
+    check_bad_publisher(timer);
+    check_bad_publisher(shared);
+    check_bad_cancellable(sub);
+    check_bad_cancellable(connection);
+    check_bad_cancellable(shared_sub);
+    check_bad_cancellable(once);
+}
+
+int main(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create(&loop));
+    never.loop = loop;
+    made_up_handles();
+    wrong_kind_and_stale(loop);
+    destroyed_loop();
+
+    CHECK_OK(cadence_loop_run(loop, "default", 0.02));
+    CHECK_EQ(never.count, 0);
+    CHECK_OK(cadence_loop_destroy(loop));
+    return 0;
+}

@@ -1,0 +1,76 @@
+/* Calls that are wrong because of where or on what they are made: running or destroying a loop
+ * from its own callback or while another thread runs it (CADENCE_EBUSY), and connect or
+ * autoconnect on an autoconnect publisher (CADENCE_ENOTSUP). Stopping from a callback works. */
+#include <pthread.h>
+
+#include "recorder.h"
+
+typedef struct reentry {
+    cadence_loop loop;
+    int count;
+    int run_result, destroy_result, stop_result;
+} reentry;
+
+static void reenter(const cadence_tick *tick, void *userdata) {
+    reentry *r = userdata;
+    r->count++;
+    r->run_result = cadence_loop_run(r->loop, "default", 0.01);
+    r->destroy_result = cadence_loop_destroy(r->loop);
+    r->stop_result = cadence_loop_stop(r->loop);
+    CHECK_ERR(cadence_cancel(tick->source), CADENCE_EALREADY);  /* a one-shot has fired by now */
+}
+
+static void from_a_callback(cadence_loop loop) {
+    reentry r = {.loop = loop, .run_result = 1, .destroy_result = 1, .stop_result = 1};
+    cadence_cancellable once;
+    CHECK_OK(cadence_loop_schedule(loop, 0.01, 0, "default", reenter, &r, &once));
+    double before = loop_now(loop);
+    CHECK_OK(cadence_loop_run(loop, "default", 1.0));
+    CHECK_RANGE(loop_now(loop) - before, 0.01, 0.5);  /* the stop made run return early */
+    CHECK_EQ(r.count, 1);
+    CHECK_ERR(r.run_result, CADENCE_EBUSY);
+    CHECK_ERR(r.destroy_result, CADENCE_EBUSY);
+    CHECK_OK(r.stop_result);
+    CHECK_OK(cadence_cancellable_release(once));
+}
+
+static void *run_for_a_while(void *loop) {
+    CHECK_OK(cadence_loop_run(*(cadence_loop *)loop, "default", 0.3));
+    return NULL;
+}
+
+static void from_another_thread(cadence_loop loop) {
+    pthread_t runner;
+    CHECK_EQ(pthread_create(&runner, NULL, run_for_a_while, &loop), 0);
+    sleep_seconds(0.1);
+    CHECK_ERR(cadence_loop_run(loop, "default", 0.01), CADENCE_EBUSY);
+    CHECK_ERR(cadence_loop_destroy(loop), CADENCE_EBUSY);
+    double before = loop_now(loop);
+    CHECK_OK(cadence_loop_stop(loop));         /* wakes the sleeping runner */
+    CHECK_EQ(pthread_join(runner, NULL), 0);
+    CHECK_RANGE(loop_now(loop) - before, 0, 0.1);
+    CHECK_OK(cadence_loop_stop(loop));         /* not running: does nothing */
+}
+
+static void autoconnect_publisher(cadence_loop loop) {
+    cadence_publisher timer, shared, twice = {0x5e5e};
+    cadence_cancellable connection = {0x5e5e};
+    CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_autoconnect(timer, &shared));
+    CHECK_ERR(cadence_publisher_connect(shared, &connection), CADENCE_ENOTSUP);
+    CHECK_ERR(cadence_publisher_autoconnect(shared, &twice), CADENCE_ENOTSUP);
+    CHECK_EQ(connection.id, 0x5e5e);
+    CHECK_EQ(twice.id, 0x5e5e);
+    CHECK_OK(cadence_publisher_release(shared));
+    CHECK_OK(cadence_publisher_release(timer));
+}
+
+int main(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create(&loop));
+    from_a_callback(loop);
+    from_another_thread(loop);
+    autoconnect_publisher(loop);
+    CHECK_OK(cadence_loop_destroy(loop));
+    return 0;
+}

@@ -1,0 +1,69 @@
+/* Assertion macros for the C tests: on failure, print file:line, the expression and the values,
+ * then exit(1) (not abort, so valgrind runs end with a plain status). */
+#ifndef CADENCE_TEST_CHECK_H
+#define CADENCE_TEST_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cadence.h>
+
+#define CHECK_FAIL_(...)                                    \
+    do {                                                    \
+        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);     \
+        fprintf(stderr, __VA_ARGS__);                       \
+        fputc('\n', stderr);                                \
+        exit(1);                                            \
+    } while (0)
+
+/* A condition that must hold. */
+#define CHECK(cond)                                         \
+    do {                                                    \
+        if (!(cond)) CHECK_FAIL_("CHECK(%s) failed", #cond); \
+    } while (0)
+
+/* Two integers that must be equal. */
+#define CHECK_EQ(actual, expected)                                                        \
+    do {                                                                                  \
+        long long a_ = (long long)(actual), e_ = (long long)(expected);                   \
+        if (a_ != e_) CHECK_FAIL_("%s == %s failed: got %lld, expected %lld", #actual,    \
+                                  #expected, a_, e_);                                     \
+    } while (0)
+
+/* A Cadence call that must return `code` (0 or a CADENCE_E* error). */
+#define CHECK_ERR(call, code)                                                             \
+    do {                                                                                  \
+        int r_ = (call), c_ = (code);                                                     \
+        if (r_ != c_) CHECK_FAIL_("%s returned %d (%s), expected %d (%s)", #call, r_,     \
+                                  cadence_err_name(r_), c_, cadence_err_name(c_));        \
+    } while (0)
+
+/* Extra seconds of lateness to allow when CTest runs a program under valgrind (it sets
+ * CADENCE_TEST_SLOW=1): valgrind slows every callback, but it must never make a timer early, so
+ * only upper bounds on lateness use this. */
+static inline double timing_slack(void) {
+    const char *slow = getenv("CADENCE_TEST_SLOW");
+    return slow != NULL && slow[0] == '1' ? 0.5 : 0.0;
+}
+
+/* A Cadence call that must succeed. */
+#define CHECK_OK(call) CHECK_ERR(call, 0)
+
+/* A number that must lie in [lo, hi]. */
+#define CHECK_RANGE(value, lo, hi)                                                        \
+    do {                                                                                  \
+        double v_ = (double)(value), l_ = (double)(lo), h_ = (double)(hi);                \
+        if (!(v_ >= l_ && v_ <= h_)) CHECK_FAIL_("%s = %.6f is outside [%s, %s] = [%.6f, %.6f]", \
+                                                 #value, v_, #lo, #hi, l_, h_);           \
+    } while (0)
+
+/* Two strings that must be equal. */
+#define CHECK_STR(actual, expected)                                                       \
+    do {                                                                                  \
+        const char *a_ = (actual), *e_ = (expected);                                      \
+        if (strcmp(a_, e_) != 0) CHECK_FAIL_("%s == %s failed: got \"%s\", expected \"%s\"", \
+                                             #actual, #expected, a_, e_);                 \
+    } while (0)
+
+#endif /* CADENCE_TEST_CHECK_H */

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs the build into a fresh prefix, then builds and runs examples/c/ticker.c the way a user
+# would: `cc ticker.c $(pkg-config --cflags --libs cadence)`, nothing from the build tree.
+# Usage: pkg_config.sh CMAKE BUILD_DIR SOURCE_DIR WORK_DIR LIBDIR CC
+set -eu
+cmake=$1 build=$2 source=$3 work=$4 libdir=$5 cc=$6
+prefix="$work/prefix"
+
+rm -rf "$work"
+mkdir -p "$work"
+"$cmake" --install "$build" --prefix "$prefix" >/dev/null
+
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+flags=$(pkg-config --cflags --libs cadence)
+echo "pkg-config: $flags"
+# shellcheck disable=SC2086 # the flags are words
+"$cc" -std=c11 -Wall -Wextra -Werror "$source/examples/c/ticker.c" $flags -o "$work/ticker"
+
+# libcadence comes from the prefix; the Swift runtime through libcadence's RPATH.
+LD_LIBRARY_PATH="$prefix/$libdir" "$work/ticker"
