@@ -26,7 +26,7 @@ public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
     switch object {
     case let subscription as TimerSubscription: changed = subscription.cancelIfActive()
     case let connection as TimerConnection: changed = connection.cancelIfActive()
-    case let timer as OneShotTimer: changed = timer.cancelIfActive()
+    case let timer as ScheduledTimer: changed = timer.cancelIfActive()
     default: return CadenceError.badHandle.code
     }
     return changed ? 0 : CadenceError.alreadyCancelled.code

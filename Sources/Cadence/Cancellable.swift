@@ -1,20 +1,22 @@
-/// Something that can be stopped: a subscription, a connection or a one-shot timer.
+/// Something that can be stopped: a subscription, a connection or a timer.
 ///
 /// Mirrors Combine's `Cancellable`. Cancelling twice is harmless in Swift; the C API reports the
 /// second cancel as `CADENCE_EALREADY`.
-public protocol Cancellable: AnyObject {
+public protocol Cancellable: AnyObject, Sendable {
     /// Stops the work. Once it returns, no new callback for it starts (one already running may
-    /// finish). Safe to call from inside a callback, including the callback being cancelled.
+    /// finish). Safe to call from any thread and from inside a callback, including the callback
+    /// being cancelled.
     func cancel()
 
-    /// Whether ``cancel()`` has been called (or the work ended on its own, for a one-shot timer).
+    /// Whether ``cancel()`` has been called (or the work ended on its own, as a fired one-shot).
     var isCancelled: Bool { get }
 }
 
 /// A type-erasing cancellable that cancels when it is deinitialized, like Combine's
 /// `AnyCancellable`. Keep it for as long as the work should go on.
-public final class AnyCancellable: Cancellable, Hashable {
-    private var onCancel: (() -> Void)?
+public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
+    private let lock = Lock()
+    private var onCancel: (() -> Void)?  // guarded by `lock`
     private let inner: (any Cancellable)?
 
     /// Wraps a closure that is called once, on the first ``cancel()`` or on deinit.
@@ -35,14 +37,16 @@ public final class AnyCancellable: Cancellable, Hashable {
     public func cancel() {
         if let inner {
             inner.cancel()
-        } else if let onCancel {
-            self.onCancel = nil
+        } else if let onCancel = lock.withLock({ () -> (() -> Void)? in
+            defer { self.onCancel = nil }
+            return self.onCancel
+        }) {
             onCancel()
         }
     }
 
     /// Whether the wrapped work was cancelled.
-    public var isCancelled: Bool { inner?.isCancelled ?? (onCancel == nil) }
+    public var isCancelled: Bool { inner?.isCancelled ?? lock.withLock { onCancel == nil } }
 
     /// Keeps this cancellable in a collection, as Combine's `store(in:)` does.
     public func store(in set: inout Set<AnyCancellable>) { set.insert(self) }

@@ -108,6 +108,11 @@ public final class Loop: @unchecked Sendable {
     /// end of a run and wake-ups from other threads are not counted).
     public var wakeUps: UInt64 { lock.withLock { wakeUpCount } }
 
+    /// The earliest fire date among the timers that can fire in the default mode, if any.
+    func nextFireDate() -> Date? {
+        lock.withLock { queues.earliestFireDate(runningIn: TimerQueues.defaultIndex) }.map { date(monotonic: $0) }
+    }
+
     /// How many timers are armed on this loop, in all modes.
     public var armedTimerCount: Int { lock.withLock { queues.count } }
 
@@ -174,14 +179,15 @@ public final class Loop: @unchecked Sendable {
 
     // MARK: Engine
 
-    /// Arms a timer whose first fire date is `delay` after a fresh clock read.
-    func arm(delay: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds, modeIndex: Int,
+    /// Arms a timer whose first fire date is `delay` after a fresh clock read, or `fireDate`.
+    func arm(delay: Nanoseconds, at fireDate: Nanoseconds? = nil, interval: Nanoseconds,
+             tolerance: Nanoseconds, modeIndex: Int,
              action: @escaping (TimerTick) -> Void) throws(CadenceError) -> TimerNode {
         let node = TimerNode(fireDate: 0, interval: interval, tolerance: tolerance,
                              modeIndex: modeIndex, action: action)
         try lock.withLock { () throws(CadenceError) in
             guard !isClosedFlag else { throw .badHandle }
-            node.fireDate = clock.now().saturatingAdd(delay)
+            node.fireDate = fireDate ?? clock.now().saturatingAdd(delay)
             queues.insert(node)
             wakeIfRemote()
         }
@@ -236,8 +242,12 @@ public final class Loop: @unchecked Sendable {
         if isRunningFlag && pthread_equal(runningThread, pthread_self()) == 0 { clock.wake() }
     }
 
+    /// The monotonic reading at which the loop's clock shows `date`.
+    func monotonic(at date: Date) -> Nanoseconds {
+        MonotonicClock.monotonic(at: date, offset: clock.epochOffset)
+    }
+
     func date(monotonic: Nanoseconds) -> Date {
-        let epochNanoseconds = Int64(bitPattern: monotonic) &+ clock.epochOffset
-        return Date(timeIntervalSince1970: Double(epochNanoseconds) / 1e9)
+        MonotonicClock.date(monotonic, offset: clock.epochOffset)
     }
 }

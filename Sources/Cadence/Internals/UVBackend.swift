@@ -1,5 +1,4 @@
 import CLibUV
-import Glibc
 
 /// The real clock: a libuv loop with one `uv_timer_t` for the next wake-up and one `uv_async_t`
 /// for wake-ups from other threads. Every libuv call in Cadence is in this file.
@@ -7,7 +6,6 @@ final class UVBackend: LoopClock {
     private let loop: UnsafeMutablePointer<uv_loop_t>
     private let timer: UnsafeMutablePointer<uv_timer_t>
     private let async: UnsafeMutablePointer<uv_async_t>
-    let epochOffset: Int64
 
     init() throws(CadenceError) {
         loop = .allocate(capacity: 1)
@@ -19,11 +17,9 @@ final class UVBackend: LoopClock {
         }
         uv_timer_init(loop, timer)
         uv_async_init(loop, async) { _ in }
-        var realtime = timespec()
-        clock_gettime(CLOCK_REALTIME, &realtime)
-        let wall = Int64(realtime.tv_sec) * 1_000_000_000 + Int64(realtime.tv_nsec)
-        epochOffset = wall - Int64(bitPattern: uv_hrtime())
     }
+
+    var epochOffset: Int64 { MonotonicClock.epochOffset }
 
     func now() -> Nanoseconds { uv_hrtime() }
 

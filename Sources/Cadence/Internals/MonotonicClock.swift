@@ -1,0 +1,34 @@
+import FoundationEssentials
+import Glibc
+
+/// The process's monotonic clock (CLOCK_MONOTONIC, as `uv_hrtime` and `DispatchTime` read it)
+/// and the one offset that turns its readings into wall-clock dates, taken once so that every
+/// real loop and dispatch scheduler reports dates on the same scale.
+enum MonotonicClock {
+    static func now() -> Nanoseconds {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Nanoseconds(time.tv_sec) * 1_000_000_000 + Nanoseconds(time.tv_nsec)
+    }
+
+    /// Nanoseconds since the Unix epoch minus monotonic nanoseconds, read once per process.
+    static let epochOffset: Int64 = {
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        let monotonic = Int64(bitPattern: now())
+        return Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec) - monotonic
+    }()
+
+    /// The date of a monotonic reading, for a clock whose epoch offset is `offset`.
+    static func date(_ monotonic: Nanoseconds, offset: Int64 = epochOffset) -> Date {
+        Date(timeIntervalSince1970: Double(Int64(bitPattern: monotonic) &+ offset) / 1e9)
+    }
+
+    /// The monotonic reading at which a clock with epoch offset `offset` shows `date`
+    /// (0 for dates before its start, saturating at the far end).
+    static func monotonic(at date: Date, offset: Int64 = epochOffset) -> Nanoseconds {
+        let value = (date.timeIntervalSince1970 * 1e9).rounded() - Double(offset)
+        guard value.isFinite else { return value > 0 ? .max : 0 }
+        return value <= 0 ? 0 : value >= 1.8e19 ? .max : Nanoseconds(value)
+    }
+}

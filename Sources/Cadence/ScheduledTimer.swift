@@ -1,0 +1,72 @@
+/// Timers armed directly on a loop, without a publisher.
+extension Loop {
+    /// Runs `action` once, `delay` seconds from now, while the loop runs in a mode covered by `mode`.
+    ///
+    /// Like `Timer.scheduledTimer(withTimeInterval:repeats: false)` added to `mode`. The action
+    /// receives a tick whose fire date is the time it was due.
+    ///
+    /// - Parameters:
+    ///   - delay: seconds from a fresh clock read, ≥ 0 and finite (0 fires on the next pass, never
+    ///     in a pass already running).
+    ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite.
+    ///   - mode: a registered mode or ``RunLoopMode/common``.
+    /// - Returns: a handle whose ``ScheduledTimer/cancel()`` prevents the action if it has not started.
+    /// - Throws: ``CadenceError/invalidArgument``, ``CadenceError/unknownMode`` or
+    ///   ``CadenceError/badHandle``, as ``TimerPublisher/init(every:tolerance:on:in:)``. When it
+    ///   throws, `action` is never called.
+    @discardableResult
+    public func schedule(after delay: Double, tolerance: Double = 0, in mode: RunLoopMode = .default,
+                         _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
+        let node = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true), interval: 0,
+                           tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
+                           modeIndex: try modeIndex(of: mode), action: action)
+        return ScheduledTimer(loop: self, node: node)
+    }
+
+    /// Runs `action` every `interval` seconds, first `delay` seconds from now, on a fixed grid:
+    /// a late fire happens once, reports the skipped ticks, and the grid never drifts.
+    ///
+    /// Like a repeating `Timer` added to `mode`, without a publisher.
+    ///
+    /// - Parameters:
+    ///   - delay: seconds to the first fire date, ≥ 0 and finite.
+    ///   - interval: seconds between fire dates, > 0 and finite.
+    ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite.
+    ///   - mode: a registered mode or ``RunLoopMode/common``.
+    /// - Throws: as ``schedule(after:tolerance:in:_:)``, and ``CadenceError/invalidArgument`` for a
+    ///   bad interval. When it throws, `action` is never called.
+    @discardableResult
+    public func schedule(after delay: Double, interval: Double, tolerance: Double = 0,
+                         in mode: RunLoopMode = .default,
+                         _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
+        let node = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true),
+                           interval: try nanoseconds(fromSeconds: interval, allowZero: false),
+                           tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
+                           modeIndex: try modeIndex(of: mode), action: action)
+        return ScheduledTimer(loop: self, node: node)
+    }
+}
+
+/// A timer armed by ``Loop/schedule(after:tolerance:in:_:)`` (one-shot) or
+/// ``Loop/schedule(after:interval:tolerance:in:_:)`` (repeating).
+///
+/// It does not cancel when released: the loop keeps it until it is cancelled, until a one-shot
+/// fires, or until the loop is closed.
+public final class ScheduledTimer: Cancellable, @unchecked Sendable {
+    private let loop: Loop
+    private let node: TimerNode
+
+    init(loop: Loop, node: TimerNode) {
+        self.loop = loop
+        self.node = node
+    }
+
+    /// Prevents any further fire. Safe from inside the timer's own action.
+    public func cancel() { loop.disarm(node) }
+
+    /// Cancels; returns false if the timer had already been cancelled or, for a one-shot, had fired.
+    package func cancelIfActive() -> Bool { loop.disarm(node) }
+
+    /// Whether the timer was cancelled, or is a one-shot that has fired.
+    public var isCancelled: Bool { !loop.isArmed(node) }
+}

@@ -1,0 +1,61 @@
+import Dispatch
+import FoundationEssentials
+
+/// A dispatch queue is a scheduler that needs no run loop: actions run on the queue, driven by
+/// `DispatchSourceTimer`s, so a timer works on a serial queue that nobody runs a loop on.
+///
+/// Tolerance becomes the source's leeway. (libdispatch on Linux accepts leeway but does not use it
+/// to coalesce wake-ups.) Repeating sources keep their grid and merge missed fires, as Cadence does.
+extension DispatchQueue: Scheduler {
+    /// CLOCK_MONOTONIC (as `DispatchTime.now()` reads it), as a wall-clock date on the same scale as
+    /// Cadence's real loops.
+    public var now: Date { MonotonicClock.date(MonotonicClock.now()) }
+
+    /// Dispatch fires at the deadline when idle.
+    public var minimumTolerance: Double { 0 }
+
+    /// Runs `action` once on this queue at `date`, within `tolerance` seconds of leeway.
+    public func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
+        throws(CadenceError) -> any Cancellable {
+        let leeway = try nanoseconds(fromSeconds: tolerance, allowZero: true)
+        let source = DispatchSource.makeTimerSource(queue: self)
+        let timer = DispatchTimer(source)
+        source.schedule(deadline: Self.deadline(date), leeway: .nanoseconds(Self.clamped(leeway)))
+        source.setEventHandler { [timer] in
+            timer.cancel()
+            action()
+        }
+        source.resume()
+        return timer
+    }
+
+    /// Runs `action` on this queue at `date` and then every `interval` seconds.
+    public func schedule(after date: Date, interval: Double, tolerance: Double,
+                         _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
+        let period = try nanoseconds(fromSeconds: interval, allowZero: false)
+        let leeway = try nanoseconds(fromSeconds: tolerance, allowZero: true)
+        let source = DispatchSource.makeTimerSource(queue: self)
+        source.schedule(deadline: Self.deadline(date), repeating: .nanoseconds(Self.clamped(period)),
+                        leeway: .nanoseconds(Self.clamped(leeway)))
+        source.setEventHandler(handler: action)
+        source.resume()
+        return DispatchTimer(source)
+    }
+
+    private static func deadline(_ date: Date) -> DispatchTime {
+        DispatchTime(uptimeNanoseconds: MonotonicClock.monotonic(at: date))
+    }
+
+    private static func clamped(_ value: Nanoseconds) -> Int { Int(clamping: value) }
+}
+
+/// Cancels a dispatch timer source.
+final class DispatchTimer: Cancellable, @unchecked Sendable {
+    private let source: any DispatchSourceTimer
+
+    init(_ source: any DispatchSourceTimer) { self.source = source }
+
+    func cancel() { source.cancel() }
+
+    var isCancelled: Bool { source.isCancelled }
+}

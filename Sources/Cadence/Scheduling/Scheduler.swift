@@ -1,0 +1,56 @@
+import FoundationEssentials
+
+/// Something that runs actions at given dates: a Cadence loop, a `DispatchQueue`, or a
+/// ``VirtualScheduler`` for tests. Modelled on Combine's `Scheduler`, with dates as `Date` and
+/// strides as seconds.
+///
+/// Actions are `@Sendable` because a scheduler may run them on another thread (a dispatch queue's,
+/// or a loop's own thread).
+public protocol Scheduler: AnyObject, Sendable {
+    /// The scheduler's clock now: wall-clock time derived from a monotonic clock, or virtual time.
+    var now: Date { get }
+
+    /// The smallest tolerance this scheduler honours, in seconds (0: it can fire at the exact date).
+    var minimumTolerance: Double { get }
+
+    /// Runs `action` once, at `date` or up to `tolerance` seconds later (at once if `date` has passed).
+    ///
+    /// - Throws: ``CadenceError/invalidArgument`` for a NaN or negative tolerance;
+    ///   ``CadenceError/badHandle`` if the scheduler is closed. When it throws, `action` never runs.
+    func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
+        throws(CadenceError) -> any Cancellable
+
+    /// Runs `action` at `date`, then every `interval` seconds on that grid, each fire up to
+    /// `tolerance` seconds late; missed fires are skipped, not replayed.
+    ///
+    /// - Throws: ``CadenceError/invalidArgument`` for an interval that is not > 0 and finite, or a
+    ///   bad tolerance; ``CadenceError/badHandle`` if the scheduler is closed.
+    func schedule(after date: Date, interval: Double, tolerance: Double,
+                  _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable
+}
+
+/// A Cadence loop is a scheduler: actions are timers in the ``RunLoopMode/common`` mode, fired on
+/// the thread that runs the loop.
+extension Loop: Scheduler {
+    /// Cadence fires at the exact fire date when the loop is idle, so no tolerance is needed.
+    public var minimumTolerance: Double { 0 }
+
+    /// Arms a one-shot timer at `date` in ``RunLoopMode/common``.
+    public func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
+        throws(CadenceError) -> any Cancellable {
+        let node = try arm(delay: 0, at: monotonic(at: date), interval: 0,
+                           tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
+                           modeIndex: TimerQueues.commonIndex, action: { _ in action() })
+        return ScheduledTimer(loop: self, node: node)
+    }
+
+    /// Arms a repeating timer first due at `date` in ``RunLoopMode/common``.
+    public func schedule(after date: Date, interval: Double, tolerance: Double,
+                         _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
+        let node = try arm(delay: 0, at: monotonic(at: date),
+                           interval: try nanoseconds(fromSeconds: interval, allowZero: false),
+                           tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
+                           modeIndex: TimerQueues.commonIndex, action: { _ in action() })
+        return ScheduledTimer(loop: self, node: node)
+    }
+}

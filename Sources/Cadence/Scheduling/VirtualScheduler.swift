@@ -1,0 +1,63 @@
+import FoundationEssentials
+
+/// A scheduler on virtual time for tests: nothing happens until the test advances the clock, and
+/// then every action due runs, in date order, at its exact date (as combine-schedulers'
+/// `TestScheduler`). Its clock starts at 0 (dates are virtual seconds since 1970).
+///
+/// It is a virtual ``Loop`` underneath, so actions are ordinary Cadence timers.
+public final class VirtualScheduler: Scheduler, @unchecked Sendable {
+    /// The virtual loop that holds the actions.
+    public let loop = Loop.virtual()
+
+    /// Creates a scheduler whose clock reads 0.
+    public init() {}
+
+    /// The virtual clock.
+    public var now: Date { loop.now }
+
+    /// Actions fire at their exact dates.
+    public var minimumTolerance: Double { 0 }
+
+    /// How many actions are scheduled (a repeating action counts once).
+    public var pendingCount: Int { loop.armedTimerCount }
+
+    /// Runs everything due in the next `seconds` (≥ 0), stepping the clock to each date.
+    ///
+    /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinite or negative seconds;
+    ///   ``CadenceError/busy`` from inside one of its own actions.
+    public func advance(by seconds: Double) throws(CadenceError) {
+        try loop.run(mode: .default, for: seconds)
+    }
+
+    /// Runs everything due up to `date`; a date in the past does nothing.
+    ///
+    /// - Throws: as ``advance(by:)``.
+    public func advance(to date: Date) throws(CadenceError) {
+        try advance(by: max(0, date.timeIntervalSince(now)))
+    }
+
+    /// Runs until nothing is scheduled, jumping from one action to the next. Repeating actions
+    /// never end on their own, so it stops after `limit` jumps and then throws.
+    ///
+    /// - Throws: ``CadenceError/busy`` if actions are still pending after `limit` jumps (a
+    ///   repeating action that was not cancelled), or as ``advance(by:)``.
+    public func run(limit: Int = 100_000) throws(CadenceError) {
+        for _ in 0..<limit {
+            guard let next = loop.nextFireDate() else { return }
+            try advance(to: next)
+        }
+        if pendingCount > 0 { throw .busy }
+    }
+
+    /// Schedules a one-shot action; see ``Scheduler/schedule(after:tolerance:_:)``.
+    public func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
+        throws(CadenceError) -> any Cancellable {
+        try loop.schedule(after: date, tolerance: tolerance, action)
+    }
+
+    /// Schedules a repeating action; see ``Scheduler/schedule(after:interval:tolerance:_:)``.
+    public func schedule(after date: Date, interval: Double, tolerance: Double,
+                         _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
+        try loop.schedule(after: date, interval: interval, tolerance: tolerance, action)
+    }
+}

@@ -1,0 +1,77 @@
+import FoundationEssentials
+
+/// Countdowns on any scheduler.
+extension Scheduler {
+    /// Emits the whole seconds remaining until `deadline` (rounded up) at once and whenever the
+    /// value changes on a tick, then 0 at the deadline, then finishes.
+    ///
+    /// Each value is computed from the scheduler's clock and the deadline, never by counting ticks,
+    /// so after any gap (a blocked thread, skipped ticks) the next value is right: a skipped tick
+    /// costs one stale value, not drift. The ticks only prompt a recomputation.
+    ///
+    /// - Parameters:
+    ///   - deadline: when the countdown reaches 0 (a date on this scheduler's clock); a past
+    ///     deadline emits 0 and finishes at once.
+    ///   - tick: seconds between recomputations, > 0 and finite (0.25 gives a responsive label).
+    public func countdown(to deadline: Date, tick: Double) -> Countdown<Self> {
+        Countdown(scheduler: self, deadline: deadline, tick: tick)
+    }
+}
+
+/// The stream made by ``Scheduler/countdown(to:tick:)``.
+public struct Countdown<S: Scheduler>: EventPublisher {
+    /// Whole seconds remaining, rounded up.
+    public typealias Output = Int
+
+    /// The scheduler whose clock the countdown reads.
+    public let scheduler: S
+    /// When the countdown reaches 0.
+    public let deadline: Date
+    /// Seconds between recomputations.
+    public let tick: Double
+
+    /// Emits the current value and starts this subscriber's timers (a repeating tick and a
+    /// one-shot at the deadline); cancelling removes both.
+    ///
+    /// - Throws: ``CadenceError/invalidArgument`` for a tick that is not > 0 and finite or a
+    ///   deadline that is not finite, or what the scheduler throws; then nothing is emitted.
+    public func subscribe(_ receive: @escaping @Sendable (StreamEvent<Int>) -> Void) throws(CadenceError) -> AnyCancellable {
+        guard tick.isFinite, tick > 0, deadline.timeIntervalSince1970.isFinite else { throw .invalidArgument }
+        let gate = SubscriptionGate(receive)
+        let state = CountdownState(deadline: deadline)
+        let update: @Sendable () -> Void = { [scheduler] in
+            switch state.next(now: scheduler.now) {
+            case .none: break
+            case .some(let remaining):
+                gate.send(remaining)
+                if remaining == 0 { gate.finish() }
+            }
+        }
+        update()
+        guard !gate.isClosed else { return gate.cancellable }
+        gate.own(try scheduler.schedule(after: scheduler.now.addingTimeInterval(tick), interval: tick,
+                                        tolerance: scheduler.minimumTolerance, update))
+        gate.own(try scheduler.schedule(after: deadline, tolerance: 0, update))
+        return gate.cancellable
+    }
+}
+
+/// The last value a countdown sent, to send only changes.
+final class CountdownState: @unchecked Sendable {
+    private let lock = Lock()
+    private let deadline: Date
+    private var last: Int?
+
+    init(deadline: Date) { self.deadline = deadline }
+
+    /// The value to send at `now`, or nil if it has not changed (or 0 was already sent).
+    func next(now: Date) -> Int? {
+        let seconds = deadline.timeIntervalSince(now).rounded(.up)
+        let remaining = seconds <= 0 ? 0 : Int(min(seconds, Double(Int.max / 2)))
+        return lock.withLock {
+            guard remaining != last, last != 0 else { return nil }
+            last = remaining
+            return remaining
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// Records a stream as timestamped events for tests: `"0@1000"` is the value 0 at 1000 ms on the
+/// scheduler's clock (virtual milliseconds on a virtual scheduler) and `"|@3000"` the finish.
+public final class TimelineRecorder<Output: Sendable>: @unchecked Sendable {
+    private let lock = Lock()
+    private var recorded: [String] = []
+    private var subscription: AnyCancellable?
+
+    /// Subscribes to `publisher` at once and records each event with `scheduler.now`.
+    ///
+    /// - Throws: what subscribing throws.
+    public init(_ publisher: some EventPublisher<Output>, scheduler: some Scheduler) throws(CadenceError) {
+        subscription = try publisher.subscribe { [weak self, scheduler] event in
+            let milliseconds = Int((scheduler.now.timeIntervalSince1970 * 1000).rounded())
+            let text: String = switch event {
+            case .value(let value): "\(value)@\(milliseconds)"
+            case .finished: "|@\(milliseconds)"
+            }
+            self?.lock.withLock { self?.recorded.append(text) }
+        }
+    }
+
+    /// The events so far, in order.
+    public var events: [String] { lock.withLock { recorded } }
+
+    /// Cancels the subscription; later events are not recorded.
+    public func cancel() { lock.withLock { subscription }?.cancel() }
+}

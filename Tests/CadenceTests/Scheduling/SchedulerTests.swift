@@ -1,0 +1,98 @@
+import Cadence
+import Dispatch
+import Glibc
+import Synchronization
+import Testing
+
+/// Schedulers and ticks (DESIGN.md §2 "Schedulers").
+@Suite struct SchedulerTests {
+    @Test func virtualTicksLandOnTheSecondAndLeaveWithTheSubscriber() throws {
+        let clock = VirtualScheduler()
+        let ticks = try TimelineRecorder(clock.ticks(every: 1), scheduler: clock)
+        try clock.advance(by: 3.5)
+        #expect(ticks.events == ["0@1000", "1@2000", "2@3000"])
+        #expect(clock.pendingCount == 1)
+        ticks.cancel()
+        #expect(clock.pendingCount == 0)
+    }
+
+    @Test func eachSubscriberGetsItsOwnTimer() throws {
+        let clock = VirtualScheduler()
+        let ticks = clock.ticks(every: 1)
+        let first = try TimelineRecorder(ticks, scheduler: clock)
+        try clock.advance(by: 1.5)
+        let second = try TimelineRecorder(ticks, scheduler: clock)
+        #expect(clock.pendingCount == 2)
+        try clock.advance(by: 1.5)
+        #expect(first.events == ["0@1000", "1@2000", "2@3000"])
+        #expect(second.events == ["0@2500"])
+        first.cancel()
+        second.cancel()
+        #expect(clock.pendingCount == 0)
+    }
+
+    @Test func advanceToAndRun() throws {
+        let clock = VirtualScheduler()
+        let log = Mutex<[Int]>([])
+        let start = clock.now
+        _ = try clock.schedule(after: start.addingTimeInterval(2), tolerance: 0) { log.withLock { $0.append(2) } }
+        _ = try clock.schedule(after: start.addingTimeInterval(1), tolerance: 0) { log.withLock { $0.append(1) } }
+        try clock.advance(to: start.addingTimeInterval(1))
+        #expect(log.withLock { $0 } == [1])
+        try clock.run()
+        #expect(log.withLock { $0 } == [1, 2])
+        #expect(clock.now == start.addingTimeInterval(2))
+        let forever = try clock.schedule(after: clock.now, interval: 1, tolerance: 0) {}
+        #expect(throws: CadenceError.busy) { try clock.run(limit: 10) }
+        forever.cancel()
+        try clock.run()
+    }
+
+    @Test func badTicksThrowWhenSubscribing() {
+        let clock = VirtualScheduler()
+        #expect(throws: CadenceError.invalidArgument) { try clock.ticks(every: 0).subscribe { _ in } }
+        #expect(throws: CadenceError.invalidArgument) { try clock.ticks(every: .nan).subscribe { _ in } }
+        #expect(throws: CadenceError.invalidArgument) { try clock.ticks(every: 1, tolerance: -1).subscribe { _ in } }
+        #expect(clock.pendingCount == 0)
+    }
+
+    @Test func loopIsASchedulerInTheCommonMode() throws {
+        let loop = Loop.virtual()
+        let tracking = RunLoopMode("tracking")
+        try loop.addCommonMode(tracking)
+        let recorder = try TimelineRecorder(loop.ticks(every: 0.5), scheduler: loop)
+        try loop.run(mode: tracking, for: 1.2)
+        #expect(recorder.events == ["0@500", "1@1000"])
+        recorder.cancel()
+        #expect(loop.armedTimerCount == 0)
+    }
+}
+
+/// Ticks on a serial dispatch queue that nobody runs a loop on (the seed article's background
+/// queue case), on the real clock.
+@Suite(.serialized) struct DispatchSchedulerTests {
+    @Test func ticksOnASerialQueue() throws {
+        let queue = DispatchQueue(label: "polling")
+        let count = Mutex(0)
+        let handle = try queue.ticks(every: 0.05).sink { _ in count.withLock { $0 += 1 } }
+        usleep(330_000)
+        handle.cancel()
+        let atCancel = queue.sync { count.withLock { $0 } }
+        #expect((5...7).contains(atCancel))
+        usleep(100_000)
+        #expect(count.withLock { $0 } == atCancel)  // no tick after cancel returned and the queue drained
+    }
+
+    @Test func oneShotOnAQueueFiresOnceAndNeverEarly() throws {
+        let queue = DispatchQueue(label: "one-shot")
+        let firedAt = Mutex<[Double]>([])
+        let due = queue.now.addingTimeInterval(0.05)
+        _ = try queue.schedule(after: due, tolerance: 0) {
+            firedAt.withLock { $0.append(queue.now.timeIntervalSince(due)) }
+        }
+        usleep(200_000)
+        let lateness = queue.sync { firedAt.withLock { $0 } }
+        #expect(lateness.count == 1)
+        #expect(lateness.allSatisfy { $0 >= -1e-6 && $0 < 0.1 })
+    }
+}
