@@ -26,6 +26,9 @@ public final class Loop: @unchecked Sendable {
     private var stopRequested = false
     private var runningThread = pthread_t()
     private var wakeUpCount: UInt64 = 0
+    /// The thread started by `startThread`, and whether it has been asked to stop.
+    private var ownThread: LoopThread?
+    private var ownThreadStopping = false
     /// Timers due in the pass being fired, reused so that a pass allocates nothing. Touched only by
     /// the thread inside `run`, and `run` cannot be entered twice.
     private var due: [TimerNode] = []
@@ -62,17 +65,28 @@ public final class Loop: @unchecked Sendable {
     ///   the loop is already running (for example when called from one of its own callbacks);
     ///   ``CadenceError/badHandle`` after ``close()``.
     public func run(mode: RunLoopMode = .default, for seconds: Double) throws(CadenceError) {
+        _ = try run(mode: mode, for: seconds, onOwnThread: false)
+    }
+
+    /// One run by the loop's own thread; returns false once the thread has been asked to stop.
+    func runOnOwnThread(mode: RunLoopMode, for seconds: Double) throws(CadenceError) -> Bool {
+        try run(mode: mode, for: seconds, onOwnThread: true)
+    }
+
+    private func run(mode: RunLoopMode, for seconds: Double, onOwnThread: Bool) throws(CadenceError) -> Bool {
         let duration = try nanoseconds(fromSeconds: seconds, allowZero: true)
-        let modeIndex = try lock.withLock { () throws(CadenceError) -> Int in
+        let modeIndex = try lock.withLock { () throws(CadenceError) -> Int? in
             guard !isClosedFlag else { throw .badHandle }
-            guard !isRunningFlag else { throw .busy }
+            guard !isRunningFlag, onOwnThread || ownThread == nil else { throw .busy }
             guard mode != .common else { throw .invalidArgument }
             let index = try queues.index(of: mode)
+            if onOwnThread && ownThreadStopping { return nil }
             isRunningFlag = true
             stopRequested = false
             runningThread = pthread_self()
             return index
         }
+        guard let modeIndex else { return false }
         defer { lock.withLock { isRunningFlag = false } }
         let end = clock.now().saturatingAdd(duration)
         while true {
@@ -83,7 +97,7 @@ public final class Loop: @unchecked Sendable {
                 let fireDate = queues.earliestFireDate(runningIn: modeIndex) ?? .max
                 return (min(fireDate, end), fireDate <= end)
             }
-            guard let next else { return }
+            guard let next else { return true }
             if next.wake > clock.now() {
                 clock.sleep(until: next.wake)
                 if next.forTimer { lock.withLock { wakeUpCount &+= 1 } }
@@ -120,6 +134,58 @@ public final class Loop: @unchecked Sendable {
     /// real loop (derived from the monotonic clock), virtual seconds since 1970 for a virtual one.
     public var now: Date { date(monotonic: clock.now()) }
 
+    // MARK: A thread of its own
+
+    /// Starts a thread that runs this loop in `mode` until ``stopThread()``, so that timers fire
+    /// without the program running the loop itself (as a dispatch timer on its own queue).
+    ///
+    /// Timers, publishers and cancels may then be used from any thread; callbacks run on the
+    /// loop's thread, so what they touch must be safe to share.
+    ///
+    /// - Throws: ``CadenceError/busy`` if the loop is running or already has a thread;
+    ///   ``CadenceError/invalidArgument`` or ``CadenceError/unknownMode`` for a bad mode (as
+    ///   ``run(mode:for:)``); ``CadenceError/outOfMemory`` if no thread could be started;
+    ///   ``CadenceError/badHandle`` after ``close()``.
+    public func startThread(mode: RunLoopMode = .default) throws(CadenceError) {
+        let thread = LoopThread(loop: self, mode: mode)
+        try lock.withLock { () throws(CadenceError) in
+            guard !isClosedFlag else { throw .badHandle }
+            guard !isRunningFlag, ownThread == nil else { throw .busy }
+            guard mode != .common else { throw .invalidArgument }
+            _ = try queues.index(of: mode)
+            ownThread = thread
+            ownThreadStopping = false
+        }
+        guard thread.start() else {
+            lock.withLock { ownThread = nil }
+            throw .outOfMemory
+        }
+    }
+
+    /// Stops the loop's own thread after its current pass and waits for it to end. Callable from
+    /// any thread but the loop's own; does nothing if the loop has no thread.
+    ///
+    /// - Throws: ``CadenceError/busy`` when called from the loop's thread (it cannot wait for itself).
+    public func stopThread() throws(CadenceError) {
+        let thread: LoopThread? = try lock.withLock { () throws(CadenceError) -> LoopThread? in
+            // With two callers at once, the first waits for the thread and the second returns.
+            guard let ownThread, !ownThreadStopping else { return nil }
+            guard !ownThread.isCurrent else { throw .busy }
+            ownThreadStopping = true
+            if isRunningFlag {
+                stopRequested = true
+                clock.wake()
+            }
+            return ownThread
+        }
+        guard let thread else { return }
+        thread.join()
+        lock.withLock { ownThread = nil }
+    }
+
+    /// Whether a thread started by ``startThread(mode:)`` is running the loop.
+    public var hasThread: Bool { lock.withLock { ownThread != nil } }
+
     // MARK: Modes
 
     /// Registers a custom mode, so that timers can be added to it and the loop run in it.
@@ -151,10 +217,11 @@ public final class Loop: @unchecked Sendable {
     /// Cancels every timer still on the loop and releases its libuv resources. Further calls on
     /// the loop throw ``CadenceError/badHandle``; closing twice is harmless.
     ///
-    /// - Throws: ``CadenceError/busy`` while the loop is running (libuv's `uv_loop_close` rule).
+    /// - Throws: ``CadenceError/busy`` while the loop is running or has a thread of its own
+    ///   (libuv's `uv_loop_close` rule).
     public func close() throws(CadenceError) {
         try lock.withLock { () throws(CadenceError) in
-            guard !isRunningFlag else { throw .busy }
+            guard !isRunningFlag, ownThread == nil else { throw .busy }
         }
         shutDown()
     }
