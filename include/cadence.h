@@ -50,7 +50,7 @@ extern "C" {
 typedef struct cadence_loop { uint64_t id; } cadence_loop;
 /* A timer publisher: connectable, or autoconnect. */
 typedef struct cadence_publisher { uint64_t id; } cadence_publisher;
-/* Something that can be cancelled: a subscription, a connection, or a one-shot timer. */
+/* Something that can be cancelled: a subscription, a connection, a one-shot timer, a countdown or a poller. */
 typedef struct cadence_cancellable { uint64_t id; } cadence_cancellable;
 
 /* One firing, as passed to a callback. Valid only during the call. */
@@ -114,6 +114,37 @@ CADENCE_EXPORT int cadence_loop_now(cadence_loop loop, double *_Nullable out);
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_wakeups(cadence_loop loop, uint64_t *_Nullable out);
 
+/* Writes how many timers are armed on the loop, in all modes, to *out (a repeating timer counts
+ * once; a connected publisher is one timer whatever its subscribers).
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nullable out);
+
+/* ---- A loop on a thread of its own (the dispatch-timer use) ---- */
+
+/* Starts a thread that runs the loop in `mode` until cadence_loop_stop_thread, so timers fire
+ * without the program running the loop. Every function may then be called from any thread;
+ * callbacks run on the loop's thread. Errors: CADENCE_EBUSY (running or already has a thread),
+ * CADENCE_EINVAL / CADENCE_ENOENT (bad mode, as cadence_loop_run), CADENCE_ENOMEM (no thread),
+ * CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_start_thread(cadence_loop loop, const char *_Nullable mode);
+
+/* Stops the loop's thread after its current pass and waits for it to end; 0 if it had none.
+ * Errors: CADENCE_EBUSY when called from the loop's own thread (a callback), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_stop_thread(cadence_loop loop);
+
+/* ---- Virtual time: the same engine on a clock that moves only when told ---- */
+
+/* Creates a loop on a virtual clock that starts at 0 (fire dates are virtual seconds).
+ * cadence_loop_run(loop, mode, d) then advances virtual time by d, stepping the clock to each
+ * wake-up and firing what is due there, in order; with zero tolerance each timer fires exactly at
+ * its fire date. Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOMEM. */
+CADENCE_EXPORT int cadence_loop_create_virtual(cadence_loop *_Nullable out);
+
+/* Moves a virtual loop's clock forward by `seconds` (>= 0) without running it, as if its thread
+ * were blocked; afterwards an overdue repeating timer fires once, on its grid.
+ * Errors: CADENCE_ENOTSUP (a real loop), CADENCE_EINVAL (NaN, infinite or negative), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_advance_clock(cadence_loop loop, double seconds);
+
 /* ---- Timer publishers (Timer.publish(every:tolerance:on:in:)) ---- */
 
 /* Creates a connectable timer publisher: nothing is scheduled until cadence_publisher_connect.
@@ -158,9 +189,71 @@ CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double
                                          const char *_Nullable mode, cadence_tick_fn _Nullable fn,
                                          void *_Nullable userdata, cadence_cancellable *_Nullable out);
 
+/* ---- Countdowns ---- */
+
+/* One call of a countdown's callback. Valid only during the call. */
+typedef struct cadence_countdown_event {
+    int64_t remaining;          /* whole seconds to the deadline, rounded up; 0 at the end */
+    int finished;               /* 1 on the last call, which follows the call with remaining 0 */
+    double date;                /* the loop's clock when the value was computed */
+    cadence_cancellable source; /* the countdown */
+} cadence_countdown_event;
+
+typedef void (*cadence_countdown_fn)(const cadence_countdown_event *_Nonnull event, void *_Nullable userdata);
+
+/* Starts a countdown to `deadline` (a date on the loop's clock, as cadence_loop_now gives): calls
+ * `fn` with the remaining whole seconds at once and whenever the value changes on a tick every
+ * `tick` seconds (> 0, finite), then with 0 at the deadline, then once more with finished = 1.
+ * Each value is computed from the clock and the deadline, so after any gap the next one is right.
+ * A past deadline calls with 0 and finished at once (before this function returns). The timers are
+ * in the "common" mode. Cancelling (or releasing) the countdown removes its timers.
+ * Errors: CADENCE_EINVAL (fn or out NULL, tick or deadline not finite, tick <= 0), CADENCE_EBADF;
+ * on error `fn` is never called. */
+CADENCE_EXPORT int cadence_countdown_start(cadence_loop loop, double deadline, double tick,
+                                           cadence_countdown_fn _Nullable fn, void *_Nullable userdata,
+                                           cadence_cancellable *_Nullable out);
+
+/* ---- Pollers: an operation every interval, never overlapping ---- */
+
+/* Pass as a poller's tolerance to get 10 % of its interval (Apple's advice for repeating timers). */
+#define CADENCE_TOLERANCE_DEFAULT (-1.0)
+
+/* One poll, as passed to a poller's callback. Valid only during the call. */
+typedef struct cadence_poll {
+    uint64_t number;            /* 1 for the first poll; pass it to cadence_poller_finish */
+    double date;                /* the loop's clock when the poll started */
+    cadence_cancellable source; /* the poller */
+} cadence_poll;
+
+typedef void (*cadence_poll_fn)(const cadence_poll *_Nonnull poll, void *_Nullable userdata);
+
+/* Starts a poller on the loop ("common" mode): every `interval` seconds (> 0, finite; the first
+ * poll one interval from now) it calls `fn` unless the previous poll is still running. A poll runs
+ * until cadence_poller_finish is called with its number, from any thread, at any later time (also
+ * from inside `fn`), so a slow operation delays the next poll to the first tick after it finishes
+ * instead of overlapping. `tolerance` >= 0, or CADENCE_TOLERANCE_DEFAULT for 10 % of the interval.
+ * Cancelling (or releasing) the poller stops it for good.
+ * Errors: CADENCE_EINVAL (fn or out NULL, bad interval or tolerance), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_poller_start(cadence_loop loop, double interval, double tolerance,
+                                        cadence_poll_fn _Nullable fn, void *_Nullable userdata,
+                                        cadence_cancellable *_Nullable out);
+
+/* Marks poll `number` as finished. Errors: CADENCE_EALREADY (that poll is not running: finished
+ * already, or never started), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_poller_finish(cadence_cancellable poller, uint64_t number);
+
+/* Pauses (active = 0) or resumes (active != 0) a poller. While paused its timer is removed and
+ * nothing polls; resuming polls at once (on the loop's next pass, unless a poll is running) and
+ * restarts the ticks from now. Errors: CADENCE_EALREADY (cancelled), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_poller_set_active(cadence_cancellable poller, int active);
+
+/* Writes the tolerance the poller's timer uses, in seconds, to *out.
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *_Nullable out);
+
 /* ---- Cancellables ---- */
 
-/* Cancels a subscription, a connection or a one-shot timer. Once it returns, no new callback for
+/* Cancels a subscription, a connection, a one-shot timer, a countdown or a poller. Once it returns, no new callback for
  * it starts (one running may finish); safe from inside callbacks, including the one cancelled.
  * Errors: CADENCE_EALREADY (already cancelled, or a one-shot that has fired), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
@@ -169,8 +262,8 @@ CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_is_cancelled(cadence_cancellable cancellable, int *_Nullable out);
 
-/* Releases a handle: a subscription is cancelled first (as AnyCancellable on deinit); a connection
- * or a one-shot timer is left running. A zero handle is a no-op.
+/* Releases a handle: a subscription, a countdown or a poller is cancelled first (as AnyCancellable
+ * on deinit); a connection or a one-shot timer is left running. A zero handle is a no-op.
  * Errors: CADENCE_EBADF (stale or already released). */
 CADENCE_EXPORT int cadence_cancellable_release(cadence_cancellable cancellable);
 

@@ -27,6 +27,9 @@ public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
     case let subscription as TimerSubscription: changed = subscription.cancelIfActive()
     case let connection as TimerConnection: changed = connection.cancelIfActive()
     case let timer as ScheduledTimer: changed = timer.cancelIfActive()
+    case let other as any Cancellable:  // countdowns and pollers
+        changed = !other.isCancelled
+        other.cancel()
     default: return CadenceError.badHandle.code
     }
     return changed ? 0 : CadenceError.alreadyCancelled.code
@@ -49,6 +52,12 @@ public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 
     guard let object = HandleTable.shared.remove(handle.id, kind: .cancellable) else {
         return CadenceError.badHandle.code
     }
-    (object as? TimerSubscription)?.cancel()
+    // What only this handle can stop is stopped; connections and one-shots go on (see the header).
+    switch object {
+    case let subscription as TimerSubscription: subscription.cancel()
+    case let countdown as AnyCancellable: countdown.cancel()
+    case let poller as PollerHandle: poller.cancel()
+    default: break
+    }
     return 0
 }

@@ -25,7 +25,9 @@ public func cadence_loop_destroy(_ handle: cadence_loop) -> Int32 {
         try loop.close()
         _ = HandleTable.shared.remove(handle.id, kind: .loop)
         let owned = HandleTable.shared.removeAll(ownedBy: handle.id)
-        for case let subscription as TimerSubscription in owned { subscription.cancel() }
+        for case let cancellable as any Cancellable in owned where !(cancellable is TimerConnection) {
+            cancellable.cancel()
+        }
     }
 }
 
@@ -66,4 +68,35 @@ public func cadence_loop_wakeups(_ handle: cadence_loop, _ out: UnsafeMutablePoi
         guard out != nil else { throw .invalidArgument }
         try write(try lookUpLoop(handle).wakeUps, to: out)
     }
+}
+
+@c @implementation
+public func cadence_loop_armed_timers(_ handle: cadence_loop, _ out: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .invalidArgument }
+        try write(UInt64(try lookUpLoop(handle).armedTimerCount), to: out)
+    }
+}
+
+@c @implementation
+public func cadence_loop_start_thread(_ handle: cadence_loop, _ mode: UnsafePointer<CChar>?) -> Int32 {
+    cResult { () throws(CadenceError) in try lookUpLoop(handle).startThread(mode: try CCadence.mode(mode)) }
+}
+
+@c @implementation
+public func cadence_loop_stop_thread(_ handle: cadence_loop) -> Int32 {
+    cResult { () throws(CadenceError) in try lookUpLoop(handle).stopThread() }
+}
+
+@c @implementation
+public func cadence_loop_create_virtual(_ out: UnsafeMutablePointer<cadence_loop>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard let out else { throw .invalidArgument }
+        out.pointee = cadence_loop(id: HandleTable.shared.insert(Loop.virtual(), kind: .loop, owner: 0))
+    }
+}
+
+@c @implementation
+public func cadence_loop_advance_clock(_ handle: cadence_loop, _ seconds: Double) -> Int32 {
+    cResult { () throws(CadenceError) in try lookUpLoop(handle).advanceClock(by: seconds) }
 }

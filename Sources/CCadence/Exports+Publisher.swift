@@ -6,6 +6,13 @@ final class HandleBox: @unchecked Sendable {
     var id: UInt64 = 0
 }
 
+/// A C `void *userdata`, carried into callbacks that may run on the loop's own thread; the C
+/// caller is responsible for what it points to.
+struct CallbackContext: @unchecked Sendable {
+    let userdata: UnsafeMutableRawPointer?
+    init(_ userdata: UnsafeMutableRawPointer?) { self.userdata = userdata }
+}
+
 /// Builds the closure that calls a C callback with a tick.
 func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, _ box: HandleBox)
     -> (TimerTick) -> Void {

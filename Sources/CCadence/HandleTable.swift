@@ -49,6 +49,15 @@ final class HandleTable: @unchecked Sendable {
         }
     }
 
+    /// Puts `object` behind a live handle that was reserved with a placeholder.
+    func replace(_ id: UInt64, with object: AnyObject) {
+        lock.withLock {
+            if let index = Self.index(id, in: storage), storage.slots[index].object != nil {
+                storage.slots[index].object = object
+            }
+        }
+    }
+
     /// Frees a live handle of `kind` and returns its object; nil if the handle was not live.
     func remove(_ id: UInt64, kind: Kind) -> AnyObject? {
         lock.withLock {

@@ -1,6 +1,6 @@
 /// The bookkeeping every stream subscription needs: deliver events in order to one receiver, stop
 /// for good on cancel or after `.finished`, and cancel the timers it owns exactly once.
-final class SubscriptionGate<Output: Sendable>: @unchecked Sendable {
+final class SubscriptionGate<Output: Sendable>: Cancellable, @unchecked Sendable {
     private let lock = Lock()
     private let receive: @Sendable (StreamEvent<Output>) -> Void
     // Guarded by `lock`:
@@ -19,6 +19,9 @@ final class SubscriptionGate<Output: Sendable>: @unchecked Sendable {
     }
 
     var isClosed: Bool { lock.withLock { !isOpen } }
+
+    func cancel() { close() }
+    var isCancelled: Bool { isClosed }
 
     /// Sends a value if the subscription is still open.
     func send(_ value: Output) {
@@ -44,5 +47,5 @@ final class SubscriptionGate<Output: Sendable>: @unchecked Sendable {
     }
 
     /// The cancellable handed to the subscriber.
-    var cancellable: AnyCancellable { AnyCancellable { [self] in close() } }
+    var cancellable: AnyCancellable { AnyCancellable(self) }
 }

@@ -1,0 +1,36 @@
+import Cadence
+import CCadenceHeader
+import FoundationEssentials
+
+@c @implementation
+public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Double, _ tick: Double,
+                                    _ fn: cadence_countdown_fn?, _ userdata: UnsafeMutableRawPointer?,
+                                    _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard let fn, let out else { throw .invalidArgument }
+        let loop = try lookUpLoop(loopHandle)
+        let box = HandleBox()
+        let context = CallbackContext(userdata)
+        let countdown = loop.countdown(to: Date(timeIntervalSince1970: deadline), tick: tick)
+        // Reserve the handle first: a past deadline calls back before subscribe returns.
+        box.id = HandleTable.shared.insert(box, kind: .cancellable, owner: loopHandle.id)
+        let subscription: AnyCancellable
+        do throws(CadenceError) {
+            subscription = try countdown.subscribe { event in
+                var cEvent = cadence_countdown_event(remaining: 0, finished: 0,
+                                                     date: loop.now.timeIntervalSince1970,
+                                                     source: cadence_cancellable(id: box.id))
+                switch event {
+                case .value(let remaining): cEvent.remaining = Int64(remaining)
+                case .finished: cEvent.finished = 1
+                }
+                fn(&cEvent, context.userdata)
+            }
+        } catch {
+            _ = HandleTable.shared.remove(box.id, kind: .cancellable)
+            throw error
+        }
+        HandleTable.shared.replace(box.id, with: subscription)
+        out.pointee = cadence_cancellable(id: box.id)
+    }
+}

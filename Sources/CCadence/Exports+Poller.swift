@@ -1,0 +1,83 @@
+import Cadence
+import CCadenceHeader
+
+/// A poller behind a C handle: the Swift poller plus the completions of the polls in flight,
+/// which C finishes by number.
+final class PollerHandle: Cancellable, @unchecked Sendable {
+    private let lock = Lock()
+    private var completions: [UInt64: @Sendable () -> Void] = [:]
+    private var started: UInt64 = 0
+    var poller: Poller?
+
+    /// Records a new poll's completion and returns its number.
+    func begin(_ completion: @escaping @Sendable () -> Void) -> UInt64 {
+        lock.withLock {
+            started += 1
+            completions[started] = completion
+            return started
+        }
+    }
+
+    /// Finishes poll `number`; false if it is not running.
+    func finish(_ number: UInt64) -> Bool {
+        guard let completion = lock.withLock({ completions.removeValue(forKey: number) }) else { return false }
+        completion()
+        return true
+    }
+
+    func cancel() { poller?.cancel() }
+    var isCancelled: Bool { poller?.isCancelled ?? true }
+}
+
+private func lookUpPoller(_ handle: cadence_cancellable) throws(CadenceError) -> PollerHandle {
+    guard let poller = HandleTable.shared.lookUp(handle.id, kind: .cancellable)?.object as? PollerHandle else {
+        throw .badHandle
+    }
+    return poller
+}
+
+@c @implementation
+public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double, _ tolerance: Double,
+                                 _ fn: cadence_poll_fn?, _ userdata: UnsafeMutableRawPointer?,
+                                 _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard let fn, let out else { throw .invalidArgument }
+        let loop = try lookUpLoop(loopHandle)
+        let handle = PollerHandle()
+        let box = HandleBox()
+        let context = CallbackContext(userdata)
+        handle.poller = try Poller(every: interval, tolerance: tolerance == CADENCE_TOLERANCE_DEFAULT ? nil : tolerance,
+                                   on: loop) { [weak handle] completion in
+            guard let handle else { return }
+            var poll = cadence_poll(number: handle.begin(completion), date: loop.now.timeIntervalSince1970,
+                                    source: cadence_cancellable(id: box.id))
+            fn(&poll, context.userdata)
+        }
+        box.id = HandleTable.shared.insert(handle, kind: .cancellable, owner: loopHandle.id)
+        out.pointee = cadence_cancellable(id: box.id)
+    }
+}
+
+@c @implementation
+public func cadence_poller_finish(_ handle: cadence_cancellable, _ number: UInt64) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard try lookUpPoller(handle).finish(number) else { throw .alreadyCancelled }
+    }
+}
+
+@c @implementation
+public func cadence_poller_set_active(_ handle: cadence_cancellable, _ active: Int32) -> Int32 {
+    cResult { () throws(CadenceError) in
+        let poller = try lookUpPoller(handle)
+        guard !poller.isCancelled else { throw .alreadyCancelled }
+        poller.poller?.setActive(active != 0)
+    }
+}
+
+@c @implementation
+public func cadence_poller_tolerance(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .invalidArgument }
+        try write(try lookUpPoller(handle).poller?.tolerance ?? 0, to: out)
+    }
+}
