@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing Cadence needs, only when it is missing:
-# Debian packages with apt-get (one `apt-get update` first) and Python test tools with pip.
+# Debian packages with apt-get (one `apt-get update` first) and Python test tools with pip
+# (or Debian's package where pip may not install into the system's Python).
 # Usage: scripts/install-deps.sh [build|test]
 set -euo pipefail
 need=${1:-build}
@@ -11,6 +12,8 @@ missing=()
 for deb in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$deb" 2>/dev/null | grep -q "install ok installed" || missing+=("$deb")
 done
+# Any Python 3 will do (pyenv, a venv, Debian's); Debian's only when there is none.
+[ "$need" = test ] && ! command -v "${PYTHON:-python3}" >/dev/null && missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing Debian packages: ${missing[*]}"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -20,13 +23,14 @@ fi
 
 if [ "$need" = test ]; then
   python=${PYTHON:-python3}
-  wheels=()
-  for module in pytest; do
-    "$python" -c "import $module" 2>/dev/null || wheels+=("$module")
-  done
-  if [ ${#wheels[@]} -gt 0 ]; then
-    echo "installing Python packages: ${wheels[*]}"
-    "$python" -m pip install -q "${wheels[@]}"
+  if ! "$python" -c "import pytest" 2>/dev/null; then
+    echo "installing Python packages: pytest"
+    # Debian's own Python refuses pip (PEP 668): fall back to Debian's package for it.
+    "$python" -m pip install -q pytest 2>/dev/null || {
+      sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+      $sudo apt-get update -q
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-pytest
+    }
   fi
 fi
 

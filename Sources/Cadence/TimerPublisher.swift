@@ -28,13 +28,15 @@ public final class TimerPublisher: @unchecked Sendable {
     ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite (Apple suggests at least 10 % of
     ///     the interval for a repeating timer).
     ///   - loop: the loop whose runs fire the timer.
-    ///   - mode: a mode registered on `loop`: ``RunLoopMode/default``, ``RunLoopMode/common`` or one
-    ///     added with ``Loop/addMode(_:)`` or ``Loop/addCommonMode(_:)``.
+    ///   - mode: a mode registered on `loop`: ``RunLoopMode/default`` (the default, as for Apple's
+    ///     scheduled timers), ``RunLoopMode/common`` (use it for anything that must keep ticking
+    ///     while the loop runs in another common mode) or one added with ``Loop/addMode(_:)`` or
+    ///     ``Loop/addCommonMode(_:)``.
     /// - Throws: ``CadenceError/invalidArgument`` for a bad interval, tolerance or mode name;
     ///   ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/badHandle`` for a
     ///   closed loop.
     public convenience init(every interval: Double, tolerance: Double = 0, on loop: Loop,
-                            in mode: RunLoopMode) throws(CadenceError) {
+                            in mode: RunLoopMode = .default) throws(CadenceError) {
         try self.init(every: interval, tolerance: tolerance, on: loop, in: mode, autoconnects: false)
     }
 
