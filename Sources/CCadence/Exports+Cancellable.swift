@@ -9,11 +9,11 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
     cResult { () throws(CadenceError) in
         guard let fn, let out else { throw .invalidArgument }
         let loop = try lookUpLoop(loopHandle)
-        let box = HandleBox()
-        let timer = try loop.schedule(after: delay, tolerance: tolerance, in: try CCadence.mode(mode),
-                                      tickForwarder(fn, userdata, box))
-        box.id = HandleTable.shared.insert(timer, kind: .cancellable, owner: loopHandle.id)
-        out.pointee = cadence_cancellable(id: box.id)
+        let mode = try CCadence.mode(mode)
+        out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: loopHandle.id, of: loop) {
+            box throws(CadenceError) in
+            try loop.schedule(after: delay, tolerance: tolerance, in: mode, tickForwarder(fn, userdata, box))
+        })
     }
 }
 

@@ -9,14 +9,12 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
     cResult { () throws(CadenceError) in
         guard let fn, let out else { throw .invalidArgument }
         let loop = try lookUpLoop(loopHandle)
-        let box = HandleBox()
         let context = CallbackContext(userdata)
         let countdown = loop.countdown(to: Date(timeIntervalSince1970: deadline), tick: tick)
-        // Reserve the handle first: a past deadline calls back before subscribe returns.
-        box.id = HandleTable.shared.insert(box, kind: .cancellable, owner: loopHandle.id)
-        let subscription: AnyCancellable
-        do throws(CadenceError) {
-            subscription = try countdown.subscribe { event in
+        out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: loopHandle.id, of: loop) {
+            box throws(CadenceError) in
+            // A past deadline calls back before subscribe returns: the handle already exists.
+            try countdown.subscribe { event in
                 var cEvent = cadence_countdown_event(remaining: 0, finished: 0,
                                                      date: loop.now.timeIntervalSince1970,
                                                      source: cadence_cancellable(id: box.id))
@@ -26,11 +24,6 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
                 }
                 fn(&cEvent, context.userdata)
             }
-        } catch {
-            _ = HandleTable.shared.remove(box.id, kind: .cancellable)
-            throw error
-        }
-        HandleTable.shared.replace(box.id, with: subscription)
-        out.pointee = cadence_cancellable(id: box.id)
+        })
     }
 }

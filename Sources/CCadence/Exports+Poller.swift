@@ -43,18 +43,19 @@ public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double,
     cResult { () throws(CadenceError) in
         guard let fn, let out else { throw .invalidArgument }
         let loop = try lookUpLoop(loopHandle)
-        let handle = PollerHandle()
-        let box = HandleBox()
         let context = CallbackContext(userdata)
-        handle.poller = try Poller(every: interval, tolerance: tolerance == CADENCE_TOLERANCE_DEFAULT ? nil : tolerance,
-                                   on: loop) { [weak handle] completion in
-            guard let handle else { return }
-            var poll = cadence_poll(number: handle.begin(completion), date: loop.now.timeIntervalSince1970,
-                                    source: cadence_cancellable(id: box.id))
-            fn(&poll, context.userdata)
-        }
-        box.id = HandleTable.shared.insert(handle, kind: .cancellable, owner: loopHandle.id)
-        out.pointee = cadence_cancellable(id: box.id)
+        let tolerance = tolerance == CADENCE_TOLERANCE_DEFAULT ? nil : tolerance
+        out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: loopHandle.id, of: loop) {
+            box throws(CadenceError) in
+            let handle = PollerHandle()
+            handle.poller = try Poller(every: interval, tolerance: tolerance, on: loop) { [weak handle] completion in
+                guard let handle else { return }
+                var poll = cadence_poll(number: handle.begin(completion), date: loop.now.timeIntervalSince1970,
+                                        source: cadence_cancellable(id: box.id))
+                fn(&poll, context.userdata)
+            }
+            return handle
+        })
     }
 }
 

@@ -35,8 +35,10 @@ public func cadence_timer_publish(_ loopHandle: cadence_loop, _ interval: Double
     cResult { () throws(CadenceError) in
         guard let out else { throw .invalidArgument }
         let loop = try lookUpLoop(loopHandle)
-        let publisher = try TimerPublisher(every: interval, tolerance: tolerance, on: loop, in: try CCadence.mode(mode))
-        out.pointee = cadence_publisher(id: HandleTable.shared.insert(publisher, kind: .publisher, owner: loopHandle.id))
+        let mode = try CCadence.mode(mode)
+        out.pointee = cadence_publisher(id: try HandleTable.shared.insert(kind: .publisher, owner: loopHandle.id, of: loop) {
+            _ throws(CadenceError) in try TimerPublisher(every: interval, tolerance: tolerance, on: loop, in: mode)
+        })
     }
 }
 
@@ -46,8 +48,9 @@ public func cadence_publisher_autoconnect(_ handle: cadence_publisher, _ out: Un
         guard let out else { throw .invalidArgument }
         let (object, owner) = try lookUpPublisher(handle)
         guard let publisher = object as? TimerPublisher else { throw .notSupported }
-        guard !publisher.loop.isClosed else { throw .badHandle }
-        out.pointee = cadence_publisher(id: HandleTable.shared.insert(publisher.autoconnect(), kind: .publisher, owner: owner))
+        out.pointee = cadence_publisher(id: try HandleTable.shared.insert(kind: .publisher, owner: owner, of: publisher.loop) {
+            _ in publisher.autoconnect()
+        })
     }
 }
 
@@ -58,21 +61,17 @@ public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: caden
     cResult { () throws(CadenceError) in
         guard let fn, let out else { throw .invalidArgument }
         let (object, owner) = try lookUpPublisher(handle)
-        let box = HandleBox()
-        let forward = tickForwarder(fn, userdata, box)
-        let subscription: TimerSubscription
+        let loop: Loop
+        let subscribe: (@escaping (TimerTick) -> Void) -> TimerSubscription
         switch object {
-        case let publisher as TimerPublisher:
-            guard !publisher.loop.isClosed else { throw .badHandle }
-            subscription = publisher.subscribe(forward)
-        case let publisher as AutoconnectTimerPublisher:
-            guard !publisher.loop.isClosed else { throw .badHandle }
-            subscription = publisher.subscribe(forward)
-        default:
-            throw .badHandle
+        case let publisher as TimerPublisher: (loop, subscribe) = (publisher.loop, publisher.subscribe)
+        case let publisher as AutoconnectTimerPublisher: (loop, subscribe) = (publisher.loop, publisher.subscribe)
+        default: throw .badHandle
         }
-        box.id = HandleTable.shared.insert(subscription, kind: .cancellable, owner: owner)
-        out.pointee = cadence_cancellable(id: box.id)
+        guard !loop.isClosed else { throw .badHandle }
+        out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: owner, of: loop) {
+            box in subscribe(tickForwarder(fn, userdata, box))
+        })
     }
 }
 
@@ -83,8 +82,9 @@ public func cadence_publisher_connect(_ handle: cadence_publisher, _ out: Unsafe
         let (object, owner) = try lookUpPublisher(handle)
         guard let publisher = object as? TimerPublisher else { throw .notSupported }
         guard !publisher.loop.isClosed else { throw .badHandle }
-        let connection = publisher.connect()
-        out.pointee = cadence_cancellable(id: HandleTable.shared.insert(connection, kind: .cancellable, owner: owner))
+        out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: owner, of: publisher.loop) {
+            _ in publisher.connect()
+        })
     }
 }
 

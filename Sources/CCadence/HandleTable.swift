@@ -97,3 +97,30 @@ final class HandleTable: @unchecked Sendable {
         storage.free.append(index)
     }
 }
+
+extension HandleTable {
+    /// Gives the object that `make` builds a handle owned by `loop`.
+    ///
+    /// The handle is reserved before `make` runs, so a callback can name its source from its very
+    /// first call, even on another thread; and it is withdrawn if the loop was destroyed meanwhile,
+    /// whose sweep of its handles may have run before this one was stored.
+    func insert(kind: Kind, owner loopID: UInt64, of loop: Loop,
+                _ make: (HandleBox) throws(CadenceError) -> AnyObject) throws(CadenceError) -> UInt64 {
+        let box = HandleBox()
+        box.id = insert(box, kind: kind, owner: loopID)
+        let object: AnyObject
+        do throws(CadenceError) {
+            object = try make(box)
+        } catch {
+            _ = remove(box.id, kind: kind)
+            throw error
+        }
+        replace(box.id, with: object)
+        guard !loop.isClosed else {
+            _ = remove(box.id, kind: kind)
+            (object as? any Cancellable)?.cancel()
+            throw .badHandle
+        }
+        return box.id
+    }
+}

@@ -45,7 +45,8 @@ public final class Loop: @unchecked Sendable {
     }
 
     deinit {
-        if !isClosedFlag { shutDown() }
+        // Nothing can be running: a run and a loop thread both hold the loop.
+        if closeLocked() { clock.close() }
     }
 
     // MARK: Running
@@ -94,8 +95,8 @@ public final class Loop: @unchecked Sendable {
             firePass(modeIndex: modeIndex, now: now)
             let next: (wake: Nanoseconds, forTimer: Bool)? = lock.withLock {
                 guard !stopRequested, now < end else { return nil }
-                let fireDate = queues.earliestFireDate(runningIn: modeIndex) ?? .max
-                return (min(fireDate, end), fireDate <= end)
+                let wake = queues.nextWake(runningIn: modeIndex) ?? .max
+                return (min(wake, end), wake <= end)
             }
             guard let next else { return true }
             if next.wake > clock.now() {
@@ -122,9 +123,9 @@ public final class Loop: @unchecked Sendable {
     /// end of a run and wake-ups from other threads are not counted).
     public var wakeUps: UInt64 { lock.withLock { wakeUpCount } }
 
-    /// The earliest fire date among the timers that can fire in the default mode, if any.
-    func nextFireDate() -> Date? {
-        lock.withLock { queues.earliestFireDate(runningIn: TimerQueues.defaultIndex) }.map { date(monotonic: $0) }
+    /// When the loop would next wake to fire timers while running in the default mode, if ever.
+    func nextWake() -> Date? {
+        lock.withLock { queues.nextWake(runningIn: TimerQueues.defaultIndex) }.map { date(monotonic: $0) }
     }
 
     /// How many timers are armed on this loop, in all modes.
@@ -209,6 +210,7 @@ public final class Loop: @unchecked Sendable {
         try lock.withLock { () throws(CadenceError) in
             guard !isClosedFlag else { throw .badHandle }
             try queues.register(mode, common: common)
+            wakeIfRemote()  // a sleeping loop may now have more timers to fire
         }
     }
 
@@ -220,28 +222,26 @@ public final class Loop: @unchecked Sendable {
     /// - Throws: ``CadenceError/busy`` while the loop is running or has a thread of its own
     ///   (libuv's `uv_loop_close` rule).
     public func close() throws(CadenceError) {
-        try lock.withLock { () throws(CadenceError) in
+        // Checked and closed under one lock, so that no run can start in between.
+        let closedNow = try lock.withLock { () throws(CadenceError) -> Bool in
             guard !isRunningFlag, ownThread == nil else { throw .busy }
+            return closeLocked()
         }
-        shutDown()
+        if closedNow { clock.close() }
     }
 
     /// Whether ``close()`` has been called.
     public var isClosed: Bool { lock.withLock { isClosedFlag } }
 
-    private func shutDown() {
-        let armed: [TimerNode] = lock.withLock {
-            guard !isClosedFlag else { return [] }
-            isClosedFlag = true
-            return queues.removeAll()
+    /// Marks the loop closed and cancels its timers; false if it was closed already.
+    private func closeLocked() -> Bool {
+        guard !isClosedFlag else { return false }
+        isClosedFlag = true
+        for node in queues.removeAll() {
+            node.state = .cancelled
+            node.action = nil
         }
-        lock.withLock {
-            for node in armed {
-                node.state = .cancelled
-                node.action = nil
-            }
-        }
-        clock.close()
+        return true
     }
 
     // MARK: Engine

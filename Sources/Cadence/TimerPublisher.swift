@@ -108,11 +108,7 @@ public final class TimerConnection: Cancellable, @unchecked Sendable {
     public func cancel() { broadcast.disconnect() }
 
     /// Cancels; returns false if the publisher was already cancelled.
-    package func cancelIfActive() -> Bool {
-        if broadcast.isCancelled { return false }
-        broadcast.disconnect()
-        return true
-    }
+    package func cancelIfActive() -> Bool { broadcast.cancelConnection() }
 
     /// Whether the publisher's connection was cancelled.
     public var isCancelled: Bool { broadcast.isCancelled }

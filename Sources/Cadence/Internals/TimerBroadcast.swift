@@ -62,6 +62,16 @@ final class TimerBroadcast: @unchecked Sendable {
         lock.withLock { disconnectLocked(final: !autoconnects) }
     }
 
+    /// Cancels a connectable publisher for good; returns false if it was already cancelled.
+    func cancelConnection() -> Bool {
+        lock.withLock {
+            noticeClosedLoopLocked()
+            if case .cancelled = state { return false }
+            _ = disconnectLocked(final: true)
+            return true
+        }
+    }
+
     private func disconnectLocked(final: Bool) -> Bool {
         guard case .connected(let node) = state else {
             if final { state = .cancelled }

@@ -8,8 +8,12 @@ final class TimerNode {
     var fireDate: Nanoseconds
     /// Scheduling order, for ties between equal fire dates.
     var sequence: UInt64 = 0
-    /// Position in its mode's heap; -1 when not queued.
+    /// Position in its mode's heap by fire date; -1 when not queued.
     var heapIndex = -1
+    /// Position in its mode's heap by the end of the tolerance window; -1 when not queued.
+    var latestIndex = -1
+    /// `fireDate + tolerance`: the latest the timer may fire while the loop is idle.
+    var latestFireDate: Nanoseconds { fireDate.saturatingAdd(tolerance) }
     /// The repeat interval; 0 for a one-shot timer.
     let interval: Nanoseconds
     let tolerance: Nanoseconds

@@ -1,4 +1,5 @@
-/// A loop's armed timers: one heap per run loop mode, plus the registry of modes.
+/// A loop's armed timers: per run loop mode, one heap by fire date and one by the end of each
+/// timer's tolerance window, plus the registry of modes.
 ///
 /// Mode names are interned to small indices when a timer is created, so arming and firing never
 /// hash a string. Index 0 is `default`, index 1 is the `common` pseudo-mode.
@@ -6,7 +7,8 @@ struct TimerQueues {
     static let defaultIndex = 0
     static let commonIndex = 1
 
-    private var heaps = [TimerHeap(), TimerHeap()]
+    private var heaps = [TimerHeap<ByFireDate>(), TimerHeap<ByFireDate>()]
+    private var windows = [TimerHeap<ByLatestFireDate>(), TimerHeap<ByLatestFireDate>()]
     private var indexByName: [String: Int] = ["default": 0, "common": 1]
     /// Whether each mode is registered as common (`common` itself is not a mode to run in).
     private var isCommon = [true, false]
@@ -28,6 +30,7 @@ struct TimerQueues {
         }
         indexByName[mode.name] = heaps.count
         heaps.append(TimerHeap())
+        windows.append(TimerHeap())
         isCommon.append(common)
     }
 
@@ -35,18 +38,30 @@ struct TimerQueues {
         node.sequence = nextSequence
         nextSequence &+= 1
         heaps[node.modeIndex].insert(node)
+        windows[node.modeIndex].insert(node)
     }
 
     mutating func remove(_ node: TimerNode) {
         if node.heapIndex >= 0 { heaps[node.modeIndex].remove(node) }
+        if node.latestIndex >= 0 { windows[node.modeIndex].remove(node) }
     }
 
-    /// The earliest fire date among timers that may fire while running in `mode`.
-    func earliestFireDate(runningIn mode: Int) -> Nanoseconds? {
-        let own = heaps[mode].first
-        guard isCommon[mode], let common = heaps[Self.commonIndex].first else { return own?.fireDate }
-        guard let own else { return common.fireDate }
-        return own.precedes(common) ? own.fireDate : common.fireDate
+    /// When to wake next while running in `mode`: let D be the earliest end of a tolerance
+    /// window among the eligible timers; wake at the latest fire date not after D. Every timer due
+    /// by then fires in that wake-up, each within its window, and a lone timer fires on time. This
+    /// greedy choice stabs every window with as few wake-ups as any schedule can.
+    func nextWake(runningIn mode: Int) -> Nanoseconds? {
+        let includeCommon = isCommon[mode]
+        var limit = windows[mode].first?.latestFireDate
+        if includeCommon, let common = windows[Self.commonIndex].first?.latestFireDate {
+            limit = min(limit ?? common, common)
+        }
+        guard let limit else { return nil }
+        var wake = heaps[mode].latestFireDate(notAfter: limit)
+        if includeCommon, let common = heaps[Self.commonIndex].latestFireDate(notAfter: limit) {
+            wake = max(wake ?? common, common)
+        }
+        return wake
     }
 
     /// Removes and appends to `due`, in fire-date order (ties in scheduling order), every timer
@@ -63,6 +78,7 @@ struct TimerQueues {
             }
             guard let node = next, node.fireDate <= now else { return }
             heaps[source].remove(node)
+            windows[source].remove(node)
             due.append(node)
         }
     }
@@ -70,7 +86,10 @@ struct TimerQueues {
     /// Empties every heap and returns the timers that were armed.
     mutating func removeAll() -> [TimerNode] {
         var all: [TimerNode] = []
-        for index in heaps.indices { all += heaps[index].removeAll() }
+        for index in heaps.indices {
+            all += heaps[index].removeAll()
+            _ = windows[index].removeAll()
+        }
         return all
     }
 

@@ -43,7 +43,7 @@ public final class VirtualScheduler: Scheduler, @unchecked Sendable {
     ///   repeating action that was not cancelled), or as ``advance(by:)``.
     public func run(limit: Int = 100_000) throws(CadenceError) {
         for _ in 0..<limit {
-            guard let next = loop.nextFireDate() else { return }
+            guard let next = loop.nextWake() else { return }
             try advance(to: next)
         }
         if pendingCount > 0 { throw .busy }

@@ -6,7 +6,7 @@ import Testing
     @Test(arguments: [1, 2, 3, 4, 5])
     func randomOperationsMatchASortedReference(seed: UInt64) {
         var rng = SplitMix(seed: seed)
-        var heap = TimerHeap()
+        var heap = TimerHeap<ByFireDate>()
         var live: [TimerNode] = []
         var sequence: UInt64 = 0
         for _ in 0..<2_000 {

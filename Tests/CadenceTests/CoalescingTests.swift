@@ -1,0 +1,84 @@
+@testable import Cadence
+import Testing
+
+/// Tolerance used to save wake-ups (DESIGN.md §2 "Tolerance"), in virtual time.
+@Suite struct CoalescingTests {
+    /// 1000 repeating 1 s timers at random phases, run for 10 s.
+    struct Run {
+        var wakeUps: UInt64 = 0
+        var fires = 0
+        var lateness: [Double] = []
+        var fireDates: [Double] = []
+    }
+
+    func run(tolerance: Double, seed: UInt64) throws -> Run {
+        var rng = SplitMix(seed: seed)
+        let loop = Loop.virtual()
+        var result = Run()
+        for _ in 0..<1000 {
+            let phase = Double(rng.next() % 1_000_000) / 1_000_000
+            try loop.schedule(after: phase, interval: 1, tolerance: tolerance) { tick in
+                let fireDate = tick.fireDate.timeIntervalSince1970
+                result.fires += 1
+                result.fireDates.append(fireDate)
+                result.lateness.append(loop.now.timeIntervalSince1970 - fireDate)
+            }
+        }
+        try loop.run(for: 10)
+        result.wakeUps = loop.wakeUps
+        return result
+    }
+
+    /// The fewest points that stab every window [F, F + tolerance]: sort by the window's end and
+    /// stab at the end of the first window not yet stabbed (the interval-stabbing greedy).
+    func optimalWakeUps(_ fireDates: [Double], tolerance: Double) -> Int {
+        var points = 0
+        var last = -Double.infinity
+        for start in fireDates.sorted() where start > last {
+            // Sorted by start equals sorted by end when every window has the same length.
+            last = start + tolerance
+            points += 1
+        }
+        return points
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func tenPercentToleranceWakesNearTheOptimum(seed: UInt64) throws {
+        let coalesced = try run(tolerance: 0.1, seed: seed)
+        #expect(coalesced.fires == 10_000)
+        #expect(coalesced.lateness.allSatisfy { $0 >= 0 && $0 <= 0.1 + 1e-9 })  // in the window, never early
+        let optimum = optimalWakeUps(coalesced.fireDates, tolerance: 0.1)
+        #expect(Double(coalesced.wakeUps) <= 1.1 * Double(optimum))
+        // The last group may fire in the pass that ends the run, which is not a timer wake-up.
+        #expect(coalesced.wakeUps + 1 >= UInt64(optimum))
+        #expect((90...110).contains(optimum))  // about 10 per second
+
+        let exact = try run(tolerance: 0, seed: seed)
+        #expect(exact.fires == 10_000)
+        #expect(exact.lateness.allSatisfy { $0 == 0 })
+        #expect(exact.wakeUps == UInt64(Set(exact.fireDates).count))  // one per distinct fire date
+        #expect(exact.wakeUps > 9_900)
+    }
+
+    @Test func aLoneTimerWithToleranceFiresOnTime() throws {
+        let loop = Loop.virtual()
+        var lateness: [Double] = []
+        try loop.schedule(after: 0.1, interval: 0.1, tolerance: 0.05) { tick in
+            lateness.append(loop.now.timeIntervalSince1970 - tick.fireDate.timeIntervalSince1970)
+        }
+        try loop.run(for: 1.05)
+        #expect(lateness.count == 10)
+        #expect(lateness.allSatisfy { $0 == 0 })
+        #expect(loop.wakeUps == 10)
+    }
+
+    @Test func aTolerantTimerWaitsForAStrictOneDueWithinItsWindow() throws {
+        let loop = Loop.virtual()
+        var log: [String] = []
+        try loop.schedule(after: 1.0, tolerance: 0.5) { _ in log.append("tolerant@\(Int((loop.now.timeIntervalSince1970 * 1000).rounded()))") }
+        try loop.schedule(after: 1.3) { _ in log.append("strict@\(Int((loop.now.timeIntervalSince1970 * 1000).rounded()))") }
+        try loop.run(for: 2)
+        #expect(log == ["tolerant@1300", "strict@1300"])  // one wake-up at 1.3 s serves both
+        #expect(loop.wakeUps == 1)
+    }
+}
