@@ -15,6 +15,7 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
             box throws(CadenceError) in
             // A past deadline calls back before subscribe returns: the handle already exists.
             try countdown.subscribe { event in
+                guard box.isLive else { return }
                 var cEvent = cadence_countdown_event(remaining: 0, finished: 0,
                                                      date: loop.now.timeIntervalSince1970,
                                                      source: cadence_cancellable(id: box.id))

@@ -26,9 +26,7 @@ public func cadence_loop_destroy(_ handle: cadence_loop) -> Int32 {
         // Of two destroys at once, both may close (the second does nothing); one removes.
         guard HandleTable.shared.remove(handle.id, kind: .loop) != nil else { throw .badHandle }
         let owned = HandleTable.shared.removeAll(ownedBy: handle.id)
-        for case let cancellable as any Cancellable in owned where !(cancellable is TimerConnection) {
-            cancellable.cancel()
-        }
+        for case let cancellable as CancellableHandle in owned { cancellable.release() }
     }
 }
 

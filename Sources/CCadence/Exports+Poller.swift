@@ -30,7 +30,7 @@ final class PollerHandle: Cancellable, @unchecked Sendable {
 }
 
 private func lookUpPoller(_ handle: cadence_cancellable) throws(CadenceError) -> PollerHandle {
-    guard let poller = HandleTable.shared.lookUp(handle.id, kind: .cancellable)?.object as? PollerHandle else {
+    guard let poller = HandleTable.shared.cancellable(handle.id)?.object as? PollerHandle else {
         throw .badHandle
     }
     return poller
@@ -49,7 +49,7 @@ public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double,
             box throws(CadenceError) in
             let handle = PollerHandle()
             handle.poller = try Poller(every: interval, tolerance: tolerance, on: loop) { [weak handle] completion in
-                guard let handle else { return }
+                guard let handle, box.isLive else { return }
                 var poll = cadence_poll(number: handle.begin(completion), date: loop.now.timeIntervalSince1970,
                                         source: cadence_cancellable(id: box.id))
                 fn(&poll, context.userdata)

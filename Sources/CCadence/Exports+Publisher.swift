@@ -1,11 +1,6 @@
 import Cadence
 import CCadenceHeader
 
-/// A handle's id, filled in once the handle exists, for callbacks that report their source.
-final class HandleBox: @unchecked Sendable {
-    var id: UInt64 = 0
-}
-
 /// A C `void *userdata`, carried into callbacks that may run on the loop's own thread; the C
 /// caller is responsible for what it points to.
 struct CallbackContext: @unchecked Sendable {
@@ -14,9 +9,10 @@ struct CallbackContext: @unchecked Sendable {
 }
 
 /// Builds the closure that calls a C callback with a tick.
-func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, _ box: HandleBox)
+func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, _ box: CancellableHandle)
     -> (TimerTick) -> Void {
     { tick in
+        guard box.isLive else { return }
         var cTick = cadence_tick(fire_date: tick.fireDate.timeIntervalSince1970,
                                  skipped: UInt64(tick.skippedTicks),
                                  source: cadence_cancellable(id: box.id))

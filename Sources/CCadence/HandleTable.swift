@@ -99,28 +99,38 @@ final class HandleTable: @unchecked Sendable {
 }
 
 extension HandleTable {
-    /// Gives the object that `make` builds a handle owned by `loop`.
+    /// Gives the object that `make` builds a handle owned by `loop`. For cancellables the handle
+    /// stands for a ``CancellableHandle``, which `make` receives, so that callbacks can name (and
+    /// cancel) their source from the very first call, even on another thread.
     ///
-    /// The handle is reserved before `make` runs, so a callback can name its source from its very
-    /// first call, even on another thread; and it is withdrawn if the loop was destroyed meanwhile,
-    /// whose sweep of its handles may have run before this one was stored.
+    /// The handle is withdrawn, and its object cancelled, if the loop was destroyed meanwhile: the
+    /// loop's sweep of its handles may have run before this one was stored.
     func insert(kind: Kind, owner loopID: UInt64, of loop: Loop,
-                _ make: (HandleBox) throws(CadenceError) -> AnyObject) throws(CadenceError) -> UInt64 {
-        let box = HandleBox()
-        box.id = insert(box, kind: kind, owner: loopID)
+                _ make: (CancellableHandle) throws(CadenceError) -> AnyObject) throws(CadenceError) -> UInt64 {
+        let handle = CancellableHandle()
+        handle.id = insert(handle, kind: kind, owner: loopID)
         let object: AnyObject
         do throws(CadenceError) {
-            object = try make(box)
+            object = try make(handle)
         } catch {
-            _ = remove(box.id, kind: kind)
+            _ = remove(handle.id, kind: kind)
             throw error
         }
-        replace(box.id, with: object)
+        if kind == .cancellable {
+            handle.attach(object)
+        } else {
+            replace(handle.id, with: object)
+        }
         guard !loop.isClosed else {
-            _ = remove(box.id, kind: kind)
+            _ = remove(handle.id, kind: kind)
             (object as? any Cancellable)?.cancel()
             throw .badHandle
         }
-        return box.id
+        return handle.id
+    }
+
+    /// The object behind a live cancellable handle.
+    func cancellable(_ id: UInt64) -> CancellableHandle? {
+        lookUp(id, kind: .cancellable)?.object as? CancellableHandle
     }
 }

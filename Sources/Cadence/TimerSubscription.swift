@@ -5,7 +5,9 @@
 /// A `TimerSubscription` does not cancel itself when released; ``TimerPublisher/sink(receiveValue:)``
 /// wraps one in an ``AnyCancellable`` that does.
 public final class TimerSubscription: Cancellable, @unchecked Sendable {
-    private let broadcast: TimerBroadcast
+    /// Weak: the broadcast holds its subscribers, and what keeps a broadcast alive is its publisher
+    /// or its running timer; without either it can never tick again.
+    private weak var broadcast: TimerBroadcast?
     let receive: (TimerTick) -> Void
     /// Guarded by the broadcast's lock.
     var isActive = true
@@ -17,11 +19,11 @@ public final class TimerSubscription: Cancellable, @unchecked Sendable {
 
     /// Stops delivery to this subscriber. No tick starts for it once this returns. On an
     /// autoconnect publisher, cancelling the last subscriber stops the timer.
-    public func cancel() { _ = broadcast.unsubscribe(self) }
+    public func cancel() { _ = broadcast?.unsubscribe(self) }
 
     /// Cancels, and says whether this call did it (false if it was already cancelled).
-    package func cancelIfActive() -> Bool { broadcast.unsubscribe(self) }
+    package func cancelIfActive() -> Bool { broadcast?.unsubscribe(self) ?? false }
 
     /// Whether the subscription was cancelled.
-    public var isCancelled: Bool { !broadcast.isSubscribed(self) }
+    public var isCancelled: Bool { !(broadcast?.isSubscribed(self) ?? false) }
 }

@@ -72,3 +72,14 @@ import Testing
         try v.loop.addMode(.default)  // registering an existing mode is harmless
     }
 }
+
+@Suite struct RunLoopModeNameTests {
+    @Test func namesCompareByBytesNotByCanonicalEquivalence() throws {
+        #expect(RunLoopMode("caf\u{E9}") != RunLoopMode("cafe\u{301}"))
+        #expect(RunLoopMode("\u{212A}") != RunLoopMode("K"))
+        let loop = Loop.virtual()
+        try loop.addMode(RunLoopMode("caf\u{E9}"))
+        #expect(throws: CadenceError.unknownMode) { try loop.run(mode: RunLoopMode("cafe\u{301}"), for: 0) }
+        try loop.run(mode: RunLoopMode("caf\u{E9}"), for: 0)
+    }
+}

@@ -124,3 +124,20 @@ import Testing
         #expect(v.loop.armedTimerCount == 0)
     }
 }
+
+@Suite struct TimerPublisherSilenceTests {
+    @Test func cancellingTheConnectionSilencesLaterSubscribersOfTheSameTick() throws {
+        let v = VirtualLoop()
+        var log: [String] = []
+        let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
+        var connection: TimerConnection?
+        _ = publisher.subscribe { _ in
+            log.append("first")
+            connection?.cancel()
+        }
+        _ = publisher.subscribe { _ in log.append("second") }
+        connection = publisher.connect()
+        try v.loop.run(for: 1)
+        #expect(log == ["first"])
+    }
+}

@@ -124,11 +124,16 @@ final class TimerBroadcast: @unchecked Sendable {
         }
     }
 
-    /// Sends one tick to every subscriber present when it fired; one cancelled meanwhile is skipped.
+    /// Sends one tick to every subscriber present when it fired; one cancelled meanwhile is skipped,
+    /// and so is everyone once the connection is cancelled (even by an earlier subscriber).
     private func deliver(_ tick: TimerTick) {
         let receivers = lock.withLock { subscribers }
-        for subscriber in receivers where lock.withLock({ subscriber.isActive }) {
+        for subscriber in receivers where lock.withLock({ subscriber.isActive && isConnectedLocked }) {
             subscriber.receive(tick)
         }
+    }
+
+    private var isConnectedLocked: Bool {
+        if case .connected = state { return true } else { return false }
     }
 }

@@ -9,7 +9,7 @@ struct TimerQueues {
 
     private var heaps = [TimerHeap<ByFireDate>(), TimerHeap<ByFireDate>()]
     private var windows = [TimerHeap<ByLatestFireDate>(), TimerHeap<ByLatestFireDate>()]
-    private var indexByName: [String: Int] = ["default": 0, "common": 1]
+    private var indexByName: [RunLoopMode: Int] = [.default: 0, .common: 1]
     /// Whether each mode is registered as common (`common` itself is not a mode to run in).
     private var isCommon = [true, false]
     private var nextSequence: UInt64 = 0
@@ -17,18 +17,18 @@ struct TimerQueues {
     /// The index of a registered mode.
     func index(of mode: RunLoopMode) throws(CadenceError) -> Int {
         guard mode.isWellFormed else { throw .invalidArgument }
-        guard let index = indexByName[mode.name] else { throw .unknownMode }
+        guard let index = indexByName[mode] else { throw .unknownMode }
         return index
     }
 
     /// Registers a mode (idempotent); `common: true` also makes it a common mode.
     mutating func register(_ mode: RunLoopMode, common: Bool) throws(CadenceError) {
         guard mode.isWellFormed, mode != .common else { throw .invalidArgument }
-        if let index = indexByName[mode.name] {
+        if let index = indexByName[mode] {
             if common { isCommon[index] = true }
             return
         }
-        indexByName[mode.name] = heaps.count
+        indexByName[mode] = heaps.count
         heaps.append(TimerHeap())
         windows.append(TimerHeap())
         isCommon.append(common)

@@ -1,0 +1,58 @@
+import Cadence
+import Synchronization
+
+/// What a `cadence_cancellable` handle stands for: the Swift object once it exists, plus the
+/// handle's own cancel state, so that a callback may cancel its source from its very first call,
+/// even before the function that created it has returned (a past countdown, or a timer firing on
+/// the loop's own thread).
+final class CancellableHandle: @unchecked Sendable {
+    /// The handle's id: set once, before anything can call back.
+    var id: UInt64 = 0
+    private let cancelRequested = Atomic(false)
+    private let lock = Lock()
+    private var target: AnyObject?  // guarded by `lock`
+
+    /// The object behind the handle, nil until it is attached.
+    var object: AnyObject? { lock.withLock { target } }
+
+    /// Whether callbacks may still be delivered: false once cancelled through the handle.
+    var isLive: Bool { !cancelRequested.load(ordering: .acquiring) }
+
+    /// Puts the object behind the handle, cancelling it at once if the handle was cancelled first.
+    func attach(_ object: AnyObject) {
+        lock.withLock { target = object }
+        if !isLive { _ = Self.cancel(object) }
+    }
+
+    /// Cancels; false if it was cancelled already (or, for a one-shot, has fired).
+    func cancel() -> Bool {
+        let first = !cancelRequested.exchange(true, ordering: .acquiringAndReleasing)
+        guard let object else { return first }
+        return Self.cancel(object)
+    }
+
+    /// Whether it was cancelled, through this handle or otherwise.
+    var isCancelled: Bool { !isLive || ((object as? any Cancellable)?.isCancelled ?? false) }
+
+    /// What releasing the handle does: what only this handle can stop is stopped; connections
+    /// and one-shots go on (see cadence.h).
+    func release() {
+        switch object {
+        case is TimerConnection, is ScheduledTimer: break
+        default: _ = cancel()
+        }
+    }
+
+    private static func cancel(_ object: AnyObject) -> Bool {
+        switch object {
+        case let subscription as TimerSubscription: return subscription.cancelIfActive()
+        case let connection as TimerConnection: return connection.cancelIfActive()
+        case let timer as ScheduledTimer: return timer.cancelIfActive()
+        case let other as any Cancellable:  // countdowns and pollers
+            let changed = !other.isCancelled
+            other.cancel()
+            return changed
+        default: return false
+        }
+    }
+}
