@@ -6,6 +6,9 @@ enum Command: Equatable {
     case countdown(seconds: Double, tick: Double)
     /// Run a timer for `duration` seconds and report each fire.
     case ticks(every: Double, tolerance: Double, duration: Double)
+    /// Run `command` every `interval` seconds without overlap, `count` times or until interrupted;
+    /// `tolerance` nil means the poller's default.
+    case every(interval: Double, tolerance: Double?, count: Int?, command: [String])
     /// Show the help for the tool (nil) or for one command.
     case help(topic: String?)
     /// Show the version.
@@ -24,12 +27,16 @@ struct UsageError: Error, Equatable {
 /// Options take a value as `--name VALUE` or `--name=VALUE`; each may be given once. `-h` or
 /// `--help` anywhere after a command asks for that command's help. A word that starts with `-` and
 /// is not a number is taken as an option, so `countdown -3` is reported as a negative duration.
+/// For `every`, the words after the first `--` are the command to run, untouched.
 enum Arguments {
     /// The commands that do work, in the order the help lists them.
-    static let commands = ["tour", "countdown", "ticks"]
+    static let commands = ["tour", "countdown", "ticks", "every"]
 
     /// The longest duration accepted (about 31 years), so that every derived count stays exact.
     static let maximumSeconds = 1e9
+
+    /// The largest count accepted.
+    static let maximumCount = 1_000_000_000
 
     /// Parses the arguments that follow the program name.
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -76,6 +83,33 @@ enum Arguments {
             let tolerance = try options.seconds("--tolerance", default: 0, allowZero: true)
             let duration = try options.seconds("--for", default: 1, allowZero: false)
             return .ticks(every: every, tolerance: tolerance, duration: duration)
+        case "every":
+            let separator = rest.firstIndex(of: "--")
+            let options = try Options(command: first, arguments: Array(rest[..<(separator ?? rest.endIndex)]),
+                                      names: ["--tolerance", "--count"])
+            if options.wantsHelp { return .help(topic: first) }
+            guard let intervalText = options.positionals.first else {
+                throw UsageError(message: "missing INTERVAL", command: first)
+            }
+            let interval = try options.seconds(intervalText, named: "INTERVAL", allowZero: false)
+            guard let separator else {
+                throw UsageError(message: "missing '--' before COMMAND", command: first)
+            }
+            try options.expectPositionals(1)
+            let tolerance = try options.values["--tolerance"].map { text throws(UsageError) in
+                try options.seconds(text, named: "--tolerance", allowZero: true)
+            }
+            let count = try options.values["--count"].map { text throws(UsageError) in
+                try options.count(text, named: "--count")
+            }
+            let command = Array(rest[(separator + 1)...])
+            guard let program = command.first else {
+                throw UsageError(message: "missing COMMAND after '--'", command: first)
+            }
+            guard !program.isEmpty else {
+                throw UsageError(message: "COMMAND must not be an empty word", command: first)
+            }
+            return .every(interval: interval, tolerance: tolerance, count: count, command: command)
         default:
             let what = first.hasPrefix("-") ? "unknown option" : "unknown command"
             throw UsageError(message: "\(what) '\(first)'", command: nil)
@@ -151,6 +185,21 @@ private struct Options {
     func seconds(_ name: String, default fallback: Double, allowZero: Bool) throws(UsageError) -> Double {
         guard let text = values[name] else { return fallback }
         return try seconds(text, named: name, allowZero: allowZero)
+    }
+
+    /// `text` as a count: a whole number from 1 to ``Arguments/maximumCount``.
+    func count(_ text: String, named name: String) throws(UsageError) -> Int {
+        guard let value = Int(text) else {
+            throw UsageError(message: "\(name): '\(text)' is not a whole number", command: command)
+        }
+        guard value >= 1 else {
+            throw UsageError(message: "\(name) must be at least 1, got \(text)", command: command)
+        }
+        guard value <= Arguments.maximumCount else {
+            throw UsageError(message: "\(name) must be at most \(Arguments.maximumCount), got \(text)",
+                             command: command)
+        }
+        return value
     }
 
     /// `text` as a duration in seconds: a finite number, not negative, not zero unless allowed,

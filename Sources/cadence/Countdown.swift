@@ -1,55 +1,48 @@
 import Cadence
 import FoundationEssentials
 
-/// `cadence countdown`: whole seconds to a deadline, computed from the loop's clock.
+/// `cadence countdown`: whole seconds to a deadline, from the library's `countdown(to:tick:)` on a loop.
 enum Countdown {
-    /// Whole seconds left until `deadline` at `now`, rounded up; 0 at or after the deadline.
-    static func remainingWholeSeconds(until deadline: Date, now: Date) -> Int {
-        let left = deadline.timeIntervalSince(now)
-        return left > 0 ? Int(left.rounded(.up)) : 0
-    }
-
     /// Counts down `seconds` on a new loop, recomputing every `tick` seconds and at the deadline.
     ///
-    /// The value is never decremented per tick: each tick reads the loop's clock and recomputes
-    /// from the deadline, so a late or skipped tick costs one stale value, not drift. A one-shot
-    /// timer at the deadline shows the final 0 and stops the loop.
+    /// The loop is the scheduler of `countdown(to:tick:)`: the stream emits the current value at
+    /// once, each change on a tick (computed from the loop's clock and the deadline, never by
+    /// counting ticks, so a late or skipped tick costs one stale value, not drift), then 0 at the
+    /// deadline and the finish, which stops the loop.
     ///
-    /// - Throws: a ``CadenceError`` from the loop or a timer.
+    /// - Throws: a ``CadenceError`` from the loop or the countdown's timers.
     static func run(seconds: Double, tick: Double) throws(CadenceError) {
         let width = String(Int(seconds.rounded(.up))).count
         let display = CountdownDisplay(redraw: Console.outputIsTerminal, width: width)
         let loop = try Loop()
         defer { try? loop.close() }
         let deadline = loop.now.addingTimeInterval(seconds)
-        display.show(remainingWholeSeconds(until: deadline, now: loop.now))
-        guard display.shown != 0 else { return display.finish() }
-
-        let publisher = try TimerPublisher(every: tick, on: loop, in: .default)
-        let subscription = publisher.subscribe { _ in
-            let value = remainingWholeSeconds(until: deadline, now: loop.now)
-            if value > 0 { display.show(value) }
+        let subscription = try loop.countdown(to: deadline, tick: tick).subscribe { event in
+            switch event {
+            case .value(let remaining): display.show(remaining)
+            case .finished:
+                display.isFinished = true
+                loop.stop()
+            }
         }
-        let connection = publisher.connect()
-        let end = try loop.schedule(after: max(0, deadline.timeIntervalSince(loop.now))) { _ in
-            display.show(0)
-            loop.stop()
-        }
-        // The one-shot at the deadline stops the run; the extra second is only a bound.
-        try loop.run(for: seconds + 1)
-        end.cancel()
-        connection.cancel()
+        // A countdown from 0 has finished already. Otherwise the finish at the deadline stops the
+        // run; the extra second is only a bound.
+        if !display.isFinished { try loop.run(for: seconds + 1) }
         subscription.cancel()
         display.finish()
     }
 }
 
 /// Shows countdown values: one per line, or redrawn in place on a terminal.
-final class CountdownDisplay {
+///
+/// Used only on the thread that runs the countdown's loop, where the stream delivers its events.
+final class CountdownDisplay: @unchecked Sendable {
     private let redraw: Bool
     private let width: Int
     /// The value on screen; nil before the first.
     private(set) var shown: Int?
+    /// Whether the countdown has finished.
+    var isFinished = false
 
     init(redraw: Bool, width: Int) {
         self.redraw = redraw

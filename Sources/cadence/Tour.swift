@@ -5,7 +5,8 @@ enum Tour {
     /// Runs the tour and prints it; returns the exit status (0 if every experiment passed).
     static func run() -> Int32 {
         Console.out("Cadence \(cadenceVersion) tour on \(Machine.summary())\n")
-        Console.out("The seed article's timer measurements, replayed with its windows on a real loop.\n\n")
+        Console.out("The seed article's timer measurements, replayed with its windows on a real loop (1-6),\n"
+                    + "then its countdown and its exercise, a poller, in virtual time (7, 8).\n\n")
         let started = ThreadTime.monotonicSeconds()
         let progress = Console.errorIsTerminal
         let experiments = TourExperiment.allCases

@@ -2,9 +2,11 @@ import Cadence
 import FoundationEssentials
 
 /// The measurements of the seed article "Timers", replayed on a real loop with the article's
-/// windows. Each experiment makes its own loop, prints nothing, and returns its figures.
+/// windows, then its countdown and its exercise (a poller) in virtual time. Each experiment makes
+/// its own loop or virtual scheduler, prints nothing, and returns its figures.
 enum TourExperiment: CaseIterable {
     case unconnectedTimer, autoconnectSharing, runLoopModes, blockedThread, tolerance, loopNotRun
+    case virtualCountdown, poller
 
     /// The short name shown in the tour's table.
     var name: String {
@@ -15,10 +17,13 @@ enum TourExperiment: CaseIterable {
         case .blockedThread: "4 blocked thread"
         case .tolerance: "5 tolerance"
         case .loopNotRun: "6 loop not run"
+        case .virtualCountdown: "7 virtual countdown"
+        case .poller: "8 poller"
         }
     }
 
-    /// Runs the experiment (each takes 0.3 to 1.2 s of real time) and returns its result.
+    /// Runs the experiment (each on a real loop takes 0.3 to 1.2 s of real time, each in virtual
+    /// time next to none) and returns its result.
     ///
     /// - Throws: a ``CadenceError`` from the loop or a timer.
     func run() throws(CadenceError) -> ExperimentResult {
@@ -29,6 +34,8 @@ enum TourExperiment: CaseIterable {
         case .blockedThread: try Self.blockedThread()
         case .tolerance: try Self.tolerance()
         case .loopNotRun: try Self.loopNotRun()
+        case .virtualCountdown: try Self.virtualCountdown()
+        case .poller: try Self.poller()
         }
         return checks.result(name)
     }
@@ -196,4 +203,113 @@ enum TourExperiment: CaseIterable {
         checks.add("  that tick skipped \(skipped)", expected: "≥ 5", skipped >= 5)
         return checks
     }
+
+    /// The seed's countdown: 3 s with 0.25 s ticks on a virtual scheduler advanced by 1.2, 1.5
+    /// and 2 s gives exactly the seed's events, and its timers are gone once it has finished.
+    private static func virtualCountdown() throws(CadenceError) -> Checks {
+        let clock = VirtualScheduler()
+        let countdown = clock.countdown(to: clock.now.addingTimeInterval(3), tick: 0.25)
+        let recorder = try TimelineRecorder(countdown, scheduler: clock)
+        for step in [1.2, 1.5, 2] { try clock.advance(by: step) }
+        let events = recorder.events
+        let expected = ["3@0", "2@1000", "1@2000", "0@3000", "|@3000"]
+
+        // Three events a line, to keep the columns narrow.
+        func lines(_ events: [String]) -> String {
+            stride(from: 0, to: events.count, by: 3)
+                .map { events[$0..<min($0 + 3, events.count)].joined(separator: ", ") }
+                .joined(separator: ",\n")
+        }
+        var checks = Checks()
+        checks.add(lines(events), expected: lines(expected), events == expected)
+        checks.add("\(clock.pendingCount) timers left after the finish", expected: "0", clock.pendingCount == 0)
+        return checks
+    }
+
+    /// The seed's exercise, a ``Poller`` every 30 s in virtual time: polls at 30, 60 and 90 s in
+    /// 90 s; none while inactive (from 40 to 100 s); one at once when active again; with 45 s
+    /// responses, polls at 30, 90 and 150 s in 200 s and never two running; and the poll timer
+    /// is handed a tolerance of 3 s (10 %) by default, as a scheduler that records it sees.
+    private static func poller() throws(CadenceError) -> Checks {
+        func seconds(_ times: [Int]) -> String { times.map(String.init).joined(separator: " ") }
+        var checks = Checks()
+
+        let clock = VirtualScheduler()
+        let probe = SchedulerProbe(clock)
+        let steady = PollLog()
+        let plain = try Poller(every: 30, on: probe) { done in
+            steady.start(at: probe.now)
+            steady.end()
+            done()
+        }
+        try clock.advance(by: 90)
+        plain.cancel()
+        checks.add("polls at \(seconds(steady.starts)) s in 90 s", expected: "30 60 90",
+                   steady.starts == [30, 60, 90])
+
+        let paused = PollLog()
+        let pauseClock = VirtualScheduler()
+        let pausing = try Poller(every: 30, on: pauseClock) { done in
+            paused.start(at: pauseClock.now)
+            paused.end()
+            done()
+        }
+        try pauseClock.advance(by: 40)
+        let before = paused.starts.count
+        pausing.setActive(false)
+        try pauseClock.advance(by: 60)
+        let whileInactive = paused.starts.count - before
+        pausing.setActive(true)
+        try pauseClock.advance(by: 0)
+        let resumed = paused.starts.dropFirst(before)
+        pausing.cancel()
+        checks.add("\(whileInactive) polls while inactive 40…100 s", expected: "0", whileInactive == 0)
+        checks.add("active at 100 s: poll at \(seconds(Array(resumed))) s", expected: "100 (at once)",
+                   Array(resumed) == [100])
+
+        let slow = PollLog()
+        let slowClock = VirtualScheduler()
+        let slowPoller = try Poller(every: 30, on: slowClock) { done in
+            slow.start(at: slowClock.now)
+            _ = try? slowClock.schedule(after: slowClock.now.addingTimeInterval(45), tolerance: 0) {
+                slow.end()
+                done()
+            }
+        }
+        try slowClock.advance(by: 200)
+        slowPoller.cancel()
+        checks.add("45 s response: polls at \(seconds(slow.starts)) s", expected: "30 90 150",
+                   slow.starts == [30, 90, 150])
+        checks.add("  at most \(slow.mostRunning) poll running", expected: "1", slow.mostRunning == 1)
+
+        let tolerance = probe.repeating.first?.tolerance
+        checks.add("tolerance handed on: \(tolerance.map(Format.seconds) ?? "none") s", expected: "3 s (10 %)",
+                   tolerance == 3)
+        return checks
+    }
+}
+
+/// When the polls of a tour experiment started, in whole virtual seconds, and how many ran at once.
+private final class PollLog: @unchecked Sendable {
+    private let lock = Lock()
+    // Guarded by `lock`:
+    private var started: [Int] = []
+    private var running = 0
+    private var most = 0
+
+    /// The start times, in order.
+    var starts: [Int] { lock.withLock { started } }
+
+    /// The most polls that were running at once.
+    var mostRunning: Int { lock.withLock { most } }
+
+    func start(at date: Date) {
+        lock.withLock {
+            started.append(Int(date.timeIntervalSince1970.rounded()))
+            running += 1
+            most = max(most, running)
+        }
+    }
+
+    func end() { lock.withLock { running -= 1 } }
 }

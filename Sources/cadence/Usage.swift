@@ -12,6 +12,8 @@ enum Usage {
           countdown SECONDS [--tick S]   count down to a deadline in whole seconds
           ticks --every S [--tolerance S] [--for S]
                                          run a repeating timer and report each fire's lateness
+          every INTERVAL [--tolerance S] [--count N] -- COMMAND [ARGS...]
+                                         run a command every INTERVAL seconds, never two at once
           help [COMMAND]                 show this help, or one command's
 
         options:
@@ -19,7 +21,8 @@ enum Usage {
           --version                      show the Cadence version
 
         Durations are seconds, as decimal numbers (0.25, 1e-3).
-        Exit status: 0 success; 1 a failed tour check or a Cadence error; 2 a bad command line.
+        Exit status: 0 success; 1 a failed tour check, a failed run of every's command, or a
+        Cadence error; 2 a bad command line; 128 + N when signal N (Ctrl-C: 130) stopped every.
 
         """
 
@@ -29,6 +32,7 @@ enum Usage {
         case "tour": return tour
         case "countdown": return countdown
         case "ticks": return ticks
+        case "every": return every
         default: return tool
         }
     }
@@ -39,7 +43,8 @@ enum Usage {
         case "tour": return "usage: cadence tour"
         case "countdown": return "usage: cadence countdown SECONDS [--tick S]"
         case "ticks": return "usage: cadence ticks --every S [--tolerance S] [--for S]"
-        default: return "usage: cadence <tour|countdown|ticks|help> [options]"
+        case "every": return "usage: cadence every INTERVAL [--tolerance S] [--count N] -- COMMAND [ARGS...]"
+        default: return "usage: cadence <tour|countdown|ticks|every|help> [options]"
         }
     }
 
@@ -48,9 +53,10 @@ enum Usage {
 
         Replays the measurements of the seed article "Timers" on a real Cadence loop, with the
         article's windows: an unconnected timer, an autoconnected timer shared by two
-        subscribers, run loop modes, a blocked thread, tolerance, and a loop nobody runs.
-        Prints one row per experiment with the measured figures, the expected range, and
-        PASS or FAIL. Takes about five seconds.
+        subscribers, run loop modes, a blocked thread, tolerance, and a loop nobody runs. Then,
+        in virtual time, its countdown (exact events) and its exercise, a poller that never
+        overlaps and pauses while inactive. Prints one row per experiment with the measured
+        figures, the expected range, and PASS or FAIL. Takes about five seconds.
 
         Exit status: 0 if every experiment passes, 1 otherwise.
 
@@ -59,11 +65,12 @@ enum Usage {
     static let countdown = """
         usage: cadence countdown SECONDS [--tick S]
 
-        Counts down to a deadline SECONDS from now (0 or more). Prints the remaining whole
-        seconds, rounded up, at once and whenever the value changes, then 0 at the deadline,
-        then exits. Each value is computed from the loop's clock and the deadline; the timer,
-        every S seconds (default 0.25, more than 0), only prompts the recomputation, so a
-        late or skipped tick never makes the count drift.
+        Counts down to a deadline SECONDS from now (0 or more) with the library's
+        countdown(to:tick:) on a loop. Prints the remaining whole seconds, rounded up, at once
+        and whenever the value changes, then 0 at the deadline, then exits. Each value is
+        computed from the loop's clock and the deadline; the timer, every S seconds (default
+        0.25, more than 0), only prompts the recomputation, so a late or skipped tick never
+        makes the count drift.
 
         On a terminal the count is redrawn on one line; otherwise one value per line.
 
@@ -79,6 +86,32 @@ enum Usage {
         ticks it skipped. Then a summary: the count, the p50, p99 and largest lateness
         (percentiles by nearest rank), the fires that came early (lateness below 0),
         the ticks skipped, and the loop's wake-ups.
+
+        """
+
+    static let every = """
+        usage: cadence every INTERVAL [--tolerance S] [--count N] -- COMMAND [ARGS...]
+
+        Runs COMMAND (looked up in PATH, with ARGS, no shell) every INTERVAL seconds (more than
+        0), never two at once: the library's Poller on a loop, with the given tolerance
+        (default 10 % of INTERVAL). The first run starts one INTERVAL after the start; a tick
+        that comes while a run is still going starts nothing, and the next run waits for the
+        next tick after it ends. Runs share this terminal's standard streams.
+
+        After each run, prints its number, its start lateness in milliseconds (the loop's clock
+        when the run started minus the tick it was due on: the latest point, at or before the
+        start, of the poll timer's grid, its first fire date plus whole intervals), its duration
+        in milliseconds, and its exit status (or the signal that ended it). A COMMAND that
+        cannot be started is reported and counts as a failed run with status 127, as a shell
+        does.
+
+        Stops after N runs (a whole number, 1 or more) have finished, or on Ctrl-C (SIGINT) or
+        SIGTERM: no new run starts, a run still going is waited for (a second signal is passed
+        on to it). Then prints a summary: the runs, the failed ones, the p50 (nearest rank) and
+        largest lateness, and the ticks skipped because a run was still going.
+
+        Exit status: 0 if every run exited with 0; 1 if one did not; 128 + N when signal N
+        stopped it (130 for Ctrl-C); 2 for a bad command line.
 
         """
 }

@@ -23,6 +23,8 @@ func runTool(_ arguments: [String]) -> Int32 {
             try Countdown.run(seconds: seconds, tick: tick)
         case .ticks(let every, let tolerance, let duration):
             try Ticks.run(every: every, tolerance: tolerance, duration: duration)
+        case .every(let interval, let tolerance, let count, let command):
+            return try Every.run(interval: interval, tolerance: tolerance, count: count, command: command)
         }
     } catch {
         Console.err("cadence: \(error) (\(error.name))\n")
