@@ -2,6 +2,7 @@
  * bad numbers give the documented code, write nothing through `out`, never call the callback,
  * and leave the loop working. */
 #include "recorder.h"
+#include "timeline.h"
 
 #define SENTINEL 0x5e5e5e5eu
 
@@ -104,6 +105,67 @@ static void one_shot_and_cancellable_functions(cadence_loop loop) {
     CHECK_OK(cadence_cancellable_release(out));
 }
 
+static int never_called;  /* by the countdown and poll callbacks given with bad arguments */
+static void never_countdown(const cadence_countdown_event *event, void *userdata) { (void)event, (void)userdata; never_called++; }
+static void never_poll(const cadence_poll *poll, void *userdata) { (void)poll, (void)userdata; never_called++; }
+
+/* Virtual time, loop threads, countdowns and pollers. */
+static void virtual_thread_countdown_poller_functions(cadence_loop real) {
+    cadence_loop loop = {SENTINEL};
+    CHECK_ERR(cadence_loop_create_virtual(NULL), CADENCE_EINVAL);
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    CHECK_ERR(cadence_loop_armed_timers(loop, NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_armed_timers(real, NULL), CADENCE_EINVAL);
+    for (int i = 0; i < BAD_SECONDS_COUNT; i++) CHECK_ERR(cadence_loop_advance_clock(loop, bad_seconds[i]), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_advance_clock(real, 1), CADENCE_ENOTSUP);
+
+    CHECK_ERR(cadence_loop_start_thread(real, NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_start_thread(real, "common"), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_start_thread(real, "unknown"), CADENCE_ENOENT);
+    for (int i = 0; i < MALFORMED_COUNT; i++) CHECK_ERR(cadence_loop_start_thread(real, malformed_modes[i]), CADENCE_EINVAL);
+    CHECK_OK(cadence_loop_stop_thread(real));  /* none was started */
+
+    cadence_cancellable out = {SENTINEL};
+    CHECK_ERR(cadence_countdown_start(loop, 3, 0.25, NULL, NULL, &out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_countdown_start(loop, 3, 0.25, never_countdown, NULL, NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_countdown_start(loop, -3, 0.25, never_countdown, NULL, NULL), CADENCE_EINVAL);  /* past */
+    CHECK_ERR(cadence_countdown_start(loop, 3, 0, never_countdown, NULL, &out), CADENCE_EINVAL);
+    for (int i = 0; i < BAD_SECONDS_COUNT; i++) {
+        CHECK_ERR(cadence_countdown_start(loop, 3, bad_seconds[i], never_countdown, NULL, &out), CADENCE_EINVAL);
+        CHECK_ERR(cadence_countdown_start(loop, -3, bad_seconds[i], never_countdown, NULL, &out), CADENCE_EINVAL);
+        if (isnan(bad_seconds[i]) || isinf(bad_seconds[i]))  /* other negative deadlines are past dates */
+            CHECK_ERR(cadence_countdown_start(loop, bad_seconds[i], 0.25, never_countdown, NULL, &out), CADENCE_EINVAL);
+    }
+
+    CHECK_ERR(cadence_poller_start(loop, 30, 0, NULL, NULL, &out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_poller_start(loop, 30, 0, never_poll, NULL, NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_poller_start(loop, 0, 0, never_poll, NULL, &out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_poller_start(loop, 30, -2.0, never_poll, NULL, &out), CADENCE_EINVAL);
+    for (int i = 0; i < BAD_SECONDS_COUNT; i++) {
+        CHECK_ERR(cadence_poller_start(loop, bad_seconds[i], 0, never_poll, NULL, &out), CADENCE_EINVAL);
+        if (bad_seconds[i] != CADENCE_TOLERANCE_DEFAULT)
+            CHECK_ERR(cadence_poller_start(loop, 30, bad_seconds[i], never_poll, NULL, &out), CADENCE_EINVAL);
+    }
+    CHECK_EQ(out.id, SENTINEL);
+    CHECK_EQ(armed_timers(loop), 0);
+
+    cadence_cancellable poller;
+    double tolerance = -5;
+    CHECK_OK(cadence_poller_start(loop, 30, CADENCE_TOLERANCE_DEFAULT, never_poll, NULL, &poller));
+    CHECK_ERR(cadence_poller_tolerance(poller, NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_poller_finish(poller, 0), CADENCE_EALREADY);   /* never started */
+    CHECK_ERR(cadence_poller_finish(poller, 1), CADENCE_EALREADY);
+    CHECK_OK(cadence_poller_set_active(poller, -7));                 /* any non-zero is "active" */
+    CHECK_OK(cadence_poller_tolerance(poller, &tolerance));
+    CHECK(tolerance == 3.0);
+    CHECK_OK(cadence_cancellable_release(poller));
+
+    CHECK_OK(cadence_loop_run(loop, "default", 100));
+    CHECK_EQ(never_called, 0);                 /* on error the callback is never called */
+    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_run(real, "default", 0));  /* no thread was started */
+}
+
 int main(void) {
     memset(too_long, 'm', sizeof too_long - 1);  /* 256 bytes; too_long + 1 is the longest valid */
     cadence_loop loop;
@@ -111,6 +173,7 @@ int main(void) {
     loop_functions(loop);
     publisher_functions(loop);
     one_shot_and_cancellable_functions(loop);
+    virtual_thread_countdown_poller_functions(loop);
 
     /* The loop still works after all that. */
     recorder ticks = {.loop = loop};

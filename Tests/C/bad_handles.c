@@ -4,10 +4,13 @@
 #include "recorder.h"
 
 static recorder never;  /* the callback passed with bad handles; must stay at 0 */
+/* Countdown and poll callbacks that count into a recorder. */
+static void count_countdown(const cadence_countdown_event *event, void *userdata) { (void)event; ((recorder *)userdata)->count++; }
+static void count_poll(const cadence_poll *poll, void *userdata) { (void)poll; ((recorder *)userdata)->count++; }
 
 static void check_bad_loop(cadence_loop loop) {
     double now;
-    uint64_t wakeups;
+    uint64_t wakeups, armed;
     cadence_publisher publisher;
     cadence_cancellable cancellable;
     CHECK_ERR(cadence_loop_destroy(loop), loop.id ? CADENCE_EBADF : 0);
@@ -19,6 +22,22 @@ static void check_bad_loop(cadence_loop loop) {
     CHECK_ERR(cadence_loop_wakeups(loop, &wakeups), CADENCE_EBADF);
     CHECK_ERR(cadence_timer_publish(loop, 0.1, 0, "default", &publisher), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_schedule(loop, 0, 0, "default", record_tick, &never, &cancellable), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_armed_timers(loop, &armed), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_start_thread(loop, "default"), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_stop_thread(loop), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_advance_clock(loop, 1), CADENCE_EBADF);
+    CHECK_ERR(cadence_countdown_start(loop, 3, 0.25, count_countdown, &never, &cancellable), CADENCE_EBADF);
+    CHECK_ERR(cadence_countdown_start(loop, -3, 0.25, count_countdown, &never, &cancellable), CADENCE_EBADF);
+    CHECK_ERR(cadence_poller_start(loop, 30, CADENCE_TOLERANCE_DEFAULT, count_poll, &never, &cancellable), CADENCE_EBADF);
+}
+
+/* The poller functions with anything but a live poller. */
+static void check_not_poller(cadence_cancellable cancellable) {
+    double tolerance;
+    CHECK_ERR(cadence_poller_finish(cancellable, 1), CADENCE_EBADF);
+    CHECK_ERR(cadence_poller_set_active(cancellable, 0), CADENCE_EBADF);
+    CHECK_ERR(cadence_poller_set_active(cancellable, 1), CADENCE_EBADF);
+    CHECK_ERR(cadence_poller_tolerance(cancellable, &tolerance), CADENCE_EBADF);
 }
 
 static void check_bad_publisher(cadence_publisher publisher) {
@@ -32,6 +51,7 @@ static void check_bad_publisher(cadence_publisher publisher) {
 
 static void check_bad_cancellable(cadence_cancellable cancellable) {
     int cancelled;
+    check_not_poller(cancellable);
     CHECK_ERR(cadence_cancel(cancellable), CADENCE_EBADF);
     CHECK_ERR(cadence_is_cancelled(cancellable, &cancelled), CADENCE_EBADF);
     CHECK_ERR(cadence_cancellable_release(cancellable), cancellable.id ? CADENCE_EBADF : 0);
@@ -51,26 +71,45 @@ static void made_up_handles(void) {
  * reused by a new object. */
 static void wrong_kind_and_stale(cadence_loop loop) {
     cadence_publisher publisher;
-    cadence_cancellable once;
+    cadence_cancellable once, subscription, countdown, poller;
     CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_subscribe(publisher, record_tick, &never, &subscription));
     CHECK_OK(cadence_loop_schedule(loop, 10, 0, "default", record_tick, &never, &once));
+    recorder first_value = {0};
+    CHECK_OK(cadence_countdown_start(loop, loop_now(loop) + 100, 10, count_countdown, &first_value, &countdown));
+    CHECK_EQ(first_value.count, 1);            /* the countdown's first value comes at once */
+    CHECK_OK(cadence_poller_start(loop, 100, CADENCE_TOLERANCE_DEFAULT, count_poll, &never, &poller));
+    cadence_cancellable cancellables[] = {once, subscription, countdown, poller};
+    for (int i = 0; i < 4; i++) {
+        check_bad_loop((cadence_loop){cancellables[i].id});
+        check_bad_publisher((cadence_publisher){cancellables[i].id});
+    }
     check_bad_loop((cadence_loop){publisher.id});
-    check_bad_loop((cadence_loop){once.id});
     check_bad_publisher((cadence_publisher){loop.id});
-    check_bad_publisher((cadence_publisher){once.id});
     check_bad_cancellable((cadence_cancellable){loop.id});
     check_bad_cancellable((cadence_cancellable){publisher.id});
+    check_not_poller(once);                    /* live cancellables of other kinds */
+    check_not_poller(subscription);
+    check_not_poller(countdown);
 
     CHECK_OK(cadence_publisher_release(publisher));
     CHECK_OK(cadence_cancel(once));
     CHECK_OK(cadence_cancellable_release(once));
+    CHECK_OK(cadence_cancellable_release(subscription));
+    CHECK_OK(cadence_cancellable_release(countdown));
+    CHECK_OK(cadence_cancellable_release(poller));
     check_bad_publisher(publisher);            /* also releases it a second time */
-    check_bad_cancellable(once);
+    for (int i = 0; i < 4; i++) check_bad_cancellable(cancellables[i]);
+    CHECK_EQ(first_value.count, 1);
 
     cadence_publisher reused;
+    cadence_cancellable reused_poller;
     CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &reused));
+    CHECK_OK(cadence_poller_start(loop, 100, 0, count_poll, &never, &reused_poller));
     check_bad_publisher(publisher);
+    check_bad_cancellable(poller);
     CHECK_OK(cadence_publisher_release(reused));
+    CHECK_OK(cadence_cancellable_release(reused_poller));
 }
 
 /* Every handle of a destroyed loop is stale: its publishers, subscriptions, connections and
@@ -79,7 +118,7 @@ static void destroyed_loop(void) {
     recorder ticks = {0};
     cadence_loop loop;
     cadence_publisher timer, shared;
-    cadence_cancellable sub, connection, shared_sub, once;
+    cadence_cancellable sub, connection, shared_sub, once, countdown, poller;
     CHECK_OK(cadence_loop_create(&loop));
     ticks.loop = loop;
     CHECK_OK(cadence_timer_publish(loop, 0.01, 0, "default", &timer));
@@ -88,6 +127,8 @@ static void destroyed_loop(void) {
     CHECK_OK(cadence_publisher_connect(timer, &connection));
     CHECK_OK(cadence_publisher_subscribe(shared, record_tick, &ticks, &shared_sub));
     CHECK_OK(cadence_loop_schedule(loop, 0.01, 0, "default", record_tick, &ticks, &once));
+    CHECK_OK(cadence_countdown_start(loop, loop_now(loop) + 100, 10, count_countdown, &ticks, &countdown));
+    CHECK_OK(cadence_poller_start(loop, 100, CADENCE_TOLERANCE_DEFAULT, count_poll, &ticks, &poller));
     CHECK_OK(cadence_loop_run(loop, "default", 0.05));
     CHECK(ticks.count >= 2);                   /* the timers ran */
     CHECK_OK(cadence_cancel(connection));
@@ -100,6 +141,12 @@ static void destroyed_loop(void) {
     check_bad_cancellable(connection);
     check_bad_cancellable(shared_sub);
     check_bad_cancellable(once);
+    check_bad_cancellable(countdown);
+    check_bad_cancellable(poller);
+
+    CHECK_OK(cadence_loop_create_virtual(&loop));  /* and a virtual loop */
+    CHECK_OK(cadence_loop_destroy(loop));
+    check_bad_loop(loop);
 }
 
 int main(void) {

@@ -18,53 +18,71 @@ import cadence
 from cadence import Tick
 
 NAN, INF = math.nan, math.inf
-IA, UM, BH = cadence.InvalidArgument, cadence.UnknownMode, cadence.BadHandle
+IA, UM, BH, NS = cadence.InvalidArgument, cadence.UnknownMode, cadence.BadHandle, cadence.NotSupported
 
 
 def ignore(tick: Tick) -> None:
     pass
 
 
+def ignore_value(remaining: int) -> None:
+    pass
+
+
+def ignore_poll(poll: cadence.Poll) -> None:
+    pass
+
+
 @dataclass
 class Objects:
     loop: cadence.Loop
+    virtual: cadence.Loop
     publisher: cadence.TimerPublisher
     auto: cadence.AutoconnectTimerPublisher
     subscription: cadence.Subscription
     connection: cadence.Connection
-    one_shot: cadence.OneShotTimer
+    timer: cadence.ScheduledTimer
+    countdown: cadence.Countdown
+    poller: cadence.Poller
+
+    def children(self) -> list[cadence.TimerPublisher | cadence.Cancellable]:
+        return [
+            self.publisher,
+            self.subscription,
+            self.connection,
+            self.timer,
+            self.countdown,
+            self.poller,
+        ]
 
 
-def make_objects(loop: cadence.Loop) -> Objects:
+def make_objects(loop: cadence.Loop, virtual: cadence.Loop) -> Objects:
     publisher = loop.publish(0.1)
     return Objects(
         loop=loop,
+        virtual=virtual,
         publisher=publisher,
         auto=publisher.autoconnect(),
         subscription=publisher.sink(ignore),
         connection=publisher.connect(),
-        one_shot=loop.schedule(10.0, ignore),
+        timer=loop.schedule(10.0, ignore),
+        countdown=loop.countdown(loop.now() + 100.0, 1.0, ignore_value),
+        poller=loop.poller(100.0, ignore_poll),
     )
 
 
 @pytest.fixture
 def live() -> Iterator[Objects]:
-    with cadence.Loop() as loop:
-        yield make_objects(loop)
+    with cadence.Loop() as loop, cadence.Loop.virtual() as virtual:
+        yield make_objects(loop, virtual)
 
 
 @pytest.fixture
 def closed_children() -> Iterator[Objects]:
     """Every child closed on its own, the loop still open."""
-    with cadence.Loop() as loop:
-        objects = make_objects(loop)
-        for child in (
-            objects.publisher,
-            objects.auto,
-            objects.subscription,
-            objects.connection,
-            objects.one_shot,
-        ):
+    with cadence.Loop() as loop, cadence.Loop.virtual() as virtual:
+        objects = make_objects(loop, virtual)
+        for child in [*objects.children(), objects.auto]:
             child.close()
         yield objects
 
@@ -73,8 +91,10 @@ def closed_children() -> Iterator[Objects]:
 def closed_loop() -> Objects:
     """Everything made from a loop that was then closed."""
     loop = cadence.Loop()
-    objects = make_objects(loop)
+    virtual = cadence.Loop.virtual()
+    objects = make_objects(loop, virtual)
     loop.close()
+    virtual.close()
     return objects
 
 
@@ -104,6 +124,7 @@ BAD_CALLS: list[tuple[str, Call, type[BaseException]]] = [
     ("run mode control", lambda o: o.loop.run(0, mode="a\tb"), IA),
     ("run mode too long", lambda o: o.loop.run(0, mode="x" * 256), IA),
     ("run mode surrogate", lambda o: o.loop.run(0, mode="\udcff"), IA),
+    ("run mode positional", lambda o: o.loop.run(0, "default"), TypeError),  # type: ignore[misc]
     # Modes
     ("add_mode None", lambda o: o.loop.add_mode(None), TypeError),  # type: ignore[arg-type]
     ("add_mode int", lambda o: o.loop.add_mode(3), TypeError),  # type: ignore[arg-type]
@@ -147,7 +168,68 @@ BAD_CALLS: list[tuple[str, Call, type[BaseException]]] = [
     ("sink int", lambda o: o.publisher.sink(42), TypeError),  # type: ignore[arg-type]
     ("autoconnect sink str", lambda o: o.auto.sink("print"), TypeError),  # type: ignore[arg-type]
     # Not an operation of this kind of object
-    ("autoconnect connect", lambda o: o.auto.connect(), AttributeError),  # type: ignore[attr-defined]
+    ("autoconnect connect", lambda o: o.auto.connect(), NS),
+    ("advance_clock real loop", lambda o: o.loop.advance_clock(0.5), NS),
+    ("advance_clock real loop zero", lambda o: o.loop.advance_clock(0), NS),
+    # Loop.advance_clock (virtual)
+    ("advance_clock None", lambda o: o.virtual.advance_clock(None), TypeError),  # type: ignore[arg-type]
+    ("advance_clock str", lambda o: o.virtual.advance_clock("1"), TypeError),  # type: ignore[arg-type]
+    ("advance_clock bool", lambda o: o.virtual.advance_clock(True), TypeError),
+    ("advance_clock nan", lambda o: o.virtual.advance_clock(NAN), IA),
+    ("advance_clock inf", lambda o: o.virtual.advance_clock(INF), IA),
+    ("advance_clock -inf", lambda o: o.virtual.advance_clock(-INF), IA),
+    ("advance_clock negative", lambda o: o.virtual.advance_clock(-0.1), IA),
+    ("advance_clock huge int", lambda o: o.virtual.advance_clock(10**400), IA),
+    # Loop.start_thread
+    ("start_thread mode None", lambda o: o.loop.start_thread(mode=None), TypeError),  # type: ignore[arg-type]
+    ("start_thread positional", lambda o: o.loop.start_thread("default"), TypeError),  # type: ignore[misc]
+    ("start_thread mode empty", lambda o: o.loop.start_thread(mode=""), IA),
+    ("start_thread mode common", lambda o: o.loop.start_thread(mode="common"), IA),
+    ("start_thread mode unknown", lambda o: o.loop.start_thread(mode="nope"), UM),
+    ("start_thread mode NUL", lambda o: o.loop.start_thread(mode="default\0"), IA),
+    ("start_thread mode control", lambda o: o.loop.start_thread(mode="a\nb"), IA),
+    ("threaded mode unknown", lambda o: o.loop.threaded(mode="nope").__enter__(), UM),
+    # Loop.countdown
+    ("countdown deadline None", lambda o: o.loop.countdown(None, 1.0, ignore_value), TypeError),  # type: ignore[arg-type]
+    ("countdown deadline str", lambda o: o.loop.countdown("5", 1.0, ignore_value), TypeError),  # type: ignore[arg-type]
+    ("countdown deadline nan", lambda o: o.loop.countdown(NAN, 1.0, ignore_value), IA),
+    ("countdown deadline inf", lambda o: o.loop.countdown(INF, 1.0, ignore_value), IA),
+    ("countdown deadline -inf", lambda o: o.loop.countdown(-INF, 1.0, ignore_value), IA),
+    ("countdown deadline huge int", lambda o: o.loop.countdown(10**400, 1, ignore_value), IA),
+    ("countdown tick None", lambda o: o.loop.countdown(5.0, None, ignore_value), TypeError),  # type: ignore[arg-type]
+    ("countdown tick zero", lambda o: o.loop.countdown(5.0, 0, ignore_value), IA),
+    ("countdown tick negative", lambda o: o.loop.countdown(5.0, -0.25, ignore_value), IA),
+    ("countdown tick nan", lambda o: o.loop.countdown(5.0, NAN, ignore_value), IA),
+    ("countdown tick inf", lambda o: o.loop.countdown(5.0, INF, ignore_value), IA),
+    ("countdown callback None", lambda o: o.loop.countdown(5.0, 1.0, None), TypeError),  # type: ignore[arg-type]
+    ("countdown callback int", lambda o: o.loop.countdown(5.0, 1.0, 3), TypeError),  # type: ignore[arg-type]
+    ("countdown on_finish int", lambda o: o.loop.countdown(5.0, 1.0, ignore_value, on_finish=1), TypeError),  # type: ignore[arg-type]
+    ("countdown on_finish positional", lambda o: o.loop.countdown(5.0, 1.0, ignore_value, print), TypeError),  # type: ignore[misc]
+    # Loop.poller
+    ("poller interval None", lambda o: o.loop.poller(None, ignore_poll), TypeError),  # type: ignore[arg-type]
+    ("poller interval zero", lambda o: o.loop.poller(0, ignore_poll), IA),
+    ("poller interval negative", lambda o: o.loop.poller(-30, ignore_poll), IA),
+    ("poller interval nan", lambda o: o.loop.poller(NAN, ignore_poll), IA),
+    ("poller interval inf", lambda o: o.loop.poller(INF, ignore_poll), IA),
+    ("poller operation None", lambda o: o.loop.poller(30, None), TypeError),  # type: ignore[arg-type]
+    ("poller operation str", lambda o: o.loop.poller(30, "poll"), TypeError),  # type: ignore[arg-type]
+    ("poller tolerance str", lambda o: o.loop.poller(30, ignore_poll, tolerance="3"), TypeError),  # type: ignore[arg-type]
+    ("poller tolerance positional", lambda o: o.loop.poller(30, ignore_poll, 3.0), TypeError),  # type: ignore[misc]
+    ("poller tolerance -1 (C's default marker)", lambda o: o.loop.poller(30, ignore_poll, tolerance=-1.0), IA),
+    ("poller tolerance negative", lambda o: o.loop.poller(30, ignore_poll, tolerance=-0.5), IA),
+    ("poller tolerance nan", lambda o: o.loop.poller(30, ignore_poll, tolerance=NAN), IA),
+    ("poller tolerance inf", lambda o: o.loop.poller(30, ignore_poll, tolerance=INF), IA),
+    ("poller finish_on_return None", lambda o: o.loop.poller(30, ignore_poll, finish_on_return=None), TypeError),  # type: ignore[arg-type]
+    ("poller finish_on_return int", lambda o: o.loop.poller(30, ignore_poll, finish_on_return=0), TypeError),  # type: ignore[arg-type]
+    # Poller methods
+    ("set_active str", lambda o: o.poller.set_active("no"), TypeError),  # type: ignore[arg-type]
+    ("set_active int", lambda o: o.poller.set_active(0), TypeError),  # type: ignore[arg-type]
+    ("set_active None", lambda o: o.poller.set_active(None), TypeError),  # type: ignore[arg-type]
+    ("poller finish str", lambda o: o.poller.finish("1"), TypeError),  # type: ignore[arg-type]
+    ("poller finish float", lambda o: o.poller.finish(1.0), TypeError),  # type: ignore[arg-type]
+    ("poller finish bool", lambda o: o.poller.finish(True), TypeError),
+    ("poller finish negative", lambda o: o.poller.finish(-1), IA),
+    ("poller finish too large", lambda o: o.poller.finish(2**64), IA),
 ]
 
 
@@ -160,8 +242,12 @@ def test_bad_argument(live: Objects, call: Call, expected: type[BaseException]) 
     assert type(info.value) is expected
     # Nothing was corrupted: the loop still runs, and the objects still answer.
     live.loop.run(0.0)
+    live.virtual.run(0.0)
+    assert not live.loop.has_thread
     assert not live.subscription.cancelled
-    assert not live.one_shot.cancelled
+    assert not live.timer.cancelled
+    assert not live.countdown.cancelled
+    assert live.poller.active
 
 
 CLOSED_CALLS: list[tuple[str, Call]] = [
@@ -169,13 +255,22 @@ CLOSED_CALLS: list[tuple[str, Call]] = [
     ("publisher.connect", lambda o: o.publisher.connect()),
     ("publisher.autoconnect", lambda o: o.publisher.autoconnect()),
     ("auto.sink", lambda o: o.auto.sink(ignore)),
+    ("auto.connect", lambda o: o.auto.connect()),
     ("subscription.cancel", lambda o: o.subscription.cancel()),
     ("subscription.cancelled", lambda o: o.subscription.cancelled),
     ("connection.cancel", lambda o: o.connection.cancel()),
     ("connection.cancelled", lambda o: o.connection.cancelled),
-    ("one_shot.cancel", lambda o: o.one_shot.cancel()),
-    ("one_shot.cancelled", lambda o: o.one_shot.cancelled),
-    ("one_shot.pending", lambda o: o.one_shot.pending),
+    ("timer.cancel", lambda o: o.timer.cancel()),
+    ("timer.cancelled", lambda o: o.timer.cancelled),
+    ("timer.pending", lambda o: o.timer.pending),
+    ("countdown.cancel", lambda o: o.countdown.cancel()),
+    ("countdown.cancelled", lambda o: o.countdown.cancelled),
+    ("poller.cancel", lambda o: o.poller.cancel()),
+    ("poller.cancelled", lambda o: o.poller.cancelled),
+    ("poller.active", lambda o: o.poller.active),
+    ("poller.set_active", lambda o: o.poller.set_active(True)),
+    ("poller.tolerance", lambda o: o.poller.tolerance),
+    ("poller.finish", lambda o: o.poller.finish(1)),
 ]
 
 LOOP_CALLS: list[tuple[str, Call]] = [
@@ -185,8 +280,17 @@ LOOP_CALLS: list[tuple[str, Call]] = [
     ("loop.add_common_mode", lambda o: o.loop.add_common_mode("x")),
     ("loop.now", lambda o: o.loop.now()),
     ("loop.wakeups", lambda o: o.loop.wakeups),
+    ("loop.armed_timer_count", lambda o: o.loop.armed_timer_count),
     ("loop.publish", lambda o: o.loop.publish(0.1)),
     ("loop.schedule", lambda o: o.loop.schedule(0.1, ignore)),
+    ("loop.countdown", lambda o: o.loop.countdown(5.0, 1.0, ignore_value)),
+    ("loop.poller", lambda o: o.loop.poller(30.0, ignore_poll)),
+    ("loop.start_thread", lambda o: o.loop.start_thread()),
+    ("loop.stop_thread", lambda o: o.loop.stop_thread()),
+    ("loop.threaded", lambda o: o.loop.threaded().__enter__()),
+    ("loop.advance_clock", lambda o: o.loop.advance_clock(1.0)),
+    ("virtual.advance_clock", lambda o: o.virtual.advance_clock(1.0)),
+    ("virtual.run", lambda o: o.virtual.run(1.0)),
 ]
 
 
@@ -212,18 +316,32 @@ def test_closed_loop_raises_bad_handle(closed_loop: Objects, call: Call) -> None
 
 
 def test_a_bad_call_never_calls_its_callback(live: Objects) -> None:
-    called: list[Tick] = []
+    called: list[object] = []
     for bad in (-1.0, NAN, INF):
         with pytest.raises(IA):
             live.loop.schedule(bad, called.append)
+        with pytest.raises(IA):
+            live.loop.countdown(live.loop.now(), bad, called.append, on_finish=lambda: called.append(0))
+        with pytest.raises(IA):
+            live.virtual.poller(bad, called.append)
+        with pytest.raises(IA):
+            live.virtual.poller(1.0, called.append, tolerance=bad)
     with pytest.raises(UM):
         live.loop.schedule(0.0, called.append, mode="nope")
     live.loop.run(0.02)
+    live.virtual.run(10.0)
     assert called == []
+    assert live.virtual.armed_timer_count == 0
 
 
 def test_double_cancel_and_double_close_are_fine(live: Objects) -> None:
-    for cancellable in (live.subscription, live.connection, live.one_shot):
+    for cancellable in (
+        live.subscription,
+        live.connection,
+        live.timer,
+        live.countdown,
+        live.poller,
+    ):
         assert cancellable.cancel() is True
         assert cancellable.cancel() is False
         assert cancellable.cancelled
@@ -233,6 +351,7 @@ def test_double_cancel_and_double_close_are_fine(live: Objects) -> None:
     for publisher in (live.publisher, live.auto):
         publisher.close()
         publisher.close()
+    live.loop.stop_thread()  # no thread: nothing to do
     live.loop.close()
     live.loop.close()
     assert live.loop.closed

@@ -10,7 +10,8 @@ A thin ctypes binding over the C API (``include/cadence.h``)::
             loop.run(0.55)
 
 Times are seconds as floats; fire dates are seconds since the Unix epoch. See :class:`Loop`,
-:class:`TimerPublisher`, :class:`Subscription` and :mod:`cadence.errors`.
+:class:`TimerPublisher`, :class:`Subscription`, :class:`Countdown`, :class:`Poller` and
+:mod:`cadence.errors`. ``Loop.virtual()`` makes a loop on a virtual clock, for exact tests.
 
 The shared library is found through the environment variable ``CADENCE_LIBRARY``, then a copy
 bundled in this package, then ``build/libcadence.so`` of a source checkout, then the system.
@@ -19,7 +20,8 @@ bundled in this package, then ``build/libcadence.so`` of a source checkout, then
 from __future__ import annotations
 
 from . import _lib
-from .cancellable import Cancellable, Connection, OneShotTimer, Subscription
+from .cancellable import Cancellable, Connection, ScheduledTimer, Subscription
+from .countdown import Countdown
 from .errors import (
     AlreadyCancelled,
     BadHandle,
@@ -32,6 +34,7 @@ from .errors import (
     UnknownMode,
 )
 from .loop import Loop
+from .poller import Poll, Poller
 from .publisher import AutoconnectTimerPublisher, TimerPublisher
 from .tick import Tick
 
@@ -42,13 +45,16 @@ __all__ = [
     "CadenceError",
     "Cancellable",
     "Connection",
+    "Countdown",
     "EventLoopError",
     "InvalidArgument",
     "Loop",
     "LoopBusy",
     "NotSupported",
-    "OneShotTimer",
     "OutOfMemory",
+    "Poll",
+    "Poller",
+    "ScheduledTimer",
     "Subscription",
     "Tick",
     "TimerPublisher",

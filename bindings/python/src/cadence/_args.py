@@ -37,8 +37,15 @@ def mode(value: object, where: str) -> bytes:
         raise InvalidArgument(context=f"{where}: mode {value!r} is not valid UTF-8") from None
 
 
-def callback(value: object, where: str) -> Callable[..., object]:
+def callback(value: object, where: str, name: str = "callback") -> Callable[..., object]:
     """``value`` if it is callable; TypeError otherwise."""
     if not callable(value):
-        raise TypeError(f"{where}: callback must be callable, not {type(value).__name__}")
+        raise TypeError(f"{where}: {name} must be callable, not {type(value).__name__}")
+    return value
+
+
+def flag(value: object, where: str, name: str) -> bool:
+    """``value`` if it is a :class:`bool`; TypeError otherwise (no truthiness guesses)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{where}: {name} must be a bool, not {type(value).__name__}")
     return value

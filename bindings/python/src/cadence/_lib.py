@@ -68,6 +68,38 @@ class CTick(ctypes.Structure):
 #: ``void (*cadence_tick_fn)(const cadence_tick *tick, void *userdata)``
 TICK_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CTick), ctypes.c_void_p)
 
+
+class CCountdownEvent(ctypes.Structure):
+    """``cadence_countdown_event``: one call of a countdown's callback, valid only during it."""
+
+    _fields_ = [
+        ("remaining", ctypes.c_int64),
+        ("finished", ctypes.c_int),
+        ("date", ctypes.c_double),
+        ("source", CancellableHandle),
+    ]
+
+
+#: ``void (*cadence_countdown_fn)(const cadence_countdown_event *event, void *userdata)``
+COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), ctypes.c_void_p)
+
+
+class CPoll(ctypes.Structure):
+    """``cadence_poll``: one poll, as passed to a poller's callback, valid only during it."""
+
+    _fields_ = [
+        ("number", ctypes.c_uint64),
+        ("date", ctypes.c_double),
+        ("source", CancellableHandle),
+    ]
+
+
+#: ``void (*cadence_poll_fn)(const cadence_poll *poll, void *userdata)``
+POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), ctypes.c_void_p)
+
+#: ``CADENCE_TOLERANCE_DEFAULT``: a poller tolerance of 10 % of its interval.
+TOLERANCE_DEFAULT = -1.0
+
 _int = ctypes.c_int
 _double = ctypes.c_double
 _char_p = ctypes.c_char_p
@@ -89,6 +121,13 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "cadence_loop_add_common_mode": (_int, [LoopHandle, _char_p]),
     "cadence_loop_now": (_int, [LoopHandle, ctypes.POINTER(_double)]),
     "cadence_loop_wakeups": (_int, [LoopHandle, ctypes.POINTER(ctypes.c_uint64)]),
+    "cadence_loop_armed_timers": (_int, [LoopHandle, ctypes.POINTER(ctypes.c_uint64)]),
+    # A loop on a thread of its own
+    "cadence_loop_start_thread": (_int, [LoopHandle, _char_p]),
+    "cadence_loop_stop_thread": (_int, [LoopHandle]),
+    # Virtual time
+    "cadence_loop_create_virtual": (_int, [ctypes.POINTER(LoopHandle)]),
+    "cadence_loop_advance_clock": (_int, [LoopHandle, _double]),
     # Timer publishers
     "cadence_timer_publish": (
         _int,
@@ -120,6 +159,19 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
             ctypes.POINTER(CancellableHandle),
         ],
     ),
+    # Countdowns
+    "cadence_countdown_start": (
+        _int,
+        [LoopHandle, _double, _double, COUNTDOWN_FN, _void_p, ctypes.POINTER(CancellableHandle)],
+    ),
+    # Pollers
+    "cadence_poller_start": (
+        _int,
+        [LoopHandle, _double, _double, POLL_FN, _void_p, ctypes.POINTER(CancellableHandle)],
+    ),
+    "cadence_poller_finish": (_int, [CancellableHandle, ctypes.c_uint64]),
+    "cadence_poller_set_active": (_int, [CancellableHandle, _int]),
+    "cadence_poller_tolerance": (_int, [CancellableHandle, ctypes.POINTER(_double)]),
     # Cancellables
     "cadence_cancel": (_int, [CancellableHandle]),
     "cadence_is_cancelled": (_int, [CancellableHandle, ctypes.POINTER(_int)]),
@@ -184,7 +236,7 @@ def _load() -> tuple[ctypes.CDLL, str]:
     raise OSError(
         "could not load the Cadence shared library. Tried:\n"
         + "\n".join(tried)
-        + f"\nBuild it in the repository (cmake -S . -B build && cmake --build build), or set "
+        + f"\nBuild it in the repository (cmake -S . -B build -G Ninja && cmake --build build), or set "
         f"{ENV_VAR} to the path of a libcadence.so."
     )
 

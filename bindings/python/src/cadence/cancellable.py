@@ -1,4 +1,5 @@
-"""Things that can be cancelled: subscriptions, connections and one-shot timers."""
+"""Things that can be cancelled: subscriptions, connections and scheduled timers (countdowns and
+pollers have modules of their own)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
     from ._registry import LoopState
     from .loop import Loop
 
-__all__ = ["Cancellable", "Connection", "OneShotTimer", "Subscription"]
+__all__ = ["Cancellable", "Connection", "ScheduledTimer", "Subscription"]
 
 _C = TypeVar("_C", bound="Cancellable")
 
@@ -25,15 +26,16 @@ def _release(state: LoopState, handle_id: int) -> None:
 
 
 def _release_unless_active(state: LoopState, handle_id: int, key: int) -> None:
-    # A subscription whose Python object is collected goes on until it is cancelled or its loop
-    # closes: its callback is still in the table, and releasing the handle would cancel it.
+    # A subscription (countdown, poller) whose Python object is collected goes on until it is
+    # cancelled or its loop closes: its callback is still in the table, and releasing the handle
+    # would cancel it.
     if not _registry.is_registered(key):
         _release(state, handle_id)
 
 
 class Cancellable(Owned):
-    """Base class of :class:`Subscription`, :class:`Connection` and :class:`OneShotTimer`, like
-    Combine's ``Cancellable``.
+    """Base class of :class:`Subscription`, :class:`Connection`, :class:`ScheduledTimer`,
+    :class:`~cadence.Countdown` and :class:`~cadence.Poller`, like Combine's ``Cancellable``.
 
     Use as a context manager to cancel on exit::
 
@@ -70,8 +72,8 @@ class Cancellable(Owned):
         thread may finish). Cancelling again is harmless.
 
         Returns:
-            True if this call cancelled; False if it was already cancelled (or, for a one-shot
-            timer, had already fired).
+            True if this call cancelled; False if it was already cancelled (or, for a scheduled
+            timer, had already fired; for a countdown, had already finished).
 
         Raises:
             BadHandle: the object or its loop is closed.
@@ -89,7 +91,8 @@ class Cancellable(Owned):
     @property
     def cancelled(self) -> bool:
         """Whether :meth:`cancel` has been called (for a connection: on any connection of the
-        publisher; for a one-shot timer: also True once it has fired).
+        publisher; for a scheduled timer: also True once it has fired; for a countdown: also True
+        once it has finished).
 
         Raises:
             BadHandle: the object or its loop is closed.
@@ -122,14 +125,9 @@ class Cancellable(Owned):
         return f"<cadence.{type(self).__name__} {self._status()} {self._description}>"
 
 
-class Subscription(Cancellable):
-    """One subscriber of a timer publisher, returned by ``sink()``.
-
-    Cancelling it stops delivery to this subscriber alone; the timer goes on for the others (on an
-    autoconnect publisher, cancelling the last subscriber stops the timer). A subscription stays
-    active until it is cancelled or closed, or its loop closes: dropping the Python object does
-    *not* cancel it, because the binding keeps its callback.
-    """
+class _CancelledOnClose(Cancellable):
+    """A cancellable that the C layer cancels when its handle is released (a subscription, a
+    countdown, a poller), but that the binding keeps going while only its Python object is gone."""
 
     def _make_finalizer(
         self, state: LoopState, handle_id: int, key: int | None
@@ -138,11 +136,21 @@ class Subscription(Cancellable):
         return weakref.finalize(self, _release_unless_active, state, handle_id, key)
 
     def close(self) -> None:
-        """Cancels the subscription and releases its handle (``cadence_cancellable_release``
-        cancels a subscription). Closing twice, or after the loop closed, does nothing."""
+        """Cancels and releases the handle (``cadence_cancellable_release`` cancels it).
+        Closing twice, or after the loop closed, does nothing."""
         if self._key is not None and not self.closed:
             _registry.unregister(self._key)
         self._finalizer()
+
+
+class Subscription(_CancelledOnClose):
+    """One subscriber of a timer publisher, returned by ``sink()``.
+
+    Cancelling it stops delivery to this subscriber alone; the timer goes on for the others (on an
+    autoconnect publisher, cancelling the last subscriber stops the timer). A subscription stays
+    active until it is cancelled or closed, or its loop closes: dropping the Python object does
+    *not* cancel it, because the binding keeps its callback. :meth:`close` cancels it.
+    """
 
 
 class Connection(Cancellable):
@@ -158,12 +166,12 @@ class Connection(Cancellable):
         self._finalizer()
 
 
-class OneShotTimer(Cancellable):
-    """A callback scheduled once by :meth:`Loop.schedule`.
+class ScheduledTimer(Cancellable):
+    """A callback scheduled once by :meth:`Loop.schedule` (Swift's ``ScheduledTimer``).
 
     :meth:`cancel` prevents the call if it has not started. Closing or dropping the object does
-    *not* cancel the timer (``cadence_cancellable_release`` leaves a one-shot armed); the callback
-    is kept until it fires, is cancelled, or the loop closes.
+    *not* cancel the timer (``cadence_cancellable_release`` leaves a scheduled timer armed); the
+    callback is kept until it fires, is cancelled, or the loop closes.
     """
 
     def close(self) -> None:

@@ -1,14 +1,19 @@
-"""The event loop that fires timers."""
+"""The event loop that fires timers, real or virtual, run by the caller or on a thread of its own."""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import ctypes
 import weakref
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Callable
 
-from . import _args, _lib, _registry
-from .cancellable import OneShotTimer
-from .errors import EBUSY, BadHandle, LoopBusy, check
+from . import _args, _lib, _registry, countdown, poller
+from .cancellable import ScheduledTimer
+from .countdown import Countdown
+from .errors import EBUSY, BadHandle, InvalidArgument, LoopBusy, check
+from .poller import Poll, Poller
 from .publisher import TimerPublisher
 
 if TYPE_CHECKING:
@@ -18,7 +23,7 @@ __all__ = ["Loop"]
 
 
 def _destroy(state: _registry.LoopState) -> int:
-    """Destroys the C loop unless it is running; returns the C code."""
+    """Destroys the C loop unless it is running or has a thread; returns the C code."""
     with state.lock:
         if state.closed:
             return 0
@@ -27,32 +32,67 @@ def _destroy(state: _registry.LoopState) -> int:
             state.closed = True
     if code == 0:
         _registry.unregister_loop(state)
+        _registry.threaded.discard(state)
     return code
 
 
+def _stop_thread(state: _registry.LoopState) -> int:
+    """Stops the loop's own thread, if any; returns the C code."""
+    if state.closed:
+        return 0
+    code = int(_lib.lib.cadence_loop_stop_thread(state.handle))
+    if code == 0:
+        with state.lock:
+            state.thread = False
+        _registry.threaded.discard(state)
+    return code
+
+
+def _collect(state: _registry.LoopState) -> None:
+    """The finalizer of a collected :class:`Loop`: stops its thread, then destroys it.
+
+    On the loop's own thread (a callback dropped the last reference) the thread cannot be
+    stopped; the loop then lives on until the interpreter exits.
+    """
+    if state.thread and _stop_thread(state) != 0:
+        return
+    _destroy(state)
+
+
+# Threads started by Loop.start_thread call into Python: stop them while the interpreter can
+# still run their callbacks.
+atexit.register(_registry.stop_threads)
+
+
 class Loop:
-    """An event loop that fires timers: Cadence's run loop, on libuv's monotonic clock.
+    """An event loop that fires timers: Cadence's run loop, on libuv's monotonic clock or, made
+    by :meth:`virtual`, on a virtual clock that moves only when told.
 
     A loop does nothing until someone runs it: :meth:`run` fires the timers of one mode for a
-    number of seconds, sleeping in between, then returns. A loop that nobody runs fires nothing.
+    number of seconds, sleeping in between, then returns; :meth:`start_thread` runs it on a
+    thread of its own instead. A loop that nobody runs fires nothing.
 
     Modes: ``"default"`` exists and is always a common mode; ``"common"`` is a pseudo-mode that
     timers can be added to (they then fire in every common mode) but that cannot be run. Add
-    others with :meth:`add_mode` and :meth:`add_common_mode`. ``mode`` arguments default to
-    ``"default"`` everywhere (:meth:`run`, :meth:`publish`, :meth:`schedule`), as Foundation's
-    scheduled timers do; pass ``mode="common"`` for a timer that must also tick while the loop
-    runs in a custom common mode (UIKit's scroll-tracking case).
+    others with :meth:`add_mode` and :meth:`add_common_mode`. ``mode`` arguments are keyword-only
+    and default to ``"default"`` everywhere (:meth:`run`, :meth:`start_thread`, :meth:`publish`,
+    :meth:`schedule`), as Foundation's scheduled timers do; pass ``mode="common"`` for a timer
+    that must also tick while the loop runs in a custom common mode (UIKit's scroll tracking).
+    Countdowns and pollers are always in ``"common"``.
 
     Lifetime: :meth:`close` (or leaving a ``with`` block, or garbage collection) cancels every
-    timer and closes every publisher, subscription, connection and one-shot timer made from the
-    loop; using them afterwards raises :class:`~cadence.errors.BadHandle`.
+    timer and closes every publisher, subscription, connection, scheduled timer, countdown and
+    poller made from the loop; using them afterwards raises
+    :class:`~cadence.errors.BadHandle`.
 
-    Threads: timers fire on the thread inside :meth:`run`. Every method may be called from any
-    thread; calls from other threads take effect before the loop's next pass.
+    Threads: timers fire on the thread inside :meth:`run`, or on the loop's own thread. Every
+    method may be called from any thread; calls from other threads take effect before the
+    loop's next pass.
     """
 
     def __init__(self) -> None:
-        """Creates a loop with the modes ``"default"`` and ``"common"``.
+        """Creates a loop on libuv's monotonic clock, with the modes ``"default"`` and
+        ``"common"``. Fire dates are seconds since the Unix epoch.
 
         Raises:
             EventLoopError: libuv could not create its loop.
@@ -60,21 +100,51 @@ class Loop:
         """
         handle = _lib.LoopHandle()
         check(int(_lib.lib.cadence_loop_create(ctypes.byref(handle))), "Loop()")
-        self._state = _registry.LoopState(handle)
-        self._finalizer = weakref.finalize(self, _destroy, self._state)
+        self._adopt(handle, virtual=False)
+
+    @classmethod
+    def virtual(cls) -> Loop:
+        """Creates a loop on a virtual clock, for exact and instant tests of timer code (Swift's
+        ``Loop.virtual()``).
+
+        The clock starts at 0 and moves only when told: ``run(d)`` advances it by ``d`` seconds,
+        stepping to each wake-up and firing what is due there, in order, without sleeping (with
+        zero tolerance each timer fires exactly at its fire date); :meth:`advance_clock` moves it
+        without firing, as if the loop's thread were blocked. Fire dates, :meth:`now`,
+        countdown and poll dates are virtual seconds. Everything else is as on a real loop:
+        the same engine runs it.
+
+        Raises:
+            OutOfMemory: no memory.
+        """
+        handle = _lib.LoopHandle()
+        check(int(_lib.lib.cadence_loop_create_virtual(ctypes.byref(handle))), "Loop.virtual()")
+        loop = cls.__new__(cls)
+        loop._adopt(handle, virtual=True)
+        return loop
+
+    def _adopt(self, handle: _lib.LoopHandle, *, virtual: bool) -> None:
+        self._state = _registry.LoopState(handle, virtual=virtual)
+        self._finalizer = weakref.finalize(self, _collect, self._state)
+
+    @property
+    def is_virtual(self) -> bool:
+        """Whether this loop runs on a virtual clock (made by :meth:`virtual`)."""
+        return self._state.virtual
 
     # ---- Running ----
 
-    def run(self, seconds: float, mode: str = "default") -> None:
+    def run(self, seconds: float, *, mode: str = "default") -> None:
         """Runs the loop in ``mode`` for ``seconds`` of its clock, firing due timers on this
         thread and sleeping in between, then returns (early after :meth:`stop`).
 
         Timers fire in fire-date order (ties in scheduling order), never before their fire date;
-        a timer armed during a pass waits for a later pass.
+        a timer armed during a pass waits for a later pass. On a virtual loop the clock advances
+        by ``seconds`` at once, stepping through every wake-up on the way, and nothing sleeps.
 
         Args:
             seconds: how long to run, a float >= 0 (0 fires what is due and returns).
-            mode: a registered mode other than ``"common"``; default ``"default"``.
+            mode: a registered mode other than ``"common"``; default ``"default"``. Keyword-only.
 
         Raises:
             Exception: whatever a callback raised during this run, with its traceback; the loop
@@ -84,19 +154,17 @@ class Loop:
                 malformed or ``"common"``.
             UnknownMode: ``mode`` is not registered.
             LoopBusy: the loop is already running (for example, ``run`` from one of its
-                callbacks, or from a second thread).
+                callbacks, from a second thread, or while it has a thread of its own).
             BadHandle: the loop is closed.
         """
         value = _args.seconds(seconds, "Loop.run()", "seconds")
         name = _args.mode(mode, "Loop.run()")
         state = self._require_open("Loop.run()")
-        with state.lock:
-            state.running += 1
+        state.enter_run()
         try:
             code = int(_lib.lib.cadence_loop_run(state.handle, name, value))
         finally:
-            with state.lock:
-                state.running -= 1
+            state.leave_run()
         if code == 0:
             # Only the call that actually ran collects a callback's exception: a nested run
             # rejected with EBUSY must not steal it.
@@ -112,7 +180,8 @@ class Loop:
 
     def stop(self) -> None:
         """Makes a running :meth:`run` return after its current pass; does nothing if the loop is
-        not running. Callable from callbacks and other threads.
+        not running. Callable from callbacks and other threads. It does not end the loop's own
+        thread (that thread goes on with its next run at once): use :meth:`stop_thread`.
 
         Raises:
             BadHandle: the loop is closed.
@@ -122,9 +191,93 @@ class Loop:
 
     @property
     def running(self) -> bool:
-        """Whether a :meth:`run` call of this loop is in progress, on any thread (counted from
-        just before the call enters C, so it may be True a moment before the loop really runs)."""
-        return self._state.running > 0
+        """Whether the loop is running: a :meth:`run` call is in progress on any thread (counted
+        from just before the call enters C, so it may be True a moment before the loop really
+        runs), or the loop runs on its own thread (:attr:`has_thread`)."""
+        return self._state.running or self._state.thread
+
+    # ---- A thread of its own ----
+
+    def start_thread(self, *, mode: str = "default") -> None:
+        """Starts a thread that runs the loop in ``mode`` until :meth:`stop_thread`, so that
+        timers fire without the program running the loop (the dispatch-timer use; Swift's
+        ``startThread(mode:)``).
+
+        Callbacks then run on that thread, so what they touch must be safe to share; every method
+        may be called from any thread. :meth:`run` and :meth:`close` raise
+        :class:`~cadence.LoopBusy` until the thread is stopped; leaving the loop's ``with`` block
+        stops it. :meth:`threaded` is a context manager for a start/stop pair.
+
+        An exception raised by a callback on the loop's thread cannot be re-raised from a
+        :meth:`run` that nobody called: it is passed at once to :func:`threading.excepthook`
+        (which prints it, as for an exception in a :class:`threading.Timer`), and the loop goes
+        on firing its other timers.
+
+        Args:
+            mode: a registered mode other than ``"common"``; default ``"default"``. Keyword-only.
+
+        Raises:
+            TypeError: ``mode`` is not a str.
+            InvalidArgument: ``mode`` is empty, malformed or ``"common"``.
+            UnknownMode: ``mode`` is not registered.
+            LoopBusy: the loop is running, or already has a thread.
+            OutOfMemory: no thread could be started.
+            BadHandle: the loop is closed.
+        """
+        where = f"Loop.start_thread(mode={mode!r})"
+        name = _args.mode(mode, "Loop.start_thread()")
+        state = self._require_open(where)
+        code = int(_lib.lib.cadence_loop_start_thread(state.handle, name))
+        if code == EBUSY:
+            raise LoopBusy(context=f"{where} while the loop is running or has a thread")
+        check(code, where)
+        with state.lock:
+            state.thread = True
+        _registry.threaded.add(state)
+
+    def stop_thread(self) -> None:
+        """Stops the loop's own thread after its current pass and waits for it to end (a
+        callback running on it finishes first). Does nothing if the loop has no thread.
+
+        Raises:
+            LoopBusy: called from the loop's own thread (a callback), which cannot wait for
+                itself; the thread goes on.
+            BadHandle: the loop is closed.
+        """
+        self._require_open("Loop.stop_thread()")
+        code = _stop_thread(self._state)
+        if code == EBUSY:
+            raise LoopBusy(context="Loop.stop_thread() from the loop's own thread")
+        check(code, "Loop.stop_thread()")
+
+    @property
+    def has_thread(self) -> bool:
+        """Whether a thread started by :meth:`start_thread` runs the loop (until
+        :meth:`stop_thread`)."""
+        return self._state.thread
+
+    @contextlib.contextmanager
+    def threaded(self, *, mode: str = "default") -> Iterator[Loop]:
+        """A context manager that runs the loop on its own thread for the ``with`` block::
+
+            with cadence.Loop() as loop, loop.threaded():
+                loop.schedule(0.1, on_time)
+                time.sleep(0.5)  # on_time runs on the loop's thread meanwhile
+
+        It calls :meth:`start_thread` on entry and :meth:`stop_thread` on exit (also when the
+        block raises).
+
+        Args:
+            mode: as for :meth:`start_thread`. Keyword-only.
+
+        Raises:
+            As :meth:`start_thread` on entry and :meth:`stop_thread` on exit.
+        """
+        self.start_thread(mode=mode)
+        try:
+            yield self
+        finally:
+            self.stop_thread()
 
     # ---- Modes ----
 
@@ -159,7 +312,8 @@ class Loop:
 
     def now(self) -> float:
         """A fresh read of the loop's clock on the fire-date scale: seconds since the Unix epoch,
-        derived from the monotonic clock (so comparable with ``Tick.fire_date``).
+        derived from the monotonic clock (so comparable with ``Tick.fire_date``); virtual
+        seconds, from 0, on a virtual loop.
 
         Raises:
             BadHandle: the loop is closed.
@@ -181,12 +335,50 @@ class Loop:
         check(int(_lib.lib.cadence_loop_wakeups(state.handle, ctypes.byref(out))), "Loop.wakeups")
         return int(out.value)
 
+    @property
+    def armed_timer_count(self) -> int:
+        """How many timers are armed on the loop, in all modes (Swift's ``armedTimerCount``).
+
+        A connected publisher counts once whatever its subscribers; a scheduled timer until it
+        fires or is cancelled; a countdown two (its tick and its deadline) until it finishes; an
+        active poller one (plus one for a poll pending after :meth:`Poller.set_active`).
+
+        Raises:
+            BadHandle: the loop is closed.
+        """
+        where = "Loop.armed_timer_count"
+        state = self._require_open(where)
+        out = ctypes.c_uint64()
+        check(int(_lib.lib.cadence_loop_armed_timers(state.handle, ctypes.byref(out))), where)
+        return int(out.value)
+
+    def advance_clock(self, seconds: float) -> None:
+        """Moves a virtual loop's clock forward by ``seconds`` without running it, as if its
+        thread were blocked (Swift's ``advanceClock(by:)``). Nothing fires; at the next
+        :meth:`run`, an overdue repeating timer fires once, reporting its latest grid point and
+        the skipped ones (``Tick.skipped``), then keeps to its grid.
+
+        Args:
+            seconds: how far, a float >= 0 and finite (0 is allowed and does nothing).
+
+        Raises:
+            TypeError: ``seconds`` is not a number.
+            NotSupported: the loop is real (made by ``Loop()``); its clock cannot be moved.
+            InvalidArgument: ``seconds`` is NaN, infinite or negative.
+            BadHandle: the loop is closed.
+        """
+        where = f"Loop.advance_clock({seconds!r})"
+        value = _args.seconds(seconds, "Loop.advance_clock()", "seconds")
+        state = self._require_open(where)
+        check(int(_lib.lib.cadence_loop_advance_clock(state.handle, value)), where)
+
     # ---- Timers ----
 
     def publish(
         self, interval: float, *, tolerance: float = 0.0, mode: str = "default"
     ) -> TimerPublisher:
-        """A connectable timer publisher, like ``Timer.publish(every:tolerance:on:in:)``.
+        """A connectable timer publisher: Swift's ``TimerPublisher(every:tolerance:on:in:)``, like
+        Foundation's ``Timer.publish(every:tolerance:on:in:)``.
 
         Nothing is scheduled until :meth:`TimerPublisher.connect` (or the first ``sink`` of its
         :meth:`~TimerPublisher.autoconnect` publisher).
@@ -229,7 +421,7 @@ class Loop:
         *,
         tolerance: float = 0.0,
         mode: str = "default",
-    ) -> OneShotTimer:
+    ) -> ScheduledTimer:
         """Calls ``callback(tick)`` once, ``delay`` seconds from now, while the loop runs in a mode
         covered by ``mode`` (like a non-repeating ``Timer``).
 
@@ -244,7 +436,7 @@ class Loop:
             mode: as for :meth:`publish`; default ``"default"``. Keyword-only.
 
         Returns:
-            A :class:`~cadence.OneShotTimer`; dropping or closing it does not cancel the call.
+            A :class:`~cadence.ScheduledTimer`; dropping or closing it does not cancel the call.
 
         Raises:
             TypeError: ``callback`` is not callable, a number is not a number, ``mode`` not a str.
@@ -266,7 +458,7 @@ class Loop:
                 after,
                 late,
                 encoded,
-                _registry.TRAMPOLINE,
+                _registry.TICK_TRAMPOLINE,
                 ctypes.c_void_p(key),
                 ctypes.byref(out),
             )
@@ -274,7 +466,161 @@ class Loop:
         if code < 0:
             _registry.unregister(key)
             check(code, where)
-        return OneShotTimer(self, state, out, key, f"after {after!r} s in mode {mode!r}")
+        return ScheduledTimer(self, state, out, key, f"after {after!r} s in mode {mode!r}")
+
+    def countdown(
+        self,
+        deadline: float,
+        tick: float,
+        callback: Callable[[int], object],
+        *,
+        on_finish: Callable[[], object] | None = None,
+    ) -> Countdown:
+        """Counts down to ``deadline``: calls ``callback(remaining)`` with the whole seconds left
+        (rounded up) at once and whenever the value changes on a tick every ``tick`` seconds,
+        then ``callback(0)`` at the deadline, then ``on_finish()`` once (Swift's
+        ``countdown(to:tick:)`` with ``sink(receiveCompletion:receiveValue:)``).
+
+        Each value is computed from the loop's clock and the deadline, never by counting ticks,
+        so after any gap (a blocked thread, skipped ticks) the next value is right: on a virtual
+        loop a 3 s countdown with 0.25 s ticks gives 3 at 0, 2 at 1, 1 at 2 and 0 at 3 s, however
+        the clock is advanced. The timers are in the ``"common"`` mode.
+
+        The first call, and for a deadline already past the calls with 0 and ``on_finish``, run
+        before this method returns, on the calling thread; the others on the thread running the
+        loop. An exception from a call made before ``countdown`` returns is re-raised from it
+        (the countdown is then cancelled); later ones are re-raised from :meth:`run` (or passed
+        to :func:`threading.excepthook` on the loop's own thread).
+
+        Args:
+            deadline: when the countdown reaches 0, a date on the loop's clock in seconds (as
+                :meth:`now` gives; for example ``loop.now() + 10``), finite.
+            tick: seconds between recomputations, a float > 0 and finite (0.25 gives a responsive
+                label).
+            callback: called with each value, an :class:`int` >= 0.
+            on_finish: called with no arguments after the last value, or None. Keyword-only.
+
+        Returns:
+            A :class:`~cadence.Countdown`: cancel it to stop early. Dropping it does not cancel
+            it; closing it does.
+
+        Raises:
+            TypeError: a number is not a number, or a callback not callable.
+            InvalidArgument: ``tick`` <= 0, NaN or infinite; ``deadline`` NaN or infinite.
+            BadHandle: the loop is closed.
+            Exception: what the callbacks raised before this method returned.
+        """
+        where = f"Loop.countdown(deadline={deadline!r}, tick={tick!r})"
+        end = _args.seconds(deadline, "Loop.countdown()", "deadline")
+        every = _args.seconds(tick, "Loop.countdown()", "tick")
+        _args.callback(callback, "Loop.countdown()")
+        if on_finish is not None:
+            _args.callback(on_finish, "Loop.countdown()", "on_finish")
+        state = self._require_open(where)
+        progress = countdown._Progress(state)
+        key = _registry.register(
+            state, countdown.make_entry(progress, callback, on_finish), one_shot=False
+        )
+        out = _lib.CancellableHandle()
+        with _registry.capturing() as errors:
+            code = int(
+                _lib.lib.cadence_countdown_start(
+                    state.handle,
+                    end,
+                    every,
+                    _registry.COUNTDOWN_TRAMPOLINE,
+                    ctypes.c_void_p(key),
+                    ctypes.byref(out),
+                )
+            )
+        if code < 0:
+            _registry.unregister(key)
+            check(code, where)
+        handle = Countdown(self, state, out, key, progress, end, every)
+        if errors:
+            handle.close()
+            try:
+                raise errors[0]
+            finally:
+                del errors
+        return handle
+
+    def poller(
+        self,
+        interval: float,
+        operation: Callable[[Poll], object],
+        *,
+        tolerance: float | None = None,
+        finish_on_return: bool = True,
+    ) -> Poller:
+        """Runs ``operation(poll)`` every ``interval`` seconds, never overlapping, while active
+        (Swift's ``Poller(every:tolerance:on:operation:)``): the first poll one interval from now,
+        then one on each tick unless the previous poll is still running, so a slow operation
+        delays the next poll to the first tick after it finishes instead of stacking polls.
+
+        A poll runs until it is finished:
+
+        - ``finish_on_return=True`` (the default): when ``operation`` returns. The common case,
+          a synchronous check.
+        - ``finish_on_return=False``: when :meth:`Poll.finish` (or :meth:`Poller.finish` with
+          ``poll.number``) is called, from any thread, at any later time; hand the work to a
+          thread or an executor and finish from there (for example
+          ``executor.submit(fetch).add_done_callback(lambda _: poll.finish())``).
+
+        Either way, a poll whose ``operation`` raises is finished, so the poller never stalls;
+        the exception is re-raised from :meth:`run` (or passed to :func:`threading.excepthook`
+        on the loop's own thread). The timer is in the ``"common"`` mode; ``operation`` runs on
+        the thread running the loop.
+
+        Args:
+            interval: seconds between polls, a float > 0 and finite.
+            operation: called with a :class:`~cadence.Poll` (``number``, ``date``, ``finish()``).
+            tolerance: seconds of lateness the poll timer may use, >= 0 and finite; None (the
+                default) for 10 % of the interval, Apple's advice for repeating timers.
+                Keyword-only.
+            finish_on_return: whether a poll is finished when ``operation`` returns (see above);
+                a :class:`bool`. Keyword-only.
+
+        Returns:
+            A :class:`~cadence.Poller`: ``set_active(False)`` pauses it, ``cancel()`` stops it.
+            Dropping it does not stop it; closing it does.
+
+        Raises:
+            TypeError: a number is not a number, ``operation`` not callable, or
+                ``finish_on_return`` not a bool.
+            InvalidArgument: ``interval`` <= 0, NaN or infinite; ``tolerance`` negative, NaN or
+                infinite.
+            BadHandle: the loop is closed.
+        """
+        where = f"Loop.poller(interval={interval!r}, tolerance={tolerance!r})"
+        every = _args.seconds(interval, "Loop.poller()", "interval")
+        _args.callback(operation, "Loop.poller()", "operation")
+        if tolerance is None:
+            late = _lib.TOLERANCE_DEFAULT
+        else:
+            late = _args.seconds(tolerance, "Loop.poller()", "tolerance")
+            if late < 0:  # C would read -1.0 as "10 % of the interval"
+                raise InvalidArgument(context=f"{where}: tolerance must be >= 0 or None")
+        _args.flag(finish_on_return, "Loop.poller()", "finish_on_return")
+        state = self._require_open(where)
+        key = _registry.register(
+            state, poller.make_entry(state, operation, finish_on_return), one_shot=False
+        )
+        out = _lib.CancellableHandle()
+        code = int(
+            _lib.lib.cadence_poller_start(
+                state.handle,
+                every,
+                late,
+                _registry.POLL_TRAMPOLINE,
+                ctypes.c_void_p(key),
+                ctypes.byref(out),
+            )
+        )
+        if code < 0:
+            _registry.unregister(key)
+            check(code, where)
+        return Poller(self, state, out, key, every)
 
     # ---- Lifetime ----
 
@@ -283,12 +629,12 @@ class Loop:
         Closing twice is harmless.
 
         Raises:
-            LoopBusy: the loop is running (for example, ``close`` from one of its callbacks);
-                nothing was closed.
+            LoopBusy: the loop is running (for example, ``close`` from one of its callbacks) or
+                has a thread of its own (call :meth:`stop_thread` first); nothing was closed.
         """
         code = _destroy(self._state)
         if code == EBUSY:
-            raise LoopBusy(context="Loop.close() while the loop is running")
+            raise LoopBusy(context="Loop.close() while the loop is running or has a thread")
         check(code, "Loop.close()")
         self._finalizer.detach()
 
@@ -301,7 +647,14 @@ class Loop:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        """Closes the loop."""
+        """Stops the loop's own thread, if it has one, then closes the loop.
+
+        Raises:
+            LoopBusy: as :meth:`stop_thread` and :meth:`close` (leaving the block on one of the
+                loop's callbacks).
+        """
+        if not self._state.closed:
+            self.stop_thread()
         self.close()
 
     def _require_open(self, what: str) -> _registry.LoopState:
@@ -312,9 +665,13 @@ class Loop:
     def __repr__(self) -> str:
         if self._state.closed:
             return "<cadence.Loop closed>"
-        status = "running" if self.running else "idle"
+        kind = "virtual " if self._state.virtual else ""
+        if self._state.thread:
+            status = "running on its thread"
+        else:
+            status = "running" if self._state.running else "idle"
         try:
             wakeups = f", {self.wakeups} wake-ups"
         except Exception:  # noqa: BLE001 - closed meanwhile on another thread
             wakeups = ""
-        return f"<cadence.Loop {status}{wakeups}>"
+        return f"<cadence.Loop {kind}{status}{wakeups}>"

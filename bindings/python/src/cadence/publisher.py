@@ -1,15 +1,15 @@
-"""Timer publishers: ``Timer.publish(every:tolerance:on:in:)`` and ``autoconnect()``."""
+"""Timer publishers: Swift's ``TimerPublisher(every:tolerance:on:in:)`` and ``autoconnect()``."""
 
 from __future__ import annotations
 
 import ctypes
 import weakref
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, NoReturn, TypeVar
 
 from . import _args, _lib, _registry
 from ._owned import Owned
 from .cancellable import Connection, Subscription
-from .errors import check
+from .errors import NotSupported, check
 
 if TYPE_CHECKING:
     from ._registry import LoopState
@@ -86,7 +86,7 @@ class _Publisher(Owned):
         out = _lib.CancellableHandle()
         code = int(
             _lib.lib.cadence_publisher_subscribe(
-                self._handle, _registry.TRAMPOLINE, ctypes.c_void_p(key), ctypes.byref(out)
+                self._handle, _registry.TICK_TRAMPOLINE, ctypes.c_void_p(key), ctypes.byref(out)
             )
         )
         if code < 0:
@@ -113,8 +113,8 @@ class _Publisher(Owned):
 
 
 class TimerPublisher(_Publisher):
-    """A connectable publisher of a repeating timer's ticks, like Foundation's
-    ``Timer.TimerPublisher``; made by :meth:`Loop.publish`.
+    """A connectable publisher of a repeating timer's ticks (Swift's ``TimerPublisher``, like
+    Foundation's ``Timer.TimerPublisher``); made by :meth:`Loop.publish`.
 
     Creating or subscribing does nothing: :meth:`connect` starts the timer (first fire one
     interval later, then on that grid), and cancelling the connection stops it for good. A
@@ -172,7 +172,26 @@ class AutoconnectTimerPublisher(_Publisher):
 
     The first :meth:`sink` starts a timer; a subscriber joining late receives the same fire dates
     as the early ones from then on; when the last subscriber cancels, the timer stops, and the
-    next first subscriber starts a fresh one. There is no ``connect()``.
+    next first subscriber starts a fresh one. It connects itself: :meth:`connect` raises
+    :class:`~cadence.NotSupported`, as ``cadence_publisher_connect`` returns ``CADENCE_ENOTSUP``.
 
     Threads: every method may be called from any thread and from callbacks.
     """
+
+    def connect(self) -> NoReturn:
+        """Always raises: an autoconnect publisher connects when its first subscriber arrives,
+        so there is nothing to connect (``cadence_publisher_connect`` gives ``ENOTSUP``). Keep
+        the :class:`TimerPublisher` that made it to connect by hand.
+
+        Raises:
+            NotSupported: always, on an open publisher (also a :class:`TypeError`).
+            BadHandle: the publisher or its loop is closed.
+        """
+        where = "AutoconnectTimerPublisher.connect()"
+        self._require_open(where)
+        out = _lib.CancellableHandle()
+        code = int(_lib.lib.cadence_publisher_connect(self._handle, ctypes.byref(out)))
+        if code == 0:  # not what the C API promises; give the connection back and refuse anyway
+            _lib.lib.cadence_cancellable_release(out)
+        check(code, where)
+        raise NotSupported(context=where)
