@@ -26,6 +26,8 @@ public final class Loop: @unchecked Sendable {
     private var stopRequested = false
     private var runningThread = pthread_t()
     private var wakeUpCount: UInt64 = 0
+    /// The timer whose callback is running, so that a cancel from another thread can wait for it.
+    private var firing: TimerNode?
     /// The thread started by `startThread`, and whether it has been asked to stop.
     private var ownThread: LoopThread?
     private var ownThreadStopping = false
@@ -261,7 +263,9 @@ public final class Loop: @unchecked Sendable {
         return node
     }
 
-    /// Cancels an armed timer; returns false if it was already cancelled or finished.
+    /// Cancels an armed timer; returns false if it was already cancelled or finished. Callers that
+    /// hold no other lock then call ``waitForCallback(of:)``, so that once their cancel returns no
+    /// callback for the timer is still starting.
     @discardableResult
     func disarm(_ node: TimerNode) -> Bool {
         lock.withLock {
@@ -270,6 +274,15 @@ public final class Loop: @unchecked Sendable {
             node.action = nil
             queues.remove(node)
             return true
+        }
+    }
+
+    /// Waits until a callback of `node` that is running on the loop's thread has returned. Returns
+    /// at once on the loop's own thread (a callback cancelling a timer), where waiting would never end.
+    func waitForCallback(of node: TimerNode) {
+        lock.withLock {
+            guard isRunningFlag, pthread_equal(runningThread, pthread_self()) == 0 else { return }
+            while firing === node { lock.wait() }
         }
     }
 
@@ -291,6 +304,7 @@ public final class Loop: @unchecked Sendable {
         for node in due {
             let call: (action: (TimerTick) -> Void, tick: TimerTick)? = lock.withLock {
                 guard node.state == .active, let action = node.action else { return nil }
+                firing = node
                 let (fireDate, skipped) = node.advance(now: now)
                 if node.state == .active {
                     queues.insert(node)
@@ -299,7 +313,13 @@ public final class Loop: @unchecked Sendable {
                 }
                 return (action, TimerTick(fireDate: date(monotonic: fireDate), skippedTicks: Int(clamping: skipped)))
             }
-            if let call { call.action(call.tick) }
+            if let call {
+                call.action(call.tick)
+                lock.withLock {
+                    firing = nil
+                    lock.signalAll()
+                }
+            }
         }
         due.removeAll(keepingCapacity: true)
     }

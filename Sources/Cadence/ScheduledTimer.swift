@@ -61,11 +61,17 @@ public final class ScheduledTimer: Cancellable, @unchecked Sendable {
         self.node = node
     }
 
-    /// Prevents any further fire. Safe from inside the timer's own action.
-    public func cancel() { loop.disarm(node) }
+    /// Prevents any further fire. From another thread, waits for an action of this timer that is
+    /// running to return, so no action starts or runs once it returns; from inside the timer's own
+    /// action (on the loop's thread), returns at once.
+    public func cancel() { _ = cancelIfActive() }
 
     /// Cancels; returns false if the timer had already been cancelled or, for a one-shot, had fired.
-    package func cancelIfActive() -> Bool { loop.disarm(node) }
+    package func cancelIfActive() -> Bool {
+        let changed = loop.disarm(node)
+        loop.waitForCallback(of: node)
+        return changed
+    }
 
     /// Whether the timer was cancelled, or is a one-shot that has fired.
     public var isCancelled: Bool { !loop.isArmed(node) }

@@ -1,15 +1,21 @@
 import Glibc
 
-/// A plain mutex. Cadence holds it only around bookkeeping, never while a callback runs.
+/// A plain mutex with a condition. Cadence holds it only around bookkeeping, never while a
+/// callback runs.
 package final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     package init() {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        pthread_cond_init(condition, nil)
     }
 
     deinit {
+        pthread_cond_destroy(condition)
+        condition.deallocate()
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
@@ -20,4 +26,11 @@ package final class Lock: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
+
+    /// Waits for ``signalAll()``; call with the lock held (inside ``withLock(_:)``), in a loop
+    /// that re-checks what it waits for.
+    func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// Wakes every thread in ``wait()``.
+    func signalAll() { pthread_cond_broadcast(condition) }
 }

@@ -59,17 +59,34 @@ final class TimerBroadcast: @unchecked Sendable {
     /// back to `.idle`. Returns false if no timer was running.
     @discardableResult
     func disconnect() -> Bool {
-        lock.withLock { disconnectLocked(final: !autoconnects) }
+        let node = runningNode
+        let changed = lock.withLock { disconnectLocked(final: !autoconnects) }
+        waitForDelivery(node)
+        return changed
+    }
+
+    /// The timer of the current connection, if any.
+    private var runningNode: TimerNode? {
+        lock.withLock { if case .connected(let node) = state { node } else { nil } }
+    }
+
+    /// Waits, outside this object's lock, for a tick of `node` being delivered on the loop's
+    /// thread, so that once a cancel returns no subscriber callback is still starting.
+    private func waitForDelivery(_ node: TimerNode?) {
+        if let node { loop.waitForCallback(of: node) }
     }
 
     /// Cancels a connectable publisher for good; returns false if it was already cancelled.
     func cancelConnection() -> Bool {
-        lock.withLock {
+        let node = runningNode
+        let changed: Bool = lock.withLock {
             noticeClosedLoopLocked()
             if case .cancelled = state { return false }
             _ = disconnectLocked(final: true)
             return true
         }
+        waitForDelivery(node)
+        return changed
     }
 
     private func disconnectLocked(final: Bool) -> Bool {
@@ -113,15 +130,19 @@ final class TimerBroadcast: @unchecked Sendable {
         return subscription
     }
 
-    /// Removes a subscriber; returns false if it was already gone.
+    /// Removes a subscriber; returns false if it was already gone. From another thread, returns
+    /// only once a tick being delivered has been delivered.
     func unsubscribe(_ subscription: TimerSubscription) -> Bool {
-        lock.withLock {
+        let node = runningNode
+        let changed: Bool = lock.withLock {
             guard let index = subscribers.firstIndex(where: { $0 === subscription }) else { return false }
             subscribers.remove(at: index)
             subscription.isActive = false
             if autoconnects && subscribers.isEmpty { _ = disconnectLocked(final: false) }
             return true
         }
+        waitForDelivery(node)
+        return changed
     }
 
     /// Sends one tick to every subscriber present when it fired; one cancelled meanwhile is skipped,
