@@ -155,6 +155,22 @@ CADENCE_EXPORT int cadence_loop_advance_clock(cadence_loop loop, double seconds)
 CADENCE_EXPORT int cadence_timer_publish(cadence_loop loop, double interval, double tolerance,
                                          const char *_Nullable mode, cadence_publisher *_Nullable out);
 
+/* What a repeating timer does when the loop gets to it after fire dates have passed (tokio's
+ * MissedTickBehavior). SKIP (the default, Apple's Timer): fire once, report the latest grid point
+ * passed and the skipped count, keep the grid. BURST: fire once per missed grid point, back to back
+ * (one per loop pass). DELAY: fire once, report the missed fire date, restart the grid one interval
+ * after the late fire. */
+typedef enum cadence_missed_ticks {
+    CADENCE_MISSED_TICKS_SKIP = 0,
+    CADENCE_MISSED_TICKS_BURST = 1,
+    CADENCE_MISSED_TICKS_DELAY = 2
+} cadence_missed_ticks;
+
+/* Sets the missed-tick policy of the timers the publisher starts from now on (a running timer
+ * keeps its own); cadence_publisher_autoconnect copies it. Errors: CADENCE_EINVAL (not one of
+ * the cadence_missed_ticks values), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_publisher_set_missed_ticks(cadence_publisher publisher, int policy);
+
 /* Creates an autoconnect publisher with the same settings: it connects when its first subscriber
  * arrives, stops when the last one cancels, and starts a fresh timer for the next first
  * subscriber. Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOTSUP (already an autoconnect

@@ -89,3 +89,16 @@ public func cadence_publisher_release(_ handle: cadence_publisher) -> Int32 {
     guard handle.id != 0 else { return 0 }
     return HandleTable.shared.remove(handle.id, kind: .publisher) == nil ? CadenceError.badHandle.code : 0
 }
+
+@c @implementation
+public func cadence_publisher_set_missed_ticks(_ handle: cadence_publisher, _ policy: Int32) -> Int32 {
+    cResult { () throws(CadenceError) in
+        let (object, _) = try lookUpPublisher(handle)
+        guard let policy = MissedTickPolicy(rawValue: policy) else { throw .invalidArgument }
+        switch object {
+        case let publisher as TimerPublisher: publisher.missedTicks = policy
+        case let publisher as AutoconnectTimerPublisher: publisher.missedTicks = policy
+        default: throw .badHandle
+        }
+    }
+}

@@ -14,6 +14,13 @@ public final class AutoconnectTimerPublisher: @unchecked Sendable {
     /// The loop the timer runs on.
     public var loop: Loop { broadcast.loop }
 
+    /// What the timer does about fire dates it missed. A change applies to the next timer
+    /// started (by the next first subscriber); a running one keeps its policy.
+    public var missedTicks: MissedTickPolicy {
+        get { broadcast.missedTicks }
+        set { broadcast.missedTicks = newValue }
+    }
+
     /// Subscribes `receiveValue` to the fire dates until the returned cancellable is cancelled or
     /// deinitialized. The first subscriber starts the timer.
     public func sink(receiveValue: @escaping (Date) -> Void) -> AnyCancellable {

@@ -250,10 +250,10 @@ public final class Loop: @unchecked Sendable {
 
     /// Arms a timer whose first fire date is `delay` after a fresh clock read, or `fireDate`.
     func arm(delay: Nanoseconds, at fireDate: Nanoseconds? = nil, interval: Nanoseconds,
-             tolerance: Nanoseconds, modeIndex: Int,
+             tolerance: Nanoseconds, missedTicks: MissedTickPolicy = .skip, modeIndex: Int,
              action: @escaping (TimerTick) -> Void) throws(CadenceError) -> TimerNode {
         let node = TimerNode(fireDate: 0, interval: interval, tolerance: tolerance,
-                             modeIndex: modeIndex, action: action)
+                             missedTicks: missedTicks, modeIndex: modeIndex, action: action)
         try lock.withLock { () throws(CadenceError) in
             guard !isClosedFlag else { throw .badHandle }
             node.fireDate = fireDate ?? clock.now().saturatingAdd(delay)

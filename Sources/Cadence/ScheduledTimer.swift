@@ -33,22 +33,23 @@ extension Loop {
     ///   - interval: seconds between fire dates, > 0 and finite.
     ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite.
     ///   - mode: a registered mode or ``RunLoopMode/common``.
+    ///   - missedTicks: what a late timer does about the fire dates it missed (default: skip them).
     /// - Throws: as ``schedule(after:tolerance:in:_:)``, and ``CadenceError/invalidArgument`` for a
     ///   bad interval. When it throws, `action` is never called.
     @discardableResult
     public func schedule(after delay: Double, interval: Double, tolerance: Double = 0,
-                         in mode: RunLoopMode = .default,
+                         in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip,
                          _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
         let node = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true),
                            interval: try nanoseconds(fromSeconds: interval, allowZero: false),
                            tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                           modeIndex: try modeIndex(of: mode), action: action)
+                           missedTicks: missedTicks, modeIndex: try modeIndex(of: mode), action: action)
         return ScheduledTimer(loop: self, node: node)
     }
 }
 
 /// A timer armed by ``Loop/schedule(after:tolerance:in:_:)`` (one-shot) or
-/// ``Loop/schedule(after:interval:tolerance:in:_:)`` (repeating).
+/// ``Loop/schedule(after:interval:tolerance:in:missedTicks:_:)`` (repeating).
 ///
 /// It does not cancel when released: the loop keeps it until it is cancelled, until a one-shot
 /// fires, or until the loop is closed.

@@ -19,6 +19,12 @@ public final class TimerPublisher: @unchecked Sendable {
     public let tolerance: Double
     /// The run loop mode the timer is added to.
     public let mode: RunLoopMode
+    /// What the timer does about fire dates it missed. A change applies from the next
+    /// ``connect()``; a running timer keeps the policy it started with.
+    public var missedTicks: MissedTickPolicy {
+        get { broadcast.missedTicks }
+        set { broadcast.missedTicks = newValue }
+    }
     let broadcast: TimerBroadcast
 
     /// Creates a timer publisher. Nothing is scheduled until ``connect()``.
@@ -32,16 +38,12 @@ public final class TimerPublisher: @unchecked Sendable {
     ///     scheduled timers), ``RunLoopMode/common`` (use it for anything that must keep ticking
     ///     while the loop runs in another common mode) or one added with ``Loop/addMode(_:)`` or
     ///     ``Loop/addCommonMode(_:)``.
+    ///   - missedTicks: what a late timer does about the fire dates it missed (default: skip them).
     /// - Throws: ``CadenceError/invalidArgument`` for a bad interval, tolerance or mode name;
     ///   ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/badHandle`` for a
     ///   closed loop.
-    public convenience init(every interval: Double, tolerance: Double = 0, on loop: Loop,
-                            in mode: RunLoopMode = .default) throws(CadenceError) {
-        try self.init(every: interval, tolerance: tolerance, on: loop, in: mode, autoconnects: false)
-    }
-
-    init(every interval: Double, tolerance: Double, on loop: Loop, in mode: RunLoopMode,
-         autoconnects: Bool) throws(CadenceError) {
+    public init(every interval: Double, tolerance: Double = 0, on loop: Loop,
+                in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip) throws(CadenceError) {
         let intervalNs = try nanoseconds(fromSeconds: interval, allowZero: false)
         let toleranceNs = try nanoseconds(fromSeconds: tolerance, allowZero: true)
         let modeIndex = try loop.modeIndex(of: mode)
@@ -50,7 +52,7 @@ public final class TimerPublisher: @unchecked Sendable {
         self.tolerance = tolerance
         self.mode = mode
         broadcast = TimerBroadcast(loop: loop, interval: intervalNs, tolerance: toleranceNs,
-                                   modeIndex: modeIndex, autoconnects: autoconnects)
+                                   missedTicks: missedTicks, modeIndex: modeIndex, autoconnects: false)
     }
 
     /// Starts the timer and returns the connection that stops it.
@@ -82,7 +84,7 @@ public final class TimerPublisher: @unchecked Sendable {
     public func autoconnect() -> AutoconnectTimerPublisher {
         AutoconnectTimerPublisher(broadcast: TimerBroadcast(
             loop: loop, interval: broadcast.interval, tolerance: broadcast.tolerance,
-            modeIndex: broadcast.modeIndex, autoconnects: true))
+            missedTicks: missedTicks, modeIndex: broadcast.modeIndex, autoconnects: true))
     }
 
     /// Whether a connection is running the timer now.

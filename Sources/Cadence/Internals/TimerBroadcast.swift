@@ -19,12 +19,15 @@ final class TimerBroadcast: @unchecked Sendable {
 
     private let lock = Lock()
     private var state = State.idle
+    private var policy: MissedTickPolicy  // guarded by `lock`; used by the next timer started
     private var subscribers: [TimerSubscription] = []
 
-    init(loop: Loop, interval: Nanoseconds, tolerance: Nanoseconds, modeIndex: Int, autoconnects: Bool) {
+    init(loop: Loop, interval: Nanoseconds, tolerance: Nanoseconds, missedTicks: MissedTickPolicy,
+         modeIndex: Int, autoconnects: Bool) {
         self.loop = loop
         self.interval = interval
         self.tolerance = tolerance
+        policy = missedTicks
         self.modeIndex = modeIndex
         self.autoconnects = autoconnects
     }
@@ -44,7 +47,8 @@ final class TimerBroadcast: @unchecked Sendable {
         case .idle:
             // The timer holds the broadcast until it is cancelled, as a run loop holds its timers.
             guard let node = try? loop.arm(delay: interval, interval: interval, tolerance: tolerance,
-                                           modeIndex: modeIndex, action: { [self] in deliver($0) })
+                                           missedTicks: policy, modeIndex: modeIndex,
+                                           action: { [self] in deliver($0) })
             else {
                 // The loop is closed: a connectable publisher can never run now.
                 if !autoconnects { state = .cancelled }
@@ -118,6 +122,12 @@ final class TimerBroadcast: @unchecked Sendable {
             if case .connected = state { return true } else { return false }
         }
     }
+    /// What the next timer started does about missed fire dates; a running one keeps its own.
+    var missedTicks: MissedTickPolicy {
+        get { lock.withLock { policy } }
+        set { lock.withLock { policy = newValue } }
+    }
+
     func isSubscribed(_ subscription: TimerSubscription) -> Bool { lock.withLock { subscription.isActive } }
     var subscriberCount: Int { lock.withLock { subscribers.count } }
 

@@ -17,14 +17,16 @@ final class TimerNode {
     /// The repeat interval; 0 for a one-shot timer.
     let interval: Nanoseconds
     let tolerance: Nanoseconds
+    let missedTicks: MissedTickPolicy
     let modeIndex: Int
     var state = State.active
     /// Dropped when the timer is cancelled, so that what it captured (often its owner, which
     /// holds the node) is released even if the owner forgets the timer.
     var action: ((TimerTick) -> Void)?
 
-    init(fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds, modeIndex: Int,
-         action: @escaping (TimerTick) -> Void) {
+    init(fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
+         missedTicks: MissedTickPolicy = .skip, modeIndex: Int, action: @escaping (TimerTick) -> Void) {
+        self.missedTicks = missedTicks
         self.fireDate = fireDate
         self.interval = interval
         self.tolerance = tolerance
@@ -39,18 +41,28 @@ final class TimerNode {
     }
 
     /// Fires the timer at `now` (≥ ``fireDate``): returns the fire date to report and the number
-    /// of grid points skipped, and moves a repeating timer to the grid point after `now`.
+    /// of grid points skipped, and moves a repeating timer to its next fire date.
     ///
-    /// The reported fire date is the latest grid point not after `now`, so a late timer fires once
-    /// and its grid never drifts (the skip policy of Apple's `Timer`).
+    /// With ``MissedTickPolicy/skip`` the reported fire date is the latest grid point not after
+    /// `now`, so a late timer fires once and its grid never drifts (Apple's `Timer`).
     func advance(now: Nanoseconds) -> (fireDate: Nanoseconds, skipped: UInt64) {
         guard interval > 0 else {
             state = .finished
             return (fireDate, 0)
         }
-        let skipped = (now - fireDate) / interval
-        let reported = fireDate.saturatingAdd(skipped.saturatingMultiply(interval))
-        fireDate = reported.saturatingAdd(interval)
-        return (reported, skipped)
+        let due = fireDate
+        switch missedTicks {
+        case .skip:
+            let skipped = (now - due) / interval
+            let reported = due.saturatingAdd(skipped.saturatingMultiply(interval))
+            fireDate = reported.saturatingAdd(interval)
+            return (reported, skipped)
+        case .burst:
+            fireDate = due.saturatingAdd(interval)
+            return (due, 0)
+        case .delay:
+            fireDate = (now - due < interval ? due : now).saturatingAdd(interval)
+            return (due, 0)
+        }
     }
 }

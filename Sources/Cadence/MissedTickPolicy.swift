@@ -1,0 +1,14 @@
+/// What a repeating timer does when the loop gets to it after one or more of its fire dates have
+/// passed (a blocked thread, a slow callback, a mode that was not running). After tokio's
+/// `MissedTickBehavior`; ``skip`` is Apple's `Timer` behaviour and the default.
+public enum MissedTickPolicy: Int32, Sendable, CaseIterable {
+    /// Fire once, reporting the latest grid point passed and how many were skipped; the grid goes
+    /// on from there. Lateness never accumulates.
+    case skip = 0
+    /// Fire once for every missed grid point, back to back (one per loop pass), each reporting its
+    /// own fire date, then go on with the grid.
+    case burst = 1
+    /// Fire once, reporting the missed fire date, and restart the grid one interval after the late
+    /// fire: the schedule shifts by the lateness.
+    case delay = 2
+}
