@@ -56,3 +56,18 @@ final class CancellableHandle: @unchecked Sendable {
         }
     }
 }
+
+/// What a callback knows of its handle: the id to report as its source, and whether the handle
+/// was cancelled. The handle is held weakly, because the handle holds the object that holds the
+/// callback; a released handle of a timer that keeps running reads as live.
+struct CallbackSource: @unchecked Sendable {
+    let id: UInt64
+    private weak var handle: CancellableHandle?
+
+    init(_ handle: CancellableHandle) {
+        id = handle.id
+        self.handle = handle
+    }
+
+    var isLive: Bool { handle?.isLive ?? true }
+}

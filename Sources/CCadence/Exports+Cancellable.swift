@@ -11,8 +11,8 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
         let loop = try lookUpLoop(loopHandle)
         let mode = try CCadence.mode(mode)
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: loopHandle.id, of: loop) {
-            box throws(CadenceError) in
-            try loop.schedule(after: delay, tolerance: tolerance, in: mode, tickForwarder(fn, userdata, box))
+            handle throws(CadenceError) in
+            try loop.schedule(after: delay, tolerance: tolerance, in: mode, tickForwarder(fn, userdata, handle))
         })
     }
 }

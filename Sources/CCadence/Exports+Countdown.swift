@@ -12,13 +12,14 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
         let context = CallbackContext(userdata)
         let countdown = loop.countdown(to: Date(timeIntervalSince1970: deadline), tick: tick)
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: loopHandle.id, of: loop) {
-            box throws(CadenceError) in
+            handle throws(CadenceError) in
             // A past deadline calls back before subscribe returns: the handle already exists.
-            try countdown.subscribe { event in
-                guard box.isLive else { return }
+            let source = CallbackSource(handle)
+            return try countdown.subscribe { event in
+                guard source.isLive else { return }
                 var cEvent = cadence_countdown_event(remaining: 0, finished: 0,
                                                      date: loop.now.timeIntervalSince1970,
-                                                     source: cadence_cancellable(id: box.id))
+                                                     source: cadence_cancellable(id: source.id))
                 switch event {
                 case .value(let remaining): cEvent.remaining = Int64(remaining)
                 case .finished: cEvent.finished = 1

@@ -46,12 +46,13 @@ public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double,
         let context = CallbackContext(userdata)
         let tolerance = tolerance == CADENCE_TOLERANCE_DEFAULT ? nil : tolerance
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: loopHandle.id, of: loop) {
-            box throws(CadenceError) in
+            cancellable throws(CadenceError) in
+            let source = CallbackSource(cancellable)
             let handle = PollerHandle()
             handle.poller = try Poller(every: interval, tolerance: tolerance, on: loop) { [weak handle] completion in
-                guard let handle, box.isLive else { return }
+                guard let handle, source.isLive else { return }
                 var poll = cadence_poll(number: handle.begin(completion), date: loop.now.timeIntervalSince1970,
-                                        source: cadence_cancellable(id: box.id))
+                                        source: cadence_cancellable(id: source.id))
                 fn(&poll, context.userdata)
             }
             return handle

@@ -9,13 +9,14 @@ struct CallbackContext: @unchecked Sendable {
 }
 
 /// Builds the closure that calls a C callback with a tick.
-func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, _ box: CancellableHandle)
+func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, _ handle: CancellableHandle)
     -> (TimerTick) -> Void {
-    { tick in
-        guard box.isLive else { return }
+    let source = CallbackSource(handle)
+    return { tick in
+        guard source.isLive else { return }
         var cTick = cadence_tick(fire_date: tick.fireDate.timeIntervalSince1970,
                                  skipped: UInt64(tick.skippedTicks),
-                                 source: cadence_cancellable(id: box.id))
+                                 source: cadence_cancellable(id: source.id))
         fn(&cTick, userdata)
     }
 }
@@ -66,7 +67,7 @@ public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: caden
         }
         guard !loop.isClosed else { throw .badHandle }
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: owner, of: loop) {
-            box in subscribe(tickForwarder(fn, userdata, box))
+            handle in subscribe(tickForwarder(fn, userdata, handle))
         })
     }
 }
