@@ -1,6 +1,7 @@
 """Prints the fire dates of a 0.1 s timer while a Cadence loop runs for 0.55 s.
 
-Run from a source checkout after building the library (cmake --build build):
+Run from a source checkout after building the library
+(cmake -S . -B build -G Ninja && cmake --build build):
 
     python examples/python/ticker.py
 
@@ -22,6 +23,7 @@ except ImportError:  # not installed: use the binding from this checkout
 
 
 def main() -> None:
+    """Runs the ticker."""
     with cadence.Loop() as loop:
         start = loop.now()
 

@@ -18,18 +18,20 @@ import cadence
 from cadence import Tick
 
 NAN, INF = math.nan, math.inf
-IA, UM, BH, NS = cadence.InvalidArgument, cadence.UnknownMode, cadence.BadHandle, cadence.NotSupported
+IA, UM, BH = cadence.InvalidArgument, cadence.UnknownMode, cadence.BadHandle
+NS, TE = cadence.NotSupported, TypeError
+BURST = cadence.MissedTickPolicy.BURST
 
 
 def ignore(tick: Tick) -> None:
     pass
 
 
-def ignore_value(remaining: int) -> None:
+def ignore_n(remaining: int) -> None:
     pass
 
 
-def ignore_poll(poll: cadence.Poll) -> None:
+def ignore_p(poll: cadence.Poll) -> None:
     pass
 
 
@@ -66,8 +68,8 @@ def make_objects(loop: cadence.Loop, virtual: cadence.Loop) -> Objects:
         subscription=publisher.sink(ignore),
         connection=publisher.connect(),
         timer=loop.schedule(10.0, ignore),
-        countdown=loop.countdown(loop.now() + 100.0, 1.0, ignore_value),
-        poller=loop.poller(100.0, ignore_poll),
+        countdown=loop.countdown(loop.now() + 100.0, 1.0, ignore_n),
+        poller=loop.poller(100.0, ignore_p),
     )
 
 
@@ -124,7 +126,7 @@ BAD_CALLS: list[tuple[str, Call, type[BaseException]]] = [
     ("run mode control", lambda o: o.loop.run(0, mode="a\tb"), IA),
     ("run mode too long", lambda o: o.loop.run(0, mode="x" * 256), IA),
     ("run mode surrogate", lambda o: o.loop.run(0, mode="\udcff"), IA),
-    ("run mode positional", lambda o: o.loop.run(0, "default"), TypeError),  # type: ignore[misc]
+    ("run mode positional", lambda o: o.loop.run(0, "default"), TypeError),  # type: ignore[call-arg]
     # Modes
     ("add_mode None", lambda o: o.loop.add_mode(None), TypeError),  # type: ignore[arg-type]
     ("add_mode int", lambda o: o.loop.add_mode(3), TypeError),  # type: ignore[arg-type]
@@ -151,6 +153,10 @@ BAD_CALLS: list[tuple[str, Call, type[BaseException]]] = [
     ("publish mode None", lambda o: o.loop.publish(0.1, mode=None), TypeError),  # type: ignore[arg-type]
     ("publish mode empty", lambda o: o.loop.publish(0.1, mode=""), IA),
     ("publish mode unknown", lambda o: o.loop.publish(0.1, mode="nope"), UM),
+    ("publish missed_ticks int", lambda o: o.loop.publish(0.1, missed_ticks=1), TE),  # type: ignore[arg-type]
+    ("publish missed_ticks str", lambda o: o.loop.publish(0.1, missed_ticks="BURST"), TE),  # type: ignore[arg-type]
+    ("set missed_ticks None", lambda o: setattr(o.publisher, "missed_ticks", None), TE),
+    ("set auto missed_ticks int", lambda o: setattr(o.auto, "missed_ticks", 2), TE),
     # Loop.schedule
     ("schedule None delay", lambda o: o.loop.schedule(None, ignore), TypeError),  # type: ignore[arg-type]
     ("schedule negative", lambda o: o.loop.schedule(-1.0, ignore), IA),
@@ -182,7 +188,7 @@ BAD_CALLS: list[tuple[str, Call, type[BaseException]]] = [
     ("advance_clock huge int", lambda o: o.virtual.advance_clock(10**400), IA),
     # Loop.start_thread
     ("start_thread mode None", lambda o: o.loop.start_thread(mode=None), TypeError),  # type: ignore[arg-type]
-    ("start_thread positional", lambda o: o.loop.start_thread("default"), TypeError),  # type: ignore[misc]
+    ("start_thread positional", lambda o: o.loop.start_thread("default"), TypeError),  # type: ignore[call-arg]
     ("start_thread mode empty", lambda o: o.loop.start_thread(mode=""), IA),
     ("start_thread mode common", lambda o: o.loop.start_thread(mode="common"), IA),
     ("start_thread mode unknown", lambda o: o.loop.start_thread(mode="nope"), UM),
@@ -190,37 +196,37 @@ BAD_CALLS: list[tuple[str, Call, type[BaseException]]] = [
     ("start_thread mode control", lambda o: o.loop.start_thread(mode="a\nb"), IA),
     ("threaded mode unknown", lambda o: o.loop.threaded(mode="nope").__enter__(), UM),
     # Loop.countdown
-    ("countdown deadline None", lambda o: o.loop.countdown(None, 1.0, ignore_value), TypeError),  # type: ignore[arg-type]
-    ("countdown deadline str", lambda o: o.loop.countdown("5", 1.0, ignore_value), TypeError),  # type: ignore[arg-type]
-    ("countdown deadline nan", lambda o: o.loop.countdown(NAN, 1.0, ignore_value), IA),
-    ("countdown deadline inf", lambda o: o.loop.countdown(INF, 1.0, ignore_value), IA),
-    ("countdown deadline -inf", lambda o: o.loop.countdown(-INF, 1.0, ignore_value), IA),
-    ("countdown deadline huge int", lambda o: o.loop.countdown(10**400, 1, ignore_value), IA),
-    ("countdown tick None", lambda o: o.loop.countdown(5.0, None, ignore_value), TypeError),  # type: ignore[arg-type]
-    ("countdown tick zero", lambda o: o.loop.countdown(5.0, 0, ignore_value), IA),
-    ("countdown tick negative", lambda o: o.loop.countdown(5.0, -0.25, ignore_value), IA),
-    ("countdown tick nan", lambda o: o.loop.countdown(5.0, NAN, ignore_value), IA),
-    ("countdown tick inf", lambda o: o.loop.countdown(5.0, INF, ignore_value), IA),
+    ("countdown deadline None", lambda o: o.loop.countdown(None, 1.0, ignore_n), TypeError),  # type: ignore[arg-type]
+    ("countdown deadline str", lambda o: o.loop.countdown("5", 1.0, ignore_n), TypeError),  # type: ignore[arg-type]
+    ("countdown deadline nan", lambda o: o.loop.countdown(NAN, 1.0, ignore_n), IA),
+    ("countdown deadline inf", lambda o: o.loop.countdown(INF, 1.0, ignore_n), IA),
+    ("countdown deadline -inf", lambda o: o.loop.countdown(-INF, 1.0, ignore_n), IA),
+    ("countdown deadline huge int", lambda o: o.loop.countdown(10**400, 1, ignore_n), IA),
+    ("countdown tick None", lambda o: o.loop.countdown(5.0, None, ignore_n), TypeError),  # type: ignore[arg-type]
+    ("countdown tick zero", lambda o: o.loop.countdown(5.0, 0, ignore_n), IA),
+    ("countdown tick negative", lambda o: o.loop.countdown(5.0, -0.25, ignore_n), IA),
+    ("countdown tick nan", lambda o: o.loop.countdown(5.0, NAN, ignore_n), IA),
+    ("countdown tick inf", lambda o: o.loop.countdown(5.0, INF, ignore_n), IA),
     ("countdown callback None", lambda o: o.loop.countdown(5.0, 1.0, None), TypeError),  # type: ignore[arg-type]
     ("countdown callback int", lambda o: o.loop.countdown(5.0, 1.0, 3), TypeError),  # type: ignore[arg-type]
-    ("countdown on_finish int", lambda o: o.loop.countdown(5.0, 1.0, ignore_value, on_finish=1), TypeError),  # type: ignore[arg-type]
-    ("countdown on_finish positional", lambda o: o.loop.countdown(5.0, 1.0, ignore_value, print), TypeError),  # type: ignore[misc]
+    ("countdown on_finish int", lambda o: o.loop.countdown(5, 1, ignore_n, on_finish=1), TE),  # type: ignore[arg-type]
+    ("countdown on_finish positional", lambda o: o.loop.countdown(5, 1, ignore_n, print), TE),  # type: ignore[call-arg]
     # Loop.poller
-    ("poller interval None", lambda o: o.loop.poller(None, ignore_poll), TypeError),  # type: ignore[arg-type]
-    ("poller interval zero", lambda o: o.loop.poller(0, ignore_poll), IA),
-    ("poller interval negative", lambda o: o.loop.poller(-30, ignore_poll), IA),
-    ("poller interval nan", lambda o: o.loop.poller(NAN, ignore_poll), IA),
-    ("poller interval inf", lambda o: o.loop.poller(INF, ignore_poll), IA),
+    ("poller interval None", lambda o: o.loop.poller(None, ignore_p), TypeError),  # type: ignore[arg-type]
+    ("poller interval zero", lambda o: o.loop.poller(0, ignore_p), IA),
+    ("poller interval negative", lambda o: o.loop.poller(-30, ignore_p), IA),
+    ("poller interval nan", lambda o: o.loop.poller(NAN, ignore_p), IA),
+    ("poller interval inf", lambda o: o.loop.poller(INF, ignore_p), IA),
     ("poller operation None", lambda o: o.loop.poller(30, None), TypeError),  # type: ignore[arg-type]
     ("poller operation str", lambda o: o.loop.poller(30, "poll"), TypeError),  # type: ignore[arg-type]
-    ("poller tolerance str", lambda o: o.loop.poller(30, ignore_poll, tolerance="3"), TypeError),  # type: ignore[arg-type]
-    ("poller tolerance positional", lambda o: o.loop.poller(30, ignore_poll, 3.0), TypeError),  # type: ignore[misc]
-    ("poller tolerance -1 (C's default marker)", lambda o: o.loop.poller(30, ignore_poll, tolerance=-1.0), IA),
-    ("poller tolerance negative", lambda o: o.loop.poller(30, ignore_poll, tolerance=-0.5), IA),
-    ("poller tolerance nan", lambda o: o.loop.poller(30, ignore_poll, tolerance=NAN), IA),
-    ("poller tolerance inf", lambda o: o.loop.poller(30, ignore_poll, tolerance=INF), IA),
-    ("poller finish_on_return None", lambda o: o.loop.poller(30, ignore_poll, finish_on_return=None), TypeError),  # type: ignore[arg-type]
-    ("poller finish_on_return int", lambda o: o.loop.poller(30, ignore_poll, finish_on_return=0), TypeError),  # type: ignore[arg-type]
+    ("poller tolerance str", lambda o: o.loop.poller(30, ignore_p, tolerance="3"), TE),  # type: ignore[arg-type]
+    ("poller tolerance positional", lambda o: o.loop.poller(30, ignore_p, 3.0), TypeError),  # type: ignore[call-arg]
+    ("poller tolerance -1 (C: default)", lambda o: o.loop.poller(30, ignore_p, tolerance=-1), IA),
+    ("poller tolerance negative", lambda o: o.loop.poller(30, ignore_p, tolerance=-0.5), IA),
+    ("poller tolerance nan", lambda o: o.loop.poller(30, ignore_p, tolerance=NAN), IA),
+    ("poller tolerance inf", lambda o: o.loop.poller(30, ignore_p, tolerance=INF), IA),
+    ("poller finish None", lambda o: o.loop.poller(1, ignore_p, finish_on_return=None), TE),  # type: ignore[arg-type]
+    ("poller finish int", lambda o: o.loop.poller(1, ignore_p, finish_on_return=0), TE),  # type: ignore[arg-type]
     # Poller methods
     ("set_active str", lambda o: o.poller.set_active("no"), TypeError),  # type: ignore[arg-type]
     ("set_active int", lambda o: o.poller.set_active(0), TypeError),  # type: ignore[arg-type]
@@ -256,6 +262,8 @@ CLOSED_CALLS: list[tuple[str, Call]] = [
     ("publisher.autoconnect", lambda o: o.publisher.autoconnect()),
     ("auto.sink", lambda o: o.auto.sink(ignore)),
     ("auto.connect", lambda o: o.auto.connect()),
+    ("publisher.missed_ticks =", lambda o: setattr(o.publisher, "missed_ticks", BURST)),
+    ("auto.missed_ticks =", lambda o: setattr(o.auto, "missed_ticks", BURST)),
     ("subscription.cancel", lambda o: o.subscription.cancel()),
     ("subscription.cancelled", lambda o: o.subscription.cancelled),
     ("connection.cancel", lambda o: o.connection.cancel()),
@@ -283,8 +291,8 @@ LOOP_CALLS: list[tuple[str, Call]] = [
     ("loop.armed_timer_count", lambda o: o.loop.armed_timer_count),
     ("loop.publish", lambda o: o.loop.publish(0.1)),
     ("loop.schedule", lambda o: o.loop.schedule(0.1, ignore)),
-    ("loop.countdown", lambda o: o.loop.countdown(5.0, 1.0, ignore_value)),
-    ("loop.poller", lambda o: o.loop.poller(30.0, ignore_poll)),
+    ("loop.countdown", lambda o: o.loop.countdown(5.0, 1.0, ignore_n)),
+    ("loop.poller", lambda o: o.loop.poller(30.0, ignore_p)),
     ("loop.start_thread", lambda o: o.loop.start_thread()),
     ("loop.stop_thread", lambda o: o.loop.stop_thread()),
     ("loop.threaded", lambda o: o.loop.threaded().__enter__()),
@@ -321,7 +329,7 @@ def test_a_bad_call_never_calls_its_callback(live: Objects) -> None:
         with pytest.raises(IA):
             live.loop.schedule(bad, called.append)
         with pytest.raises(IA):
-            live.loop.countdown(live.loop.now(), bad, called.append, on_finish=lambda: called.append(0))
+            live.loop.countdown(5.0, bad, called.append, on_finish=lambda: called.append(0))
         with pytest.raises(IA):
             live.virtual.poller(bad, called.append)
         with pytest.raises(IA):

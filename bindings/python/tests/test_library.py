@@ -48,6 +48,7 @@ def test_a_bad_library_path_fails_with_a_helpful_oserror(tmp_path: Path) -> None
     assert "OSError: could not load the Cadence shared library" in result.stderr
     assert "CADENCE_LIBRARY" in result.stderr
     assert str(missing) in result.stderr
+    assert "cmake -S . -B build -G Ninja && cmake --build build" in result.stderr
 
 
 def test_c_layer_rejects_stale_and_foreign_handles() -> None:

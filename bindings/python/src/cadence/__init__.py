@@ -35,7 +35,7 @@ from .errors import (
 )
 from .loop import Loop
 from .poller import Poll, Poller
-from .publisher import AutoconnectTimerPublisher, TimerPublisher
+from .publisher import AutoconnectTimerPublisher, MissedTickPolicy, TimerPublisher
 from .tick import Tick
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "InvalidArgument",
     "Loop",
     "LoopBusy",
+    "MissedTickPolicy",
     "NotSupported",
     "OutOfMemory",
     "Poll",

@@ -133,6 +133,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
         _int,
         [LoopHandle, _double, _double, _char_p, ctypes.POINTER(PublisherHandle)],
     ),
+    "cadence_publisher_set_missed_ticks": (_int, [PublisherHandle, _int]),
     "cadence_publisher_autoconnect": (
         _int,
         [PublisherHandle, ctypes.POINTER(PublisherHandle)],
@@ -236,8 +237,8 @@ def _load() -> tuple[ctypes.CDLL, str]:
     raise OSError(
         "could not load the Cadence shared library. Tried:\n"
         + "\n".join(tried)
-        + f"\nBuild it in the repository (cmake -S . -B build -G Ninja && cmake --build build), or set "
-        f"{ENV_VAR} to the path of a libcadence.so."
+        + "\nBuild it in the repository (cmake -S . -B build -G Ninja && cmake --build build), "
+        f"or set {ENV_VAR} to the path of a libcadence.so."
     )
 
 

@@ -107,9 +107,6 @@ _lock = threading.RLock()  # re-entrant: finalizers may run at any allocation
 _keys = itertools.count(1)  # 0 would reach C as NULL
 _local = threading.local()  # .captured: the errors of a synchronous call in progress, or None
 
-#: Loops whose own thread is running, so that it can be stopped before the interpreter exits.
-threaded: set[LoopState] = set()
-
 
 def register(state: LoopState, callback: Callable[[Any], object], *, one_shot: bool) -> int:
     """Stores ``callback`` and returns the key to pass to C as ``userdata``.
@@ -227,14 +224,3 @@ TICK_TRAMPOLINE = _lib.TICK_FN(_on_tick)
 COUNTDOWN_TRAMPOLINE = _lib.COUNTDOWN_FN(_on_countdown)
 #: The one C callback used by every poller.
 POLL_TRAMPOLINE = _lib.POLL_FN(_on_poll)
-
-
-def stop_threads() -> None:
-    """Stops every loop thread still running (at interpreter exit, while callbacks can still run).
-
-    Errors are ignored: nothing can be done about them at exit.
-    """
-    for state in list(threaded):
-        if not state.closed and _lib.lib.cadence_loop_stop_thread(state.handle) == 0:
-            state.thread = False
-        threaded.discard(state)

@@ -11,11 +11,13 @@ Python code would expect for the same situation, so ``except ValueError`` keeps 
 - :class:`BadHandle` (``EBADF``), a :class:`ValueError`: use of a closed object, or of one whose
   loop was closed (as :mod:`io` raises ValueError for a closed file).
 - :class:`LoopBusy` (``EBUSY``), a :class:`RuntimeError`: running a loop that is running (for
-  example from one of its own callbacks), or closing it then.
+  example from one of its own callbacks, or while it has a thread of its own), closing it then,
+  starting a second thread, or ``stop_thread`` from the loop's own thread.
 - :class:`NotSupported` (``ENOTSUP``), a :class:`TypeError`: an operation that does not apply to
-  this kind of object.
-- :class:`AlreadyCancelled` (``EALREADY``): never raised by ``cancel()``, which returns False for
-  a second cancel instead.
+  this kind of object (``connect()`` on an autoconnect publisher, ``advance_clock`` on a real
+  loop).
+- :class:`AlreadyCancelled` (``EALREADY``): ``Poller.set_active`` on a cancelled poller. Never
+  raised by ``cancel()`` or ``finish()``, which return False instead.
 - :class:`OutOfMemory` (``ENOMEM``), a :class:`MemoryError`.
 - :class:`EventLoopError` (``EIO``), an :class:`OSError`: libuv failed.
 
@@ -127,8 +129,9 @@ class BadHandle(CadenceError, ValueError):
 
 
 class LoopBusy(CadenceError, RuntimeError):
-    """The loop is running: it cannot be run again (for example from one of its own callbacks)
-    nor closed until that run returns (``EBUSY``)."""
+    """The loop is running: it cannot be run again (for example from one of its own callbacks,
+    or while it has a thread of its own) nor closed until that run returns or the thread is
+    stopped; a loop's thread cannot be stopped from that thread (``EBUSY``)."""
 
     default_code = EBUSY
 
@@ -140,8 +143,8 @@ class NotSupported(CadenceError, TypeError):
 
 
 class AlreadyCancelled(CadenceError):
-    """Already cancelled (``EALREADY``). The Python API reports a second ``cancel()`` by
-    returning False, so this is only seen through :func:`error_for`."""
+    """Already cancelled (``EALREADY``): raised by ``Poller.set_active`` on a cancelled poller.
+    A second ``cancel()``, or finishing a poll that is not running, returns False instead."""
 
     default_code = EALREADY
 

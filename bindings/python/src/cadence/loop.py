@@ -1,10 +1,11 @@
-"""The event loop that fires timers, real or virtual, run by the caller or on a thread of its own."""
+"""The event loop that fires timers: real or virtual, run by the caller or on its own thread."""
 
 from __future__ import annotations
 
 import atexit
 import contextlib
 import ctypes
+import threading
 import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Callable
@@ -14,12 +15,20 @@ from .cancellable import ScheduledTimer
 from .countdown import Countdown
 from .errors import EBUSY, BadHandle, InvalidArgument, LoopBusy, check
 from .poller import Poll, Poller
-from .publisher import TimerPublisher
+from .publisher import MissedTickPolicy, TimerPublisher, missed_tick_policy
 
 if TYPE_CHECKING:
     from .tick import Tick
 
 __all__ = ["Loop"]
+
+
+#: Loops whose own thread is running, to stop before the interpreter exits.
+_threaded: set[_registry.LoopState] = set()
+#: Threads stopping the thread of a collected loop (see _collect), joined at exit.
+_collectors: set[threading.Thread] = set()
+_exit_hook_registered = False
+_exiting = False
 
 
 def _destroy(state: _registry.LoopState) -> int:
@@ -32,36 +41,71 @@ def _destroy(state: _registry.LoopState) -> int:
             state.closed = True
     if code == 0:
         _registry.unregister_loop(state)
-        _registry.threaded.discard(state)
+        _threaded.discard(state)
     return code
 
 
 def _stop_thread(state: _registry.LoopState) -> int:
-    """Stops the loop's own thread, if any; returns the C code."""
+    """Stops the loop's own thread, if any, and waits for it; returns the C code."""
     if state.closed:
         return 0
     code = int(_lib.lib.cadence_loop_stop_thread(state.handle))
     if code == 0:
         with state.lock:
             state.thread = False
-        _registry.threaded.discard(state)
+        _threaded.discard(state)
     return code
 
 
+def _stop_and_destroy(state: _registry.LoopState) -> None:
+    if _stop_thread(state) == 0:
+        _destroy(state)
+    _collectors.discard(threading.current_thread())
+
+
 def _collect(state: _registry.LoopState) -> None:
-    """The finalizer of a collected :class:`Loop`: stops its thread, then destroys it.
+    """The finalizer of a collected :class:`Loop`: stops its thread, if any, then destroys it.
 
-    On the loop's own thread (a callback dropped the last reference) the thread cannot be
-    stopped; the loop then lives on until the interpreter exits.
+    Stopping waits for the loop's thread, whose callbacks may need a lock that the code this
+    collection interrupted is holding (or the collection may be running on that very thread),
+    so a loop with a thread is stopped from a short-lived helper thread, except at exit.
     """
-    if state.thread and _stop_thread(state) != 0:
+    if not state.thread or _exiting:
+        _stop_and_destroy(state)
         return
-    _destroy(state)
+    helper = threading.Thread(
+        target=_stop_and_destroy, args=(state,), name="cadence loop collector", daemon=True
+    )
+    _collectors.add(helper)
+    try:
+        helper.start()
+    except RuntimeError:  # no new threads at interpreter shutdown: nothing else runs then
+        _collectors.discard(helper)
+        _stop_and_destroy(state)
 
 
-# Threads started by Loop.start_thread call into Python: stop them while the interpreter can
-# still run their callbacks.
-atexit.register(_registry.stop_threads)
+def _track_thread(state: _registry.LoopState) -> None:
+    """Remembers a loop whose thread was started, to stop it at exit."""
+    global _exit_hook_registered
+    _threaded.add(state)
+    if not _exit_hook_registered:
+        atexit.register(_stop_threads_at_exit)
+        _exit_hook_registered = True
+
+
+def _stop_threads_at_exit() -> None:
+    """Stops every loop thread still running, while the interpreter can still run callbacks.
+
+    Registered by the first :meth:`Loop.start_thread`, after the first ``weakref.finalize`` of a
+    loop, so that it runs before the finalizers that ``weakref`` runs at exit. Errors are
+    ignored: nothing can be done about them at exit.
+    """
+    global _exiting
+    _exiting = True
+    for helper in list(_collectors):
+        helper.join()
+    for state in list(_threaded):
+        _stop_thread(state)
 
 
 class Loop:
@@ -233,7 +277,7 @@ class Loop:
         check(code, where)
         with state.lock:
             state.thread = True
-        _registry.threaded.add(state)
+        _track_thread(state)
 
     def stop_thread(self) -> None:
         """Stops the loop's own thread after its current pass and waits for it to end (a
@@ -375,10 +419,16 @@ class Loop:
     # ---- Timers ----
 
     def publish(
-        self, interval: float, *, tolerance: float = 0.0, mode: str = "default"
+        self,
+        interval: float,
+        *,
+        tolerance: float = 0.0,
+        mode: str = "default",
+        missed_ticks: MissedTickPolicy = MissedTickPolicy.SKIP,
     ) -> TimerPublisher:
-        """A connectable timer publisher: Swift's ``TimerPublisher(every:tolerance:on:in:)``, like
-        Foundation's ``Timer.publish(every:tolerance:on:in:)``.
+        """A connectable timer publisher: Swift's
+        ``TimerPublisher(every:tolerance:on:in:missedTicks:)``, like Foundation's
+        ``Timer.publish(every:tolerance:on:in:)``.
 
         Nothing is scheduled until :meth:`TimerPublisher.connect` (or the first ``sink`` of its
         :meth:`~TimerPublisher.autoconnect` publisher).
@@ -390,9 +440,13 @@ class Loop:
             mode: ``"default"`` (the default), ``"common"``, or a mode added with
                 :meth:`add_mode` / :meth:`add_common_mode`. Keyword-only. Use ``"common"`` for a
                 timer that must tick in every common mode.
+            missed_ticks: what a late timer does about the fire dates it missed, a
+                :class:`~cadence.MissedTickPolicy`; default ``SKIP`` (fire once, keep the grid).
+                Keyword-only.
 
         Raises:
-            TypeError: a number is not a number, or ``mode`` not a str.
+            TypeError: a number is not a number, ``mode`` not a str, or ``missed_ticks`` not a
+                :class:`~cadence.MissedTickPolicy`.
             InvalidArgument: ``interval`` <= 0, NaN or infinite; ``tolerance`` negative, NaN or
                 infinite; ``mode`` empty or malformed.
             UnknownMode: ``mode`` is not registered.
@@ -402,6 +456,7 @@ class Loop:
         every = _args.seconds(interval, "Loop.publish()", "interval")
         late = _args.seconds(tolerance, "Loop.publish()", "tolerance")
         encoded = _args.mode(mode, "Loop.publish()")
+        policy = missed_tick_policy(missed_ticks, "Loop.publish()")
         state = self._require_open(where)
         out = _lib.PublisherHandle()
         check(
@@ -412,7 +467,14 @@ class Loop:
             ),
             where,
         )
-        return TimerPublisher(self, state, out, every, late, mode)
+        publisher = TimerPublisher(self, state, out, every, late, mode, MissedTickPolicy.SKIP)
+        if policy is not MissedTickPolicy.SKIP:
+            try:
+                publisher.missed_ticks = policy
+            except BaseException:
+                publisher.close()
+                raise
+        return publisher
 
     def schedule(
         self,
@@ -517,7 +579,7 @@ class Loop:
         if on_finish is not None:
             _args.callback(on_finish, "Loop.countdown()", "on_finish")
         state = self._require_open(where)
-        progress = countdown._Progress(state)
+        progress = countdown.Progress(state)
         key = _registry.register(
             state, countdown.make_entry(progress, callback, on_finish), one_shot=False
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import enum
 import weakref
 from typing import TYPE_CHECKING, Callable, NoReturn, TypeVar
 
@@ -16,9 +17,35 @@ if TYPE_CHECKING:
     from .loop import Loop
     from .tick import Tick
 
-__all__ = ["AutoconnectTimerPublisher", "TimerPublisher"]
+__all__ = ["AutoconnectTimerPublisher", "MissedTickPolicy", "TimerPublisher"]
 
 _P = TypeVar("_P", bound="_Publisher")
+
+
+class MissedTickPolicy(enum.Enum):
+    """What a repeating timer does when the loop gets to it after one or more of its fire dates
+    have passed (a blocked thread, a slow callback, a mode that was not running); Swift's
+    ``MissedTickPolicy``, C's ``cadence_missed_ticks``, after tokio's ``MissedTickBehavior``.
+    """
+
+    #: Fire once, reporting the latest grid point passed and how many were skipped
+    #: (``Tick.skipped``); the grid goes on from there. Apple's ``Timer``, and the default.
+    SKIP = 0
+    #: Fire once for every missed grid point, back to back (one per loop pass), each with its
+    #: own fire date, then go on with the grid.
+    BURST = 1
+    #: Fire once, reporting the missed fire date, and restart the grid one interval after the
+    #: late fire: the schedule shifts by the lateness.
+    DELAY = 2
+
+
+def missed_tick_policy(value: object, where: str) -> MissedTickPolicy:
+    """``value`` if it is a :class:`MissedTickPolicy`; TypeError otherwise."""
+    if not isinstance(value, MissedTickPolicy):
+        raise TypeError(
+            f"{where}: missed_ticks must be a cadence.MissedTickPolicy, not {type(value).__name__}"
+        )
+    return value
 
 
 def _release(state: LoopState, handle_id: int) -> None:
@@ -37,12 +64,14 @@ class _Publisher(Owned):
         interval: float,
         tolerance: float,
         mode: str,
+        missed_ticks: MissedTickPolicy,
     ) -> None:
         super().__init__(loop, state)
         self._handle = handle
         self._interval = interval
         self._tolerance = tolerance
         self._mode = mode
+        self._missed_ticks = missed_ticks
         self._finalizer = weakref.finalize(self, _release, state, handle.id)
 
     @property
@@ -59,6 +88,30 @@ class _Publisher(Owned):
     def mode(self) -> str:
         """The run loop mode the timer is added to."""
         return self._mode
+
+    @property
+    def missed_ticks(self) -> MissedTickPolicy:
+        """What the timer does about fire dates it missed (Swift's ``missedTicks``); default
+        :attr:`MissedTickPolicy.SKIP`.
+
+        Setting it applies to the timers started from then on (by the next :meth:`connect`, or
+        an autoconnect publisher's next first subscriber); a running timer keeps the policy it
+        started with. :meth:`TimerPublisher.autoconnect` copies it.
+
+        Raises:
+            TypeError: (setting) the value is not a :class:`MissedTickPolicy`.
+            BadHandle: (setting) the publisher or its loop is closed.
+        """
+        return self._missed_ticks
+
+    @missed_ticks.setter
+    def missed_ticks(self, policy: MissedTickPolicy) -> None:
+        where = f"{type(self).__name__}.missed_ticks = {policy!r}"
+        missed_tick_policy(policy, where)
+        self._require_open(where)
+        code = int(_lib.lib.cadence_publisher_set_missed_ticks(self._handle, policy.value))
+        check(code, where)
+        self._missed_ticks = policy
 
     def sink(self, callback: Callable[[Tick], object]) -> Subscription:
         """Subscribes ``callback`` to the timer's ticks.
@@ -149,10 +202,10 @@ class TimerPublisher(_Publisher):
         return Connection(self._loop, state, out, None, f"to {self._settings()}")
 
     def autoconnect(self) -> AutoconnectTimerPublisher:
-        """A publisher with the same settings that connects when its first subscriber arrives,
-        stops when the last one cancels, and starts a fresh timer (fresh grid) for the next first
-        subscriber, like Combine's ``autoconnect()``. It is independent of this publisher: it
-        has its own timer and stays open if this one is closed.
+        """A publisher with the same settings (missed-tick policy included) that connects when its
+        first subscriber arrives, stops when the last one cancels, and starts a fresh timer (fresh
+        grid) for the next first subscriber, like Combine's ``autoconnect()``. It is independent
+        of this publisher: it has its own timer and stays open if this one is closed.
 
         Raises:
             BadHandle: the publisher or its loop is closed.
@@ -162,7 +215,13 @@ class TimerPublisher(_Publisher):
         out = _lib.PublisherHandle()
         check(int(_lib.lib.cadence_publisher_autoconnect(self._handle, ctypes.byref(out))), where)
         return AutoconnectTimerPublisher(
-            self._loop, state, out, self._interval, self._tolerance, self._mode
+            self._loop,
+            state,
+            out,
+            self._interval,
+            self._tolerance,
+            self._mode,
+            self._missed_ticks,
         )
 
 

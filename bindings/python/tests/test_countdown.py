@@ -1,0 +1,194 @@
+"""Countdowns: values computed from the clock and the deadline, exact in virtual time."""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+import cadence
+from cadence import _lib, _registry, errors
+
+
+def ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+class Recorder:
+    """Turns a countdown into events like ``"3@0"`` (value at virtual milliseconds) and
+    ``"|@3000"`` (finished at 3000), as the seed article's TimelineRecorder."""
+
+    def __init__(self, loop: cadence.Loop) -> None:
+        self.loop = loop
+        self.events: list[str] = []
+
+    def value(self, remaining: int) -> None:
+        self.events.append(f"{remaining}@{ms(self.loop.now())}")
+
+    def finish(self) -> None:
+        self.events.append(f"|@{ms(self.loop.now())}")
+
+    def start(self, deadline: float, tick: float) -> cadence.Countdown:
+        return self.loop.countdown(deadline, tick, self.value, on_finish=self.finish)
+
+
+@pytest.fixture
+def virtual() -> Iterator[cadence.Loop]:
+    with cadence.Loop.virtual() as fresh:
+        yield fresh
+
+
+def is_cancelled_code(handle: _lib.CancellableHandle) -> int:
+    return int(_lib.lib.cadence_is_cancelled(handle, ctypes.byref(ctypes.c_int())))
+
+
+def test_seed_countdown_survives_clock_jumps(virtual: cadence.Loop) -> None:
+    before = _registry.live_count()
+    recorder = Recorder(virtual)
+    countdown = recorder.start(virtual.now() + 3.0, 0.25)
+    assert recorder.events == ["3@0"]  # the first value comes at once
+    assert (countdown.remaining, countdown.finished) == (3, False)
+    assert virtual.armed_timer_count == 2
+    assert repr(countdown) == "<cadence.Countdown 3 s left to 3.0 every 0.25 s>"
+    virtual.run(1.2)
+    virtual.run(1.5)  # a long jump stands in for a blocked thread
+    virtual.run(2.0)
+    assert recorder.events == ["3@0", "2@1000", "1@2000", "0@3000", "|@3000"]
+    assert (countdown.remaining, countdown.finished) == (0, True)
+    assert countdown.cancelled  # a finished countdown is done, as a fired one-shot timer
+    assert countdown.cancel() is False
+    assert virtual.armed_timer_count == 0
+    assert _registry.live_count() == before  # the finish let the callbacks go
+    assert repr(countdown) == "<cadence.Countdown finished to 3.0 every 0.25 s>"
+
+
+def test_values_are_computed_from_the_clock_after_a_blocked_thread(virtual: cadence.Loop) -> None:
+    recorder = Recorder(virtual)
+    recorder.start(10.0, 0.25)
+    virtual.run(1.1)
+    virtual.advance_clock(5.0)  # blocked: no value while the clock moves
+    assert recorder.events == ["10@0", "9@1000"]
+    virtual.run(0.0)  # the overdue tick: right at once, no 8, 7, 6, 5 replayed
+    assert recorder.events == ["10@0", "9@1000", "4@6100"]
+    virtual.run(10.0)
+    assert recorder.events[3:] == ["3@7000", "2@8000", "1@9000", "0@10000", "|@10000"]
+
+
+def test_a_fractional_deadline_rounds_up(virtual: cadence.Loop) -> None:
+    recorder = Recorder(virtual)
+    recorder.start(2.5, 1.0)
+    virtual.run(3.0)
+    assert recorder.events == ["3@0", "2@1000", "1@2000", "0@2500", "|@2500"]
+
+
+def test_a_past_deadline_finishes_before_countdown_returns(virtual: cadence.Loop) -> None:
+    before = _registry.live_count()
+    virtual.run(5.0)
+    recorder = Recorder(virtual)
+    countdown = recorder.start(1.0, 0.25)
+    assert recorder.events == ["0@5000", "|@5000"]
+    assert countdown.finished
+    assert countdown.cancelled
+    assert virtual.armed_timer_count == 0
+    assert _registry.live_count() == before
+    values: list[int] = []
+    virtual.countdown(-1e300, 1.0, values.append)  # on_finish is optional
+    assert values == [0]
+
+
+def test_cancel_stops_it_and_close_cancels(virtual: cadence.Loop) -> None:
+    before = _registry.live_count()
+    recorder = Recorder(virtual)
+    countdown = recorder.start(5.0, 0.5)
+    virtual.run(1.0)
+    assert countdown.cancel() is True
+    assert countdown.cancel() is False
+    assert countdown.cancelled
+    assert not countdown.finished
+    assert virtual.armed_timer_count == 0
+    virtual.run(10.0)
+    assert recorder.events == ["5@0", "4@1000"]  # no more values, and no finish
+    assert repr(countdown) == "<cadence.Countdown cancelled to 5.0 every 0.5 s>"
+
+    closed = Recorder(virtual)
+    with closed.start(virtual.now() + 5, 0.5) as countdown:
+        virtual.run(1.0)
+    assert countdown.closed
+    assert countdown.remaining == 4  # still readable
+    virtual.run(10.0)
+    assert closed.events == ["5@11000", "4@12000"]  # leaving the block cancelled it
+    assert virtual.armed_timer_count == 0
+    assert _registry.live_count() == before
+
+
+def test_dropping_a_countdown_does_not_cancel_it(virtual: cadence.Loop) -> None:
+    recorder = Recorder(virtual)
+    countdown = recorder.start(3.0, 1.0)
+    handle = _lib.CancellableHandle(countdown._handle.id)
+    del countdown
+    gc.collect()
+    virtual.run(1.0)
+    assert recorder.events == ["3@0", "2@1000"]  # the binding kept its callbacks
+    assert is_cancelled_code(handle) == 0  # the C handle is still held
+    virtual.run(5.0)
+    assert recorder.events[-2:] == ["0@3000", "|@3000"]
+    assert is_cancelled_code(handle) == errors.EBADF  # released once it finished
+
+
+def test_an_exception_in_a_value_callback_comes_out_of_run(virtual: cadence.Loop) -> None:
+    seen: list[int] = []
+
+    def fail_at_one(remaining: int) -> None:
+        seen.append(remaining)
+        if remaining == 1:
+            raise ArithmeticError("one")
+
+    virtual.countdown(3.0, 1.0, fail_at_one)
+    with pytest.raises(ArithmeticError, match="one"):
+        virtual.run(10.0)
+    assert ms(virtual.now()) == 2000  # stopped after the pass that raised
+    virtual.run(10.0)
+    assert seen == [3, 2, 1, 0]
+
+
+def test_an_exception_before_countdown_returns_comes_out_of_it(virtual: cadence.Loop) -> None:
+    before = _registry.live_count()
+
+    def refuse(remaining: int) -> None:
+        raise LookupError(f"no label for {remaining}")
+
+    with pytest.raises(LookupError, match="no label for 3"):
+        virtual.countdown(3.0, 1.0, refuse)
+    assert virtual.armed_timer_count == 0  # the countdown was cancelled
+    assert _registry.live_count() == before
+
+    def fail_finish() -> None:
+        raise RuntimeError("finish")
+
+    with pytest.raises(RuntimeError, match="finish"):
+        virtual.countdown(0.0, 1.0, lambda remaining: None, on_finish=fail_finish)
+    assert _registry.live_count() == before
+    virtual.run(5.0)  # nothing stored for a later run
+
+
+def test_a_countdown_on_a_real_loop_is_never_early(loop: cadence.Loop) -> None:
+    values: list[tuple[int, float]] = []
+    finished: list[float] = []
+
+    def finish() -> None:
+        finished.append(loop.now())
+        loop.stop()
+
+    deadline = loop.now() + 0.3
+    countdown = loop.countdown(
+        deadline, 0.05, lambda remaining: values.append((remaining, loop.now())), on_finish=finish
+    )
+    loop.run(5.0)  # stopped by the finish
+    assert [value for value, _ in values] == [1, 0]
+    assert values[-1][1] >= deadline  # 0 never before the deadline
+    assert len(finished) == 1
+    assert finished[0] >= deadline
+    assert countdown.finished
+    assert (countdown.deadline, countdown.tick) == (deadline, 0.05)

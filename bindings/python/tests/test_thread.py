@@ -1,0 +1,254 @@
+"""A loop on a thread of its own: timers without running the loop, and where exceptions go."""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from pathlib import Path
+
+import pytest
+
+import cadence
+from cadence import Tick, _registry
+
+
+def wait_for(condition: threading.Event, what: str) -> None:
+    assert condition.wait(timeout=10.0), f"timed out waiting for {what}"
+
+
+def test_timers_scheduled_from_main_fire_on_the_loop_thread(loop: cadence.Loop) -> None:
+    threads: list[int] = []
+    three = threading.Event()
+
+    def record(tick: Tick) -> None:
+        threads.append(threading.get_ident())
+        if len(threads) == 3:
+            three.set()
+
+    assert not loop.has_thread
+    loop.start_thread()
+    assert loop.has_thread
+    assert loop.running
+    assert repr(loop).startswith("<cadence.Loop running on its thread")
+    publisher = loop.publish(0.02)
+    publisher.sink(record)  # subscribed and connected from the main thread
+    publisher.connect()
+    wait_for(three, "three ticks")
+    loop.stop_thread()  # waits for the thread to end
+    assert not loop.has_thread
+    assert not loop.running
+    heard = len(threads)
+    time.sleep(0.1)
+    assert len(threads) == heard  # nothing fires once stop_thread has returned
+    assert len(set(threads)) == 1
+    assert threads[0] != threading.get_ident()
+    loop.stop_thread()  # no thread: nothing to do
+    loop.run(0.05)  # the loop can be run by hand again
+    assert len(threads) > heard
+    assert threads[-1] == threading.get_ident()
+
+
+def test_run_close_and_a_second_thread_are_loop_busy_while_it_runs(loop: cadence.Loop) -> None:
+    loop.start_thread()
+    try:
+        with pytest.raises(cadence.LoopBusy):
+            loop.run(0.01)
+        with pytest.raises(cadence.LoopBusy, match="has a thread"):
+            loop.close()
+        with pytest.raises(cadence.LoopBusy):
+            loop.start_thread()
+        assert not loop.closed
+    finally:
+        loop.stop_thread()
+    loop.close()
+    assert loop.closed
+
+
+def test_stop_thread_from_a_callback_is_loop_busy(loop: cadence.Loop) -> None:
+    seen: list[BaseException] = []
+    attempted = threading.Event()
+    later = threading.Event()
+
+    def try_to_stop(tick: Tick) -> None:
+        try:
+            loop.stop_thread()  # the thread cannot wait for itself
+        except cadence.LoopBusy as error:
+            seen.append(error)
+        attempted.set()
+
+    with loop.threaded():
+        loop.schedule(0.01, try_to_stop)
+        wait_for(attempted, "the callback")
+        loop.schedule(0.01, lambda tick: later.set())
+        wait_for(later, "a later timer")  # the thread went on
+    assert [type(error) for error in seen] == [cadence.LoopBusy]
+    assert "own thread" in str(seen[0])
+
+
+def test_stop_does_not_end_the_thread(loop: cadence.Loop) -> None:
+    after_stop = threading.Event()
+    with loop.threaded():
+        loop.schedule(0.0, lambda tick: loop.stop())
+        loop.schedule(0.05, lambda tick: after_stop.set())
+        wait_for(after_stop, "a timer after stop()")
+        assert loop.has_thread
+
+
+def test_an_exception_on_the_loop_thread_goes_to_threading_excepthook(
+    loop: cadence.Loop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reported: list[threading.ExceptHookArgs] = []
+    hooked = threading.Event()
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        reported.append(args)
+        hooked.set()
+
+    monkeypatch.setattr(threading, "excepthook", hook)
+    ticks: list[Tick] = []
+    two_more = threading.Event()
+
+    def explode(tick: Tick) -> None:
+        raise ValueError("bad tick")
+
+    def count(tick: Tick) -> None:
+        ticks.append(tick)
+        if len(ticks) >= 2 and hooked.is_set():
+            two_more.set()
+
+    with loop.threaded():
+        publisher = loop.publish(0.02)
+        publisher.sink(count)
+        publisher.connect()
+        loop.schedule(0.01, explode)
+        wait_for(hooked, "threading.excepthook")
+        ticks.clear()
+        wait_for(two_more, "ticks after the exception")  # the loop went on
+    # stop_thread (leaving the block) did not raise it again, and neither does a later run.
+    loop.run(0.05)
+    assert len(reported) == 1
+    args = reported[0]
+    assert args.exc_type is ValueError
+    assert str(args.exc_value) == "bad tick"
+    assert args.exc_traceback is not None
+    assert args.thread is not None
+    assert args.thread.ident != threading.get_ident()
+
+
+def test_threaded_stops_the_thread_when_the_block_raises(loop: cadence.Loop) -> None:
+    inside: list[bool] = []
+
+    def body() -> None:
+        with loop.threaded():
+            inside.append(loop.has_thread)
+            raise KeyError("body")
+
+    with pytest.raises(KeyError):
+        body()
+    assert inside == [True]
+    assert not loop.has_thread
+
+
+def test_leaving_the_loops_block_stops_its_thread() -> None:
+    before = _registry.live_count()
+    fired = threading.Event()
+    with cadence.Loop() as loop:
+        loop.start_thread()
+        loop.publish(0.01).autoconnect().sink(lambda tick: fired.set())
+        wait_for(fired, "a tick")
+    assert loop.closed
+    assert not loop.has_thread
+    assert _registry.live_count() == before
+
+
+def wait_until_released(before: int) -> None:
+    """Waits for the callbacks of a collected loop to be let go (by the collector thread)."""
+    deadline = time.monotonic() + 10.0
+    while _registry.live_count() != before:
+        assert time.monotonic() < deadline, "the collected loop was not destroyed"
+        time.sleep(0.01)
+
+
+def test_a_collected_loop_stops_its_thread() -> None:
+    before = _registry.live_count()
+    ticks: list[Tick] = []
+    fired = threading.Event()
+
+    def record(tick: Tick) -> None:
+        ticks.append(tick)
+        fired.set()
+
+    loop = cadence.Loop()
+    loop.start_thread()
+    loop.publish(0.01).autoconnect().sink(record)
+    wait_for(fired, "a tick")
+    alive = weakref.ref(loop)
+    del loop
+    gc.collect()
+    assert alive() is None
+    wait_until_released(before)
+    heard = len(ticks)
+    time.sleep(0.05)
+    assert len(ticks) == heard  # the thread was stopped and the loop destroyed
+
+
+def test_a_loop_collected_on_its_own_thread_is_stopped_from_another() -> None:
+    before = _registry.live_count()
+    holder = [cadence.Loop()]
+    dropped = threading.Event()
+
+    def drop_the_loop(tick: Tick) -> None:
+        holder.clear()  # the last reference, dropped on the loop's own thread
+        gc.collect()
+        dropped.set()
+
+    holder[0].start_thread()
+    holder[0].schedule(0.01, drop_the_loop)
+    wait_for(dropped, "the callback")
+    wait_until_released(before)
+
+
+def test_a_countdown_and_a_poller_on_the_loop_thread(loop: cadence.Loop) -> None:
+    threads: set[int] = set()
+    finished = threading.Event()
+    polled = threading.Event()
+
+    def poll(poll: cadence.Poll) -> None:
+        threads.add(threading.get_ident())
+        polled.set()
+
+    with loop.threaded():
+        loop.countdown(loop.now() + 0.05, 0.01, lambda remaining: None, on_finish=finished.set)
+        with loop.poller(0.02, poll):
+            wait_for(finished, "the countdown")
+            wait_for(polled, "a poll")
+    assert len(threads) == 1
+    assert threading.get_ident() not in threads
+
+
+def test_a_thread_left_running_at_exit_is_stopped(tmp_path: Path) -> None:
+    script = tmp_path / "left_running.py"
+    script.write_text(
+        "import time, cadence\n"
+        "loop = cadence.Loop()\n"
+        "loop.start_thread()\n"
+        "loop.publish(0.001).autoconnect().sink(lambda tick: None)\n"
+        "time.sleep(0.05)\n"
+        "print('exiting')\n"
+    )
+    source = str(Path(cadence.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": source}
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "exiting\n", "")
