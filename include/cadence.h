@@ -123,7 +123,8 @@ CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nulla
 
 /* Starts a thread that runs the loop in `mode` until cadence_loop_stop_thread, so timers fire
  * without the program running the loop. Every function may then be called from any thread;
- * callbacks run on the loop's thread. Errors: CADENCE_EBUSY (running or already has a thread),
+ * callbacks run on the loop's thread. Errors: CADENCE_ENOTSUP (a virtual loop, whose clock moves
+ * only when told), CADENCE_EBUSY (running or already has a thread),
  * CADENCE_EINVAL / CADENCE_ENOENT (bad mode, as cadence_loop_run), CADENCE_ENOMEM (no thread),
  * CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_start_thread(cadence_loop loop, const char *_Nullable mode);
@@ -145,7 +146,7 @@ CADENCE_EXPORT int cadence_loop_create_virtual(cadence_loop *_Nullable out);
  * Errors: CADENCE_ENOTSUP (a real loop), CADENCE_EINVAL (NaN, infinite or negative), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_advance_clock(cadence_loop loop, double seconds);
 
-/* ---- Timer publishers (Timer.publish(every:tolerance:on:in:)) ---- */
+/* ---- Timer publishers (like Foundation's Timer.publish(every:tolerance:on:in:)) ---- */
 
 /* Creates a connectable timer publisher: nothing is scheduled until cadence_publisher_connect.
  * `interval` > 0 and finite; `tolerance` >= 0 and finite (the timer may fire up to that late,
@@ -269,8 +270,11 @@ CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *
 
 /* ---- Cancellables ---- */
 
-/* Cancels a subscription, a connection, a one-shot timer, a countdown or a poller. Once it returns, no new callback for
- * it starts (one running may finish); safe from inside callbacks, including the one cancelled.
+/* Cancels a subscription, a connection, a one-shot timer, a countdown or a poller. Once it
+ * returns, no callback for it starts; called from another thread while one of its callbacks runs
+ * on the loop's thread, it waits for that callback to return (so do not call it from another
+ * thread while holding a lock that the callback takes). Safe inside callbacks, including the one
+ * cancelled, where it returns at once.
  * Errors: CADENCE_EALREADY (already cancelled, or a one-shot that has fired), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
 

@@ -18,7 +18,7 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
             return try countdown.subscribe { event in
                 guard source.isLive else { return }
                 var cEvent = cadence_countdown_event(remaining: 0, finished: 0,
-                                                     date: loop.now.timeIntervalSince1970,
+                                                     date: loop.nowSeconds,
                                                      source: cadence_cancellable(id: source.id))
                 switch event {
                 case .value(let remaining): cEvent.remaining = Int64(remaining)

@@ -57,7 +57,7 @@ public func cadence_loop_add_common_mode(_ handle: cadence_loop, _ mode: UnsafeP
 public func cadence_loop_now(_ handle: cadence_loop, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard out != nil else { throw .invalidArgument }
-        try write(try lookUpLoop(handle).now.timeIntervalSince1970, to: out)
+        try write(try lookUpLoop(handle).nowSeconds, to: out)
     }
 }
 

@@ -51,7 +51,7 @@ public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double,
             let handle = PollerHandle()
             handle.poller = try Poller(every: interval, tolerance: tolerance, on: loop) { [weak handle] completion in
                 guard let handle, source.isLive else { return }
-                var poll = cadence_poll(number: handle.begin(completion), date: loop.now.timeIntervalSince1970,
+                var poll = cadence_poll(number: handle.begin(completion), date: loop.nowSeconds,
                                         source: cadence_cancellable(id: source.id))
                 fn(&poll, context.userdata)
             }

@@ -14,7 +14,7 @@ func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, 
     let source = CallbackSource(handle)
     return { tick in
         guard source.isLive else { return }
-        var cTick = cadence_tick(fire_date: tick.fireDate.timeIntervalSince1970,
+        var cTick = cadence_tick(fire_date: tick.fireDateSeconds,
                                  skipped: UInt64(tick.skippedTicks),
                                  source: cadence_cancellable(id: source.id))
         fn(&cTick, userdata)

@@ -3,9 +3,10 @@
 /// Mirrors Combine's `Cancellable`. Cancelling twice is harmless in Swift; the C API reports the
 /// second cancel as `CADENCE_EALREADY`.
 public protocol Cancellable: AnyObject, Sendable {
-    /// Stops the work. Once it returns, no new callback for it starts (one already running may
-    /// finish). Safe to call from any thread and from inside a callback, including the callback
-    /// being cancelled.
+    /// Stops the work. Once it returns, no callback for it starts. Called from another thread while
+    /// one of its callbacks runs on the loop's thread, it waits for that callback to return (so do
+    /// not call it while holding a lock that the callback takes); called from inside a callback,
+    /// including the one being cancelled, it returns at once.
     func cancel()
 
     /// Whether ``cancel()`` has been called (or the work ended on its own, as a fired one-shot).

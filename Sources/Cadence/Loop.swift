@@ -133,6 +133,9 @@ public final class Loop: @unchecked Sendable {
     /// How many timers are armed on this loop, in all modes.
     public var armedTimerCount: Int { lock.withLock { queues.count } }
 
+    /// ``now`` in seconds since the Unix epoch, without `Date`'s rounding: for the C API.
+    package var nowSeconds: Double { MonotonicClock.seconds(clock.now(), offset: clock.epochOffset) }
+
     /// A fresh read of the loop's clock, on the same scale as fire dates: wall-clock time for a
     /// real loop (derived from the monotonic clock), virtual seconds since 1970 for a virtual one.
     public var now: Date { date(monotonic: clock.now()) }
@@ -145,12 +148,15 @@ public final class Loop: @unchecked Sendable {
     /// Timers, publishers and cancels may then be used from any thread; callbacks run on the
     /// loop's thread, so what they touch must be safe to share.
     ///
-    /// - Throws: ``CadenceError/busy`` if the loop is running or already has a thread;
+    /// - Throws: ``CadenceError/notSupported`` for a virtual loop (its clock moves only when told);
+    ///   ``CadenceError/busy`` if the loop is running or already has a thread;
     ///   ``CadenceError/invalidArgument`` or ``CadenceError/unknownMode`` for a bad mode (as
     ///   ``run(mode:for:)``); ``CadenceError/outOfMemory`` if no thread could be started;
     ///   ``CadenceError/badHandle`` after ``close()``.
     public func startThread(mode: RunLoopMode = .default) throws(CadenceError) {
         let thread = LoopThread(loop: self, mode: mode)
+        // A virtual clock on a thread would race through virtual time, an hour per run.
+        guard !isVirtual else { throw .notSupported }
         try lock.withLock { () throws(CadenceError) in
             guard !isClosedFlag else { throw .badHandle }
             guard !isRunningFlag, ownThread == nil else { throw .busy }
@@ -311,7 +317,10 @@ public final class Loop: @unchecked Sendable {
                 } else {
                     node.action = nil  // a one-shot is done with it
                 }
-                return (action, TimerTick(fireDate: date(monotonic: fireDate), skippedTicks: Int(clamping: skipped)))
+                let tick = TimerTick(fireDate: date(monotonic: fireDate),
+                                     seconds: MonotonicClock.seconds(fireDate, offset: clock.epochOffset),
+                                     skippedTicks: Int(clamping: skipped))
+                return (action, tick)
             }
             if let call {
                 call.action(call.tick)

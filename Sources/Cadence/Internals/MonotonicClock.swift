@@ -19,6 +19,12 @@ enum MonotonicClock {
         return Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec) - monotonic
     }()
 
+    /// Seconds since the Unix epoch of a monotonic reading, computed without going through `Date`
+    /// (exact for virtual clocks, which start at 0).
+    static func seconds(_ monotonic: Nanoseconds, offset: Int64 = epochOffset) -> Double {
+        Double(Int64(bitPattern: monotonic) &+ offset) / 1e9
+    }
+
     /// The date of a monotonic reading, for a clock whose epoch offset is `offset`.
     static func date(_ monotonic: Nanoseconds, offset: Int64 = epochOffset) -> Date {
         Date(timeIntervalSince1970: Double(Int64(bitPattern: monotonic) &+ offset) / 1e9)
@@ -26,8 +32,12 @@ enum MonotonicClock {
 
     /// The monotonic reading at which a clock with epoch offset `offset` shows `date`
     /// (0 for dates before its start, saturating at the far end).
+    ///
+    /// A `Date` holds seconds since 2001 in a `Double`, which is only good to about 0.1 µs today,
+    /// so the date is rounded to whole microseconds first: a date computed as "now + 30 s" on a
+    /// virtual clock then lands exactly on the grid it was meant for.
     static func monotonic(at date: Date, offset: Int64 = epochOffset) -> Nanoseconds {
-        let value = (date.timeIntervalSince1970 * 1e9).rounded() - Double(offset)
+        let value = (date.timeIntervalSince1970 * 1e6).rounded() * 1e3 - Double(offset)
         guard value.isFinite else { return value > 0 ? .max : 0 }
         return value <= 0 ? 0 : value >= 1.8e19 ? .max : Nanoseconds(value)
     }

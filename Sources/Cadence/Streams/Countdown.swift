@@ -66,7 +66,9 @@ final class CountdownState: @unchecked Sendable {
 
     /// The value to send at `now`, or nil if it has not changed (or 0 was already sent).
     func next(now: Date) -> Int? {
-        let seconds = deadline.timeIntervalSince(now).rounded(.up)
+        // Whole microseconds first, so that `Date`'s rounding (about 0.1 µs) cannot turn exactly
+        // 2 s remaining into 2.0000001 and so into 3.
+        let seconds = ((deadline.timeIntervalSince(now) * 1e6).rounded() / 1e6).rounded(.up)
         let remaining = seconds <= 0 ? 0 : Int(min(seconds, Double(Int.max / 2)))
         return lock.withLock {
             guard remaining != last, last != 0 else { return nil }

@@ -110,3 +110,32 @@ final class RecordingScheduler: Scheduler, @unchecked Sendable {
         return try inner.schedule(after: date, interval: interval, tolerance: tolerance, action)
     }
 }
+
+@Suite struct VirtualPrecisionTests {
+    /// Dates that go through `Date` (about 0.1 µs of rounding) still land on the exact grid.
+    @Test func aPollerStartedAtAnUnroundTimeStaysOnItsGrid() throws {
+        let clock = VirtualScheduler()
+        try clock.advance(by: 4.7)
+        let polls = Mutex(0)
+        let poller = try Poller(every: 30, tolerance: 0, on: clock) { done in
+            polls.withLock { $0 += 1 }
+            done()
+        }
+        try clock.advance(by: 90)
+        #expect(polls.withLock { $0 } == 3)
+        poller.cancel()
+    }
+
+    @Test func aCountdownFromAnUnroundTimeCountsWholeSeconds() throws {
+        let clock = VirtualScheduler()
+        try clock.advance(by: 4.7)
+        let countdown = try TimelineRecorder(clock.countdown(to: clock.now.addingTimeInterval(2), tick: 0.1),
+                                             scheduler: clock)
+        try clock.advance(by: 3)
+        #expect(countdown.events == ["2@4700", "1@5700", "0@6700", "|@6700"])
+    }
+
+    @Test func virtualLoopsHaveNoThread() throws {
+        #expect(throws: CadenceError.notSupported) { try Loop.virtual().startThread() }
+    }
+}
