@@ -14,10 +14,12 @@ static void connect_twice(cadence_loop loop) {
     CHECK_OK(cadence_publisher_connect(timer, &second));
     CHECK(first.id != second.id);
     CHECK_OK(cadence_loop_run(loop, "default", 0.31));
-    CHECK_RANGE(a.count, 5, 7);
+    CHECK_RANGE(a.count, timing_slack() > 0 ? 3 : 5, 7);  /* not twice the ticks */
     CHECK_EQ(b.count, a.count);
     for (int i = 0; i < a.count; i++) CHECK(a.dates[i] == b.dates[i]);
-    for (int i = 1; i < a.count; i++) CHECK_RANGE(a.dates[i] - a.dates[i - 1], 0.0499, 0.0501);
+    /* One grid; a loop slowed down (valgrind, load) may skip a tick, never add one. */
+    for (int i = 1; i < a.count; i++) CHECK(a.dates[i] - a.dates[i - 1] > 0.0499);
+    check_on_grid(&a, 0.05);
 
     /* Either connection stops the one timer, for good. */
     CHECK_OK(cadence_cancel(second));

@@ -17,8 +17,8 @@ int main(void) {
     double connected_at = loop_now(loop);
     CHECK_OK(cadence_publisher_connect(timer, &connection));
     CHECK_OK(cadence_loop_run(loop, "default", 0.31));
-    CHECK_RANGE(ticks.count, 5, 7);                 /* about one tick every 50 ms */
-    CHECK_RANGE(ticks.dates[0] - connected_at, 0.05, 0.06);  /* first tick one interval after */
+    CHECK_RANGE(ticks.count, timing_slack() > 0 ? 3 : 5, 7);  /* about one tick every 50 ms */
+    CHECK_RANGE(ticks.dates[0] - connected_at, 0.05, 0.06 + timing_slack());  /* one interval after */
     check_on_grid(&ticks, 0.05);
 
     CHECK_OK(cadence_cancel(connection));
