@@ -1,18 +1,20 @@
 # Cadence: the two commands of the README, and the steps they are made of.
 #   make demo   builds the command-line tool and runs `cadence tour` (the main job)
-#   make test   runs every test: Swift (swift test), C (ctest) and Python (pytest)
+#   make test   runs every test: Swift (swift test), C (ctest, valgrind, sanitizers) and Python (pytest)
 # Both install what is missing first (scripts/install-deps.sh) and do nothing extra otherwise.
 
 PYTHON ?= python3
 BUILD  ?= build
+# The Swift toolchain's clang and lld, which the sanitizer builds need.
+CLANG  ?= $(dir $(shell command -v swiftc))clang
 
-.PHONY: demo test deps deps-test swift-test c-build c-test python-test example-swift clean
+.PHONY: demo test deps deps-test swift-test c-build c-test python-test example-swift sanitize clean
 
 demo: deps
 	swift build -c release --product cadence
 	.build/release/cadence tour
 
-test: deps-test swift-test c-test python-test example-swift
+test: deps-test swift-test c-test python-test example-swift sanitize
 
 deps:
 	@scripts/install-deps.sh build
@@ -39,5 +41,18 @@ python-test: c-build
 example-swift:
 	cd examples/swift && swift run Ticker
 
+# The C tests under AddressSanitizer (with LeakSanitizer), and the threaded tests, C and Swift,
+# under ThreadSanitizer; the engine itself is built with the same sanitizer each time.
+sanitize: deps-test
+	cmake -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=$(CLANG) -DCADENCE_SANITIZER=address
+	cmake --build $(BUILD)-asan
+	ctest --test-dir $(BUILD)-asan --output-on-failure
+	cmake -S . -B $(BUILD)-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=$(CLANG) -DCADENCE_SANITIZER=thread
+	cmake --build $(BUILD)-tsan
+	ctest --test-dir $(BUILD)-tsan --output-on-failure
+	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests'
+
 clean:
-	rm -rf .build $(BUILD) examples/swift/.build
+	rm -rf .build $(BUILD) $(BUILD)-asan $(BUILD)-tsan examples/swift/.build

@@ -20,6 +20,8 @@ final class TimerBroadcast: @unchecked Sendable {
     private let lock = Lock()
     private var state = State.idle
     private var policy: MissedTickPolicy  // guarded by `lock`; used by the next timer started
+    /// Replaced, never changed in place: a delivery on the loop's thread iterates the array it
+    /// took while other threads subscribe and cancel.
     private var subscribers: [TimerSubscription] = []
 
     init(loop: Loop, interval: Nanoseconds, tolerance: Nanoseconds, missedTicks: MissedTickPolicy,
@@ -134,7 +136,7 @@ final class TimerBroadcast: @unchecked Sendable {
     func subscribe(_ receive: @escaping (TimerTick) -> Void) -> TimerSubscription {
         let subscription = TimerSubscription(broadcast: self, receive: receive)
         lock.withLock {
-            subscribers.append(subscription)
+            subscribers = subscribers + [subscription]
             if autoconnects && subscribers.count == 1 { _ = connectLocked() }
         }
         return subscription
@@ -145,8 +147,8 @@ final class TimerBroadcast: @unchecked Sendable {
     func unsubscribe(_ subscription: TimerSubscription) -> Bool {
         let node = runningNode
         let changed: Bool = lock.withLock {
-            guard let index = subscribers.firstIndex(where: { $0 === subscription }) else { return false }
-            subscribers.remove(at: index)
+            guard subscribers.contains(where: { $0 === subscription }) else { return false }
+            subscribers = subscribers.filter { $0 !== subscription }
             subscription.isActive = false
             if autoconnects && subscribers.isEmpty { _ = disconnectLocked(final: false) }
             return true
