@@ -10,8 +10,8 @@ public let cadenceVersion = "0.1.0"
 /// ``RunLoopMode`` for a span of the loop's clock, sleeping between fires, then returns. A loop
 /// that nobody runs fires nothing, as a `RunLoop` on a thread that never runs it.
 ///
-/// The real loop is backed by libuv (one `uv_loop_t`, one `uv_timer_t` for the next wake-up,
-/// one `uv_async_t` for wake-ups from other threads).
+/// The real loop is backed by libuv: one `uv_loop_t` that watches one timerfd for the next
+/// wake-up (a nanosecond deadline) and one `uv_async_t` for wake-ups from other threads.
 ///
 /// Threads: a loop's timers run on the thread that runs it. Arming, cancelling, ``stop()`` and
 /// the mode calls may be made from any thread; a call from another thread wakes a sleeping loop so
