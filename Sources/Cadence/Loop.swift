@@ -274,22 +274,34 @@ public final class Loop: @unchecked Sendable {
     /// callback for the timer is still starting.
     @discardableResult
     func disarm(_ node: TimerNode) -> Bool {
-        lock.withLock {
-            guard node.state == .active else { return false }
-            node.state = .cancelled
-            node.action = nil
-            queues.remove(node)
-            return true
-        }
+        lock.withLock { disarmLocked(node) }
+    }
+
+    private func disarmLocked(_ node: TimerNode) -> Bool {
+        guard node.state == .active else { return false }
+        node.state = .cancelled
+        node.action = nil
+        queues.remove(node)
+        return true
     }
 
     /// Waits until a callback of `node` that is running on the loop's thread has returned. Returns
     /// at once on the loop's own thread (a callback cancelling a timer), where waiting would never end.
     func waitForCallback(of node: TimerNode) {
+        lock.withLock { waitForCallbackLocked(of: node) }
+    }
+
+    /// ``disarm(_:)`` and ``waitForCallback(of:)`` under one lock, for callers that hold no other.
+    func disarmAndWait(_ node: TimerNode) -> Bool {
         lock.withLock {
-            guard isRunningFlag, pthread_equal(runningThread, pthread_self()) == 0 else { return }
-            while firing === node { lock.wait() }
+            defer { waitForCallbackLocked(of: node) }
+            return disarmLocked(node)
         }
+    }
+
+    private func waitForCallbackLocked(of node: TimerNode) {
+        guard firing === node, pthread_equal(runningThread, pthread_self()) == 0 else { return }
+        while firing === node { lock.wait() }
     }
 
     /// Whether a timer is still armed.

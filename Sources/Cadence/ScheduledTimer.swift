@@ -68,11 +68,7 @@ public final class ScheduledTimer: Cancellable, @unchecked Sendable {
     public func cancel() { _ = cancelIfActive() }
 
     /// Cancels; returns false if the timer had already been cancelled or, for a one-shot, had fired.
-    package func cancelIfActive() -> Bool {
-        let changed = loop.disarm(node)
-        loop.waitForCallback(of: node)
-        return changed
-    }
+    package func cancelIfActive() -> Bool { loop.disarmAndWait(node) }
 
     /// Whether the timer was cancelled, or is a one-shot that has fired.
     public var isCancelled: Bool { !loop.isArmed(node) }
