@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from typing import Callable
 
 import pytest
 
@@ -84,4 +85,91 @@ def test_a_subscription_outlives_its_python_object_until_cancelled(loop: cadence
     del subscription
     gc.collect()
     loop.close()
+    assert _registry.live_count() == before
+
+
+def loop_in_a_cycle() -> tuple[weakref.ref[cadence.Loop], _registry.LoopState]:
+    """A loop whose callbacks refer to it through their closure (a cell that outlives this
+    frame), with nothing else left referring to it."""
+    loop = cadence.Loop()
+    loop.schedule(10, lambda tick: loop.stop())
+    publisher = loop.publish(0.01)
+    publisher.sink(lambda tick: loop.stop())
+    publisher.connect()
+    loop.countdown(loop.now() + 10, 1.0, lambda remaining: loop.now())
+    loop.poller(1.0, lambda poll: loop.stop())
+    return weakref.ref(loop), loop._state
+
+
+def test_a_loop_referenced_by_its_own_callbacks_is_collected() -> None:
+    """The cycle loop -> callbacks -> loop is collected by the cyclic garbage collector, and
+    collecting the loop closes it, as the Loop docstring promises."""
+    before = _registry.live_count()
+    gc.disable()  # so that the cycle is found by the collection below, not by chance earlier
+    try:
+        alive, state = loop_in_a_cycle()
+        assert alive() is not None  # reference counting alone cannot free a cycle
+        assert _registry.live_count() == before + 4
+        gc.collect()
+    finally:
+        gc.enable()
+    assert alive() is None
+    assert state.closed  # the C loop was destroyed: none of its timers fires any more
+    assert _registry.live_count() == before
+
+
+def test_objects_made_from_a_loop_may_refer_to_each_other_and_to_it() -> None:
+    before = _registry.live_count()
+
+    def build() -> weakref.ref[cadence.Loop]:
+        loop = cadence.Loop.virtual()
+        ticks: list[Tick] = []
+        timer = loop.publish(1.0).autoconnect()
+
+        def once(tick: Tick) -> None:
+            ticks.append(tick)
+            first.cancel()
+
+        def refer(tick: Tick) -> None:
+            ticks.append(tick)
+            assert second.loop is timer.loop is loop
+
+        first = timer.sink(once)
+        second = timer.sink(refer)
+        loop.run(2.5)
+        assert len(ticks) == 3  # the first cancelled itself in its first call
+        return weakref.ref(loop)
+
+    alive = build()
+    gc.collect()
+    assert alive() is None
+    assert _registry.live_count() == before
+
+
+def test_a_running_loop_is_not_collected() -> None:
+    before = _registry.live_count()
+    survived: list[bool] = []
+
+    def start() -> tuple[weakref.ref[cadence.Loop], Callable[[float], None]]:
+        loop = cadence.Loop.virtual()
+        alive = weakref.ref(loop)
+
+        def collect(tick: Tick) -> None:
+            gc.collect()
+            survived.append(alive() is not None)
+
+        def collect_in_a_cycle(tick: Tick) -> None:
+            collect(tick)
+            assert loop.running  # refers to the loop: a cycle
+
+        loop.schedule(1, collect_in_a_cycle)
+        loop.schedule(2, collect)
+        return alive, loop.run
+
+    alive, run = start()  # the bound method is the only reference left
+    run(3)  # the call in progress holds the loop: collections inside it keep it
+    assert survived == [True, True]
+    del run
+    gc.collect()
+    assert alive() is None
     assert _registry.live_count() == before

@@ -166,15 +166,7 @@ def test_leaving_the_loops_block_stops_its_thread() -> None:
     assert _registry.live_count() == before
 
 
-def wait_until_released(before: int) -> None:
-    """Waits for the callbacks of a collected loop to be let go (by the collector thread)."""
-    deadline = time.monotonic() + 10.0
-    while _registry.live_count() != before:
-        assert time.monotonic() < deadline, "the collected loop was not destroyed"
-        time.sleep(0.01)
-
-
-def test_a_collected_loop_stops_its_thread() -> None:
+def test_a_threaded_loop_stays_alive_until_its_thread_stops() -> None:
     before = _registry.live_count()
     ticks: list[Tick] = []
     fired = threading.Event()
@@ -190,27 +182,44 @@ def test_a_collected_loop_stops_its_thread() -> None:
     alive = weakref.ref(loop)
     del loop
     gc.collect()
-    assert alive() is None
-    wait_until_released(before)
+    kept = alive()
+    assert kept is not None  # its thread may still call its callbacks: the binding holds it
+    fired.clear()
+    wait_for(fired, "a tick after the last reference was dropped")
+
+    kept.stop_thread()
+    del kept
+    gc.collect()
+    assert alive() is None  # without its thread, it is collected, and destroyed
+    assert _registry.live_count() == before
     heard = len(ticks)
     time.sleep(0.05)
-    assert len(ticks) == heard  # the thread was stopped and the loop destroyed
+    assert len(ticks) == heard
 
 
-def test_a_loop_collected_on_its_own_thread_is_stopped_from_another() -> None:
+def test_a_loop_dropped_on_its_own_thread_goes_on_until_stopped() -> None:
     before = _registry.live_count()
     holder = [cadence.Loop()]
+    alive = weakref.ref(holder[0])
     dropped = threading.Event()
+    ticked = threading.Event()
 
     def drop_the_loop(tick: Tick) -> None:
-        holder.clear()  # the last reference, dropped on the loop's own thread
+        holder.clear()  # the last reference of the program, dropped on the loop's own thread
         gc.collect()
         dropped.set()
 
     holder[0].start_thread()
     holder[0].schedule(0.01, drop_the_loop)
     wait_for(dropped, "the callback")
-    wait_until_released(before)
+    loop = alive()
+    assert loop is not None
+    assert loop.has_thread
+    loop.schedule(0.01, lambda tick: ticked.set())
+    wait_for(ticked, "a timer scheduled afterwards")
+    with loop:  # stops the thread, then closes
+        pass
+    assert _registry.live_count() == before
 
 
 def test_a_countdown_and_a_poller_on_the_loop_thread(loop: cadence.Loop) -> None:
@@ -252,3 +261,16 @@ def test_a_thread_left_running_at_exit_is_stopped(tmp_path: Path) -> None:
         check=False,
     )
     assert (result.returncode, result.stdout, result.stderr) == (0, "exiting\n", "")
+
+
+def test_calls_from_other_threads_are_not_counted_as_wakeups(loop: cadence.Loop) -> None:
+    fired = threading.Event()
+    loop.schedule(0.5, lambda tick: fired.set())
+    worker = threading.Thread(target=loop.run, args=(0.8,))  # one C call: not sliced
+    worker.start()
+    for _ in range(5):  # each call from this thread wakes the sleeping loop
+        time.sleep(0.05)
+        loop.schedule(100.0, lambda tick: None)
+    worker.join(timeout=10.0)
+    assert fired.is_set()
+    assert loop.wakeups == 1  # the one timer; the five calls were not wake-ups to fire timers

@@ -5,9 +5,12 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import math
+import signal
 import threading
 import weakref
 from collections.abc import Iterator
+from types import FrameType
 from typing import TYPE_CHECKING, Callable
 
 from . import _args, _lib, _registry, countdown, poller
@@ -20,11 +23,16 @@ from .publisher import MissedTickPolicy, TimerPublisher, missed_tick_policy
 if TYPE_CHECKING:
     from .tick import Tick
 
-__all__ = ["Loop"]
+__all__ = ["RUN_SLICE", "Loop"]
 
+#: The longest stretch of its clock, in seconds, that :meth:`Loop.run` on the main thread spends
+#: inside one ``cadence_loop_run`` call: a longer run is a series of such calls, so that Python
+#: can run its signal handlers (Ctrl-C) in between. Each boundary wakes the thread once.
+RUN_SLICE = 0.1
 
-#: Loops whose own thread is running, to stop before the interpreter exits.
-_threaded: set[_registry.LoopState] = set()
+#: Loops whose own thread is running, to stop before the interpreter exits. Holding the
+#: :class:`Loop` keeps it (and its callbacks) alive while its thread may call them.
+_threaded: dict[_registry.LoopState, Loop] = {}
 #: Threads stopping the thread of a collected loop (see _collect), joined at exit.
 _collectors: set[threading.Thread] = set()
 _exit_hook_registered = False
@@ -36,12 +44,15 @@ def _destroy(state: _registry.LoopState) -> int:
     with state.lock:
         if state.closed:
             return 0
+        # A run in slices is outside C between slices: the binding knows it is running.
+        if state.running:
+            return EBUSY
         code = int(_lib.lib.cadence_loop_destroy(state.handle))
         if code == 0:
             state.closed = True
     if code == 0:
         _registry.unregister_loop(state)
-        _threaded.discard(state)
+        _threaded.pop(state, None)
     return code
 
 
@@ -53,7 +64,7 @@ def _stop_thread(state: _registry.LoopState) -> int:
     if code == 0:
         with state.lock:
             state.thread = False
-        _threaded.discard(state)
+        _threaded.pop(state, None)
     return code
 
 
@@ -66,9 +77,12 @@ def _stop_and_destroy(state: _registry.LoopState) -> None:
 def _collect(state: _registry.LoopState) -> None:
     """The finalizer of a collected :class:`Loop`: stops its thread, if any, then destroys it.
 
-    Stopping waits for the loop's thread, whose callbacks may need a lock that the code this
-    collection interrupted is holding (or the collection may be running on that very thread),
-    so a loop with a thread is stopped from a short-lived helper thread, except at exit.
+    A loop with a thread is held by :data:`_threaded` until the thread stops, so it has none
+    when it is collected; at exit, ``weakref.finalize`` calls this for the loops still alive,
+    after :func:`_stop_threads_at_exit`. Should a thread be left, stopping it waits for it,
+    and its callbacks may need a lock that the code this collection interrupted is holding (or
+    the collection may be running on that very thread), so it is stopped from a short-lived
+    helper thread, except at exit.
     """
     if not state.thread or _exiting:
         _stop_and_destroy(state)
@@ -84,10 +98,10 @@ def _collect(state: _registry.LoopState) -> None:
         _stop_and_destroy(state)
 
 
-def _track_thread(state: _registry.LoopState) -> None:
-    """Remembers a loop whose thread was started, to stop it at exit."""
+def _track_thread(loop: Loop) -> None:
+    """Holds a loop whose thread was started, until the thread stops or the interpreter exits."""
     global _exit_hook_registered
-    _threaded.add(state)
+    _threaded[loop._state] = loop
     if not _exit_hook_registered:
         atexit.register(_stop_threads_at_exit)
         _exit_hook_registered = True
@@ -106,6 +120,84 @@ def _stop_threads_at_exit() -> None:
         helper.join()
     for state in list(_threaded):
         _stop_thread(state)
+
+
+# ---- Running: slices and Ctrl-C ----
+
+
+def _now(state: _registry.LoopState) -> float:
+    out = ctypes.c_double()
+    check(int(_lib.lib.cadence_loop_now(state.handle, ctypes.byref(out))), "Loop.now()")
+    return out.value
+
+
+def _run_in_slices(state: _registry.LoopState, mode: bytes, seconds: float, step: float) -> int:
+    """Runs the C loop for ``seconds`` of its clock as calls of at most ``step`` seconds each;
+    returns the C code. Stops early on :meth:`Loop.stop`, SIGINT or a failed callback.
+
+    The engine keeps every timer where it was between calls (grids, fire dates, the order of
+    ties), and each call starts with a pass that fires what fell due in between; the end of a
+    call fires what is due then, which may be earlier within a timer's tolerance than the
+    coalesced wake-up it would otherwise have waited for.
+    """
+    if not (math.isfinite(seconds) and seconds > step):
+        return int(_lib.lib.cadence_loop_run(state.handle, mode, seconds))  # C judges bad values
+    end = _now(state) + seconds
+    while True:
+        code = int(_lib.lib.cadence_loop_run(state.handle, mode, step))
+        # A stop() from another thread between two calls reaches C as a no-op: the flag, read
+        # here, ends the run at the latest after the next call.
+        if code != 0 or state.stopping:
+            return code
+        left = end - _now(state)
+        if left <= 0:
+            return 0
+        step = min(left, step)
+
+
+def _run(state: _registry.LoopState, mode: bytes, seconds: float) -> int:
+    """One :meth:`Loop.run` in C: in slices on the main thread of a real loop, so that signal
+    handlers run (a virtual loop does not sleep, and other threads get no signals)."""
+    if state.virtual or threading.current_thread() is not threading.main_thread():
+        return int(_lib.lib.cadence_loop_run(state.handle, mode, seconds))
+    return _run_in_slices(state, mode, seconds, RUN_SLICE)
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    """The SIGINT handler while the main thread is inside :meth:`Loop.run`.
+
+    CPython runs signal handlers between bytecodes, also at the first instruction of a ctypes
+    trampoline, where a KeyboardInterrupt would escape every ``try`` and be dropped by ctypes
+    ("Exception ignored on calling ctypes callback function"). So in the binding's own code this
+    handler only marks the innermost run as interrupted and stops it; ``Loop.run`` then raises
+    KeyboardInterrupt. In a user callback, and when no run is in progress, it raises at once,
+    as the default handler does.
+    """
+    runs = _registry.runs_on_this_thread()
+    if not runs or _registry.in_user_code():
+        raise KeyboardInterrupt
+    runs[-1].interrupt()
+
+
+@contextlib.contextmanager
+def _sigint_stops_run() -> Iterator[None]:
+    """Installs :func:`_on_sigint` for the ``with`` block if this is the main thread and SIGINT
+    has Python's default handler (as ``asyncio.Runner`` does); leaves any other handler alone."""
+    installed = False
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    ):
+        try:
+            signal.signal(signal.SIGINT, _on_sigint)
+            installed = True
+        except ValueError:  # not the main interpreter, or signals not set up by Python
+            pass
+    try:
+        yield
+    finally:
+        if installed and signal.getsignal(signal.SIGINT) is _on_sigint:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class Loop:
@@ -127,7 +219,9 @@ class Loop:
     Lifetime: :meth:`close` (or leaving a ``with`` block, or garbage collection) cancels every
     timer and closes every publisher, subscription, connection, scheduled timer, countdown and
     poller made from the loop; using them afterwards raises
-    :class:`~cadence.errors.BadHandle`.
+    :class:`~cadence.errors.BadHandle`. The loop holds the callbacks given to it, so callbacks
+    that refer to the loop make a cycle the garbage collector can collect. A loop is kept alive
+    while :meth:`run` runs it and while it has a thread of its own (until :meth:`stop_thread`).
 
     Threads: timers fire on the thread inside :meth:`run`, or on the loop's own thread. Every
     method may be called from any thread; calls from other threads take effect before the
@@ -169,6 +263,9 @@ class Loop:
 
     def _adopt(self, handle: _lib.LoopHandle, *, virtual: bool) -> None:
         self._state = _registry.LoopState(handle, virtual=virtual)
+        # The only strong reference to the callbacks: see cadence._registry.
+        self._callbacks = _registry.CallbackTable()
+        self._state.table = weakref.ref(self._callbacks)
         self._finalizer = weakref.finalize(self, _collect, self._state)
 
     @property
@@ -186,6 +283,15 @@ class Loop:
         a timer armed during a pass waits for a later pass. On a virtual loop the clock advances
         by ``seconds`` at once, stepping through every wake-up on the way, and nothing sleeps.
 
+        Ctrl-C: on the main thread, a real loop runs in slices of at most :data:`RUN_SLICE`
+        seconds (0.1), so that SIGINT is seen within a slice; while it runs, Python's default
+        SIGINT handler is replaced by one that stops the loop, and ``run`` then raises
+        KeyboardInterrupt (raised in a callback, it comes out of ``run`` like any exception of
+        a callback). A custom SIGINT handler is left alone and runs between slices. Slicing
+        keeps every timer's grid; the only visible trace is that the thread wakes at each slice
+        boundary (not counted in :attr:`wakeups`) and fires there what is already due, which a
+        timer with tolerance may take as its wake-up.
+
         Args:
             seconds: how long to run, a float >= 0 (0 fires what is due and returns).
             mode: a registered mode other than ``"common"``; default ``"default"``. Keyword-only.
@@ -193,6 +299,8 @@ class Loop:
         Raises:
             Exception: whatever a callback raised during this run, with its traceback; the loop
                 was stopped right after that callback's pass.
+            KeyboardInterrupt: SIGINT (Ctrl-C) arrived while the main thread ran the loop; the
+                loop was stopped after the current pass.
             TypeError: ``seconds`` is not a number or ``mode`` not a str.
             InvalidArgument: ``seconds`` is NaN, infinite or negative; ``mode`` is empty,
                 malformed or ``"common"``.
@@ -204,20 +312,24 @@ class Loop:
         value = _args.seconds(seconds, "Loop.run()", "seconds")
         name = _args.mode(mode, "Loop.run()")
         state = self._require_open("Loop.run()")
-        state.enter_run()
+        # Only the call that actually runs collects a callback's exception: a nested run,
+        # rejected here, must not steal it.
+        if not state.enter_run():
+            raise LoopBusy(context="Loop.run() while the loop is running or has a thread")
         try:
-            code = int(_lib.lib.cadence_loop_run(state.handle, name, value))
+            with _registry.binding_code(), _sigint_stops_run():
+                code = _run(state, name, value)
         finally:
-            state.leave_run()
+            interrupted = state.leave_run()
         if code == 0:
-            # Only the call that actually ran collects a callback's exception: a nested run
-            # rejected with EBUSY must not steal it.
             error = state.take_error()
             if error is not None:
                 try:
                     raise error
                 finally:
                     del error
+        if interrupted:
+            raise KeyboardInterrupt
         if code == EBUSY:
             raise LoopBusy(context="Loop.run() while the loop is running")
         check(code, f"Loop.run(seconds={seconds!r}, mode={mode!r})")
@@ -230,8 +342,7 @@ class Loop:
         Raises:
             BadHandle: the loop is closed.
         """
-        state = self._require_open("Loop.stop()")
-        check(int(_lib.lib.cadence_loop_stop(state.handle)), "Loop.stop()")
+        self._require_open("Loop.stop()").stop()
 
     @property
     def running(self) -> bool:
@@ -271,13 +382,19 @@ class Loop:
         where = f"Loop.start_thread(mode={mode!r})"
         name = _args.mode(mode, "Loop.start_thread()")
         state = self._require_open(where)
-        code = int(_lib.lib.cadence_loop_start_thread(state.handle, name))
-        if code == EBUSY:
-            raise LoopBusy(context=f"{where} while the loop is running or has a thread")
-        check(code, where)
-        with state.lock:
-            state.thread = True
-        _track_thread(state)
+        with state.lock:  # claimed first, so that no Loop.run starts meanwhile (it checks both)
+            busy = state.running or state.thread
+            if not busy:
+                state.thread = True
+        code = EBUSY if busy else int(_lib.lib.cadence_loop_start_thread(state.handle, name))
+        if code != 0:
+            if not busy:
+                with state.lock:
+                    state.thread = False
+            if code == EBUSY:
+                raise LoopBusy(context=f"{where} while the loop is running or has a thread")
+            check(code, where)
+        _track_thread(self)
 
     def stop_thread(self) -> None:
         """Stops the loop's own thread after its current pass and waits for it to end (a
