@@ -12,26 +12,39 @@
 public struct RunLoopMode: Hashable, Sendable, CustomStringConvertible {
     /// The mode's name.
     public let name: String
+    /// The engine's index of a built-in mode, so that the common case needs no string compare.
+    let builtinIndex: Int?
 
     /// Creates a mode value with the given name. The name is checked when the mode is used.
-    public init(_ name: String) { self.name = name }
+    public init(_ name: String) {
+        self.name = name
+        builtinIndex = nil
+    }
+
+    private init(builtin name: String, index: Int) {
+        self.name = name
+        builtinIndex = index
+    }
 
     /// The default mode, always registered and always common.
-    public static let `default` = RunLoopMode("default")
+    public static let `default` = RunLoopMode(builtin: "default", index: 0)
     /// The pseudo-mode that stands for every mode registered as common.
-    public static let common = RunLoopMode("common")
+    public static let common = RunLoopMode(builtin: "common", index: 1)
 
     /// The mode's name.
     public var description: String { name }
 
     /// Equal when the names have the same UTF-8 bytes.
     public static func == (lhs: RunLoopMode, rhs: RunLoopMode) -> Bool {
-        lhs.name.utf8.elementsEqual(rhs.name.utf8)
+        if let left = lhs.builtinIndex, let right = rhs.builtinIndex { return left == right }
+        var left = lhs.name, right = rhs.name
+        return left.withUTF8 { a in right.withUTF8 { b in a.elementsEqual(b) } }
     }
 
     /// Hashes the name's UTF-8 bytes.
     public func hash(into hasher: inout Hasher) {
-        for byte in name.utf8 { hasher.combine(byte) }
+        var name = name
+        name.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// Whether the name is acceptable: 1 to 255 bytes, no control characters.

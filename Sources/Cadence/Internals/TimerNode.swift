@@ -12,8 +12,9 @@ final class TimerNode {
     var heapIndex = -1
     /// Position in its mode's heap by the end of the tolerance window; -1 when not queued.
     var latestIndex = -1
-    /// `fireDate + tolerance`: the latest the timer may fire while the loop is idle.
-    var latestFireDate: Nanoseconds { fireDate.saturatingAdd(tolerance) }
+    /// `fireDate + tolerance`: the latest the timer may fire while the loop is idle. Set when the
+    /// timer is queued, so that heap comparisons do not add.
+    var latestFireDate: Nanoseconds = 0
     /// The repeat interval; 0 for a one-shot timer.
     let interval: Nanoseconds
     let tolerance: Nanoseconds

@@ -16,6 +16,8 @@ struct TimerQueues {
 
     /// The index of a registered mode.
     func index(of mode: RunLoopMode) throws(CadenceError) -> Int {
+        // The built-in modes, by far the most used, need no checks, compare or hash.
+        if let builtin = mode.builtinIndex { return builtin }
         guard mode.isWellFormed else { throw .invalidArgument }
         guard let index = indexByName[mode] else { throw .unknownMode }
         return index
@@ -37,6 +39,7 @@ struct TimerQueues {
     mutating func insert(_ node: TimerNode) {
         node.sequence = nextSequence
         nextSequence &+= 1
+        node.latestFireDate = node.fireDate.saturatingAdd(node.tolerance)
         heaps[node.modeIndex].insert(node)
         windows[node.modeIndex].insert(node)
     }
@@ -57,8 +60,8 @@ struct TimerQueues {
             limit = min(limit ?? common, common)
         }
         guard let limit else { return nil }
-        var wake = heaps[mode].latestFireDate(notAfter: limit)
-        if includeCommon, let common = heaps[Self.commonIndex].latestFireDate(notAfter: limit) {
+        var wake = heaps[mode].latestKey(notAfter: limit)
+        if includeCommon, let common = heaps[Self.commonIndex].latestKey(notAfter: limit) {
             wake = max(wake ?? common, common)
         }
         return wake
