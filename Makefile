@@ -33,9 +33,10 @@ c-build:
 c-test: c-build
 	ctest --test-dir $(BUILD) --output-on-failure
 
-# The Python bindings load $(BUILD)/libcadence.so.
+# The Python bindings load $(BUILD)/libcadence.so; the `wheel` tests also build the package
+# (pip wheel ., auditwheel repair) and run it in a fresh venv under env -i; ruff and mypy run as tests.
 python-test: c-build
-	$(PYTHON) -m pytest bindings/python/tests
+	CADENCE_WHEEL_TEST=require CADENCE_STATIC_CHECKS=require $(PYTHON) -m pytest bindings/python/tests
 
 # A separate Swift package that depends on this one by path, built and run.
 example-swift:

@@ -23,15 +23,20 @@ fi
 
 if [ "$need" = test ]; then
   python=${PYTHON:-python3}
-  if ! "$python" -c "import pytest" 2>/dev/null; then
-    echo "installing Python packages: pytest"
-    # Debian's own Python refuses pip (PEP 668): fall back to Debian's package for it.
-    "$python" -m pip install -q pytest 2>/dev/null || {
-      sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-      $sudo apt-get update -q
-      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-pytest
-    }
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  want=()
+  for module in pytest ruff mypy; do "$python" -c "import $module" 2>/dev/null || want+=("$module"); done
+  if [ ${#want[@]} -gt 0 ]; then
+    echo "installing Python packages: ${want[*]}"
+    # Debian's own Python refuses pip (PEP 668) unless told otherwise.
+    "$python" -m pip install -q "${want[@]}" 2>/dev/null \
+      || "$python" -m pip install -q --break-system-packages "${want[@]}"
   fi
+  # The wheel test builds a fresh virtual environment.
+  "$python" -c "import ensurepip" 2>/dev/null || {
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-venv
+  }
 fi
 
 command -v swift >/dev/null || { echo "swift not found: install a Swift 6 toolchain and put it on PATH" >&2; exit 1; }

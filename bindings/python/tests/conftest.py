@@ -14,6 +14,12 @@ import pytest
 import cadence
 from cadence import _registry
 
+# The fixtures of the package's pytest plugin, from the source tree: pyproject.toml's addopts block
+# the plugin's entry point, so that an installed copy never stands in for the source.
+from cadence.pytest_plugin import timeline, virtual_loop
+
+__all__ = ["timeline", "virtual_loop"]
+
 
 @pytest.fixture(autouse=True)
 def no_leaked_callbacks() -> Iterator[None]:

@@ -207,7 +207,7 @@ BAD_CALLS: list[tuple[str, Call, type[BaseException]]] = [
     ("countdown tick negative", lambda o: o.loop.countdown(5.0, -0.25, ignore_n), IA),
     ("countdown tick nan", lambda o: o.loop.countdown(5.0, NAN, ignore_n), IA),
     ("countdown tick inf", lambda o: o.loop.countdown(5.0, INF, ignore_n), IA),
-    ("countdown callback None", lambda o: o.loop.countdown(5.0, 1.0, None), TypeError),  # type: ignore[arg-type]
+    ("countdown callback str", lambda o: o.loop.countdown(5.0, 1.0, "print"), TypeError),  # type: ignore[arg-type]
     ("countdown callback int", lambda o: o.loop.countdown(5.0, 1.0, 3), TypeError),  # type: ignore[arg-type]
     ("countdown on_finish int", lambda o: o.loop.countdown(5, 1, ignore_n, on_finish=1), TE),  # type: ignore[arg-type]
     ("countdown on_finish positional", lambda o: o.loop.countdown(5, 1, ignore_n, print), TE),  # type: ignore[call-arg]

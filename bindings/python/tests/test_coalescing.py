@@ -10,8 +10,7 @@ from typing import Callable
 import pytest
 
 import cadence
-from cadence import Tick
-from cadence import loop as loop_module
+from cadence import Tick, _running
 
 TIMERS = 1000
 INTERVAL_US = 1_000_000
@@ -121,7 +120,7 @@ def test_running_in_slices_adds_at_most_one_wakeup_per_slice_boundary(
     whole = make(schedules, tolerance)
     whole.loop.run(RUN)
     sliced = make(schedules, tolerance)
-    code = loop_module._run_in_slices(sliced.loop._state, b"default", RUN, step)
+    code = _running.run_in_slices(sliced.loop._state, b"default", RUN, step)
     assert code == 0
     assert sliced.loop.now() == whole.loop.now()
 

@@ -16,8 +16,7 @@ from typing import Callable
 import pytest
 
 import cadence
-from cadence import Tick
-from cadence import loop as loop_module
+from cadence import Tick, _running
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -119,7 +118,7 @@ def test_the_default_handler_is_back_after_every_run(loop: cadence.Loop) -> None
     seen: list[object] = []
     loop.schedule(0.0, lambda tick: seen.append(signal.getsignal(signal.SIGINT)))
     loop.run(0.15)
-    assert seen == [loop_module._on_sigint]  # replaced while the main thread runs the loop
+    assert seen == [_running._on_sigint]  # replaced while the main thread runs the loop
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
     def explode(tick: Tick) -> None:

@@ -100,3 +100,12 @@ def test_error_defaults() -> None:
     assert cadence.EventLoopError().errno == 5
     with pytest.raises(TypeError):
         cadence.CadenceError()
+
+
+def test_the_package_version_is_the_cmake_project_version() -> None:
+    cmake = HEADER.parents[1] / "CMakeLists.txt"
+    if not cmake.exists():
+        pytest.skip("needs the source checkout")
+    found = re.search(r"project\(Cadence VERSION ([\d.]+)", cmake.read_text())
+    assert found is not None
+    assert cadence.__version__ == found.group(1) == cadence.library_version()

@@ -11,7 +11,17 @@ A thin ctypes binding over the C API (``include/cadence.h``)::
 
 Times are seconds as floats; fire dates are seconds since the Unix epoch. See :class:`Loop`,
 :class:`TimerPublisher`, :class:`Subscription`, :class:`Countdown`, :class:`Poller` and
-:mod:`cadence.errors`. ``Loop.virtual()`` makes a loop on a virtual clock, for exact tests.
+:mod:`cadence.errors`. ``Loop.virtual()`` makes a loop on a virtual clock, for exact tests; the
+pytest plugin :mod:`cadence.pytest_plugin` gives tests one as the ``virtual_loop`` fixture.
+
+asyncio: with the loop on a thread of its own, ``async for fire_date in timer`` iterates a timer
+publisher, ``await countdown`` waits for a countdown, and a poller's operation may be a
+coroutine function::
+
+    async def main() -> None:
+        with cadence.Loop() as loop, loop.threaded():
+            async for fire_date in loop.publish(0.05).autoconnect():
+                print(fire_date)
 
 The shared library is found through the environment variable ``CADENCE_LIBRARY``, then a copy
 bundled in this package, then ``build/libcadence.so`` of a source checkout, then the system.
@@ -20,6 +30,7 @@ bundled in this package, then ``build/libcadence.so`` of a source checkout, then
 from __future__ import annotations
 
 from . import _lib
+from ._async import AsyncStream
 from .cancellable import Cancellable, Connection, ScheduledTimer, Subscription
 from .countdown import Countdown
 from .errors import (
@@ -40,6 +51,7 @@ from .tick import Tick
 
 __all__ = [
     "AlreadyCancelled",
+    "AsyncStream",
     "AutoconnectTimerPublisher",
     "BadHandle",
     "CadenceError",

@@ -4,7 +4,8 @@ Nothing outside this module touches :mod:`ctypes` loading. The library is looked
 
 1. the path in the environment variable ``CADENCE_LIBRARY`` (when it is set, nothing else is
    tried, so a wrong path fails loudly instead of silently loading another copy);
-2. a copy bundled inside this package directory (what ``pip install`` ships);
+2. a copy bundled inside this package directory (what ``pip install`` ships; for an editable
+   install, the site-packages folder that ``__path__`` lists beside the source);
 3. the build tree of a source checkout, ``<repo>/build/libcadence.so``;
 4. the system, through :func:`ctypes.util.find_library`.
 
@@ -190,14 +191,30 @@ def _candidates() -> list[tuple[str, str | None]]:
     override = os.environ.get(ENV_VAR)
     if override:
         return [(f"environment variable {ENV_VAR}", override)]
-    package = Path(__file__).resolve().parent
-    # <repo>/bindings/python/src/cadence: parents[3] is the checkout.
-    repo = package.parents[3]
+    here = Path(__file__).resolve().parent
     found: list[tuple[str, str | None]] = []
-    found += [("bundled in the package", str(package / name)) for name in _FILE_NAMES]
+    for folder in _package_folders(here):
+        found += [("bundled in the package", str(folder / name)) for name in _FILE_NAMES]
+    # <repo>/bindings/python/src/cadence: parents[3] is the checkout.
+    repo = here.parents[3]
     found += [("build tree", str(repo / "build" / name)) for name in _FILE_NAMES]
     found.append(("system (ctypes.util.find_library)", ctypes.util.find_library("cadence")))
     return found
+
+
+def _package_folders(here: Path) -> list[Path]:
+    """The folders of the package ``cadence``: this file's, then the others on its ``__path__``.
+
+    An editable install (``pip install -e .``) imports the Python files from the source tree but
+    installs the library into site-packages, and lists both folders on ``__path__``.
+    """
+    folders = [here]
+    package = sys.modules.get(__package__ or "")
+    for entry in getattr(package, "__path__", []):
+        folder = Path(entry).resolve()
+        if folder not in folders:
+            folders.append(folder)
+    return folders
 
 
 def _declare(lib: ctypes.CDLL) -> None:

@@ -15,7 +15,7 @@ So a callback that refers to its own loop (``loop.schedule(10, lambda tick: loop
 a cycle that the garbage collector can collect, and collecting the loop closes it (its finalizer
 destroys the C loop, so no callback of it starts afterwards). A loop stays alive while
 ``Loop.run`` runs it (the call holds it) and while it has a thread of its own (the module
-``cadence.loop`` holds it until ``stop_thread``).
+``cadence._lifecycle`` holds it until ``stop_thread``).
 
 An exception raised by a callback never reaches C. Where it goes depends on who is calling:
 
@@ -31,9 +31,9 @@ The trampolines catch everything around the lookup and the conversion too (an ex
 there, by a signal handler for instance, goes to the innermost ``Loop.run`` of the thread), so
 nothing reaches ctypes, which would print "Exception ignored on calling ctypes callback function"
 and drop it. Only the instant a trampoline starts, before its ``try``, is out of reach: CPython
-runs pending signal handlers there. ``cadence.loop`` therefore replaces the default SIGINT handler
-while the main thread is inside ``Loop.run`` with one that never raises in this glue code (see
-:func:`in_user_code`).
+runs pending signal handlers there. ``cadence._running`` therefore replaces the default SIGINT
+handler while the main thread is inside ``Loop.run`` with one that never raises in this glue code
+(see :func:`in_user_code`).
 """
 
 from __future__ import annotations
@@ -44,10 +44,17 @@ import itertools
 import threading
 import weakref
 from collections.abc import Iterator
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, Protocol
 
 from . import _lib
 from .tick import Tick
+
+
+class Ending(Protocol):
+    """Something that asyncio code may wait on, which must end when its loop closes."""
+
+    def end(self) -> None:
+        """Ends it: waiting coroutines wake up. Idempotent; any thread."""
 
 
 class LoopState:
@@ -62,6 +69,7 @@ class LoopState:
         "handle",
         "interrupted",
         "keys",
+        "listeners",
         "lock",
         "runner",
         "stopping",
@@ -76,7 +84,7 @@ class LoopState:
         self.closed = False
         #: The ident of the thread inside ``Loop.run``, or None. One run at a time: C would
         #: refuse a second one too, but only while it is inside ``cadence_loop_run``, and a run
-        #: in slices (see ``cadence.loop``) is outside it between slices.
+        #: in slices (see ``cadence._running``) is outside it between slices.
         self.runner: int | None = None
         #: ``Loop.stop`` was called (or a callback failed) during the current ``Loop.run``.
         self.stopping = False
@@ -86,6 +94,8 @@ class LoopState:
         self.thread = False
         #: Keys of this loop's entries in the callback table.
         self.keys: set[int] = set()
+        #: What asyncio code waits on (channels, countdowns, pollers), ended when the loop closes.
+        self.listeners: weakref.WeakSet[Ending] = weakref.WeakSet()
         #: The loop's :class:`CallbackTable`, held strongly by the ``Loop`` object alone.
         self.table: weakref.ref[CallbackTable] | None = None
         # Re-entrant: a garbage-collection finalizer may run while this thread holds it.
@@ -190,7 +200,7 @@ def runs_on_this_thread() -> list[LoopState]:
 
 def in_user_code() -> bool:
     """Whether this thread is running a user callback (or code it calls), as opposed to the
-    binding's own code between C and the callback. The SIGINT handler of ``cadence.loop`` raises
+    binding's own code between C and the callback. The SIGINT handler of ``cadence._running`` raises
     KeyboardInterrupt only in user code, where the trampoline's ``try`` catches it."""
     return bool(getattr(_local, "user", False))
 
@@ -251,7 +261,7 @@ def is_registered(key: int) -> bool:
 
 
 def unregister_loop(state: LoopState) -> None:
-    """Drops every entry of a loop (when it closes)."""
+    """Drops every entry of a loop (when it closes) and ends its asyncio channels."""
     with _lock:
         for key in list(state.keys):
             _drop(key)
@@ -259,6 +269,8 @@ def unregister_loop(state: LoopState) -> None:
         table = _table(state)
         if table is not None:
             table.entries.clear()
+    for listener in list(state.listeners):
+        listener.end()
 
 
 def live_count() -> int:

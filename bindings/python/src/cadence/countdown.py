@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import threading
 import weakref
+from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import _registry
-from .cancellable import _CancelledOnClose, _release
-from .errors import CadenceError
+from ._async import AsyncStream, Channel
+from .cancellable import Cancellable, _CancelledOnClose, _release
+from .errors import BadHandle, CadenceError
 
 if TYPE_CHECKING:
     from . import _lib
@@ -20,9 +25,20 @@ __all__ = ["Countdown"]
 
 class Progress:
     """What a countdown has delivered, shared by its entry in the callback table and its handle
-    (which may be collected first)."""
+    (which may be collected first), and the asyncio channels waiting on it."""
 
-    __slots__ = ("finished", "handle_id", "lock", "orphaned", "remaining", "state")
+    __slots__ = (
+        "__weakref__",
+        "done",
+        "ended",
+        "finished",
+        "handle_id",
+        "lock",
+        "orphaned",
+        "remaining",
+        "state",
+        "streams",
+    )
 
     def __init__(self, state: LoopState) -> None:
         self.state = state
@@ -32,25 +48,61 @@ class Progress:
         #: Set when the handle was collected before the countdown finished: the finish releases.
         self.orphaned = False
         self.lock = threading.Lock()
+        #: Ended when the countdown is over (finished, cancelled, or its loop closed).
+        self.done: Channel[None] = Channel()
+        self.ended = False
+        #: The channels of the asyncio streams iterating the values.
+        self.streams: list[Channel[int]] = []
+
+    def deliver(self, remaining: int) -> None:
+        """Records a value and passes it to the streams."""
+        with self.lock:
+            self.remaining = remaining
+            streams = list(self.streams)
+        for channel in streams:
+            channel.put(remaining)
+
+    def stream(self) -> Channel[int]:
+        """A channel for a new stream: the current value, then every later one."""
+        channel: Channel[int] = Channel(latest_only=True)
+        with self.lock:
+            if self.remaining is not None:
+                channel.put(self.remaining)
+            if self.ended:
+                channel.end()
+            else:
+                self.streams.append(channel)
+        return channel
+
+    def end(self) -> None:
+        """The countdown is over: wakes the coroutines waiting on it. Idempotent; any thread."""
+        with self.lock:
+            self.ended = True
+            streams, self.streams = self.streams, []
+        self.done.end()
+        for channel in streams:
+            channel.end()
 
 
 def _deliver(
     progress: Progress,
-    on_value: Callable[[int], object],
+    on_value: Callable[[int], object] | None,
     on_finish: Callable[[], object] | None,
     event: tuple[int, bool, float],
 ) -> None:
     """The table entry of a countdown: forwards one C event to the user's callbacks."""
     remaining, finished, _date = event
     if not finished:
-        progress.remaining = remaining
-        on_value(remaining)
+        progress.deliver(remaining)
+        if on_value is not None:
+            on_value(remaining)
         return
     progress.finished = True
     try:
         if on_finish is not None:
             on_finish()
     finally:
+        progress.end()
         with progress.lock:
             orphaned = progress.orphaned
         if orphaned:
@@ -59,7 +111,7 @@ def _deliver(
 
 def make_entry(
     progress: Progress,
-    on_value: Callable[[int], object],
+    on_value: Callable[[int], object] | None,
     on_finish: Callable[[], object] | None,
 ) -> Callable[[Any], object]:
     """The callable to register for a countdown."""
@@ -75,6 +127,13 @@ def _release_unless_running(progress: Progress, handle_id: int, key: int) -> Non
     _release(progress.state, handle_id)
 
 
+def _cancel_quietly(cancellable: Cancellable) -> None:
+    """Cancels what asyncio code was waiting on, unless it is closed or over."""
+    if not cancellable.closed:
+        with contextlib.suppress(BadHandle):
+            cancellable.cancel()
+
+
 class Countdown(_CancelledOnClose):
     """A countdown started by :meth:`Loop.countdown <cadence.Loop.countdown>` (Swift's
     ``Scheduler.countdown(to:tick:)`` with ``sink(receiveCompletion:receiveValue:)``).
@@ -86,6 +145,12 @@ class Countdown(_CancelledOnClose):
     :meth:`cancel` stops it early; :meth:`close` (or leaving a ``with`` block) cancels it and
     releases the handle. Dropping the object does *not* cancel it: the binding keeps its callbacks
     until it finishes, is cancelled, or its loop closes.
+
+    asyncio: ``await countdown`` waits until it finishes, and ``async for remaining in
+    countdown`` gives the current value, then every change, ending after the 0 (see
+    :meth:`__await__` and :meth:`__aiter__`). The values come from the thread that runs the
+    Cadence loop, usually its own (:meth:`Loop.threaded <cadence.Loop.threaded>`). Cancelling the
+    task that awaits or iterates cancels the countdown.
 
     Threads: every method may be called from any thread and from callbacks.
     """
@@ -105,6 +170,58 @@ class Countdown(_CancelledOnClose):
         self._tick = tick
         progress.handle_id = handle.id
         super().__init__(loop, state, handle, key, f"to {deadline!r} every {tick!r} s")
+
+    def cancel(self) -> bool:
+        """Cancels the countdown, and says whether this call did it (False once it finished).
+        Coroutines awaiting it get :class:`asyncio.CancelledError`; its streams end.
+
+        Raises:
+            BadHandle: the countdown or its loop is closed.
+        """
+        try:
+            return super().cancel()
+        finally:
+            self._progress.end()
+
+    def close(self) -> None:
+        """Cancels the countdown (unless finished) and releases the handle. Closing twice does
+        nothing."""
+        super().close()
+        self._progress.end()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        """``await countdown``: waits in the running asyncio loop until the countdown finishes
+        (after its last value and ``on_finish``); at once if it has.
+
+        Cancelling the awaiting task cancels the countdown. A countdown that nobody runs never
+        finishes: run its loop on a thread of its own.
+
+        Raises:
+            asyncio.CancelledError: the countdown was cancelled or closed, or its loop closed,
+                before it finished; or the awaiting task was cancelled.
+        """
+        return self._wait().__await__()
+
+    async def _wait(self) -> None:
+        try:
+            await self._progress.done.wait_ended()
+        except asyncio.CancelledError:
+            _cancel_quietly(self)
+            raise
+        if not self._progress.finished:
+            raise asyncio.CancelledError(f"{self!r} was cancelled")
+
+    def __aiter__(self) -> AsyncStream[int]:
+        """``async for remaining in countdown``: the current value (whole seconds left), then each
+        new one, in the running asyncio loop; the iteration ends after the 0, or when the
+        countdown is cancelled or its loop closes.
+
+        A reader that falls behind gets the newest value, never a stale one (the stream keeps
+        one). Leaving the iteration early, or cancelling the task, cancels the countdown.
+        """
+        return AsyncStream(
+            self._progress.stream(), functools.partial(_cancel_quietly, self), f"of {self!r}"
+        )
 
     def _make_finalizer(
         self, state: LoopState, handle_id: int, key: int | None

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import atexit
-import contextlib
+import asyncio
 import ctypes
-import math
-import signal
-import threading
 import weakref
-from collections.abc import Iterator
-from types import FrameType
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Callable
 
-from . import _args, _lib, _registry, countdown, poller
+from . import _args, _async, _lib, _lifecycle, _registry, _running, countdown, poller
+from ._loop_thread import LoopThreadMethods
 from .cancellable import ScheduledTimer
 from .countdown import Countdown
-from .errors import EBUSY, BadHandle, InvalidArgument, LoopBusy, check
+from .errors import EBUSY, InvalidArgument, LoopBusy, check
 from .poller import Poll, Poller
 from .publisher import MissedTickPolicy, TimerPublisher, missed_tick_policy
 
@@ -30,177 +26,8 @@ __all__ = ["RUN_SLICE", "Loop"]
 #: can run its signal handlers (Ctrl-C) in between. Each boundary wakes the thread once.
 RUN_SLICE = 0.1
 
-#: Loops whose own thread is running, to stop before the interpreter exits. Holding the
-#: :class:`Loop` keeps it (and its callbacks) alive while its thread may call them.
-_threaded: dict[_registry.LoopState, Loop] = {}
-#: Threads stopping the thread of a collected loop (see _collect), joined at exit.
-_collectors: set[threading.Thread] = set()
-_exit_hook_registered = False
-_exiting = False
 
-
-def _destroy(state: _registry.LoopState) -> int:
-    """Destroys the C loop unless it is running or has a thread; returns the C code."""
-    with state.lock:
-        if state.closed:
-            return 0
-        # A run in slices is outside C between slices: the binding knows it is running.
-        if state.running:
-            return EBUSY
-        code = int(_lib.lib.cadence_loop_destroy(state.handle))
-        if code == 0:
-            state.closed = True
-    if code == 0:
-        _registry.unregister_loop(state)
-        _threaded.pop(state, None)
-    return code
-
-
-def _stop_thread(state: _registry.LoopState) -> int:
-    """Stops the loop's own thread, if any, and waits for it; returns the C code."""
-    if state.closed:
-        return 0
-    code = int(_lib.lib.cadence_loop_stop_thread(state.handle))
-    if code == 0:
-        with state.lock:
-            state.thread = False
-        _threaded.pop(state, None)
-    return code
-
-
-def _stop_and_destroy(state: _registry.LoopState) -> None:
-    if _stop_thread(state) == 0:
-        _destroy(state)
-    _collectors.discard(threading.current_thread())
-
-
-def _collect(state: _registry.LoopState) -> None:
-    """The finalizer of a collected :class:`Loop`: stops its thread, if any, then destroys it.
-
-    A loop with a thread is held by :data:`_threaded` until the thread stops, so it has none
-    when it is collected; at exit, ``weakref.finalize`` calls this for the loops still alive,
-    after :func:`_stop_threads_at_exit`. Should a thread be left, stopping it waits for it,
-    and its callbacks may need a lock that the code this collection interrupted is holding (or
-    the collection may be running on that very thread), so it is stopped from a short-lived
-    helper thread, except at exit.
-    """
-    if not state.thread or _exiting:
-        _stop_and_destroy(state)
-        return
-    helper = threading.Thread(
-        target=_stop_and_destroy, args=(state,), name="cadence loop collector", daemon=True
-    )
-    _collectors.add(helper)
-    try:
-        helper.start()
-    except RuntimeError:  # no new threads at interpreter shutdown: nothing else runs then
-        _collectors.discard(helper)
-        _stop_and_destroy(state)
-
-
-def _track_thread(loop: Loop) -> None:
-    """Holds a loop whose thread was started, until the thread stops or the interpreter exits."""
-    global _exit_hook_registered
-    _threaded[loop._state] = loop
-    if not _exit_hook_registered:
-        atexit.register(_stop_threads_at_exit)
-        _exit_hook_registered = True
-
-
-def _stop_threads_at_exit() -> None:
-    """Stops every loop thread still running, while the interpreter can still run callbacks.
-
-    Registered by the first :meth:`Loop.start_thread`, after the first ``weakref.finalize`` of a
-    loop, so that it runs before the finalizers that ``weakref`` runs at exit. Errors are
-    ignored: nothing can be done about them at exit.
-    """
-    global _exiting
-    _exiting = True
-    for helper in list(_collectors):
-        helper.join()
-    for state in list(_threaded):
-        _stop_thread(state)
-
-
-# ---- Running: slices and Ctrl-C ----
-
-
-def _now(state: _registry.LoopState) -> float:
-    out = ctypes.c_double()
-    check(int(_lib.lib.cadence_loop_now(state.handle, ctypes.byref(out))), "Loop.now()")
-    return out.value
-
-
-def _run_in_slices(state: _registry.LoopState, mode: bytes, seconds: float, step: float) -> int:
-    """Runs the C loop for ``seconds`` of its clock as calls of at most ``step`` seconds each;
-    returns the C code. Stops early on :meth:`Loop.stop`, SIGINT or a failed callback.
-
-    The engine keeps every timer where it was between calls (grids, fire dates, the order of
-    ties), and each call starts with a pass that fires what fell due in between; the end of a
-    call fires what is due then, which may be earlier within a timer's tolerance than the
-    coalesced wake-up it would otherwise have waited for.
-    """
-    if not (math.isfinite(seconds) and seconds > step):
-        return int(_lib.lib.cadence_loop_run(state.handle, mode, seconds))  # C judges bad values
-    end = _now(state) + seconds
-    while True:
-        code = int(_lib.lib.cadence_loop_run(state.handle, mode, step))
-        # A stop() from another thread between two calls reaches C as a no-op: the flag, read
-        # here, ends the run at the latest after the next call.
-        if code != 0 or state.stopping:
-            return code
-        left = end - _now(state)
-        if left <= 0:
-            return 0
-        step = min(left, step)
-
-
-def _run(state: _registry.LoopState, mode: bytes, seconds: float) -> int:
-    """One :meth:`Loop.run` in C: in slices on the main thread of a real loop, so that signal
-    handlers run (a virtual loop does not sleep, and other threads get no signals)."""
-    if state.virtual or threading.current_thread() is not threading.main_thread():
-        return int(_lib.lib.cadence_loop_run(state.handle, mode, seconds))
-    return _run_in_slices(state, mode, seconds, RUN_SLICE)
-
-
-def _on_sigint(signum: int, frame: FrameType | None) -> None:
-    """The SIGINT handler while the main thread is inside :meth:`Loop.run`.
-
-    CPython runs signal handlers between bytecodes, also at the first instruction of a ctypes
-    trampoline, where a KeyboardInterrupt would escape every ``try`` and be dropped by ctypes
-    ("Exception ignored on calling ctypes callback function"). So in the binding's own code this
-    handler only marks the innermost run as interrupted and stops it; ``Loop.run`` then raises
-    KeyboardInterrupt. In a user callback, and when no run is in progress, it raises at once,
-    as the default handler does.
-    """
-    runs = _registry.runs_on_this_thread()
-    if not runs or _registry.in_user_code():
-        raise KeyboardInterrupt
-    runs[-1].interrupt()
-
-
-@contextlib.contextmanager
-def _sigint_stops_run() -> Iterator[None]:
-    """Installs :func:`_on_sigint` for the ``with`` block if this is the main thread and SIGINT
-    has Python's default handler (as ``asyncio.Runner`` does); leaves any other handler alone."""
-    installed = False
-    if (
-        threading.current_thread() is threading.main_thread()
-        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    ):
-        try:
-            signal.signal(signal.SIGINT, _on_sigint)
-            installed = True
-        except ValueError:  # not the main interpreter, or signals not set up by Python
-            pass
-    try:
-        yield
-    finally:
-        if installed and signal.getsignal(signal.SIGINT) is _on_sigint:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
-class Loop:
+class Loop(LoopThreadMethods):
     """An event loop that fires timers: Cadence's run loop, on libuv's monotonic clock or, made
     by :meth:`virtual`, on a virtual clock that moves only when told.
 
@@ -266,7 +93,7 @@ class Loop:
         # The only strong reference to the callbacks: see cadence._registry.
         self._callbacks = _registry.CallbackTable()
         self._state.table = weakref.ref(self._callbacks)
-        self._finalizer = weakref.finalize(self, _collect, self._state)
+        self._finalizer = weakref.finalize(self, _lifecycle.collect, self._state)
 
     @property
     def is_virtual(self) -> bool:
@@ -317,8 +144,8 @@ class Loop:
         if not state.enter_run():
             raise LoopBusy(context="Loop.run() while the loop is running or has a thread")
         try:
-            with _registry.binding_code(), _sigint_stops_run():
-                code = _run(state, name, value)
+            with _registry.binding_code(), _running.sigint_stops_run():
+                code = _running.run(state, name, value, RUN_SLICE)
         finally:
             interrupted = state.leave_run()
         if code == 0:
@@ -350,95 +177,6 @@ class Loop:
         from just before the call enters C, so it may be True a moment before the loop really
         runs), or the loop runs on its own thread (:attr:`has_thread`)."""
         return self._state.running or self._state.thread
-
-    # ---- A thread of its own ----
-
-    def start_thread(self, *, mode: str = "default") -> None:
-        """Starts a thread that runs the loop in ``mode`` until :meth:`stop_thread`, so that
-        timers fire without the program running the loop (the dispatch-timer use; Swift's
-        ``startThread(mode:)``).
-
-        Callbacks then run on that thread, so what they touch must be safe to share; every method
-        may be called from any thread. :meth:`run` and :meth:`close` raise
-        :class:`~cadence.LoopBusy` until the thread is stopped; leaving the loop's ``with`` block
-        stops it. :meth:`threaded` is a context manager for a start/stop pair.
-
-        An exception raised by a callback on the loop's thread cannot be re-raised from a
-        :meth:`run` that nobody called: it is passed at once to :func:`threading.excepthook`
-        (which prints it, as for an exception in a :class:`threading.Timer`), and the loop goes
-        on firing its other timers.
-
-        Args:
-            mode: a registered mode other than ``"common"``; default ``"default"``. Keyword-only.
-
-        Raises:
-            TypeError: ``mode`` is not a str.
-            InvalidArgument: ``mode`` is empty, malformed or ``"common"``.
-            UnknownMode: ``mode`` is not registered.
-            LoopBusy: the loop is running, or already has a thread.
-            OutOfMemory: no thread could be started.
-            BadHandle: the loop is closed.
-        """
-        where = f"Loop.start_thread(mode={mode!r})"
-        name = _args.mode(mode, "Loop.start_thread()")
-        state = self._require_open(where)
-        with state.lock:  # claimed first, so that no Loop.run starts meanwhile (it checks both)
-            busy = state.running or state.thread
-            if not busy:
-                state.thread = True
-        code = EBUSY if busy else int(_lib.lib.cadence_loop_start_thread(state.handle, name))
-        if code != 0:
-            if not busy:
-                with state.lock:
-                    state.thread = False
-            if code == EBUSY:
-                raise LoopBusy(context=f"{where} while the loop is running or has a thread")
-            check(code, where)
-        _track_thread(self)
-
-    def stop_thread(self) -> None:
-        """Stops the loop's own thread after its current pass and waits for it to end (a
-        callback running on it finishes first). Does nothing if the loop has no thread.
-
-        Raises:
-            LoopBusy: called from the loop's own thread (a callback), which cannot wait for
-                itself; the thread goes on.
-            BadHandle: the loop is closed.
-        """
-        self._require_open("Loop.stop_thread()")
-        code = _stop_thread(self._state)
-        if code == EBUSY:
-            raise LoopBusy(context="Loop.stop_thread() from the loop's own thread")
-        check(code, "Loop.stop_thread()")
-
-    @property
-    def has_thread(self) -> bool:
-        """Whether a thread started by :meth:`start_thread` runs the loop (until
-        :meth:`stop_thread`)."""
-        return self._state.thread
-
-    @contextlib.contextmanager
-    def threaded(self, *, mode: str = "default") -> Iterator[Loop]:
-        """A context manager that runs the loop on its own thread for the ``with`` block::
-
-            with cadence.Loop() as loop, loop.threaded():
-                loop.schedule(0.1, on_time)
-                time.sleep(0.5)  # on_time runs on the loop's thread meanwhile
-
-        It calls :meth:`start_thread` on entry and :meth:`stop_thread` on exit (also when the
-        block raises).
-
-        Args:
-            mode: as for :meth:`start_thread`. Keyword-only.
-
-        Raises:
-            As :meth:`start_thread` on entry and :meth:`stop_thread` on exit.
-        """
-        self.start_thread(mode=mode)
-        try:
-            yield self
-        finally:
-            self.stop_thread()
 
     # ---- Modes ----
 
@@ -651,7 +389,7 @@ class Loop:
         self,
         deadline: float,
         tick: float,
-        callback: Callable[[int], object],
+        callback: Callable[[int], object] | None = None,
         *,
         on_finish: Callable[[], object] | None = None,
     ) -> Countdown:
@@ -676,7 +414,9 @@ class Loop:
                 :meth:`now` gives; for example ``loop.now() + 10``), finite.
             tick: seconds between recomputations, a float > 0 and finite (0.25 gives a responsive
                 label).
-            callback: called with each value, an :class:`int` >= 0.
+            callback: called with each value, an :class:`int` >= 0; or None (the default) for a
+                countdown that asyncio code awaits or iterates
+                (``async for remaining in loop.countdown(...)``).
             on_finish: called with no arguments after the last value, or None. Keyword-only.
 
         Returns:
@@ -692,11 +432,13 @@ class Loop:
         where = f"Loop.countdown(deadline={deadline!r}, tick={tick!r})"
         end = _args.seconds(deadline, "Loop.countdown()", "deadline")
         every = _args.seconds(tick, "Loop.countdown()", "tick")
-        _args.callback(callback, "Loop.countdown()")
+        if callback is not None:
+            _args.callback(callback, "Loop.countdown()")
         if on_finish is not None:
             _args.callback(on_finish, "Loop.countdown()", "on_finish")
         state = self._require_open(where)
         progress = countdown.Progress(state)
+        _async.on_loop_close(state, progress)
         key = _registry.register(
             state, countdown.make_entry(progress, callback, on_finish), one_shot=False
         )
@@ -727,7 +469,7 @@ class Loop:
     def poller(
         self,
         interval: float,
-        operation: Callable[[Poll], object],
+        operation: Callable[[Poll], object | Awaitable[object]],
         *,
         tolerance: float | None = None,
         finish_on_return: bool = True,
@@ -751,9 +493,17 @@ class Loop:
         on the loop's own thread). The timer is in the ``"common"`` mode; ``operation`` runs on
         the thread running the loop.
 
+        In asyncio code, ``operation`` may be a coroutine function (``async def``), or return an
+        awaitable: when the poller is made inside a running asyncio loop, each poll's awaitable
+        runs as a task of that loop, and "returns" means "completes" (with
+        ``finish_on_return=True``, the next poll waits for it). Its exception goes to that loop's
+        exception handler. ``await poller`` waits until the poller stops; cancelling the waiting
+        task stops it.
+
         Args:
             interval: seconds between polls, a float > 0 and finite.
-            operation: called with a :class:`~cadence.Poll` (``number``, ``date``, ``finish()``).
+            operation: called with a :class:`~cadence.Poll` (``number``, ``date``, ``finish()``);
+                may return an awaitable (see above).
             tolerance: seconds of lateness the poll timer may use, >= 0 and finite; None (the
                 default) for 10 % of the interval, Apple's advice for repeating timers.
                 Keyword-only.
@@ -782,8 +532,14 @@ class Loop:
                 raise InvalidArgument(context=f"{where}: tolerance must be >= 0 or None")
         _args.flag(finish_on_return, "Loop.poller()", "finish_on_return")
         state = self._require_open(where)
+        try:
+            aloop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            aloop = None
+        shared = poller.Shared(aloop)
+        _async.on_loop_close(state, shared)
         key = _registry.register(
-            state, poller.make_entry(state, operation, finish_on_return), one_shot=False
+            state, poller.make_entry(shared, state, operation, finish_on_return), one_shot=False
         )
         out = _lib.CancellableHandle()
         code = int(
@@ -799,7 +555,7 @@ class Loop:
         if code < 0:
             _registry.unregister(key)
             check(code, where)
-        return Poller(self, state, out, key, every)
+        return Poller(self, state, out, key, every, shared)
 
     # ---- Lifetime ----
 
@@ -811,7 +567,7 @@ class Loop:
             LoopBusy: the loop is running (for example, ``close`` from one of its callbacks) or
                 has a thread of its own (call :meth:`stop_thread` first); nothing was closed.
         """
-        code = _destroy(self._state)
+        code = _lifecycle.destroy(self._state)
         if code == EBUSY:
             raise LoopBusy(context="Loop.close() while the loop is running or has a thread")
         check(code, "Loop.close()")
@@ -835,11 +591,6 @@ class Loop:
         if not self._state.closed:
             self.stop_thread()
         self.close()
-
-    def _require_open(self, what: str) -> _registry.LoopState:
-        if self._state.closed:
-            raise BadHandle(context=f"{what} on a closed Loop")
-        return self._state
 
     def __repr__(self) -> str:
         if self._state.closed:

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import contextlib
 import ctypes
+import functools
+import inspect
 import numbers
+import threading
+from collections.abc import Awaitable, Generator
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import _args, _lib
+from ._async import Channel
 from .cancellable import _CancelledOnClose
-from .errors import EALREADY, EBADF, CadenceError, InvalidArgument, check
+from .errors import EALREADY, EBADF, BadHandle, CadenceError, InvalidArgument, check
 
 if TYPE_CHECKING:
     from ._registry import LoopState
@@ -76,7 +84,77 @@ class Poll:
         return f"<cadence.Poll number={self.number} date={self.date!r}>"
 
 
+class Shared:
+    """What a poller's entry in the callback table and its handle share: the asyncio loop its
+    awaitable operations run in, the polls running there, and the end of the poller for
+    coroutines awaiting it."""
+
+    __slots__ = ("__weakref__", "aloop", "done", "lock", "running")
+
+    def __init__(self, aloop: asyncio.AbstractEventLoop | None) -> None:
+        self.aloop = aloop
+        self.lock = threading.Lock()
+        self.running: set[concurrent.futures.Future[object]] = set()
+        #: Ended when the poller is over (cancelled, closed, or its loop closed).
+        self.done: Channel[None] = Channel()
+
+    def end(self) -> None:
+        """The poller is over: cancels its running awaitable polls and wakes the coroutines
+        awaiting it. Idempotent; any thread."""
+        with self.lock:
+            running, self.running = self.running, set()
+        self.done.end()
+        for future in running:
+            future.cancel()
+
+
+async def _await(awaitable: Awaitable[object]) -> object:
+    return await awaitable
+
+
+def _async_poll_done(
+    shared: Shared, poll: Poll, finish_on_return: bool, future: concurrent.futures.Future[object]
+) -> None:
+    """When an awaitable poll is over: finishes it and reports its exception to asyncio."""
+    with shared.lock:
+        shared.running.discard(future)
+    if finish_on_return:
+        poll.finish()
+    if future.cancelled() or future.exception() is None or shared.aloop is None:
+        return
+    context = {
+        "message": f"exception in the operation of a cadence.Poller, poll {poll.number}",
+        "exception": future.exception(),
+    }
+    with contextlib.suppress(RuntimeError):  # that asyncio loop is closed
+        shared.aloop.call_soon_threadsafe(shared.aloop.call_exception_handler, context)
+
+
+def _start_async_poll(
+    shared: Shared, poll: Poll, awaitable: Awaitable[object], finish_on_return: bool
+) -> None:
+    """Runs an awaitable that an operation returned in the poller's asyncio loop."""
+    aloop = shared.aloop
+    if aloop is None or aloop.is_closed():
+        if inspect.iscoroutine(awaitable):
+            awaitable.close()
+        poll.finish()
+        where = "outside a running asyncio loop" if aloop is None else "in a closed asyncio loop"
+        raise TypeError(
+            f"the operation of a cadence.Poller returned an awaitable, but the poller was made "
+            f"{where}: make it inside a coroutine (async def) for async operations"
+        )
+    future = asyncio.run_coroutine_threadsafe(_await(awaitable), aloop)
+    with shared.lock:
+        if shared.done.ended:
+            future.cancel()
+        else:
+            shared.running.add(future)
+    future.add_done_callback(functools.partial(_async_poll_done, shared, poll, finish_on_return))
+
+
 def _run_poll(
+    shared: Shared,
     state: LoopState,
     operation: Callable[[Poll], object],
     finish_on_return: bool,
@@ -86,19 +164,24 @@ def _run_poll(
     number, date, handle_id = event
     poll = Poll(state, handle_id, number, date)
     try:
-        operation(poll)
+        result = operation(poll)
     except BaseException:
         poll.finish()  # a poll whose operation failed must not stall the poller
         raise
-    if finish_on_return:
+    if inspect.isawaitable(result):
+        _start_async_poll(shared, poll, result, finish_on_return)
+    elif finish_on_return:
         poll.finish()
 
 
 def make_entry(
-    state: LoopState, operation: Callable[[Poll], object], finish_on_return: bool
+    shared: Shared,
+    state: LoopState,
+    operation: Callable[[Poll], object],
+    finish_on_return: bool,
 ) -> Callable[[Any], object]:
     """The callable to register for a poller."""
-    return lambda event: _run_poll(state, operation, finish_on_return, event)
+    return lambda event: _run_poll(shared, state, operation, finish_on_return, event)
 
 
 class Poller(_CancelledOnClose):
@@ -115,6 +198,13 @@ class Poller(_CancelledOnClose):
     releases the handle. Dropping the object does *not* stop it: the binding keeps the operation
     until the poller is cancelled or closed, or its loop closes.
 
+    asyncio: an operation may be a coroutine function (``async def``), or return any awaitable,
+    when the poller is made inside a running asyncio loop: each poll then runs as a task of that
+    loop, and is finished when it completes (with ``finish_on_return=True``), so polls still never
+    overlap. An exception it raises goes to the asyncio loop's exception handler, and the poller
+    goes on; cancelling the poller cancels a running poll. ``await poller`` waits until the
+    poller is stopped, and cancelling the awaiting task stops it.
+
     Threads: the operation runs on the thread running the loop; every method may be called from
     any thread and from the operation.
     """
@@ -126,10 +216,46 @@ class Poller(_CancelledOnClose):
         handle: _lib.CancellableHandle,
         key: int,
         interval: float,
+        shared: Shared,
     ) -> None:
         super().__init__(loop, state, handle, key, f"every {interval!r} s")
         self._interval = interval
         self._active = True
+        self._shared = shared
+
+    def cancel(self) -> bool:
+        """Stops the poller for good, and says whether this call did it. Awaitable polls still
+        running are cancelled; coroutines awaiting the poller return.
+
+        Raises:
+            BadHandle: the poller or its loop is closed.
+        """
+        try:
+            return super().cancel()
+        finally:
+            self._shared.end()
+
+    def close(self) -> None:
+        """Cancels the poller (as :meth:`cancel`) and releases the handle. Closing twice does
+        nothing."""
+        super().close()
+        self._shared.end()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        """``await poller``: waits in the running asyncio loop until the poller is cancelled or
+        closed, or its loop closes. Cancelling the awaiting task cancels the poller, so
+        ``await asyncio.wait_for(poller, 60)`` polls for a minute.
+        """
+        return self._wait().__await__()
+
+    async def _wait(self) -> None:
+        try:
+            await self._shared.done.wait_ended()
+        except asyncio.CancelledError:
+            if not self.closed:
+                with contextlib.suppress(BadHandle):
+                    self.cancel()
+            raise
 
     @property
     def interval(self) -> float:

@@ -8,6 +8,7 @@ import weakref
 from typing import TYPE_CHECKING, Callable, NoReturn, TypeVar
 
 from . import _args, _lib, _registry
+from ._async import AsyncStream, Channel, on_loop_close
 from ._owned import Owned
 from .cancellable import Connection, Subscription
 from .errors import NotSupported, check
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["AutoconnectTimerPublisher", "MissedTickPolicy", "TimerPublisher"]
 
 _P = TypeVar("_P", bound="_Publisher")
+_T = TypeVar("_T")
 
 
 class MissedTickPolicy(enum.Enum):
@@ -46,6 +48,14 @@ def missed_tick_policy(value: object, where: str) -> MissedTickPolicy:
             f"{where}: missed_ticks must be a cadence.MissedTickPolicy, not {type(value).__name__}"
         )
     return value
+
+
+def _fire_date(tick: Tick) -> float:
+    return tick.fire_date
+
+
+def _same_tick(tick: Tick) -> Tick:
+    return tick
 
 
 def _release(state: LoopState, handle_id: int) -> None:
@@ -146,6 +156,48 @@ class _Publisher(Owned):
             _registry.unregister(key)
             check(code, where)
         return Subscription(self._loop, state, out, key, f"to {self._settings()}")
+
+    # ---- asyncio ----
+
+    def values(self) -> AsyncStream[float]:
+        """The fire dates, as an asynchronous iterator for asyncio code (Swift's ``values``):
+        ``async for fire_date in timer`` is the same.
+
+        Each iteration is a subscriber (:meth:`sink`): it receives the fire dates (seconds since
+        the epoch, float) from the thread that runs the Cadence loop, usually its own
+        (:meth:`Loop.threaded <cadence.Loop.threaded>`), in the asyncio loop that iterates.
+        Subscribing does not connect a :class:`TimerPublisher`: iterate its
+        :meth:`~TimerPublisher.autoconnect` publisher, or :meth:`~TimerPublisher.connect` it.
+        Fire dates wait in the stream until read, so a slow reader sees every one, late.
+
+        The subscription is cancelled when the iterating task ends or is cancelled, when the
+        iteration is left, or on :meth:`AsyncStream.aclose <cadence.AsyncStream.aclose>`; for an
+        autoconnect publisher whose last subscriber this was, that stops the timer. The
+        iteration ends when the loop closes.
+
+        Raises:
+            BadHandle: the publisher or its loop is closed.
+        """
+        return self._stream(_fire_date, "fire dates")
+
+    def ticks(self) -> AsyncStream[Tick]:
+        """As :meth:`values`, but the whole :class:`~cadence.Tick` (``fire_date`` and
+        ``skipped``), for asyncio code that wants to know about missed ticks.
+
+        Raises:
+            BadHandle: the publisher or its loop is closed.
+        """
+        return self._stream(_same_tick, "ticks")
+
+    def __aiter__(self) -> AsyncStream[float]:
+        """``async for fire_date in timer``: the same as :meth:`values`."""
+        return self.values()
+
+    def _stream(self, convert: Callable[[Tick], _T], what: str) -> AsyncStream[_T]:
+        channel: Channel[_T] = Channel()
+        subscription = self.sink(lambda tick: channel.put(convert(tick)))
+        on_loop_close(self._state, channel)
+        return AsyncStream(channel, subscription.close, f"of {what} from {self._settings()}")
 
     def __enter__(self: _P) -> _P:
         return self

@@ -1,0 +1,69 @@
+"""Helpers for testing timer code exactly, in virtual time (see also :mod:`cadence.pytest_plugin`).
+
+A :class:`Timeline` records what happens on a loop as strings such as ``"3@1000"`` (the value 3
+at 1000 ms of the loop's clock) and ``"|@3000"`` (finished at 3000 ms), the notation of Swift's
+``TimelineRecorder``, so that a whole history is one ``assert``::
+
+    def test_countdown(virtual_loop: cadence.Loop, timeline: Timeline) -> None:
+        virtual_loop.countdown(3.0, 0.25, timeline, on_finish=timeline.finish)
+        virtual_loop.run(3.0)
+        assert timeline.events == ["3@0", "2@1000", "1@2000", "0@3000", "|@3000"]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .tick import Tick
+
+if TYPE_CHECKING:
+    from .loop import Loop
+
+__all__ = ["Timeline", "milliseconds"]
+
+
+def milliseconds(seconds: float) -> int:
+    """``seconds`` as whole milliseconds, rounded to the nearest.
+
+    Virtual dates come back through the C API as doubles (1.3 may read 1.2999999523), so compare
+    times in milliseconds.
+    """
+    return round(seconds * 1000)
+
+
+class Timeline:
+    """Records values with the time of the loop's clock when they arrive.
+
+    Use the object itself as a callback (``timer.sink(timeline)``,
+    ``loop.countdown(deadline, tick, timeline, on_finish=timeline.finish)``), or call
+    :meth:`record`. A :class:`~cadence.Tick` is recorded as ``"tick"``, anything else with
+    ``str()``. Times are whole milliseconds of :meth:`Loop.now <cadence.Loop.now>`: virtual time
+    from 0 on a virtual loop.
+
+    Attributes:
+        events: what happened so far, in order, such as ``["3@0", "2@1000", "|@3000"]``.
+    """
+
+    def __init__(self, loop: Loop) -> None:
+        self.loop = loop
+        self.events: list[str] = []
+
+    def record(self, value: object) -> None:
+        """Records ``value`` at the current time (``"value@ms"``)."""
+        label = "tick" if isinstance(value, Tick) else str(value)
+        self.events.append(f"{label}@{milliseconds(self.loop.now())}")
+
+    def __call__(self, value: object) -> None:
+        """The same as :meth:`record`, so that the timeline is a callback."""
+        self.record(value)
+
+    def finish(self) -> None:
+        """Records the end of a stream at the current time (``"|@ms"``); for ``on_finish``."""
+        self.events.append(f"|@{milliseconds(self.loop.now())}")
+
+    def clear(self) -> None:
+        """Forgets the events recorded so far."""
+        self.events.clear()
+
+    def __repr__(self) -> str:
+        return f"<cadence.testing.Timeline {self.events!r}>"

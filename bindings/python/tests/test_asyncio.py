@@ -1,0 +1,316 @@
+"""asyncio: timers, countdowns and pollers delivered into a running asyncio loop from a Cadence
+loop on its own thread; cancelling the task cancels the Cadence side."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import pytest
+
+import cadence
+
+T = TypeVar("T")
+
+
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coroutine)
+
+
+async def settle(loop: cadence.Loop, seconds: float) -> tuple[int, int]:
+    """The loop's counters before and after ``seconds`` of asyncio sleep."""
+    before = loop.wakeups
+    await asyncio.sleep(seconds)
+    return before, loop.wakeups
+
+
+def test_a_task_iterating_a_50ms_timer_gets_its_ticks_and_cancelling_stops_the_timer() -> None:
+    async def main() -> None:
+        with cadence.Loop() as loop, loop.threaded():
+            timer = loop.publish(0.05).autoconnect()
+            dates: list[float] = []
+            threads: set[int] = set()
+
+            async def consume() -> None:
+                async for fire_date in timer:
+                    dates.append(fire_date)
+                    threads.add(threading.get_ident())
+
+            started = time.monotonic()
+            task = asyncio.create_task(consume())
+            await asyncio.sleep(0.33)
+            assert time.monotonic() - started == pytest.approx(0.33, abs=0.05)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert 5 <= len(dates) <= 7, dates
+            assert threads == {threading.get_ident()}  # delivered into the asyncio thread
+            # Fire dates are on the timer's grid, 50 ms apart.
+            gaps = [round((b - a) * 1000) for a, b in zip(dates, dates[1:])]
+            assert set(gaps) == {50}
+            # The last subscriber left: the autoconnect timer is gone, and the loop sleeps. (The
+            # engine may still count one wake-up at the cancelled timer's next fire date, which
+            # it had gone to sleep for: the counters are read after that.)
+            assert loop.armed_timer_count == 0
+            count = len(dates)
+            await asyncio.sleep(0.06)
+            before, after = await settle(loop, 0.25)
+            assert after == before
+            assert len(dates) == count
+            assert loop.armed_timer_count == 0
+
+    run(main())
+
+
+def test_break_and_aclose_cancel_the_subscription() -> None:
+    async def main() -> None:
+        with cadence.Loop() as loop, loop.threaded():
+            timer = loop.publish(0.02).autoconnect()
+            async for _ in timer:
+                break
+            assert loop.armed_timer_count == 0  # the stream was dropped, the timer stopped
+
+            stream = timer.values()
+            assert loop.armed_timer_count == 1
+            assert await stream.__anext__() > 0
+            await stream.aclose()
+            assert stream.closed
+            assert loop.armed_timer_count == 0
+            with pytest.raises(StopAsyncIteration):
+                await stream.__anext__()
+
+            async with timer.ticks() as ticks:
+                tick = await ticks.__anext__()
+                assert isinstance(tick, cadence.Tick)
+                assert tick.skipped == 0
+                assert "open" in repr(ticks)
+            assert "closed" in repr(ticks)
+            assert loop.armed_timer_count == 0
+
+    run(main())
+
+
+def test_a_connectable_publisher_ticks_only_once_connected() -> None:
+    async def main() -> None:
+        with cadence.Loop() as loop, loop.threaded():
+            timer = loop.publish(0.02)
+            stream = timer.values()
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(stream.__anext__(), 0.1)
+            assert stream.closed  # the timeout cancelled the waiting task
+            with timer.connect():
+                got = [date async for date in _take(timer.values(), 3)]
+            assert len(got) == 3
+            assert got == sorted(got)
+
+    run(main())
+
+
+async def _take(stream: cadence.AsyncStream[T], count: int) -> Any:
+    async with stream:
+        async for value in stream:
+            yield value
+            count -= 1
+            if count == 0:
+                return
+
+
+def test_the_stream_ends_when_its_loop_closes() -> None:
+    async def main() -> None:
+        loop = cadence.Loop()
+        loop.start_thread()
+        stream = loop.publish(0.05).autoconnect().values()
+
+        async def close_soon() -> None:
+            await asyncio.sleep(0.12)
+            loop.stop_thread()
+            loop.close()
+
+        closer = asyncio.create_task(close_soon())
+        dates = [date async for date in stream]
+        await closer
+        assert 1 <= len(dates) <= 3
+        assert "ended" in repr(stream) or "closed" in repr(stream)
+
+    run(main())
+
+
+def test_a_virtual_loop_feeds_a_stream_in_the_same_thread() -> None:
+    async def main() -> None:
+        with cadence.Loop.virtual() as loop:
+            timer = loop.publish(0.25).autoconnect()
+            stream = timer.values()
+            loop.run(1.0)  # the ticks wait in the stream
+            dates = [await stream.__anext__() for _ in range(4)]
+            assert [round(d * 1000) for d in dates] == [250, 500, 750, 1000]
+            await stream.aclose()
+            assert loop.armed_timer_count == 0
+
+    run(main())
+
+
+# ---- Countdowns ----
+
+
+def test_await_a_countdown_and_iterate_its_values() -> None:
+    async def main() -> None:
+        with cadence.Loop() as loop, loop.threaded():
+            started = time.monotonic()
+            await loop.countdown(loop.now() + 0.3, 0.05)
+            assert time.monotonic() - started == pytest.approx(0.3, abs=0.1)
+
+            countdown = loop.countdown(loop.now() + 1.2, 0.05)
+            values = [left async for left in countdown]
+            assert values == [2, 1, 0]
+            assert countdown.finished
+            await countdown  # finished: at once
+            assert [left async for left in countdown] == [0]  # the last value, then the end
+
+    run(main())
+
+
+def test_cancelling_the_task_cancels_the_countdown() -> None:
+    async def main() -> None:
+        with cadence.Loop() as loop, loop.threaded():
+            countdown = loop.countdown(loop.now() + 10, 0.05)
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(countdown, 0.1)
+            assert countdown.cancelled
+            assert not countdown.finished
+            assert loop.armed_timer_count == 0
+
+            iterated = loop.countdown(loop.now() + 10, 0.05)
+            task = asyncio.create_task(_first(iterated))
+            assert await task == 10
+            await asyncio.sleep(0)  # the task's end closes its stream
+            assert iterated.cancelled
+            assert loop.armed_timer_count == 0
+
+    run(main())
+
+
+async def _first(countdown: cadence.Countdown) -> int:
+    async for left in countdown:
+        return left
+    raise AssertionError("no value")
+
+
+def test_a_countdown_cancelled_elsewhere_raises_cancelled_error_in_its_awaiter() -> None:
+    async def main() -> None:
+        with cadence.Loop() as loop, loop.threaded():
+            countdown = loop.countdown(loop.now() + 10, 0.05)
+            loop.schedule(0.05, lambda _: countdown.cancel())
+            with pytest.raises(asyncio.CancelledError):
+                await countdown
+            closed = loop.countdown(loop.now() + 10, 0.05)
+            closed.close()
+            with pytest.raises(asyncio.CancelledError):
+                await closed
+            stream = loop.countdown(loop.now() + 10, 0.05)
+            loop.schedule(0.05, lambda _: stream.cancel())
+            assert [left async for left in stream] == [10]
+
+    run(main())
+
+
+def test_closing_the_loop_wakes_countdown_and_poller_awaiters() -> None:
+    async def main() -> None:
+        loop = cadence.Loop()
+        loop.start_thread()
+        countdown = loop.countdown(loop.now() + 10, 0.05)
+        poller = loop.poller(0.05, lambda poll: None)
+
+        async def close_soon() -> None:
+            await asyncio.sleep(0.1)
+            loop.stop_thread()
+            loop.close()
+
+        closer = asyncio.create_task(close_soon())
+        with pytest.raises(asyncio.CancelledError):
+            await countdown
+        await poller  # returns: the poller is over
+        await closer
+
+    run(main())
+
+
+# ---- Pollers ----
+
+
+def test_an_async_operation_runs_in_the_asyncio_loop_and_polls_never_overlap() -> None:
+    async def main() -> None:
+        with cadence.Loop() as loop, loop.threaded():
+            spans: list[tuple[float, float]] = []
+            threads: set[int] = set()
+
+            async def check(poll: cadence.Poll) -> None:
+                threads.add(threading.get_ident())
+                start = time.monotonic()
+                await asyncio.sleep(0.08)
+                spans.append((start, time.monotonic()))
+
+            poller = loop.poller(0.02, check)
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(poller, 0.45)  # polls for a while, then stops it
+            assert poller.cancelled
+            assert threads == {threading.get_ident()}
+            assert 3 <= len(spans) <= 6, spans
+            for (_, end), (start, _) in zip(spans, spans[1:]):
+                assert start >= end  # the next poll waited for the previous one
+
+    run(main())
+
+
+def test_cancelling_a_poller_cancels_its_running_poll_and_errors_go_to_asyncio() -> None:
+    async def main() -> None:
+        with cadence.Loop() as loop, loop.threaded():
+            aloop = asyncio.get_running_loop()
+            reported: list[dict[str, Any]] = []
+            aloop.set_exception_handler(lambda _, context: reported.append(context))
+            cancelled = asyncio.Event()
+
+            async def slow(poll: cadence.Poll) -> None:
+                try:
+                    await asyncio.sleep(10)
+                except asyncio.CancelledError:
+                    cancelled.set()
+                    raise
+
+            poller = loop.poller(0.02, slow)
+            await asyncio.sleep(0.1)
+            poller.cancel()
+            await asyncio.wait_for(cancelled.wait(), 1)
+            await poller  # over: returns at once
+
+            async def fail(poll: cadence.Poll) -> None:
+                raise ValueError(f"poll {poll.number}")
+
+            failing = loop.poller(0.05, fail)
+            for _ in range(200):
+                await asyncio.sleep(0.01)
+                if len(reported) >= 2:
+                    break
+            failing.cancel()
+            assert len(reported) >= 2  # the poller went on after the first failure
+            assert isinstance(reported[0]["exception"], ValueError)
+            assert "poll 1" in str(reported[0]["exception"])
+            assert "cadence.Poller" in reported[0]["message"]
+
+    run(main())
+
+
+def test_an_awaitable_operation_outside_asyncio_is_a_type_error() -> None:
+    async def operation() -> None:
+        raise AssertionError("never awaited")
+
+    with cadence.Loop.virtual() as loop:
+        poller = loop.poller(1.0, lambda poll: operation())
+        with pytest.raises(TypeError, match="outside a running asyncio loop"):
+            loop.run(1.5)
+        assert not poller.cancelled  # the poll was finished: the next one may start
+        with pytest.raises(TypeError):
+            loop.run(1.0)
+        poller.cancel()

@@ -1,0 +1,43 @@
+"""ruff and mypy --strict over the package, its tests and the Python examples, with the settings
+of the repository's pyproject.toml, so that every test run checks them.
+
+Skipped where ruff or mypy is not installed, unless ``CADENCE_STATIC_CHECKS=require`` (as
+``make test`` sets it), when they fail instead.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["ruff", "check", "--no-cache"],
+        ["ruff", "format", "--check", "--no-cache"],
+        ["mypy", "--strict"],
+    ],
+    ids=["ruff-check", "ruff-format", "mypy-strict"],
+)
+def test_static_checks_pass(command: list[str]) -> None:
+    if importlib.util.find_spec(command[0]) is None:
+        if os.environ.get("CADENCE_STATIC_CHECKS") == "require":
+            pytest.fail(f"CADENCE_STATIC_CHECKS=require, but {command[0]} is not installed")
+        pytest.skip(f"{command[0]} is not installed")
+    result = subprocess.run(
+        [sys.executable, "-m", *command],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
