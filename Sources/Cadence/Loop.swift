@@ -92,9 +92,15 @@ public final class Loop: @unchecked Sendable {
         guard let modeIndex else { return false }
         defer { lock.withLock { isRunningFlag = false } }
         let end = clock.now().saturatingAdd(duration)
+        var wokeForTimer = false
         while true {
             let now = clock.now()
-            firePass(modeIndex: modeIndex, now: now)
+            // A wake-up counts when it was at a timer's wake time and fired something: not one
+            // made early by another thread, nor one for a timer cancelled meanwhile.
+            if firePass(modeIndex: modeIndex, now: now) > 0 && wokeForTimer {
+                lock.withLock { wakeUpCount &+= 1 }
+            }
+            wokeForTimer = false
             let next: (wake: Nanoseconds, forTimer: Bool)? = lock.withLock {
                 guard !stopRequested, now < end else { return nil }
                 let wake = queues.nextWake(runningIn: modeIndex) ?? .max
@@ -103,8 +109,7 @@ public final class Loop: @unchecked Sendable {
             guard let next else { return true }
             if next.wake > clock.now() {
                 clock.sleep(until: next.wake)
-                // Count wake-ups at a timer's wake time, not those made early by another thread.
-                if next.forTimer && clock.now() >= next.wake { lock.withLock { wakeUpCount &+= 1 } }
+                wokeForTimer = next.forTimer && clock.now() >= next.wake
             }
         }
     }
@@ -122,8 +127,9 @@ public final class Loop: @unchecked Sendable {
     /// Whether ``run(mode:for:)`` is in progress.
     public var isRunning: Bool { lock.withLock { isRunningFlag } }
 
-    /// How many times the loop has slept until a timer's wake-up time, since it was created (the
-    /// end of a run and wake-ups from other threads are not counted).
+    /// How many times the loop has woken from sleep at a timer's wake-up time and fired timers,
+    /// since it was created (the end of a run, wake-ups from other threads, and a wake-up whose
+    /// timers were all cancelled meanwhile are not counted).
     public var wakeUps: UInt64 { lock.withLock { wakeUpCount } }
 
     /// When the loop would next wake to fire timers while running in the default mode, if ever.
@@ -318,7 +324,9 @@ public final class Loop: @unchecked Sendable {
 
     /// Fires every timer due at `now` in `modeIndex`. The set is taken before the first callback,
     /// so what a callback arms waits for a later pass (libuv issue 4245).
-    private func firePass(modeIndex: Int, now: Nanoseconds) {
+    @discardableResult
+    private func firePass(modeIndex: Int, now: Nanoseconds) -> Int {
+        var fired = 0
         lock.withLock { queues.popDue(runningIn: modeIndex, now: now, into: &due) }
         for node in due {
             let call: (action: (TimerTick) -> Void, tick: TimerTick)? = lock.withLock {
@@ -336,6 +344,7 @@ public final class Loop: @unchecked Sendable {
                 return (action, tick)
             }
             if let call {
+                fired += 1
                 call.action(call.tick)
                 lock.withLock {
                     firing = nil
@@ -344,6 +353,7 @@ public final class Loop: @unchecked Sendable {
             }
         }
         due.removeAll(keepingCapacity: true)
+        return fired
     }
 
     /// Wakes the loop if it is sleeping on another thread. Call with the lock held.
