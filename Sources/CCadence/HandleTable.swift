@@ -49,7 +49,7 @@ final class HandleTable: @unchecked Sendable {
         }
     }
 
-    /// Puts `object` behind a live handle that was reserved with a placeholder.
+    /// Puts `object` behind a live handle reserved earlier (see `insert(kind:owner:of:_:)`).
     func replace(_ id: UInt64, with object: AnyObject) {
         lock.withLock {
             if let index = Self.index(id, in: storage), storage.slots[index].object != nil {
