@@ -8,7 +8,7 @@ BUILD  ?= build
 # The Swift toolchain's clang and lld, which the sanitizer builds need.
 CLANG  ?= $(dir $(shell command -v swiftc))clang
 
-.PHONY: demo test deps deps-test swift-test c-build c-test python-test example-swift sanitize clean
+.PHONY: demo test bench deps deps-test swift-test c-build c-test python-test example-swift sanitize clean
 
 demo: deps
 	swift build -c release --product cadence
@@ -54,6 +54,11 @@ sanitize: deps-test
 	cmake --build $(BUILD)-tsan
 	ctest --test-dir $(BUILD)-tsan --output-on-failure
 	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests'
+
+# The timer benchmarks beside the peers in ../shared/peers (about 8 minutes; tables on stdout).
+# docs/BENCHMARKS.md explains the figures; Benchmarks/profile.py counts instructions per operation.
+bench: deps c-build
+	CADENCE_BUILD_DIR=$(abspath $(BUILD)) Benchmarks/run
 
 clean:
 	rm -rf .build $(BUILD) $(BUILD)-asan $(BUILD)-tsan examples/swift/.build

@@ -4,6 +4,9 @@
 add_compile_options(
   "$<$<COMPILE_LANGUAGE:Swift>:SHELL:-package-name cadence>"
   "$<$<COMPILE_LANGUAGE:Swift>:SHELL:-swift-version 6>")
+# Whole-module optimization outside Debug builds, as `swift build -c release` does: without it the
+# generic timer heap is not specialized and every operation pays for run-time generics.
+add_compile_options("$<$<AND:$<COMPILE_LANGUAGE:Swift>,$<NOT:$<CONFIG:Debug>>>:-wmo>")
 if(CADENCE_WARNINGS_AS_ERRORS)
   add_compile_options("$<$<COMPILE_LANGUAGE:Swift>:-warnings-as-errors>")
 endif()

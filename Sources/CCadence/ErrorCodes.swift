@@ -1,4 +1,5 @@
 import Cadence
+import Glibc
 import CCadenceHeader
 
 /// Runs `body` and turns its outcome into a C return code: 0, or the error's negative code.
@@ -14,7 +15,11 @@ func cResult(_ body: () throws(CadenceError) -> Void) -> Int32 {
 
 /// A C string argument as a run loop mode; NULL or invalid UTF-8 is an invalid argument.
 func mode(_ name: UnsafePointer<CChar>?) throws(CadenceError) -> RunLoopMode {
-    guard let name, let string = String(validatingCString: name) else { throw .invalidArgument }
+    guard let name else { throw .invalidArgument }
+    // The built-in modes without making a String: most calls name one of them.
+    if strcmp(name, "default") == 0 { return .default }
+    if strcmp(name, "common") == 0 { return .common }
+    guard let string = String(validatingCString: name) else { throw .invalidArgument }
     return RunLoopMode(string)
 }
 

@@ -1,0 +1,240 @@
+/* bench.c - Cadence's C API (include/cadence.h, libcadence.so) measured with the timer peers'
+ * metric definitions (shared/peers/README.md): one JSON line per metric, one group per process.
+ * Build: gcc -O2 -I include Benchmarks/c/bench.c -L build -lcadence -Wl,-rpath,$PWD/build -lm
+ * Run:   bench {ops|lat|idle|wake|mem}   and   bench scale N   (start/stop/fire at N timers)
+ *
+ * One-shots are cadence_loop_schedule (a handle per timer, kept in a preallocated array) and
+ * cadence_cancel. Deadlines are seconds as doubles with ns resolution, so random delays are drawn
+ * in ns. A repeating timer is a publisher (cadence_timer_publish + subscribe + connect): Cadence
+ * keeps its grid. The C API has no repeating timer with a first delay (Swift's
+ * schedule(after:interval:)), and a publisher's first tick is one interval after connect, so the
+ * wake group connects each 1 s publisher from a one-shot (tolerance 0) at its random phase during
+ * a set-up second, and measures the 5 s window that starts 1 s after arming: in it each timer is
+ * first due at its phase in [0, 1 s), then every 1 s, tolerance 10 %. */
+#include <cadence.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+
+#define IMPL "cadence-c"
+static cadence_loop loop;
+static uint64_t rs = 0x9E3779B97F4A7C15ULL;
+static uint64_t rnd(void) { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return rs; }
+static double unit(void) { return (double)(rnd() >> 11) / (double)(1ULL << 53); } /* [0, 1) */
+
+static uint64_t mono_ns(void) {
+  struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+static void emit(const char *m, long n, double v, const char *unit) {
+  printf("{\"impl\": \"%s\", \"metric\": \"%s\", \"n\": %ld, \"value\": %.6g, \"unit\": \"%s\"}\n",
+         IMPL, m, n, v, unit);
+  fflush(stdout);
+}
+static double cpu_ns(void) {
+  struct rusage r; getrusage(RUSAGE_SELF, &r);
+  return (r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e9 + (r.ru_utime.tv_usec + r.ru_stime.tv_usec) * 1e3;
+}
+static long nvcsw(void) { struct rusage r; getrusage(RUSAGE_SELF, &r); return r.ru_nvcsw; }
+static long rss_bytes(void) {
+  long size = 0, res = 0; FILE *f = fopen("/proc/self/statm", "r");
+  if (!f || fscanf(f, "%ld %ld", &size, &res) != 2) { perror("statm"); exit(2); }
+  fclose(f); return res * sysconf(_SC_PAGESIZE);
+}
+static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
+static double median(double *v, int n) { qsort(v, n, sizeof *v, cmp_d); return v[n / 2]; }
+/* nearest rank: index = ceil(P*n/100) - 1, in integers */
+static double pct(const double *sorted, long n, long p) { long r = (p * n + 99) / 100; return sorted[r < 1 ? 0 : r - 1]; }
+static void check(int rc, const char *what) {
+  if (rc < 0) { fprintf(stderr, "%s: %s (%s)\n", what, cadence_err_name(rc), cadence_strerror(rc)); exit(1); }
+}
+
+static void report_lateness(const uint64_t *ts, long n, uint64_t t0, uint64_t period) {
+  double *l = malloc(n * sizeof *l); long early = 0;
+  for (long k = 0; k < n; k++) {
+    l[k] = ((double)ts[k] - (double)(t0 + (k + 1) * period)) / 1e3;
+    if (l[k] < 0) early++;
+  }
+  qsort(l, n, sizeof *l, cmp_d);
+  emit("lateness_us_p50", n, pct(l, n, 50), "us");
+  emit("lateness_us_p99", n, pct(l, n, 99), "us");
+  emit("lateness_us_max", n, l[n - 1], "us");
+  emit("early_count", n, early, "count");
+  emit("interval_us_mean", n, (double)(ts[n - 1] - ts[0]) / (n - 1) / 1e3, "us");
+  free(l);
+}
+
+/* ops rounds: at most PEER_ROUNDS (default 3); no new round once PEER_BUDGET_S (default 8) has passed */
+static uint64_t budget_ns = 8000000000ULL;
+static long fired, target;
+static void on_fire(const cadence_tick *t, void *u) { (void)t; (void)u; if (++fired == target) cadence_loop_stop(loop); }
+static void release_all(cadence_cancellable *h, long n) {
+  for (long i = 0; i < n; i++) check(cadence_cancellable_release(h[i]), "release");
+}
+
+/* start, stop and fire for n one-shots; with `settle`, 200 ms before each CPU reading (the
+ * contract's *_cpu_ns); returns the number of rounds run */
+static int ops_rounds(long n, int rounds, int settle, double *st, double *sp, double *stc, double *spc, double *fi) {
+  cadence_cancellable *h = malloc(n * sizeof *h); /* handles: preallocated */
+  double *delay = malloc(n * sizeof *delay);
+  long *perm = malloc(n * sizeof *perm);
+  uint64_t began = mono_ns(); int r;
+  for (r = 0; r < rounds && (r == 0 || mono_ns() - began < budget_ns); r++) {
+    for (long i = 0; i < n; i++) { delay[i] = 1.0 + unit(); perm[i] = i; } /* [1 s, 2 s), ns resolution */
+    for (long i = n - 1; i > 0; i--) { long j = rnd() % (i + 1), x = perm[i]; perm[i] = perm[j]; perm[j] = x; }
+    fired = 0; target = -1;
+    double c0 = cpu_ns(); uint64_t a = mono_ns();
+    for (long i = 0; i < n; i++) cadence_loop_schedule(loop, delay[i], 0, "default", on_fire, NULL, &h[i]);
+    uint64_t b = mono_ns(); if (settle) usleep(200000); double c1 = cpu_ns();
+    st[r] = (double)(b - a) / n; stc[r] = (c1 - c0) / n;
+    c0 = cpu_ns(); a = mono_ns();
+    for (long i = 0; i < n; i++) cadence_cancel(h[perm[i]]);
+    cadence_loop_run(loop, "default", 0); /* one non-blocking pass, so lazy clean-up is paid for */
+    b = mono_ns(); if (settle) usleep(200000); c1 = cpu_ns();
+    sp[r] = (double)(b - a) / n; spc[r] = (c1 - c0) / n;
+    if (fired) { fprintf(stderr, "a stopped timer fired\n"); exit(1); }
+    release_all(h, n);
+    /* fire: every timer due within the first millisecond; the clock starts with the run */
+    for (long i = 0; i < n; i++) delay[i] = unit() * 1e-3;
+    fired = 0; target = n;
+    for (long i = 0; i < n; i++) check(cadence_loop_schedule(loop, delay[i], 0, "default", on_fire, NULL, &h[i]), "schedule");
+    a = mono_ns(); check(cadence_loop_run(loop, "default", 60), "run"); b = mono_ns();
+    if (fired != n) { fprintf(stderr, "fired %ld of %ld\n", fired, n); exit(1); }
+    fi[r] = (double)(b - a) / n;
+    release_all(h, n);
+    fprintf(stderr, "round %d: start %.1f stop %.1f fire %.1f ns\n", r, st[r], sp[r], fi[r]);
+  }
+  free(h); free(delay); free(perm);
+  return r;
+}
+
+static void ops(int rounds) {
+  enum { N = 100000 };
+  double st[16], sp[16], stc[16], spc[16], fi[16];
+  rounds = ops_rounds(N, rounds, 1, st, sp, stc, spc, fi);
+  emit("start_ns", N, median(st, rounds), "ns/op");
+  emit("stop_ns", N, median(sp, rounds), "ns/op");
+  emit("start_cpu_ns", N, median(stc, rounds), "ns/op");
+  emit("stop_cpu_ns", N, median(spc, rounds), "ns/op");
+  emit("fire_ns", N, median(fi, rounds), "ns/fire");
+}
+
+/* cost per operation at N timers: median of max(3, min(25, 1e6/N)) rounds, no CPU settle */
+static void scale(long n) {
+  double st[25], sp[25], stc[25], spc[25], fi[25];
+  long rounds = 1000000 / n; rounds = rounds < 3 ? 3 : rounds > 25 ? 25 : rounds;
+  rounds = ops_rounds(n, (int)rounds, 0, st, sp, stc, spc, fi);
+  emit("start_ns", n, median(st, rounds), "ns/op");
+  emit("stop_ns", n, median(sp, rounds), "ns/op");
+  emit("fire_ns", n, median(fi, rounds), "ns/fire");
+}
+
+enum { LAT_N = 300 };
+static uint64_t lat_ts[LAT_N]; static long lat_k;
+static cadence_cancellable lat_conn;
+static void on_lat(const cadence_tick *t, void *u) {
+  (void)t; (void)u;
+  lat_ts[lat_k++] = mono_ns();
+  if (lat_k == LAT_N) { cadence_cancel(lat_conn); cadence_loop_stop(loop); }
+}
+static void lat(void) {
+  cadence_publisher p; cadence_cancellable sub;
+  check(cadence_timer_publish(loop, 0.010, 0, "default", &p), "publish");
+  check(cadence_publisher_subscribe(p, on_lat, NULL, &sub), "subscribe");
+  uint64_t t0 = mono_ns();
+  check(cadence_publisher_connect(p, &lat_conn), "connect"); /* first fire one interval from now, on a grid */
+  check(cadence_loop_run(loop, "default", 10), "run");
+  if (lat_k != LAT_N) { fprintf(stderr, "%ld fires\n", lat_k); exit(1); }
+  report_lateness(lat_ts, LAT_N, t0, 10000000ULL);
+}
+
+static long idle_k; static cadence_cancellable idle_conn;
+static void on_idle(const cadence_tick *t, void *u) {
+  (void)t; (void)u;
+  if (++idle_k == 5) { cadence_cancel(idle_conn); cadence_loop_stop(loop); }
+}
+static void idle(void) {
+  cadence_publisher p; cadence_cancellable sub;
+  double c0 = cpu_ns();
+  check(cadence_timer_publish(loop, 1.0, 0, "default", &p), "publish");
+  check(cadence_publisher_subscribe(p, on_idle, NULL, &sub), "subscribe");
+  check(cadence_publisher_connect(p, &idle_conn), "connect");
+  check(cadence_loop_run(loop, "default", 10), "run");
+  emit("idle_cpu_ms", 5, (cpu_ns() - c0) / 1e6, "ms");
+}
+
+enum { W_N = 1000 };
+static cadence_cancellable w_first[W_N], w_sub[W_N], w_conn[W_N], w_edge[2];
+static long wfires, w_s0;
+static uint64_t w_t0, w_w0;
+static void on_w(const cadence_tick *t, void *u) { (void)t; (void)u; wfires++; }
+/* set-up second: the one-shot due at (window start - 1 s + phase) connects timer i's 1 s publisher,
+ * whose first tick is then due at the timer's phase within the measured window */
+static void on_phase(const cadence_tick *t, void *u) {
+  long i = (long)(intptr_t)u; cadence_publisher p;
+  (void)t;
+  check(cadence_timer_publish(loop, 1.0, 0.1, "default", &p), "publish");
+  check(cadence_publisher_subscribe(p, on_w, NULL, &w_sub[i]), "subscribe");
+  check(cadence_publisher_connect(p, &w_conn[i]), "connect");
+  check(cadence_publisher_release(p), "release");
+}
+static void on_window_start(const cadence_tick *t, void *u) {
+  (void)t; (void)u;
+  w_s0 = nvcsw(); w_t0 = mono_ns(); check(cadence_loop_wakeups(loop, &w_w0), "wakeups"); wfires = 0;
+}
+static void on_window_end(const cadence_tick *t, void *u) {
+  (void)t; (void)u;
+  for (long i = 0; i < W_N; i++) cadence_cancel(w_conn[i]);
+  cadence_loop_stop(loop);
+}
+static void wake(void) {
+  uint64_t w1;
+  for (long i = 0; i < W_N; i++)
+    check(cadence_loop_schedule(loop, unit(), 0, "default", on_phase, (void *)(intptr_t)i, &w_first[i]), "schedule");
+  check(cadence_loop_schedule(loop, 1.0, 0, "default", on_window_start, NULL, &w_edge[0]), "schedule");
+  check(cadence_loop_schedule(loop, 6.0, 0, "default", on_window_end, NULL, &w_edge[1]), "schedule");
+  check(cadence_loop_run(loop, "default", 10), "run");
+  double secs = (double)(mono_ns() - w_t0) / 1e9;
+  check(cadence_loop_wakeups(loop, &w1), "wakeups");
+  emit("wakeups_per_s", W_N, (nvcsw() - w_s0) / secs, "1/s");
+  emit("wake_fires", W_N, wfires, "count");
+  emit("wakeups_counted_per_s", W_N, (double)(w1 - w_w0) / secs, "1/s");
+}
+
+static void mem(void) {
+  enum { N = 1000000 };
+  long r0 = rss_bytes();
+  cadence_cancellable *h = malloc(N * sizeof *h);
+  for (long i = 0; i < N; i++) check(cadence_loop_schedule(loop, 3600, 0, "default", on_fire, NULL, &h[i]), "schedule");
+  long r1 = rss_bytes();
+  emit("bytes_per_timer", N, (double)(r1 - r0) / N, "B/timer");
+}
+
+/* warm-up before lat/idle/wake: one 1 ms one-shot timer run to completion */
+static void on_warm(const cadence_tick *t, void *u) { (void)t; (void)u; cadence_loop_stop(loop); }
+static void warm_up(void) {
+  cadence_cancellable h;
+  check(cadence_loop_schedule(loop, 0.001, 0, "default", on_warm, NULL, &h), "schedule");
+  check(cadence_loop_run(loop, "default", 1), "run");
+  check(cadence_cancellable_release(h), "release");
+}
+
+int main(int argc, char **argv) {
+  const char *g = argc > 1 ? argv[1] : "ops";
+  int rounds = getenv("PEER_ROUNDS") ? atoi(getenv("PEER_ROUNDS")) : 3;
+  if (rounds < 1 || rounds > 16) rounds = 3;
+  if (getenv("PEER_BUDGET_S")) budget_ns = (uint64_t)(atof(getenv("PEER_BUDGET_S")) * 1e9);
+  check(cadence_loop_create(&loop), "loop");
+  if (!strcmp(g, "lat") || !strcmp(g, "idle") || !strcmp(g, "wake")) warm_up();
+  if (!strcmp(g, "ops")) ops(rounds);
+  else if (!strcmp(g, "lat")) lat();
+  else if (!strcmp(g, "idle")) idle();
+  else if (!strcmp(g, "wake")) wake();
+  else if (!strcmp(g, "mem")) mem();
+  else if (!strcmp(g, "scale")) scale(argc > 2 ? atol(argv[2]) : 100000);
+  else { fprintf(stderr, "unknown group %s\n", g); return 2; }
+  return 0;
+}

@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""bench.py - Cadence's Python bindings measured with the timer peers' metric definitions.
+
+Definitions: shared/peers/README.md. One JSON line per metric on stdout, one group per process.
+Run: python bench.py {ops|lat|idle|wake|mem}   (also: python bench.py scale N)
+
+The code follows peer_asyncio.py line for line where it can, so the two columns compare the
+libraries, not the benchmark code: one-shots are ``loop.schedule(delay, callback)`` (a
+``ScheduledTimer`` each, kept in a list) and ``ScheduledTimer.cancel()``; deadlines have ns
+resolution. A repeating timer is a publisher (``loop.publish(interval)``, ``sink``, ``connect``):
+Cadence keeps the grid, nothing is rescheduled from Python. The bindings have no repeating timer
+with a first delay (Swift's ``schedule(after:interval:)``) and a publisher first fires one interval
+after ``connect()``, so the wake group connects each 1 s publisher from a one-shot (tolerance 0)
+at its random phase during a set-up second, and measures the 5 s window that starts 1 s after
+arming.
+
+The binding is found as the tests find it: ``bindings/python/src`` of this checkout, which loads
+``CADENCE_LIBRARY`` or ``build/libcadence.so``.
+"""
+
+import gc
+import json
+import os
+import random
+import resource
+import sys
+import time
+
+sys.path.insert(
+    0,
+    os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "bindings", "python", "src"
+    ),
+)
+import cadence  # noqa: E402
+
+IMPL = "cadence-py"
+GROUP = sys.argv[1] if len(sys.argv) > 1 else "ops"
+ROUNDS = int(os.environ.get("PEER_ROUNDS", "3"))
+BUDGET_NS = float(os.environ.get("PEER_BUDGET_S", "8")) * 1e9
+now = time.monotonic_ns  # CLOCK_MONOTONIC, like every peer
+
+
+def emit(metric, n, value, unit):
+    print(
+        json.dumps({"impl": IMPL, "metric": metric, "n": n, "value": value, "unit": unit}),
+        flush=True,
+    )
+
+
+def cpu_ns():
+    r = resource.getrusage(resource.RUSAGE_SELF)  # whole process
+    return (r.ru_utime + r.ru_stime) * 1e9
+
+
+def nvcsw():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGESIZE")
+
+
+def median(v):
+    return sorted(v)[len(v) // 2]
+
+
+def pct(s, p):  # nearest rank, integers: index = ceil(p*n/100) - 1
+    return s[max((p * len(s) + 99) // 100, 1) - 1]
+
+
+def report_lateness(ts, t0, period_ns):
+    n = len(ts)
+    lat = sorted((ts[k] - (t0 + (k + 1) * period_ns)) / 1e3 for k in range(n))
+    emit("lateness_us_p50", n, pct(lat, 50), "us")
+    emit("lateness_us_p99", n, pct(lat, 99), "us")
+    emit("lateness_us_max", n, lat[-1], "us")
+    emit("early_count", n, sum(1 for x in lat if x < 0), "count")
+    emit("interval_us_mean", n, (ts[-1] - ts[0]) / (n - 1) / 1e3, "us")
+
+
+def noop(tick):
+    pass
+
+
+def ops_rounds(loop, N, rounds, settle):
+    rng = random.Random(1)
+    st, sp, stc, spc, fi = [], [], [], [], []
+    began = now()
+    for r in range(rounds):
+        if r and now() - began >= BUDGET_NS:
+            break
+        delays = [1.0 + rng.random() for _ in range(N)]
+        perm = list(range(N))
+        rng.shuffle(perm)
+        later = loop.schedule
+        c0, a = cpu_ns(), now()
+        hs = [later(d, noop) for d in delays]
+        b = now()
+        if settle:
+            time.sleep(0.2)
+        st.append((b - a) / N)
+        stc.append((cpu_ns() - c0) / N)
+        c0, a = cpu_ns(), now()
+        for i in perm:
+            hs[i].cancel()
+        loop.run(0)  # one non-blocking pass, so lazy clean-up is paid for
+        b = now()
+        if settle:
+            time.sleep(0.2)
+        sp.append((b - a) / N)
+        spc.append((cpu_ns() - c0) / N)
+        del hs
+        count = 0
+
+        def fire(tick):
+            nonlocal count
+            count += 1
+            if count == N:
+                loop.stop()
+
+        hs = [later(d, fire) for d in [rng.random() * 0.001 for _ in range(N)]]
+        a = now()
+        loop.run(60)
+        b = now()
+        assert count == N, count
+        fi.append((b - a) / N)
+        del hs
+        print(
+            f"round {r}: start {st[-1]:.0f} stop {sp[-1]:.0f} fire {fi[-1]:.0f} ns", file=sys.stderr
+        )
+    return st, sp, stc, spc, fi
+
+
+def ops(loop):
+    N = 100000
+    st, sp, stc, spc, fi = ops_rounds(loop, N, ROUNDS, True)
+    emit("start_ns", N, median(st), "ns/op")
+    emit("stop_ns", N, median(sp), "ns/op")
+    emit("start_cpu_ns", N, median(stc), "ns/op")
+    emit("stop_cpu_ns", N, median(spc), "ns/op")
+    emit("fire_ns", N, median(fi), "ns/fire")
+
+
+def scale(loop):
+    N = int(sys.argv[2]) if len(sys.argv) > 2 else 100000
+    st, sp, _, _, fi = ops_rounds(loop, N, max(3, min(25, 1000000 // N)), False)
+    emit("start_ns", N, median(st), "ns/op")
+    emit("stop_ns", N, median(sp), "ns/op")
+    emit("fire_ns", N, median(fi), "ns/fire")
+
+
+def repeating(loop, interval, count, on_fire, tolerance=0.0):
+    """A repeating timer on Cadence's own grid; stops the loop after `count` fires.
+    Returns (publisher, subscription); connect() the publisher to start it."""
+    publisher = loop.publish(interval, tolerance=tolerance)
+    k = 0
+    holder = {}
+
+    def tick(t):
+        nonlocal k
+        on_fire()
+        k += 1
+        if k == count:
+            holder["connection"].cancel()
+            loop.stop()
+
+    return publisher, publisher.sink(tick), holder
+
+
+def lat(loop):
+    ts = []
+    publisher, sub, holder = repeating(loop, 0.010, 300, lambda: ts.append(now()))
+    t0 = now()
+    holder["connection"] = publisher.connect()
+    loop.run(10)
+    assert len(ts) == 300, len(ts)
+    report_lateness(ts, t0, 10_000_000)
+
+
+def idle(loop):
+    c0 = cpu_ns()
+    publisher, sub, holder = repeating(loop, 1.0, 5, lambda: None)
+    holder["connection"] = publisher.connect()
+    loop.run(10)
+    emit("idle_cpu_ms", 5, (cpu_ns() - c0) / 1e6, "ms")
+
+
+def wake(loop):
+    N = 1000
+    rng = random.Random(2)
+    fires = 0
+    conns = []
+    keep = []
+    window = {}
+
+    def on_fire(tick):
+        nonlocal fires
+        fires += 1
+
+    def start_timer(tick):  # set-up second: first due at the phase, 1 s later, in the window
+        publisher = loop.publish(1.0, tolerance=0.1)
+        keep.append(publisher.sink(on_fire))
+        conns.append(publisher.connect())
+
+    def window_start(tick):
+        nonlocal fires
+        window["s0"], window["t0"], window["w0"] = nvcsw(), now(), loop.wakeups
+        fires = 0
+
+    def window_end(tick):
+        for c in conns:
+            c.cancel()
+        loop.stop()
+
+    for _ in range(N):
+        keep.append(loop.schedule(rng.random(), start_timer))
+    keep.append(loop.schedule(1.0, window_start))
+    keep.append(loop.schedule(6.0, window_end))
+    loop.run(10)
+    secs = (now() - window["t0"]) / 1e9
+    emit("wakeups_per_s", N, (nvcsw() - window["s0"]) / secs, "1/s")
+    emit("wake_fires", N, fires, "count")
+    emit("wakeups_counted_per_s", N, (loop.wakeups - window["w0"]) / secs, "1/s")
+
+
+def mem(loop):
+    N = 1000000
+    gc.collect()
+    r0 = rss_bytes()
+    handles = [loop.schedule(3600.0, noop) for _ in range(N)]  # kept, as the contract says
+    gc.collect()
+    r1 = rss_bytes()
+    assert len(handles) == N
+    emit("bytes_per_timer", N, (r1 - r0) / N, "B/timer")
+    # Leave without tearing down a million timers one by one (not part of any metric).
+    sys.stdout.flush()
+    os._exit(0)
+
+
+def main():
+    loop = cadence.Loop()
+    if GROUP in ("lat", "idle", "wake"):  # warm-up: one 1 ms one-shot timer run to completion
+        loop.schedule(0.001, lambda tick: loop.stop())
+        loop.run(1)
+    {"ops": ops, "lat": lat, "idle": idle, "wake": wake, "mem": mem, "scale": scale}[GROUP](loop)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""tables.py - Markdown tables from the JSON lines of the Cadence benchmarks and the peers.
+
+Usage:
+  tables.py --peers RESULTS.jsonl [--cadence RUN.jsonl ...] [--scale SCALE.jsonl]
+
+--peers    run-all's results.jsonl: the peers and the Cadence programs of that one run
+           (EXTRA_PEERS). The peer columns and the "best peer" of every ratio come from it.
+--cadence  more passes of the Cadence programs alone (the same JSON lines). Each Cadence cell is
+           the median (element floor(k/2) of the k sorted values, the peers' rule) of its value in
+           run-all's run and in these passes.
+--scale    JSON lines of the `scale N` runs (start_ns, stop_ns, fire_ns at several N).
+
+Prints: the main table (rows = metrics; columns = Cadence Swift, C, Python, then each peer), the
+ratios to the best peer, the goals of DESIGN.md section 4 met or missed, the spread of the Cadence
+runs, and the scaling table.
+"""
+
+import argparse
+import json
+import math
+import sys
+
+CADENCE = [
+    ("cadence-swift", "Cadence (Swift)"),
+    ("cadence-c", "Cadence (C)"),
+    ("cadence-py", "Cadence (Python)"),
+]
+PEER_ORDER = ["libuv", "foundation", "dispatch", "asyncio", "uvloop", "node"]
+PY_PEERS = ("asyncio", "uvloop")
+
+# metric, unit shown, direction: "lower" (lower is better), or ("goal", target, text)
+ROWS = [
+    ("start_ns", "ns/op, N=100k", "lower"),
+    ("stop_ns", "ns/op, N=100k", "lower"),
+    ("start_cpu_ns", "ns/op, N=100k", "lower"),
+    ("stop_cpu_ns", "ns/op, N=100k", "lower"),
+    ("fire_ns", "ns/fire, N=100k", "lower"),
+    ("lateness_us_p50", "us, 300 fires", "lower"),
+    ("lateness_us_p99", "us", "lower"),
+    ("lateness_us_max", "us", "lower"),
+    ("early_count", "of 300", ("goal", 0, "goal 0 early fires")),
+    (
+        "interval_us_mean",
+        "us, ideal 10000",
+        ("goal", 10000, "goal 10000 exactly (a grid that does not drift)"),
+    ),
+    ("bytes_per_timer", "B, N=1M", "lower"),
+    ("idle_cpu_ms", "ms CPU in 5 s", "lower"),
+    ("wakeups_per_s", "vol. ctx switches/s", "lower"),
+    (
+        "wake_fires",
+        "ideal 5000",
+        ("goal", 5000, "goal 5000 (a few more or less is timing at the edges)"),
+    ),
+    (
+        "wakeups_counted_per_s",
+        "loop.wakeUps/s, Cadence only",
+        ("goal", 10, "goal ~10/s (the optimum)"),
+    ),
+    (
+        "wakeups_virtual_per_s",
+        "same timers, virtual clock, Swift only",
+        ("goal", 10, "goal ~10/s (the optimum)"),
+    ),
+]
+
+
+def load(path):
+    """{(metric, impl): value} and {impl: [error text]} from one JSON-lines file."""
+    cells, errors = {}, {}
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as error:
+        print(f"tables.py: {error}", file=sys.stderr)
+        return cells, errors
+    for line in lines:
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if r.get("metric") == "error":
+            errors.setdefault(r["impl"], []).append(str(r["value"]))
+        elif isinstance(r.get("value"), (int, float)):
+            cells[(r["metric"], r["impl"])] = float(r["value"])
+    return cells, errors
+
+
+def fmt(v):
+    if v is None:
+        return "—"
+    if isinstance(v, str):
+        return v
+    a = abs(v)
+    return (
+        f"{v:.0f}" if a >= 100 or float(v).is_integer() else f"{v:.1f}" if a >= 10 else f"{v:.2f}"
+    )
+
+
+def fmt_ratio(r):
+    if r is None:
+        return "—"
+    return f"{r:.2f}×" if r < 10 else f"{r:.1f}×" if r < 100 else f"{r:.0f}×"
+
+
+def median(values):
+    return sorted(values)[len(values) // 2] if values else None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--peers", required=True)
+    ap.add_argument("--cadence", nargs="*", default=[])
+    ap.add_argument("--scale")
+    args = ap.parse_args()
+
+    peer_cells, peer_errors = load(args.peers)
+    runs = [peer_cells] + [load(p)[0] for p in args.cadence]
+    impls_seen = {impl for (_, impl) in peer_cells}
+    peers = [p for p in PEER_ORDER if p in impls_seen or p in peer_errors]
+    peers += sorted(p for p in impls_seen if p not in peers and not p.startswith("cadence-"))
+
+    # Cadence: every value over the runs, and the median
+    samples = {}
+    for metric, _, _ in ROWS:
+        for impl, _ in CADENCE:
+            samples[(metric, impl)] = [run[(metric, impl)] for run in runs if (metric, impl) in run]
+    cad = {key: median(v) for key, v in samples.items()}
+    nruns = len(runs)
+
+    def peer(metric, p):
+        return peer_cells.get((metric, p))
+
+    def best_of(metric, names):
+        found = [(peer(metric, p), p) for p in names if peer(metric, p) is not None]
+        return min(found) if found else (None, None)
+
+    # 1. main table
+    print("### Cadence beside the peers\n")
+    print(
+        f"Cadence columns: median of {nruns} runs (run-all's own run and {nruns - 1} more "
+        f"passes of the same programs); peer columns: the one run-all run. Cells marked * had "
+        f"fewer than {nruns} values (a run failed; see the error row).\n"
+    )
+    head = [label for _, label in CADENCE] + peers
+    print("| metric | " + " | ".join(head) + " |")
+    print("|---|" + "---:|" * len(head))
+    for metric, unit, _ in ROWS:
+        cells = []
+        for impl, _ in CADENCE:
+            v = cad[(metric, impl)]
+            mark = "*" if v is not None and len(samples[(metric, impl)]) < nruns else ""
+            cells.append(fmt(v) + mark)
+        cells += [fmt(peer(metric, p)) for p in peers]
+        if all(c == "—" for c in cells):
+            continue
+        print(f"| {metric} ({unit}) | " + " | ".join(cells) + " |")
+    if peer_errors:
+        row = ["; ".join(peer_errors.get(impl, [])) or "—" for impl, _ in CADENCE]
+        row += ["; ".join(peer_errors.get(p, [])) or "—" for p in peers]
+        print("| **error** (run-all) | " + " | ".join(row) + " |")
+    print()
+
+    # 2. ratios to the best peer
+    print("### Against the best peer of the same run\n")
+    print(
+        "Ratio = Cadence median / best peer value (lower is better on every ratio row: below 1.00× "
+        "Cadence is ahead). Rows with a target state the goal and the three values instead.\n"
+    )
+    print("| metric | better | best peer | Swift | C | Python | Python vs best of asyncio/uvloop |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for metric, _, direction in ROWS:
+        vals = [cad[(metric, impl)] for impl, _ in CADENCE]
+        if all(v is None for v in vals):
+            continue
+        if direction == "lower":
+            best, who = best_of(metric, peers)
+            pbest, pwho = best_of(metric, PY_PEERS)
+            ratios = [fmt_ratio(v / best) if v is not None and best else "—" for v in vals]
+            pyr = fmt_ratio(vals[2] / pbest) if vals[2] is not None and pbest else "—"
+            bp = f"{who} {fmt(best)}" if who else "—"
+            print(
+                f"| {metric} | lower | {bp} | " + " | ".join(ratios) + f" | {pyr} ({pwho or '—'}) |"
+            )
+        else:
+            _, target, text = direction
+            shown = [
+                fmt(v) if metric != "interval_us_mean" or v is None else f"{v:.2f}" for v in vals
+            ]
+            print(f"| {metric} | {text} | — | " + " | ".join(shown) + " | — |")
+    print()
+
+    # 3. goals (DESIGN.md section 4 and the benchmark issue)
+    print("### Goals\n")
+    print("| goal | Swift | C | Python |")
+    print("|---|---|---|---|")
+
+    def verdict(ok, text):
+        return ("met" if ok else "**missed**") + f" ({text})"
+
+    def ratio_goal(metric, limit, names, label):
+        best, who = best_of(metric, names)
+        out = []
+        for impl, _ in CADENCE:
+            v = cad[(metric, impl)]
+            if v is None or not best:
+                out.append("—")
+                continue
+            lim = limit[impl]
+            out.append(
+                verdict(v / best <= lim, f"{fmt_ratio(v / best)} of {who}, limit {lim:.1f}×")
+            )
+        print(f"| {label} | " + " | ".join(out) + " |")
+
+    for metric in ("start_ns", "stop_ns", "fire_ns"):
+        # Swift <= 1.0x and C <= 1.3x of the best peer; Python <= 1.0x of asyncio and of uvloop
+        best, who = best_of(metric, peers)
+        pbest, pwho = best_of(metric, PY_PEERS)
+        out = []
+        for impl, lim, b, w in (
+            ("cadence-swift", 1.0, best, who),
+            ("cadence-c", 1.3, best, who),
+            ("cadence-py", 1.0, pbest, pwho),
+        ):
+            v = cad[(metric, impl)]
+            out.append(
+                "—"
+                if v is None or not b
+                else verdict(v / b <= lim, f"{fmt_ratio(v / b)} of {w}, limit {lim:.1f}×")
+            )
+        print(
+            f"| {metric}: Swift ≤ 1.0×, C ≤ 1.3× best peer; Python ≤ 1.0× asyncio and uvloop | "
+            + " | ".join(out)
+            + " |"
+        )
+    for metric in ("lateness_us_p50", "lateness_us_p99"):
+        ratio_goal(metric, {i: 1.0 for i, _ in CADENCE}, peers, f"{metric} ≤ 1.0× best peer")
+    out = []
+    for impl, _ in CADENCE:
+        v = cad[("early_count", impl)]
+        out.append("—" if v is None else verdict(v == 0, f"{fmt(v)} early"))
+    print("| early_count = 0 | " + " | ".join(out) + " |")
+    out = []
+    for impl, _ in CADENCE:
+        v = cad[("interval_us_mean", impl)]
+        out.append(
+            "—"
+            if v is None
+            else verdict(
+                abs(v - 10000) < 5,
+                f"{v:.2f} µs, drift {(v - 10000) * 299 / 1000:+.2f} ms over 299 periods",
+            )
+        )
+    print(
+        "| interval_us_mean = 10000 (on the grid: \\|mean − 10000\\| < 5 µs) | "
+        + " | ".join(out)
+        + " |"
+    )
+    out = []
+    for impl, _ in CADENCE:
+        v = cad[("bytes_per_timer", impl)]
+        out.append("—" if v is None else verdict(v <= 152, f"{fmt(v)} B"))
+    print("| bytes_per_timer ≤ 152 | " + " | ".join(out) + " |")
+    ratio_goal("idle_cpu_ms", {i: 1.0 for i, _ in CADENCE}, peers, "idle_cpu_ms ≤ best peer")
+    out = []
+    for impl, _ in CADENCE:
+        v = cad[("wakeups_per_s", impl)]
+        out.append("—" if v is None else verdict(v <= 11, f"{fmt(v)}/s, limit 11/s"))
+    print("| wakeups_per_s ≤ 1.1 × 10/s | " + " | ".join(out) + " |")
+    print()
+
+    # 4. spread of the Cadence runs
+    if nruns > 1:
+        print(f"### Spread of the {nruns} Cadence runs (min – max)\n")
+        print("| metric | " + " | ".join(label for _, label in CADENCE) + " |")
+        print("|---|" + "---:|" * len(CADENCE))
+        for metric, _, _ in ROWS:
+            cells = []
+            for impl, _ in CADENCE:
+                v = samples[(metric, impl)]
+                cells.append("—" if not v else f"{fmt(min(v))} – {fmt(max(v))} ({len(v)})")
+            if all(c == "—" for c in cells):
+                continue
+            print(f"| {metric} | " + " | ".join(cells) + " |")
+        print()
+
+    # 5. scaling
+    if args.scale:
+        sc, _ = load(args.scale)
+        raw = {}
+        for line in open(args.scale):
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(r.get("value"), (int, float)):
+                raw[(r["metric"], r["impl"], int(r["n"]))] = float(r["value"])
+        ns = sorted({n for (_, _, n) in raw})
+        impls = [i for i in ("cadence-swift", "cadence-c", "libuv") if any(k[1] == i for k in raw)]
+        names = {"cadence-swift": "Cadence (Swift)", "cadence-c": "Cadence (C)", "libuv": "libuv"}
+        print("### Scaling: cost per operation as the number of timers grows\n")
+        print(
+            "ns per operation (start, stop) or per fire; median of max(3, min(25, 1e6/N)) "
+            "rounds, fewer when the 8 s budget runs out (the first round always runs). "
+            "Last column: largest N over smallest.\n"
+        )
+        print(
+            "| metric | impl | "
+            + " | ".join(
+                f"N=1e{round(math.log10(n))}" if n > 0 and math.log10(n).is_integer() else f"N={n}"
+                for n in ns
+            )
+            + " | growth |"
+        )
+        print("|---|---|" + "---:|" * (len(ns) + 1))
+        for metric in ("start_ns", "stop_ns", "fire_ns"):
+            for impl in impls:
+                row = [raw.get((metric, impl, n)) for n in ns]
+                first, last = row[0], row[-1]
+                growth = f"{last / first:.1f}×" if first and last else "—"
+                print(
+                    f"| {metric} | {names[impl]} | "
+                    + " | ".join(fmt(v) for v in row)
+                    + f" | {growth} |"
+                )
+        print()
+
+
+if __name__ == "__main__":
+    main()
