@@ -23,8 +23,8 @@ static void reenter(const cadence_tick *tick, void *userdata) {
 static void from_a_callback(cadence_loop loop) {
     reentry r = {.loop = loop, .run_result = 1, .destroy_result = 1, .stop_result = 1};
     cadence_cancellable once;
+    double before = loop_now(loop);  /* before scheduling: the one-shot is due 0.01 s after that */
     CHECK_OK(cadence_loop_schedule(loop, 0.01, 0, "default", reenter, &r, &once));
-    double before = loop_now(loop);
     CHECK_OK(cadence_loop_run(loop, "default", 1.0));
     CHECK_RANGE(loop_now(loop) - before, 0.01, 0.5);  /* the stop made run return early */
     CHECK_EQ(r.count, 1);
