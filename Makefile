@@ -36,7 +36,7 @@ c-test: c-build
 # The Python bindings load $(BUILD)/libcadence.so; the `wheel` tests also build the package
 # (pip wheel ., auditwheel repair) and run it in a fresh venv under env -i; ruff and mypy run as tests.
 python-test: c-build
-	CADENCE_WHEEL_TEST=require CADENCE_STATIC_CHECKS=require $(PYTHON) -m pytest bindings/python/tests
+	$(PYTHON) -m pytest bindings/python/tests
 
 # A separate Swift package that depends on this one by path, built and run.
 example-swift:

@@ -18,8 +18,6 @@ import pytest
 import cadence
 from cadence import Tick, _running
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-
 # What the child runs before `loop.run(1e9)` on `loop`, by case.
 SETUPS = {
     "idle": "",

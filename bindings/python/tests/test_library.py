@@ -26,7 +26,6 @@ def test_version_is_checked_and_reported() -> None:
     assert os.path.exists(cadence.library_path)
 
 
-@pytest.mark.skipif(not HEADER.exists(), reason="needs the source checkout's header")
 def test_every_header_function_has_one_prototype() -> None:
     declared = set(re.findall(r"CADENCE_EXPORT[^;(]*?\b(cadence_\w+)\(", HEADER.read_text()))
     assert declared == set(_lib.PROTOTYPES)
@@ -104,8 +103,6 @@ def test_error_defaults() -> None:
 
 def test_the_package_version_is_the_cmake_project_version() -> None:
     cmake = HEADER.parents[1] / "CMakeLists.txt"
-    if not cmake.exists():
-        pytest.skip("needs the source checkout")
     found = re.search(r"project\(Cadence VERSION ([\d.]+)", cmake.read_text())
     assert found is not None
     assert cadence.__version__ == found.group(1) == cadence.library_version()

@@ -135,12 +135,25 @@ class _CancelledOnClose(Cancellable):
         assert key is not None
         return weakref.finalize(self, _release_unless_active, state, handle_id, key)
 
+    def cancel(self) -> bool:
+        try:
+            return super().cancel()
+        finally:
+            self._ended()
+
+    cancel.__doc__ = Cancellable.cancel.__doc__
+
     def close(self) -> None:
         """Cancels and releases the handle (``cadence_cancellable_release`` cancels it).
         Closing twice, or after the loop closed, does nothing."""
         if self._key is not None and not self.closed:
             _registry.unregister(self._key)
         self._finalizer()
+        self._ended()
+
+    def _ended(self) -> None:
+        """Called after every cancel or close: a subclass ends what waits on it (asyncio awaiters,
+        streams)."""
 
 
 class Subscription(_CancelledOnClose):

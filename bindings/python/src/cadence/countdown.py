@@ -171,22 +171,9 @@ class Countdown(_CancelledOnClose):
         progress.handle_id = handle.id
         super().__init__(loop, state, handle, key, f"to {deadline!r} every {tick!r} s")
 
-    def cancel(self) -> bool:
-        """Cancels the countdown, and says whether this call did it (False once it finished).
-        Coroutines awaiting it get :class:`asyncio.CancelledError`; its streams end.
-
-        Raises:
-            BadHandle: the countdown or its loop is closed.
-        """
-        try:
-            return super().cancel()
-        finally:
-            self._progress.end()
-
-    def close(self) -> None:
-        """Cancels the countdown (unless finished) and releases the handle. Closing twice does
-        nothing."""
-        super().close()
+    def _ended(self) -> None:
+        """After a cancel or close: coroutines awaiting the countdown get
+        :class:`asyncio.CancelledError` (unless it finished) and its streams end."""
         self._progress.end()
 
     def __await__(self) -> Generator[Any, None, None]:

@@ -223,22 +223,9 @@ class Poller(_CancelledOnClose):
         self._active = True
         self._shared = shared
 
-    def cancel(self) -> bool:
-        """Stops the poller for good, and says whether this call did it. Awaitable polls still
-        running are cancelled; coroutines awaiting the poller return.
-
-        Raises:
-            BadHandle: the poller or its loop is closed.
-        """
-        try:
-            return super().cancel()
-        finally:
-            self._shared.end()
-
-    def close(self) -> None:
-        """Cancels the poller (as :meth:`cancel`) and releases the handle. Closing twice does
-        nothing."""
-        super().close()
+    def _ended(self) -> None:
+        """After a cancel or close: awaitable polls still running are cancelled and coroutines
+        awaiting the poller return."""
         self._shared.end()
 
     def __await__(self) -> Generator[Any, None, None]:
