@@ -41,7 +41,7 @@ TARGETS = {
             "*4LoopC8schedule5after9tolerance2in_*",
             2,
         ),  # start + fire phases
-        ("stop: ScheduledTimer.cancel()", "*14ScheduledTimerC6cancel*", 1),
+        ("stop: ScheduledTimer.cancel()", "*14ScheduledTimerV6cancel*", 1),
         ("fire: Loop.firePass (whole pass, per fire)", "*4LoopC8firePass*", 1),
     ],
     "c": [

@@ -35,19 +35,15 @@ final class CancellableHandle: @unchecked Sendable {
     var isCancelled: Bool { !isLive || ((object as? any Cancellable)?.isCancelled ?? false) }
 
     /// What releasing the handle does: what only this handle can stop is stopped; connections
-    /// and one-shots go on (see cadence.h).
+    /// go on (see cadence.h; one-shots have no handle object, see HandleTable+Timers.swift).
     func release() {
-        switch object {
-        case is TimerConnection, is ScheduledTimer: break
-        default: _ = cancel()
-        }
+        if !(object is TimerConnection) { _ = cancel() }
     }
 
     private static func cancel(_ object: AnyObject) -> Bool {
         switch object {
         case let subscription as TimerSubscription: return subscription.cancelIfActive()
         case let connection as TimerConnection: return connection.cancelIfActive()
-        case let timer as ScheduledTimer: return timer.cancelIfActive()
         case let other as any Cancellable:  // countdowns and pollers
             let changed = !other.isCancelled
             other.cancel()

@@ -8,17 +8,23 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
                                   _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard let fn, let out else { throw .invalidArgument }
-        let loop = try lookUpLoop(loopHandle)
         let mode = try CCadence.mode(mode)
-        out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: loopHandle.id, of: loop) {
-            handle throws(CadenceError) in
-            try loop.schedule(after: delay, tolerance: tolerance, in: mode, tickForwarder(fn, userdata, handle))
+        out.pointee = cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) {
+            loop, id throws(CadenceError) in
+            try loop.schedule(after: delay, tolerance: tolerance, in: mode) { tick in
+                var cTick = cadence_tick(fire_date: tick.fireDateSeconds, skipped: UInt64(tick.skippedTicks),
+                                         source: cadence_cancellable(id: id))
+                fn(&cTick, userdata)
+            }
         })
     }
 }
 
 @c @implementation
 public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
+    if let timer = HandleTable.shared.timer(handle.id) {
+        return timer.cancelIfActive() ? 0 : CadenceError.alreadyCancelled.code
+    }
     guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return CadenceError.badHandle.code }
     return cancellable.cancel() ? 0 : CadenceError.alreadyCancelled.code
 }
@@ -27,6 +33,7 @@ public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
 public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard out != nil else { throw .invalidArgument }
+        if let timer = HandleTable.shared.timer(handle.id) { return try write(timer.isCancelled ? 1 : 0, to: out) }
         guard let cancellable = HandleTable.shared.cancellable(handle.id) else { throw .badHandle }
         try write(cancellable.isCancelled ? 1 : 0, to: out)
     }
@@ -35,6 +42,7 @@ public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMut
 @c @implementation
 public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 {
     guard handle.id != 0 else { return 0 }
+    if HandleTable.shared.removeTimer(handle.id) { return 0 }  // a one-shot goes on running
     guard let cancellable = HandleTable.shared.remove(handle.id, kind: .cancellable) as? CancellableHandle else {
         return CadenceError.badHandle.code
     }

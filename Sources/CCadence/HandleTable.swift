@@ -4,22 +4,25 @@ import Cadence
 /// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`. A stale, released or foreign id
 /// fails the look-up instead of reaching freed memory; 0 is "no handle".
 final class HandleTable: @unchecked Sendable {
-    enum Kind: UInt8 { case loop, publisher, cancellable }
+    /// A one-shot timer (`.timer`) is stored as its ``ScheduledTimer`` value, with no object of
+    /// its own; every other cancellable is a ``CancellableHandle``.
+    enum Kind: UInt8 { case loop, publisher, cancellable, timer }
 
-    private struct Slot {
+    struct Slot {
         var generation: UInt32 = 1
         var kind = Kind.loop
         var owner: UInt64 = 0     // the loop handle this object belongs to (0 for a loop)
         var object: AnyObject?
+        var timer: ScheduledTimer?
     }
 
-    private struct Storage {
+    struct Storage {
         var slots: [Slot] = []
         var free: [Int] = []
     }
 
-    private let lock = Lock()
-    private var storage = Storage()  // guarded by `lock`
+    let lock = Lock()
+    var storage = Storage()  // guarded by `lock`
 
     static let shared = HandleTable()
 
@@ -76,21 +79,24 @@ final class HandleTable: @unchecked Sendable {
                 if let object = storage.slots[index].object {
                     removed.append(object)
                     Self.free(index, in: &storage)
+                } else if storage.slots[index].timer != nil {
+                    Self.free(index, in: &storage)
                 }
             }
             return removed
         }
     }
 
-    private static func index(_ id: UInt64, in storage: Storage) -> Int? {
+    static func index(_ id: UInt64, in storage: Storage) -> Int? {
         let slot = Int(id & 0xFFFF_FFFF) - 1
         guard slot >= 0, slot < storage.slots.count,
               storage.slots[slot].generation == UInt32(truncatingIfNeeded: id >> 32) else { return nil }
         return slot
     }
 
-    private static func free(_ index: Int, in storage: inout Storage) {
+    static func free(_ index: Int, in storage: inout Storage) {
         storage.slots[index].object = nil
+        storage.slots[index].timer = nil
         storage.slots[index].owner = 0
         // Generation 0 is never issued, so a zeroed id cannot match a slot.
         storage.slots[index].generation = storage.slots[index].generation &+ 1 == 0 ? 1 : storage.slots[index].generation &+ 1

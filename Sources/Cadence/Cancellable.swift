@@ -1,8 +1,9 @@
 /// Something that can be stopped: a subscription, a connection or a timer.
 ///
-/// Mirrors Combine's `Cancellable`. Cancelling twice is harmless in Swift; the C API reports the
-/// second cancel as `CADENCE_EALREADY`.
-public protocol Cancellable: AnyObject, Sendable {
+/// Mirrors Combine's `Cancellable`, which classes and values alike adopt (``ScheduledTimer`` is a
+/// value). Cancelling twice is harmless in Swift; the C API reports the second cancel as
+/// `CADENCE_EALREADY`.
+public protocol Cancellable: Sendable {
     /// Stops the work. Once it returns, no callback for it starts. Called from another thread while
     /// one of its callbacks runs on the loop's thread, it waits for that callback to return (so do
     /// not call it while holding a lock that the callback takes); called from inside a callback,

@@ -20,20 +20,22 @@ public final class Loop: @unchecked Sendable {
     let clock: any LoopClock
     let lock = Lock()
     // Guarded by `lock`:
-    private var queues = TimerQueues()
+    @exclusivity(unchecked) private var queues = TimerQueues()
     private var isClosedFlag = false
     private var isRunningFlag = false
     private var stopRequested = false
     private var runningThread = pthread_t()
     private var wakeUpCount: UInt64 = 0
-    /// The timer whose callback is running, so that a cancel from another thread can wait for it.
-    private var firing: TimerNode?
+    /// The timer whose callback is running, so that a cancel from another thread can wait for it,
+    /// and how many threads wait.
+    private var firing: TimerID?
+    private var callbackWaiters = 0
     /// The thread started by `startThread`, and whether it has been asked to stop.
     private var ownThread: LoopThread?
     private var ownThreadStopping = false
     /// Timers due in the pass being fired, reused so that a pass allocates nothing. Touched only by
     /// the thread inside `run`, and `run` cannot be entered twice.
-    private var due: [TimerNode] = []
+    private var due: [TimerID] = []
 
     /// Creates a loop on libuv's monotonic clock.
     ///
@@ -48,7 +50,10 @@ public final class Loop: @unchecked Sendable {
 
     deinit {
         // Nothing can be running: a run and a loop thread both hold the loop.
-        if closeLocked() { clock.close() }
+        if let actions = closeLocked() {
+            clock.close()
+            withExtendedLifetime(actions) {}
+        }
     }
 
     // MARK: Running
@@ -238,122 +243,151 @@ public final class Loop: @unchecked Sendable {
     ///   (libuv's `uv_loop_close` rule).
     public func close() throws(CadenceError) {
         // Checked and closed under one lock, so that no run can start in between.
-        let closedNow = try lock.withLock { () throws(CadenceError) -> Bool in
+        let actions = try lock.withLock { () throws(CadenceError) -> [(TimerTick) -> Void]? in
             guard !isRunningFlag, ownThread == nil else { throw .busy }
             return closeLocked()
         }
-        if closedNow { clock.close() }
+        // The timers' actions are released here, after the lock (see `disarm`).
+        if actions != nil { clock.close() }
     }
 
     /// Whether ``close()`` has been called.
     public var isClosed: Bool { lock.withLock { isClosedFlag } }
 
-    /// Marks the loop closed and cancels its timers; false if it was closed already.
-    private func closeLocked() -> Bool {
-        guard !isClosedFlag else { return false }
+    /// Marks the loop closed and cancels its timers, returning their actions for the caller to
+    /// release after the lock; nil if it was closed already.
+    private func closeLocked() -> [(TimerTick) -> Void]? {
+        guard !isClosedFlag else { return nil }
         isClosedFlag = true
-        for node in queues.removeAll() {
-            node.state = .cancelled
-            node.action = nil
-        }
-        return true
+        return queues.removeAll()
     }
 
     // MARK: Engine
 
-    /// Arms a timer whose first fire date is `delay` after a fresh clock read, or `fireDate`.
+    /// Arms a timer whose first fire date is `delay` after a fresh clock read, or `fireDate`, in
+    /// the mode with index `modeIndex`.
     func arm(delay: Nanoseconds, at fireDate: Nanoseconds? = nil, interval: Nanoseconds,
              tolerance: Nanoseconds, missedTicks: MissedTickPolicy = .skip, modeIndex: Int,
-             action: @escaping (TimerTick) -> Void) throws(CadenceError) -> TimerNode {
-        let node = TimerNode(fireDate: 0, interval: interval, tolerance: tolerance,
+             action: @escaping (TimerTick) -> Void) throws(CadenceError) -> TimerID {
+        // Not `withLock` here and below: what a hot path passes through its generic closure can
+        // cost an allocation or a copy of `queues`.
+        lock.lock()
+        defer { lock.unlock() }
+        return try armLocked(delay: delay, at: fireDate, interval: interval, tolerance: tolerance,
                              missedTicks: missedTicks, modeIndex: modeIndex, action: action)
-        try lock.withLock { () throws(CadenceError) in
-            guard !isClosedFlag else { throw .badHandle }
-            node.fireDate = fireDate ?? clock.now().saturatingAdd(delay)
-            queues.insert(node)
-            wakeIfRemote()
-        }
-        return node
+    }
+
+    /// ``arm(delay:at:interval:tolerance:missedTicks:modeIndex:action:)`` in `mode`, looked up
+    /// under the same lock.
+    func arm(delay: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
+             missedTicks: MissedTickPolicy = .skip, mode: RunLoopMode,
+             action: @escaping (TimerTick) -> Void) throws(CadenceError) -> TimerID {
+        lock.lock()
+        defer { lock.unlock() }
+        return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance,
+                             missedTicks: missedTicks, modeIndex: try modeIndexLocked(of: mode), action: action)
+    }
+
+    private func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
+                           tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
+                           action: @escaping (TimerTick) -> Void) throws(CadenceError) -> TimerID {
+        guard !isClosedFlag else { throw .badHandle }
+        let first = fireDate ?? clock.now().saturatingAdd(delay)
+        let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
+                            missedTicks: missedTicks, modeIndex: modeIndex, action: action)
+        wakeIfRemote()
+        return id
     }
 
     /// Cancels an armed timer; returns false if it was already cancelled or finished. Callers that
     /// hold no other lock then call ``waitForCallback(of:)``, so that once their cancel returns no
     /// callback for the timer is still starting.
     @discardableResult
-    func disarm(_ node: TimerNode) -> Bool {
-        lock.withLock { disarmLocked(node) }
+    func disarm(_ id: TimerID) -> Bool {
+        // Not `withLock` (see `firePass`); the action is released after the lock, because what
+        // it captured may call into the loop when freed.
+        lock.lock()
+        let action = queues.disarm(id)
+        lock.unlock()
+        return action != nil
     }
 
-    private func disarmLocked(_ node: TimerNode) -> Bool {
-        guard node.state == .active else { return false }
-        node.state = .cancelled
-        node.action = nil
-        queues.remove(node)
-        return true
-    }
-
-    /// Waits until a callback of `node` that is running on the loop's thread has returned. Returns
+    /// Waits until a callback of `id` that is running on the loop's thread has returned. Returns
     /// at once on the loop's own thread (a callback cancelling a timer), where waiting would never end.
-    func waitForCallback(of node: TimerNode) {
-        lock.withLock { waitForCallbackLocked(of: node) }
+    func waitForCallback(of id: TimerID) {
+        lock.withLock { waitForCallbackLocked(of: id) }
     }
 
     /// ``disarm(_:)`` and ``waitForCallback(of:)`` under one lock, for callers that hold no other.
-    func disarmAndWait(_ node: TimerNode) -> Bool {
-        lock.withLock {
-            defer { waitForCallbackLocked(of: node) }
-            return disarmLocked(node)
-        }
+    func disarmAndWait(_ id: TimerID) -> Bool {
+        lock.lock()
+        let action = queues.disarm(id)
+        waitForCallbackLocked(of: id)
+        lock.unlock()
+        return action != nil
     }
 
-    private func waitForCallbackLocked(of node: TimerNode) {
-        guard firing === node, pthread_equal(runningThread, pthread_self()) == 0 else { return }
-        while firing === node { lock.wait() }
+    private func waitForCallbackLocked(of id: TimerID) {
+        guard firing == id, pthread_equal(runningThread, pthread_self()) == 0 else { return }
+        callbackWaiters += 1
+        while firing == id { lock.wait() }
+        callbackWaiters -= 1
     }
 
     /// Whether a timer is still armed.
-    func isArmed(_ node: TimerNode) -> Bool { lock.withLock { node.state == .active } }
+    func isArmed(_ id: TimerID) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return queues.isArmed(id)
+    }
 
     /// The interned index of a registered mode.
     func modeIndex(of mode: RunLoopMode) throws(CadenceError) -> Int {
-        try lock.withLock { () throws(CadenceError) -> Int in
-            guard !isClosedFlag else { throw .badHandle }
-            return try queues.index(of: mode)
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        return try modeIndexLocked(of: mode)
+    }
+
+    private func modeIndexLocked(of mode: RunLoopMode) throws(CadenceError) -> Int {
+        guard !isClosedFlag else { throw .badHandle }
+        // The built-in modes without calling into `queues`, which would copy it (an opaque call
+        // on a class's struct property reads a copy).
+        if let builtin = mode.builtinIndex { return builtin }
+        return try queues.index(of: mode)
     }
 
     /// Fires every timer due at `now` in `modeIndex`. The set is taken before the first callback,
-    /// so what a callback arms waits for a later pass (libuv issue 4245).
+    /// so what a callback arms waits for a later pass (libuv issue 4245). One lock round trip per
+    /// timer: ending one callback and starting the next share it.
     @discardableResult
     private func firePass(modeIndex: Int, now: Nanoseconds) -> Int {
         var fired = 0
         lock.withLock { queues.popDue(runningIn: modeIndex, now: now, into: &due) }
-        for node in due {
-            let call: (action: (TimerTick) -> Void, tick: TimerTick)? = lock.withLock {
-                guard node.state == .active, let action = node.action else { return nil }
-                firing = node
-                let (fireDate, skipped) = node.advance(now: now)
-                if node.state == .active {
-                    queues.insert(node)
-                } else {
-                    node.action = nil  // a one-shot is done with it
-                }
-                let tick = TimerTick(fireDate: date(monotonic: fireDate),
-                                     seconds: MonotonicClock.seconds(fireDate, offset: clock.epochOffset),
-                                     skippedTicks: Int(clamping: skipped))
-                return (action, tick)
+        for id in due {
+            // Not `withLock`: returning the action through its generic result would allocate.
+            lock.lock()
+            endCallbackLocked()
+            guard let (action, fireDate, skipped) = queues.fire(id, now: now) else {
+                lock.unlock()
+                continue
             }
-            if let call {
-                fired += 1
-                call.action(call.tick)
-                lock.withLock {
-                    firing = nil
-                    lock.signalAll()
-                }
-            }
+            firing = id
+            lock.unlock()
+            fired += 1
+            action(TimerTick(fireDate: date(monotonic: fireDate),
+                             seconds: MonotonicClock.seconds(fireDate, offset: clock.epochOffset),
+                             skippedTicks: Int(clamping: skipped)))
         }
+        if fired > 0 { lock.withLock { endCallbackLocked() } }
         due.removeAll(keepingCapacity: true)
         return fired
+    }
+
+    /// Marks the running callback as returned, waking cancels that wait for it.
+    private func endCallbackLocked() {
+        guard firing != nil else { return }
+        firing = nil
+        if callbackWaiters > 0 { lock.signalAll() }
     }
 
     /// Wakes the loop if it is sleeping on another thread. Call with the lock held.

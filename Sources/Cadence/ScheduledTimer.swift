@@ -17,10 +17,10 @@ extension Loop {
     @discardableResult
     public func schedule(after delay: Double, tolerance: Double = 0, in mode: RunLoopMode = .default,
                          _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
-        let node = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true), interval: 0,
-                           tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                           modeIndex: try modeIndex(of: mode), action: action)
-        return ScheduledTimer(loop: self, node: node)
+        let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true), interval: 0,
+                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
+                         mode: mode, action: action)
+        return ScheduledTimer(loop: self, id: id)
     }
 
     /// Runs `action` every `interval` seconds, first `delay` seconds from now, on a fixed grid:
@@ -40,26 +40,28 @@ extension Loop {
     public func schedule(after delay: Double, interval: Double, tolerance: Double = 0,
                          in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip,
                          _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
-        let node = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true),
-                           interval: try nanoseconds(fromSeconds: interval, allowZero: false),
-                           tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                           missedTicks: missedTicks, modeIndex: try modeIndex(of: mode), action: action)
-        return ScheduledTimer(loop: self, node: node)
+        let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true),
+                         interval: try nanoseconds(fromSeconds: interval, allowZero: false),
+                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
+                         missedTicks: missedTicks, mode: mode, action: action)
+        return ScheduledTimer(loop: self, id: id)
     }
 }
 
 /// A timer armed by ``Loop/schedule(after:tolerance:in:_:)`` (one-shot) or
 /// ``Loop/schedule(after:interval:tolerance:in:missedTicks:_:)`` (repeating).
 ///
-/// It does not cancel when released: the loop keeps it until it is cancelled, until a one-shot
-/// fires, or until the loop is closed.
-public final class ScheduledTimer: Cancellable, @unchecked Sendable {
+/// A small value that names the timer inside its loop: copies name the same timer, and making
+/// one allocates nothing. It does not cancel when released: the loop keeps the timer until it is
+/// cancelled, until a one-shot fires, or until the loop is closed. Wrap it in ``AnyCancellable``
+/// to cancel on release.
+public struct ScheduledTimer: Cancellable, Hashable, Sendable {
     private let loop: Loop
-    private let node: TimerNode
+    private let id: TimerID
 
-    init(loop: Loop, node: TimerNode) {
+    init(loop: Loop, id: TimerID) {
         self.loop = loop
-        self.node = node
+        self.id = id
     }
 
     /// Prevents any further fire. From another thread, waits for an action of this timer that is
@@ -68,8 +70,19 @@ public final class ScheduledTimer: Cancellable, @unchecked Sendable {
     public func cancel() { _ = cancelIfActive() }
 
     /// Cancels; returns false if the timer had already been cancelled or, for a one-shot, had fired.
-    package func cancelIfActive() -> Bool { loop.disarmAndWait(node) }
+    package func cancelIfActive() -> Bool { loop.disarmAndWait(id) }
 
     /// Whether the timer was cancelled, or is a one-shot that has fired.
-    public var isCancelled: Bool { !loop.isArmed(node) }
+    public var isCancelled: Bool { !loop.isArmed(id) }
+
+    /// Whether both name the same timer.
+    public static func == (lhs: ScheduledTimer, rhs: ScheduledTimer) -> Bool {
+        lhs.loop === rhs.loop && lhs.id == rhs.id
+    }
+
+    /// Hashes the timer's identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(loop))
+        hasher.combine(id)
+    }
 }

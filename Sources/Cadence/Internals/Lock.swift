@@ -27,6 +27,12 @@ package final class Lock: @unchecked Sendable {
         return try body()
     }
 
+    /// Takes the lock; pair with ``unlock()``. For hot paths where ``withLock(_:)`` would pass a
+    /// closure value through its generic result (which costs an allocation to reabstract).
+    @inline(__always) func lock() { pthread_mutex_lock(mutex) }
+
+    @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
+
     /// Waits for ``signalAll()``; call with the lock held (inside ``withLock(_:)``), in a loop
     /// that re-checks what it waits for.
     func wait() { pthread_cond_wait(condition, mutex) }

@@ -5,7 +5,7 @@
 final class TimerBroadcast: @unchecked Sendable {
     enum State {
         case idle
-        case connected(TimerNode)
+        case connected(TimerID)
         case cancelled
     }
 
@@ -48,7 +48,7 @@ final class TimerBroadcast: @unchecked Sendable {
         case .cancelled: return false
         case .idle:
             // The timer holds the broadcast until it is cancelled, as a run loop holds its timers.
-            guard let node = try? loop.arm(delay: interval, interval: interval, tolerance: tolerance,
+            guard let id = try? loop.arm(delay: interval, interval: interval, tolerance: tolerance,
                                            missedTicks: policy, modeIndex: modeIndex,
                                            action: { [self] in deliver($0) })
             else {
@@ -56,7 +56,7 @@ final class TimerBroadcast: @unchecked Sendable {
                 if !autoconnects { state = .cancelled }
                 return false
             }
-            state = .connected(node)
+            state = .connected(id)
             return true
         }
     }
@@ -65,48 +65,48 @@ final class TimerBroadcast: @unchecked Sendable {
     /// back to `.idle`. Returns false if no timer was running.
     @discardableResult
     func disconnect() -> Bool {
-        let node = runningNode
+        let id = runningTimer
         let changed = lock.withLock { disconnectLocked(final: !autoconnects) }
-        waitForDelivery(node)
+        waitForDelivery(id)
         return changed
     }
 
     /// The timer of the current connection, if any.
-    private var runningNode: TimerNode? {
-        lock.withLock { if case .connected(let node) = state { node } else { nil } }
+    private var runningTimer: TimerID? {
+        lock.withLock { if case .connected(let id) = state { id } else { nil } }
     }
 
-    /// Waits, outside this object's lock, for a tick of `node` being delivered on the loop's
+    /// Waits, outside this object's lock, for a tick of timer `id` being delivered on the loop's
     /// thread, so that once a cancel returns no subscriber callback is still starting.
-    private func waitForDelivery(_ node: TimerNode?) {
-        if let node { loop.waitForCallback(of: node) }
+    private func waitForDelivery(_ id: TimerID?) {
+        if let id { loop.waitForCallback(of: id) }
     }
 
     /// Cancels a connectable publisher for good; returns false if it was already cancelled.
     func cancelConnection() -> Bool {
-        let node = runningNode
+        let id = runningTimer
         let changed: Bool = lock.withLock {
             noticeClosedLoopLocked()
             if case .cancelled = state { return false }
             _ = disconnectLocked(final: true)
             return true
         }
-        waitForDelivery(node)
+        waitForDelivery(id)
         return changed
     }
 
     private func disconnectLocked(final: Bool) -> Bool {
-        guard case .connected(let node) = state else {
+        guard case .connected(let id) = state else {
             if final { state = .cancelled }
             return false
         }
         state = final ? .cancelled : .idle
-        return loop.disarm(node)
+        return loop.disarm(id)
     }
 
     /// A closed loop cancels its timers without telling their publishers; catch up with that.
     private func noticeClosedLoopLocked() {
-        if case .connected(let node) = state, !loop.isArmed(node) {
+        if case .connected(let id) = state, !loop.isArmed(id) {
             state = autoconnects ? .idle : .cancelled
         }
     }
@@ -145,7 +145,7 @@ final class TimerBroadcast: @unchecked Sendable {
     /// Removes a subscriber; returns false if it was already gone. From another thread, returns
     /// only once a tick being delivered has been delivered.
     func unsubscribe(_ subscription: TimerSubscription) -> Bool {
-        let node = runningNode
+        let id = runningTimer
         let changed: Bool = lock.withLock {
             guard subscribers.contains(where: { $0 === subscription }) else { return false }
             subscribers = subscribers.filter { $0 !== subscription }
@@ -153,7 +153,7 @@ final class TimerBroadcast: @unchecked Sendable {
             if autoconnects && subscribers.isEmpty { _ = disconnectLocked(final: false) }
             return true
         }
-        waitForDelivery(node)
+        waitForDelivery(id)
         return changed
     }
 

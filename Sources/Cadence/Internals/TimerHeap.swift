@@ -1,80 +1,70 @@
-/// How a ``TimerHeap`` orders timers, and where each timer keeps its position in that heap.
-protocol TimerOrder {
-    /// The primary key; ties go to the lower scheduling sequence.
-    static func key(of node: TimerNode) -> Nanoseconds
-    static func index(of node: TimerNode) -> Int
-    static func setIndex(_ index: Int, of node: TimerNode)
+/// Which of a timer's two heap positions a ``TimerHeap`` keeps up to date.
+protocol HeapPosition {
+    static func get(_ slot: TimerSlot) -> Int32
+    static func set(_ index: Int32, in slot: inout TimerSlot)
 }
 
-/// By fire date, ties in scheduling order: the order timers fire in.
-enum ByFireDate: TimerOrder {
-    @inline(__always) static func key(of node: TimerNode) -> Nanoseconds { node.fireDate }
-    @inline(__always) static func index(of node: TimerNode) -> Int { node.heapIndex }
-    @inline(__always) static func setIndex(_ index: Int, of node: TimerNode) { node.heapIndex = index }
+/// The heap of timers by fire date.
+enum FireDatePosition: HeapPosition {
+    @inline(__always) static func get(_ slot: TimerSlot) -> Int32 { slot.heapIndex }
+    @inline(__always) static func set(_ index: Int32, in slot: inout TimerSlot) { slot.heapIndex = index }
 }
 
-/// By the end of the tolerance window (fire date + tolerance): the first one bounds the next wake-up.
-enum ByLatestFireDate: TimerOrder {
-    @inline(__always) static func key(of node: TimerNode) -> Nanoseconds { node.latestFireDate }
-    @inline(__always) static func index(of node: TimerNode) -> Int { node.latestIndex }
-    @inline(__always) static func setIndex(_ index: Int, of node: TimerNode) { node.latestIndex = index }
+/// The heap of timers by the end of their tolerance window (fire date + tolerance).
+enum WindowPosition: HeapPosition {
+    @inline(__always) static func get(_ slot: TimerSlot) -> Int32 { slot.windowIndex }
+    @inline(__always) static func set(_ index: Int32, in slot: inout TimerSlot) { slot.windowIndex = index }
 }
 
-/// A 4-ary min-heap of timers.
+/// A heap entry: the key, the scheduling sequence that breaks ties, and the timer's slot.
+struct TimerHeapEntry {
+    var key: Nanoseconds
+    var sequence: UInt64
+    var slot: UInt32
+
+    @inline(__always) func precedes(_ other: TimerHeapEntry) -> Bool {
+        key != other.key ? key < other.key : sequence < other.sequence
+    }
+}
+
+/// A 4-ary min-heap of timer slots, ordered by a key, ties by scheduling sequence.
 ///
-/// Each entry keeps its key and sequence inline, so sifting compares without following pointers,
-/// and holds its timer unmanaged (retained once on insert, released on removal), so sifting does
-/// no reference counting. Each timer records its index, so removal is O(log n) without a search. A
-/// 4-ary heap does fewer levels of work per insert and removal than a binary one (measured in the
-/// peers' LIMITS notes).
-struct TimerHeap<Order: TimerOrder> {
-    private struct Entry {
-        var key: Nanoseconds
-        var sequence: UInt64
-        var node: Unmanaged<TimerNode>
+/// Entries keep their key and sequence inline, so sifting compares without touching the slots,
+/// and name their timer by slot number, so nothing is reference counted. Each slot records its
+/// index here, so removal is O(log n) without a search. A 4-ary heap does fewer levels of work
+/// per insert and removal than a binary one (measured in the peers' LIMITS notes).
+struct TimerHeap<Position: HeapPosition> {
+    typealias Entry = TimerHeapEntry
 
-        @inline(__always) func precedes(_ other: Entry) -> Bool {
-            key != other.key ? key < other.key : sequence < other.sequence
-        }
-    }
+    private(set) var entries: ContiguousArray<Entry> = []
 
-    private var entries: [Entry] = []
-
-    var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
-    var first: TimerNode? { entries.first?.node.takeUnretainedValue() }
+    var first: Entry? { entries.first }
 
-    mutating func insert(_ node: TimerNode) {
-        entries.append(Entry(key: Order.key(of: node), sequence: node.sequence, node: .passRetained(node)))
-        siftUp(entries.count - 1)
+    mutating func insert(_ entry: Entry, slots: inout ContiguousArray<TimerSlot>) {
+        entries.append(entry)
+        siftUp(entries.count - 1, slots: &slots)
     }
 
-    /// Removes `node`, which must be in this heap.
-    mutating func remove(_ node: TimerNode) {
-        let index = Order.index(of: node)
-        Order.setIndex(-1, of: node)
+    /// Removes the entry of `slot`, which must be in this heap.
+    mutating func remove(_ slot: UInt32, slots: inout ContiguousArray<TimerSlot>) {
+        let index = Int(Position.get(slots[Int(slot)]))
+        Position.set(-1, in: &slots[Int(slot)])
         let last = entries.removeLast()
-        if index < entries.count {
-            entries[index] = last
-            if index > 0 && last.precedes(entries[(index - 1) / 4]) {
-                siftUp(index)
-            } else {
-                siftDown(index)
-            }
+        guard index < entries.count else { return }
+        entries[index] = last
+        if index > 0 && last.precedes(entries[(index - 1) / 4]) {
+            siftUp(index, slots: &slots)
+        } else {
+            siftDown(index, slots: &slots)
         }
-        Unmanaged.passUnretained(node).release()
     }
 
-    mutating func popFirst() -> TimerNode? {
-        guard let top = first else { return nil }
-        remove(top)
-        return top
-    }
-
-    mutating func removeAll() -> [TimerNode] {
-        let all = entries.map { $0.node.takeRetainedValue() }
+    /// Empties the heap, returning the slots it held.
+    mutating func removeAll(slots: inout ContiguousArray<TimerSlot>) -> [UInt32] {
+        let all = entries.map(\.slot)
+        for slot in all { Position.set(-1, in: &slots[Int(slot)]) }
         entries.removeAll()
-        for node in all { Order.setIndex(-1, of: node) }
         return all
     }
 
@@ -90,19 +80,19 @@ struct TimerHeap<Order: TimerOrder> {
         return latest
     }
 
-    private mutating func siftUp(_ start: Int) {
+    private mutating func siftUp(_ start: Int, slots: inout ContiguousArray<TimerSlot>) {
         var index = start
         let entry = entries[index]
         while index > 0 {
             let parent = (index - 1) / 4
             guard entry.precedes(entries[parent]) else { break }
-            move(parent, to: index)
+            move(parent, to: index, slots: &slots)
             index = parent
         }
-        place(entry, at: index)
+        place(entry, at: index, slots: &slots)
     }
 
-    private mutating func siftDown(_ start: Int) {
+    private mutating func siftDown(_ start: Int, slots: inout ContiguousArray<TimerSlot>) {
         var index = start
         let entry = entries[index]
         let count = entries.count
@@ -114,19 +104,21 @@ struct TimerHeap<Order: TimerOrder> {
                 best = child
             }
             guard entries[best].precedes(entry) else { break }
-            move(best, to: index)
+            move(best, to: index, slots: &slots)
             index = best
         }
-        place(entry, at: index)
+        place(entry, at: index, slots: &slots)
     }
 
-    @inline(__always) private mutating func move(_ from: Int, to index: Int) {
+    @inline(__always)
+    private mutating func move(_ from: Int, to index: Int, slots: inout ContiguousArray<TimerSlot>) {
         entries[index] = entries[from]
-        entries[index].node._withUnsafeGuaranteedRef { Order.setIndex(index, of: $0) }
+        Position.set(Int32(truncatingIfNeeded: index), in: &slots[Int(entries[index].slot)])
     }
 
-    @inline(__always) private mutating func place(_ entry: Entry, at index: Int) {
+    @inline(__always)
+    private mutating func place(_ entry: Entry, at index: Int, slots: inout ContiguousArray<TimerSlot>) {
         entries[index] = entry
-        entry.node._withUnsafeGuaranteedRef { Order.setIndex(index, of: $0) }
+        Position.set(Int32(truncatingIfNeeded: index), in: &slots[Int(entry.slot)])
     }
 }

@@ -1,5 +1,10 @@
-/// A loop's armed timers: per run loop mode, one heap by fire date and one by the end of each
-/// timer's tolerance window, plus the registry of modes.
+/// A loop's armed timers: the table of timer slots and, per run loop mode, the heaps that order
+/// them, plus the registry of modes.
+///
+/// Per mode, timers without tolerance sit in one heap by fire date; timers with tolerance sit in
+/// a second heap by fire date and in a third by the end of their window. A timer without
+/// tolerance has its window end at its fire date, so the first heap serves for both and such a
+/// timer costs one heap operation to arm, cancel or fire.
 ///
 /// Mode names are interned to small indices when a timer is created, so arming and firing never
 /// hash a string. Index 0 is `default`, index 1 is the `common` pseudo-mode.
@@ -7,12 +12,26 @@ struct TimerQueues {
     static let defaultIndex = 0
     static let commonIndex = 1
 
-    private var heaps = [TimerHeap<ByFireDate>(), TimerHeap<ByFireDate>()]
-    private var windows = [TimerHeap<ByLatestFireDate>(), TimerHeap<ByLatestFireDate>()]
+    private struct ModeHeaps {
+        var exact = TimerHeap<FireDatePosition>()
+        var tolerant = TimerHeap<FireDatePosition>()
+        var windows = TimerHeap<WindowPosition>()
+    }
+
+    private var modes = [ModeHeaps(), ModeHeaps()]
+    private var slots: ContiguousArray<TimerSlot> = []
+    private var freeSlots: [UInt32] = []
     private var indexByName: [RunLoopMode: Int] = [.default: 0, .common: 1]
     /// Whether each mode is registered as common (`common` itself is not a mode to run in).
     private var isCommon = [true, false]
     private var nextSequence: UInt64 = 0
+    /// Above every generation handed out so far: slots made after the table was emptied start
+    /// here, so that no id of an earlier timer names them.
+    private var nextGeneration: UInt32 = 1
+    /// How many timers are armed, in all modes (including those taken for the pass being fired).
+    private(set) var count = 0
+
+    // MARK: Modes
 
     /// The index of a registered mode.
     func index(of mode: RunLoopMode) throws(CadenceError) -> Int {
@@ -30,23 +49,80 @@ struct TimerQueues {
             if common { isCommon[index] = true }
             return
         }
-        indexByName[mode] = heaps.count
-        heaps.append(TimerHeap())
-        windows.append(TimerHeap())
+        indexByName[mode] = modes.count
+        modes.append(ModeHeaps())
         isCommon.append(common)
     }
 
-    mutating func insert(_ node: TimerNode) {
-        node.sequence = nextSequence
-        nextSequence &+= 1
-        node.latestFireDate = node.fireDate.saturatingAdd(node.tolerance)
-        heaps[node.modeIndex].insert(node)
-        windows[node.modeIndex].insert(node)
+    // MARK: Timers
+
+    /// Arms a timer in a free slot (the table grows only when none is free) and queues it.
+    mutating func arm(fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
+                      missedTicks: MissedTickPolicy, modeIndex: Int,
+                      action: @escaping (TimerTick) -> Void) -> TimerID {
+        let slot: UInt32
+        if let reused = freeSlots.popLast() {
+            slot = reused
+        } else {
+            slot = UInt32(slots.count)
+            slots.append(TimerSlot(generation: nextGeneration))
+        }
+        let index = Int(slot)
+        slots[index].fireDate = fireDate
+        slots[index].interval = interval
+        slots[index].tolerance = tolerance
+        slots[index].missedTicks = missedTicks
+        slots[index].modeIndex = Int32(modeIndex)
+        slots[index].action = action
+        count += 1
+        enqueue(slot)
+        return TimerID(slot: slot, generation: slots[index].generation)
     }
 
-    mutating func remove(_ node: TimerNode) {
-        if node.heapIndex >= 0 { heaps[node.modeIndex].remove(node) }
-        if node.latestIndex >= 0 { windows[node.modeIndex].remove(node) }
+    /// Whether `id` names a timer that is still armed.
+    func isArmed(_ id: TimerID) -> Bool {
+        Int(id.slot) < slots.count && slots[Int(id.slot)].generation == id.generation
+    }
+
+    /// Cancels an armed timer and returns its action, for the caller to release outside the lock
+    /// (what it captured may call back into the loop when freed); nil if `id` is not armed.
+    mutating func disarm(_ id: TimerID) -> ((TimerTick) -> Void)? {
+        guard isArmed(id) else { return nil }
+        dequeue(id.slot)
+        return free(id.slot)
+    }
+
+    /// Fires an armed timer at `now`: a repeating one moves to its next fire date and is queued
+    /// again, a one-shot ends. Returns its action, the fire date to report and the skipped grid
+    /// points; nil if `id` is no longer armed.
+    mutating func fire(_ id: TimerID, now: Nanoseconds)
+        -> (action: (TimerTick) -> Void, fireDate: Nanoseconds, skipped: UInt64)? {
+        guard isArmed(id) else { return nil }
+        let index = Int(id.slot)
+        let (fireDate, skipped) = slots[index].advance(now: now)
+        guard slots[index].interval > 0 else {
+            guard let action = free(id.slot) else { return nil }
+            return (action, fireDate, skipped)
+        }
+        guard let action = slots[index].action else { return nil }
+        enqueue(id.slot)
+        return (action, fireDate, skipped)
+    }
+
+    /// Removes and appends to `due`, in fire-date order (ties in scheduling order), every timer
+    /// eligible in `mode` whose fire date is not after `now`. They stay armed until fired.
+    mutating func popDue(runningIn mode: Int, now: Nanoseconds, into due: inout [TimerID]) {
+        let withCommon = isCommon[mode]
+        while true {
+            var next = Self.earlier(modes[mode].exact.first, modes[mode].tolerant.first)
+            if withCommon {
+                let common = Self.earlier(modes[Self.commonIndex].exact.first, modes[Self.commonIndex].tolerant.first)
+                next = Self.earlier(next, common)
+            }
+            guard let next, next.key <= now else { return }
+            dequeue(next.slot)
+            due.append(TimerID(slot: next.slot, generation: slots[Int(next.slot)].generation))
+        }
     }
 
     /// When to wake next while running in `mode`: let D be the earliest end of a tolerance
@@ -54,48 +130,102 @@ struct TimerQueues {
     /// by then fires in that wake-up, each within its window, and a lone timer fires on time. This
     /// greedy choice stabs every window with as few wake-ups as any schedule can.
     func nextWake(runningIn mode: Int) -> Nanoseconds? {
-        let includeCommon = isCommon[mode]
-        var limit = windows[mode].first?.latestFireDate
-        if includeCommon, let common = windows[Self.commonIndex].first?.latestFireDate {
-            limit = min(limit ?? common, common)
-        }
+        let withCommon = isCommon[mode]
+        var limit = windowEnd(mode)
+        if withCommon, let common = windowEnd(Self.commonIndex) { limit = min(limit ?? common, common) }
         guard let limit else { return nil }
-        var wake = heaps[mode].latestKey(notAfter: limit)
-        if includeCommon, let common = heaps[Self.commonIndex].latestKey(notAfter: limit) {
+        var wake = latestFireDate(mode, notAfter: limit)
+        if withCommon, let common = latestFireDate(Self.commonIndex, notAfter: limit) {
             wake = max(wake ?? common, common)
         }
         return wake
     }
 
-    /// Removes and appends to `due`, in fire-date order (ties in scheduling order), every timer
-    /// eligible in `mode` whose fire date is not after `now`.
-    mutating func popDue(runningIn mode: Int, now: Nanoseconds, into due: inout [TimerNode]) {
-        let includeCommon = isCommon[mode]
-        while true {
-            var source = mode
-            var next = heaps[mode].first
-            if includeCommon, let common = heaps[Self.commonIndex].first,
-               next.map({ common.precedes($0) }) ?? true {
-                source = Self.commonIndex
-                next = common
-            }
-            guard let node = next, node.fireDate <= now else { return }
-            heaps[source].remove(node)
-            windows[source].remove(node)
-            due.append(node)
+    /// Ends every timer and returns their actions, for the caller to release outside the lock.
+    mutating func removeAll() -> [(TimerTick) -> Void] {
+        var actions: [(TimerTick) -> Void] = []
+        for index in slots.indices {
+            if let action = slots[index].action { actions.append(action) }
+            nextGeneration = max(nextGeneration, slots[index].generation &+ 1)
+        }
+        slots.removeAll()
+        freeSlots.removeAll()
+        for mode in modes.indices { modes[mode] = ModeHeaps() }
+        count = 0
+        return actions
+    }
+
+    // MARK: Helpers
+
+    private mutating func enqueue(_ slot: UInt32) {
+        let index = Int(slot)
+        let mode = Int(slots[index].modeIndex)
+        let entry = TimerHeapEntry(key: slots[index].fireDate, sequence: nextSequence, slot: slot)
+        nextSequence &+= 1
+        let tolerance = slots[index].tolerance
+        if tolerance == 0 {
+            modes[mode].exact.insert(entry, slots: &slots)
+        } else {
+            modes[mode].tolerant.insert(entry, slots: &slots)
+            let window = TimerHeapEntry(key: entry.key.saturatingAdd(tolerance),
+                                                         sequence: entry.sequence, slot: slot)
+            modes[mode].windows.insert(window, slots: &slots)
         }
     }
 
-    /// Empties every heap and returns the timers that were armed.
-    mutating func removeAll() -> [TimerNode] {
-        var all: [TimerNode] = []
-        for index in heaps.indices {
-            all += heaps[index].removeAll()
-            _ = windows[index].removeAll()
+    /// Takes a timer out of its heaps, if it is queued.
+    private mutating func dequeue(_ slot: UInt32) {
+        let index = Int(slot)
+        guard slots[index].heapIndex >= 0 else { return }
+        let mode = Int(slots[index].modeIndex)
+        if slots[index].tolerance == 0 {
+            modes[mode].exact.remove(slot, slots: &slots)
+        } else {
+            modes[mode].tolerant.remove(slot, slots: &slots)
+            modes[mode].windows.remove(slot, slots: &slots)
         }
-        return all
     }
 
-    /// How many timers are armed, in all modes.
-    var count: Int { heaps.reduce(0) { $0 + $1.count } }
+    /// Ends the timer in `slot` (taken out of its heaps already) and returns its action.
+    private mutating func free(_ slot: UInt32) -> ((TimerTick) -> Void)? {
+        let index = Int(slot)
+        let action = slots[index].action
+        slots[index].action = nil
+        slots[index].generation &+= 1
+        nextGeneration = max(nextGeneration, slots[index].generation &+ 1)
+        freeSlots.append(slot)
+        count -= 1
+        if count == 0 {
+            // Start again from slot 0, so that the next timers sit side by side in memory instead of
+            // wherever the last ones ended (a cancel in random order leaves the free list shuffled).
+            // Each slot dropped here was made by an arm, so this costs O(1) per arm.
+            slots.removeAll(keepingCapacity: true)
+            freeSlots.removeAll(keepingCapacity: true)
+        }
+        return action
+    }
+
+    /// The earliest end of a tolerance window in `mode`.
+    private func windowEnd(_ mode: Int) -> Nanoseconds? {
+        switch (modes[mode].exact.first?.key, modes[mode].windows.first?.key) {
+        case let (exact?, window?): min(exact, window)
+        case let (exact, window): exact ?? window
+        }
+    }
+
+    /// The latest fire date not after `limit` in `mode`.
+    private func latestFireDate(_ mode: Int, notAfter limit: Nanoseconds) -> Nanoseconds? {
+        switch (modes[mode].exact.latestKey(notAfter: limit), modes[mode].tolerant.latestKey(notAfter: limit)) {
+        case let (exact?, tolerant?): max(exact, tolerant)
+        case let (exact, tolerant): exact ?? tolerant
+        }
+    }
+
+    @inline(__always)
+    private static func earlier(_ a: TimerHeapEntry?, _ b: TimerHeapEntry?)
+        -> TimerHeapEntry? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return b.precedes(a) ? b : a
+    }
 }

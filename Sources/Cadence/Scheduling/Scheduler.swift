@@ -38,19 +38,19 @@ extension Loop: Scheduler {
     /// Arms a one-shot timer at `date` in ``RunLoopMode/common``.
     public func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
         throws(CadenceError) -> any Cancellable {
-        let node = try arm(delay: 0, at: monotonic(at: date), interval: 0,
-                           tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                           modeIndex: TimerQueues.commonIndex, action: { _ in action() })
-        return ScheduledTimer(loop: self, node: node)
+        let id = try arm(delay: 0, at: monotonic(at: date), interval: 0,
+                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
+                         modeIndex: TimerQueues.commonIndex, action: { _ in action() })
+        return ScheduledTimer(loop: self, id: id)
     }
 
     /// Arms a repeating timer first due at `date` in ``RunLoopMode/common``.
     public func schedule(after date: Date, interval: Double, tolerance: Double,
                          _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
-        let node = try arm(delay: 0, at: monotonic(at: date),
-                           interval: try nanoseconds(fromSeconds: interval, allowZero: false),
-                           tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                           modeIndex: TimerQueues.commonIndex, action: { _ in action() })
-        return ScheduledTimer(loop: self, node: node)
+        let id = try arm(delay: 0, at: monotonic(at: date),
+                         interval: try nanoseconds(fromSeconds: interval, allowZero: false),
+                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
+                         modeIndex: TimerQueues.commonIndex, action: { _ in action() })
+        return ScheduledTimer(loop: self, id: id)
     }
 }

@@ -6,28 +6,36 @@ import Testing
     @Test(arguments: [1, 2, 3, 4, 5])
     func randomOperationsMatchASortedReference(seed: UInt64) {
         var rng = SplitMix(seed: seed)
-        var heap = TimerHeap<ByFireDate>()
-        var live: [TimerNode] = []
+        var heap = TimerHeap<FireDatePosition>()
+        var slots = ContiguousArray<TimerSlot>()
+        var live: [TimerHeapEntry] = []
         var sequence: UInt64 = 0
         for _ in 0..<2_000 {
             switch rng.next() % 3 {
             case 0, 1:
-                let node = TimerNode(fireDate: rng.next() % 50, interval: 0, tolerance: 0, modeIndex: 0) { _ in }
-                node.sequence = sequence
+                let entry = TimerHeapEntry(key: rng.next() % 50, sequence: sequence, slot: UInt32(slots.count))
                 sequence += 1
-                heap.insert(node)
-                live.append(node)
+                slots.append(TimerSlot())
+                heap.insert(entry, slots: &slots)
+                live.append(entry)
             default:
                 guard !live.isEmpty else { continue }
-                let node = live.remove(at: Int(rng.next() % UInt64(live.count)))
-                heap.remove(node)
-                #expect(node.heapIndex == -1)
+                let entry = live.remove(at: Int(rng.next() % UInt64(live.count)))
+                heap.remove(entry.slot, slots: &slots)
+                #expect(slots[Int(entry.slot)].heapIndex == -1)
             }
             #expect(heap.count == live.count)
+            // Every queued slot knows where it is.
+            for (index, entry) in heap.entries.enumerated() {
+                #expect(slots[Int(entry.slot)].heapIndex == Int32(index))
+            }
         }
         let expected = live.sorted { $0.precedes($1) }.map(\.sequence)
         var popped: [UInt64] = []
-        while let node = heap.popFirst() { popped.append(node.sequence) }
+        while let first = heap.first {
+            popped.append(first.sequence)
+            heap.remove(first.slot, slots: &slots)
+        }
         #expect(popped == expected)
     }
 }

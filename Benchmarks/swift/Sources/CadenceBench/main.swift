@@ -4,8 +4,8 @@
 // Run: CadenceBench {ops|lat|idle|wake|mem}   and   CadenceBench scale N   (start/stop/fire at N)
 //
 // What is measured is the public API as an application uses it: `Loop.schedule(after:...)`
-// returns a `ScheduledTimer` (one class instance, plus the engine's node, per timer) and
-// `cancel()` stops it. Deadlines have nanosecond resolution, so random delays are drawn in ns
+// returns a `ScheduledTimer` (a value naming a slot in the loop's timer table) and `cancel()`
+// stops it. Deadlines have nanosecond resolution, so random delays are drawn in ns
 // (as for Foundation, Dispatch and asyncio). Repeating timers use Cadence's own grid
 // (`schedule(after:interval:)`), never a re-arm from the callback.
 import Cadence

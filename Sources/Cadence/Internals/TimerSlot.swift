@@ -1,0 +1,55 @@
+/// Names one armed timer: its slot in the loop's timer table and the slot's generation when the
+/// timer was armed. Once the timer ends, the slot's generation moves on, so a stale id names
+/// nothing even after the slot is reused.
+struct TimerID: Hashable, Sendable {
+    let slot: UInt32
+    let generation: UInt32
+}
+
+/// One entry of the loop's timer table: a timer's next fire date, its grid and its action.
+///
+/// Slots live in one contiguous array and are reused, so arming a timer allocates nothing once
+/// the table has grown to the number of timers in use. Read and written under the loop's lock.
+struct TimerSlot {
+    /// The next fire date on the timer's grid (monotonic ns).
+    var fireDate: Nanoseconds = 0
+    /// The repeat interval; 0 for a one-shot timer.
+    var interval: Nanoseconds = 0
+    var tolerance: Nanoseconds = 0
+    /// Position in its mode's heap by fire date; -1 when not queued.
+    var heapIndex: Int32 = -1
+    /// Position in its mode's heap by the end of the tolerance window; -1 when not queued
+    /// (always, for a timer without tolerance).
+    var windowIndex: Int32 = -1
+    var modeIndex: Int32 = 0
+    /// Bumped when the timer ends, so that ids of the slot's earlier timers no longer match.
+    var generation: UInt32
+    var missedTicks = MissedTickPolicy.skip
+    /// Non-nil exactly while the slot holds an armed timer.
+    var action: ((TimerTick) -> Void)?
+
+    init(generation: UInt32 = 1) { self.generation = generation }
+
+    /// Fires the timer at `now` (≥ ``fireDate``): returns the fire date to report and the number
+    /// of grid points skipped, and moves a repeating timer to its next fire date.
+    ///
+    /// With ``MissedTickPolicy/skip`` the reported fire date is the latest grid point not after
+    /// `now`, so a late timer fires once and its grid never drifts (Apple's `Timer`).
+    mutating func advance(now: Nanoseconds) -> (fireDate: Nanoseconds, skipped: UInt64) {
+        let due = fireDate
+        guard interval > 0 else { return (due, 0) }
+        switch missedTicks {
+        case .skip:
+            let skipped = (now - due) / interval
+            let reported = due.saturatingAdd(skipped.saturatingMultiply(interval))
+            fireDate = reported.saturatingAdd(interval)
+            return (reported, skipped)
+        case .burst:
+            fireDate = due.saturatingAdd(interval)
+            return (due, 0)
+        case .delay:
+            fireDate = (now - due < interval ? due : now).saturatingAdd(interval)
+            return (due, 0)
+        }
+    }
+}
