@@ -11,13 +11,17 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
         let mode = try CCadence.mode(mode)
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) {
             loop, id throws(CadenceError) in
-            try loop.schedule(after: delay, tolerance: tolerance, in: mode) { tick in
-                var cTick = cadence_tick(fire_date: tick.fireDateSeconds, skipped: UInt64(tick.skippedTicks),
-                                         source: cadence_cancellable(id: id))
-                fn(&cTick, userdata)
-            }
+            let function = TimerFunction(invoke: invokeTickFunction, function: unsafeBitCast(fn, to: UnsafeRawPointer.self),
+                                         userdata: userdata, source: id)
+            return try loop.schedule(after: delay, tolerance: tolerance, in: mode, function: function)
         })
     }
+}
+
+/// Calls a `cadence_tick_fn` kept by the engine as plain words (see `TimerFunction`).
+private let invokeTickFunction: TimerFunction.Invoke = { function, userdata, source, fireDate, skipped in
+    var tick = cadence_tick(fire_date: fireDate, skipped: skipped, source: cadence_cancellable(id: source))
+    unsafeBitCast(function, to: cadence_tick_fn.self)(&tick, userdata)
 }
 
 @c @implementation

@@ -9,36 +9,36 @@ extension HandleTable {
     /// `arm` throw ``CadenceError/badHandle``. Lock order: this table's, then the loop's.
     func insertTimer(loop loopID: UInt64,
                      _ arm: (Loop, UInt64) throws(CadenceError) -> ScheduledTimer) throws(CadenceError) -> UInt64 {
-        try lock.withLock { () throws(CadenceError) -> UInt64 in
-            guard let loopIndex = Self.index(loopID, in: storage), storage.slots[loopIndex].kind == .loop,
-                  let object = storage.slots[loopIndex].object else { throw .badHandle }
-            let loop = unsafeDowncast(object, to: Loop.self)  // only loops are stored as `.loop`
-            let index: Int
-            if let reused = storage.free.popLast() {
-                index = reused
-            } else {
-                index = storage.slots.count
-                storage.slots.append(Slot())
-            }
-            let id = UInt64(storage.slots[index].generation) << 32 | UInt64(index + 1)
-            do throws(CadenceError) {
-                storage.slots[index].timer = try arm(loop, id)
-            } catch {
-                storage.free.append(index)  // the id never escaped: the generation can stay
-                throw error
-            }
-            storage.slots[index].kind = .timer
-            storage.slots[index].owner = loopID
-            return id
+        lock.lock()
+        defer { lock.unlock() }
+        guard let loopIndex = Self.index(loopID, in: storage), storage.slots[loopIndex].kind == .loop,
+              let object = storage.slots[loopIndex].object else { throw .badHandle }
+        let loop = unsafeDowncast(object, to: Loop.self)  // only loops are stored as `.loop`
+        let index: Int
+        if let reused = storage.free.popLast() {
+            index = reused
+        } else {
+            index = storage.slots.count
+            storage.slots.append(Slot())
         }
+        let id = UInt64(storage.slots[index].generation) << 32 | UInt64(index + 1)
+        do throws(CadenceError) {
+            storage.slots[index].timer = try arm(loop, id)
+        } catch {
+            storage.free.append(index)  // the id never escaped: the generation can stay
+            throw error
+        }
+        storage.slots[index].kind = .timer
+        storage.slots[index].owner = loopID
+        return id
     }
 
     /// The one-shot timer behind a live handle; nil for any other handle.
     func timer(_ id: UInt64) -> ScheduledTimer? {
-        lock.withLock {
-            guard let index = Self.index(id, in: storage), storage.slots[index].kind == .timer else { return nil }
-            return storage.slots[index].timer
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = Self.index(id, in: storage), storage.slots[index].kind == .timer else { return nil }
+        return storage.slots[index].timer
     }
 
     /// Frees a one-shot timer's handle, leaving the timer armed; false for any other handle.

@@ -22,7 +22,7 @@ final class HandleTable: @unchecked Sendable {
     }
 
     let lock = Lock()
-    var storage = Storage()  // guarded by `lock`
+    @exclusivity(unchecked) var storage = Storage()  // guarded by `lock`
 
     static let shared = HandleTable()
 

@@ -243,7 +243,7 @@ public final class Loop: @unchecked Sendable {
     ///   (libuv's `uv_loop_close` rule).
     public func close() throws(CadenceError) {
         // Checked and closed under one lock, so that no run can start in between.
-        let actions = try lock.withLock { () throws(CadenceError) -> [(TimerTick) -> Void]? in
+        let actions = try lock.withLock { () throws(CadenceError) -> [TimerAction]? in
             guard !isRunningFlag, ownThread == nil else { throw .busy }
             return closeLocked()
         }
@@ -256,7 +256,7 @@ public final class Loop: @unchecked Sendable {
 
     /// Marks the loop closed and cancels its timers, returning their actions for the caller to
     /// release after the lock; nil if it was closed already.
-    private func closeLocked() -> [(TimerTick) -> Void]? {
+    private func closeLocked() -> [TimerAction]? {
         guard !isClosedFlag else { return nil }
         isClosedFlag = true
         return queues.removeAll()
@@ -268,7 +268,7 @@ public final class Loop: @unchecked Sendable {
     /// the mode with index `modeIndex`.
     func arm(delay: Nanoseconds, at fireDate: Nanoseconds? = nil, interval: Nanoseconds,
              tolerance: Nanoseconds, missedTicks: MissedTickPolicy = .skip, modeIndex: Int,
-             action: @escaping (TimerTick) -> Void) throws(CadenceError) -> TimerID {
+             action: TimerAction) throws(CadenceError) -> TimerID {
         // Not `withLock` here and below: what a hot path passes through its generic closure can
         // cost an allocation or a copy of `queues`.
         lock.lock()
@@ -281,7 +281,7 @@ public final class Loop: @unchecked Sendable {
     /// under the same lock.
     func arm(delay: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
              missedTicks: MissedTickPolicy = .skip, mode: RunLoopMode,
-             action: @escaping (TimerTick) -> Void) throws(CadenceError) -> TimerID {
+             action: TimerAction) throws(CadenceError) -> TimerID {
         lock.lock()
         defer { lock.unlock() }
         return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance,
@@ -290,7 +290,7 @@ public final class Loop: @unchecked Sendable {
 
     private func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
                            tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
-                           action: @escaping (TimerTick) -> Void) throws(CadenceError) -> TimerID {
+                           action: TimerAction) throws(CadenceError) -> TimerID {
         guard !isClosedFlag else { throw .badHandle }
         let first = fireDate ?? clock.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
@@ -374,7 +374,7 @@ public final class Loop: @unchecked Sendable {
             firing = id
             lock.unlock()
             fired += 1
-            action(TimerTick(fireDate: date(monotonic: fireDate),
+            action.run(TimerTick(fireDate: date(monotonic: fireDate),
                              seconds: MonotonicClock.seconds(fireDate, offset: clock.epochOffset),
                              skippedTicks: Int(clamping: skipped)))
         }

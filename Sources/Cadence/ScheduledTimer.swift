@@ -19,7 +19,17 @@ extension Loop {
                          _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
         let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true), interval: 0,
                          tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                         mode: mode, action: action)
+                         mode: mode, action: .closure(action))
+        return ScheduledTimer(loop: self, id: id)
+    }
+
+    /// ``schedule(after:tolerance:in:_:)`` with a C callback, stored without a closure (the C API's
+    /// one-shots).
+    package func schedule(after delay: Double, tolerance: Double, in mode: RunLoopMode,
+                          function: TimerFunction) throws(CadenceError) -> ScheduledTimer {
+        let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true), interval: 0,
+                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
+                         mode: mode, action: .function(function))
         return ScheduledTimer(loop: self, id: id)
     }
 
@@ -43,7 +53,7 @@ extension Loop {
         let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true),
                          interval: try nanoseconds(fromSeconds: interval, allowZero: false),
                          tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                         missedTicks: missedTicks, mode: mode, action: action)
+                         missedTicks: missedTicks, mode: mode, action: .closure(action))
         return ScheduledTimer(loop: self, id: id)
     }
 }

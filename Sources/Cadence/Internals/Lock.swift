@@ -29,9 +29,9 @@ package final class Lock: @unchecked Sendable {
 
     /// Takes the lock; pair with ``unlock()``. For hot paths where ``withLock(_:)`` would pass a
     /// closure value through its generic result (which costs an allocation to reabstract).
-    @inline(__always) func lock() { pthread_mutex_lock(mutex) }
+    @inline(__always) package func lock() { pthread_mutex_lock(mutex) }
 
-    @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
+    @inline(__always) package func unlock() { pthread_mutex_unlock(mutex) }
 
     /// Waits for ``signalAll()``; call with the lock held (inside ``withLock(_:)``), in a loop
     /// that re-checks what it waits for.

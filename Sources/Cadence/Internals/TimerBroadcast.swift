@@ -50,7 +50,7 @@ final class TimerBroadcast: @unchecked Sendable {
             // The timer holds the broadcast until it is cancelled, as a run loop holds its timers.
             guard let id = try? loop.arm(delay: interval, interval: interval, tolerance: tolerance,
                                            missedTicks: policy, modeIndex: modeIndex,
-                                           action: { [self] in deliver($0) })
+                                           action: .closure { [self] in deliver($0) })
             else {
                 // The loop is closed: a connectable publisher can never run now.
                 if !autoconnects { state = .cancelled }

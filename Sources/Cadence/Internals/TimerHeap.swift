@@ -1,22 +1,5 @@
-/// Which of a timer's two heap positions a ``TimerHeap`` keeps up to date.
-protocol HeapPosition {
-    static func get(_ slot: TimerSlot) -> Int32
-    static func set(_ index: Int32, in slot: inout TimerSlot)
-}
-
-/// The heap of timers by fire date.
-enum FireDatePosition: HeapPosition {
-    @inline(__always) static func get(_ slot: TimerSlot) -> Int32 { slot.heapIndex }
-    @inline(__always) static func set(_ index: Int32, in slot: inout TimerSlot) { slot.heapIndex = index }
-}
-
-/// The heap of timers by the end of their tolerance window (fire date + tolerance).
-enum WindowPosition: HeapPosition {
-    @inline(__always) static func get(_ slot: TimerSlot) -> Int32 { slot.windowIndex }
-    @inline(__always) static func set(_ index: Int32, in slot: inout TimerSlot) { slot.windowIndex = index }
-}
-
-/// A heap entry: the key, the scheduling sequence that breaks ties, and the timer's slot.
+/// A heap entry: the key, the sequence of the enqueue that made it (which breaks ties and tells a
+/// current entry from a stale one), and the timer's slot.
 struct TimerHeapEntry {
     var key: Nanoseconds
     var sequence: UInt64
@@ -27,98 +10,117 @@ struct TimerHeapEntry {
     }
 }
 
-/// A 4-ary min-heap of timer slots, ordered by a key, ties by scheduling sequence.
+/// A 4-ary min-heap of timer entries, ordered by key, ties by sequence.
 ///
-/// Entries keep their key and sequence inline, so sifting compares without touching the slots,
-/// and name their timer by slot number, so nothing is reference counted. Each slot records its
-/// index here, so removal is O(log n) without a search. A 4-ary heap does fewer levels of work
-/// per insert and removal than a binary one (measured in the peers' LIMITS notes).
-struct TimerHeap<Position: HeapPosition> {
-    typealias Entry = TimerHeapEntry
-
-    private(set) var entries: ContiguousArray<Entry> = []
+/// Cancelling a timer does not touch the heap: its entry goes stale (``TimerQueues`` can tell)
+/// and is dropped when it reaches the top, or when stale entries outnumber live ones and the heap
+/// is rebuilt, which keeps the heap within twice its live size at O(1) amortized cost per cancel
+/// (asyncio does the same). So entries never move in response to a
+/// cancel, and sifting touches nothing but this array: no back-pointers into the timers to update.
+/// A 4-ary heap does fewer levels of work per insert and removal than a binary one (measured in
+/// the peers' LIMITS notes).
+struct TimerHeap {
+    private(set) var entries: ContiguousArray<TimerHeapEntry> = []
+    /// How many entries are known to be stale (kept by the owner, who can tell them).
+    var staleCount = 0
 
     var count: Int { entries.count }
-    var first: Entry? { entries.first }
+    var first: TimerHeapEntry? { entries.first }
 
-    mutating func insert(_ entry: Entry, slots: inout ContiguousArray<TimerSlot>) {
+    mutating func insert(_ entry: TimerHeapEntry) {
         entries.append(entry)
-        siftUp(entries.count - 1, slots: &slots)
+        siftUp(entries.count - 1)
     }
 
-    /// Removes the entry of `slot`, which must be in this heap.
-    mutating func remove(_ slot: UInt32, slots: inout ContiguousArray<TimerSlot>) {
-        let index = Int(Position.get(slots[Int(slot)]))
-        Position.set(-1, in: &slots[Int(slot)])
+    /// Removes the first entry. Floyd's variant: the hole at the root moves down along the
+    /// smallest children to a leaf, then the last entry fills it and sifts up. The last entry comes
+    /// from the bottom and nearly always belongs there, so this saves the comparison with it at
+    /// every level of a plain sift-down.
+    mutating func removeFirst() {
         let last = entries.removeLast()
-        guard index < entries.count else { return }
-        entries[index] = last
-        if index > 0 && last.precedes(entries[(index - 1) / 4]) {
-            siftUp(index, slots: &slots)
-        } else {
-            siftDown(index, slots: &slots)
+        guard !entries.isEmpty else { return }
+        entries.withUnsafeMutableBufferPointer { heap in
+            var hole = 0
+            while true {
+                let firstChild = 4 * hole + 1
+                guard firstChild < heap.count else { break }
+                let best = Self.smallest(in: heap, from: firstChild)
+                heap[hole] = heap[best]
+                hole = best
+            }
+            Self.siftUp(last, from: hole, in: heap)
         }
     }
 
-    /// Empties the heap, returning the slots it held.
-    mutating func removeAll(slots: inout ContiguousArray<TimerSlot>) -> [UInt32] {
-        let all = entries.map(\.slot)
-        for slot in all { Position.set(-1, in: &slots[Int(slot)]) }
-        entries.removeAll()
-        return all
+    /// Replaces the entries with `live` (the entries that are not stale) in heap order; O(n)
+    /// (Floyd's construction: sift down every parent, last first).
+    mutating func rebuild(from live: ContiguousArray<TimerHeapEntry>) {
+        entries = live
+        staleCount = 0
+        guard entries.count > 1 else { return }
+        for index in stride(from: (entries.count - 2) / 4, through: 0, by: -1) { siftDown(index) }
     }
 
-    /// The latest key not after `limit` among the timers here (visiting only those whose key is
-    /// ≤ `limit`, which the heap order makes a pruned walk).
-    func latestKey(notAfter limit: Nanoseconds, from index: Int = 0) -> Nanoseconds? {
+    mutating func removeAll() {
+        entries.removeAll(keepingCapacity: true)
+        staleCount = 0
+    }
+
+    /// The latest key not after `limit` among the live entries (visiting only entries whose key
+    /// is ≤ `limit`, which the heap order makes a pruned walk).
+    func latestKey(notAfter limit: Nanoseconds, isLive: (TimerHeapEntry) -> Bool, from index: Int = 0) -> Nanoseconds? {
         guard index < entries.count, entries[index].key <= limit else { return nil }
-        var latest = entries[index].key
+        var latest: Nanoseconds? = isLive(entries[index]) ? entries[index].key : nil
         let firstChild = 4 * index + 1
         for child in firstChild..<max(firstChild, min(firstChild + 4, entries.count)) {
-            if let found = latestKey(notAfter: limit, from: child) { latest = max(latest, found) }
+            if let found = latestKey(notAfter: limit, isLive: isLive, from: child) { latest = max(latest ?? found, found) }
         }
         return latest
     }
 
-    private mutating func siftUp(_ start: Int, slots: inout ContiguousArray<TimerSlot>) {
+    private mutating func siftUp(_ start: Int) {
+        entries.withUnsafeMutableBufferPointer { heap in Self.siftUp(heap[start], from: start, in: heap) }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        entries.withUnsafeMutableBufferPointer { heap in
+            var index = start
+            let entry = heap[index]
+            while true {
+                let firstChild = 4 * index + 1
+                guard firstChild < heap.count else { break }
+                let best = Self.smallest(in: heap, from: firstChild)
+                guard heap[best].precedes(entry) else { break }
+                heap[index] = heap[best]
+                index = best
+            }
+            heap[index] = entry
+        }
+    }
+
+    /// Places `entry` at `start` or above, moving larger parents down.
+    @inline(__always)
+    private static func siftUp(_ entry: TimerHeapEntry, from start: Int, in heap: UnsafeMutableBufferPointer<TimerHeapEntry>) {
         var index = start
-        let entry = entries[index]
         while index > 0 {
             let parent = (index - 1) / 4
-            guard entry.precedes(entries[parent]) else { break }
-            move(parent, to: index, slots: &slots)
+            guard entry.precedes(heap[parent]) else { break }
+            heap[index] = heap[parent]
             index = parent
         }
-        place(entry, at: index, slots: &slots)
+        heap[index] = entry
     }
 
-    private mutating func siftDown(_ start: Int, slots: inout ContiguousArray<TimerSlot>) {
-        var index = start
-        let entry = entries[index]
-        let count = entries.count
-        while true {
-            let firstChild = 4 * index + 1
-            guard firstChild < count else { break }
-            var best = firstChild
-            for child in (firstChild + 1)..<min(firstChild + 4, count) where entries[child].precedes(entries[best]) {
-                best = child
-            }
-            guard entries[best].precedes(entry) else { break }
-            move(best, to: index, slots: &slots)
-            index = best
+    /// The index of the smallest of the (up to four) siblings starting at `firstChild`.
+    @inline(__always)
+    private static func smallest(in heap: UnsafeMutableBufferPointer<TimerHeapEntry>, from firstChild: Int) -> Int {
+        var best = firstChild
+        var child = firstChild + 1
+        let end = min(firstChild + 4, heap.count)
+        while child < end {
+            if heap[child].precedes(heap[best]) { best = child }
+            child += 1
         }
-        place(entry, at: index, slots: &slots)
-    }
-
-    @inline(__always)
-    private mutating func move(_ from: Int, to index: Int, slots: inout ContiguousArray<TimerSlot>) {
-        entries[index] = entries[from]
-        Position.set(Int32(truncatingIfNeeded: index), in: &slots[Int(entries[index].slot)])
-    }
-
-    @inline(__always)
-    private mutating func place(_ entry: Entry, at index: Int, slots: inout ContiguousArray<TimerSlot>) {
-        entries[index] = entry
-        Position.set(Int32(truncatingIfNeeded: index), in: &slots[Int(entry.slot)])
+        return best
     }
 }

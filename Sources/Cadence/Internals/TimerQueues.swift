@@ -4,7 +4,8 @@
 /// Per mode, timers without tolerance sit in one heap by fire date; timers with tolerance sit in
 /// a second heap by fire date and in a third by the end of their window. A timer without
 /// tolerance has its window end at its fire date, so the first heap serves for both and such a
-/// timer costs one heap operation to arm, cancel or fire.
+/// timer costs one heap operation to arm and to fire, and none to cancel (its entry goes stale;
+/// see ``TimerHeap``).
 ///
 /// Mode names are interned to small indices when a timer is created, so arming and firing never
 /// hash a string. Index 0 is `default`, index 1 is the `common` pseudo-mode.
@@ -12,13 +13,12 @@ struct TimerQueues {
     static let defaultIndex = 0
     static let commonIndex = 1
 
-    private struct ModeHeaps {
-        var exact = TimerHeap<FireDatePosition>()
-        var tolerant = TimerHeap<FireDatePosition>()
-        var windows = TimerHeap<WindowPosition>()
+    /// The three heaps of a mode, at `heaps[3 * mode + kind]`.
+    private enum Kind: Int, CaseIterable {
+        case exact, tolerant, windows
     }
 
-    private var modes = [ModeHeaps(), ModeHeaps()]
+    private var heaps = [TimerHeap](repeating: TimerHeap(), count: 2 * Kind.allCases.count)
     private var slots: ContiguousArray<TimerSlot> = []
     private var freeSlots: [UInt32] = []
     private var indexByName: [RunLoopMode: Int] = [.default: 0, .common: 1]
@@ -49,8 +49,8 @@ struct TimerQueues {
             if common { isCommon[index] = true }
             return
         }
-        indexByName[mode] = modes.count
-        modes.append(ModeHeaps())
+        indexByName[mode] = isCommon.count
+        heaps += [TimerHeap](repeating: TimerHeap(), count: Kind.allCases.count)
         isCommon.append(common)
     }
 
@@ -58,8 +58,7 @@ struct TimerQueues {
 
     /// Arms a timer in a free slot (the table grows only when none is free) and queues it.
     mutating func arm(fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
-                      missedTicks: MissedTickPolicy, modeIndex: Int,
-                      action: @escaping (TimerTick) -> Void) -> TimerID {
+                      missedTicks: MissedTickPolicy, modeIndex: Int, action: TimerAction) -> TimerID {
         let slot: UInt32
         if let reused = freeSlots.popLast() {
             slot = reused
@@ -86,9 +85,19 @@ struct TimerQueues {
 
     /// Cancels an armed timer and returns its action, for the caller to release outside the lock
     /// (what it captured may call back into the loop when freed); nil if `id` is not armed.
-    mutating func disarm(_ id: TimerID) -> ((TimerTick) -> Void)? {
+    mutating func disarm(_ id: TimerID) -> TimerAction? {
         guard isArmed(id) else { return nil }
-        dequeue(id.slot)
+        let index = Int(id.slot)
+        if slots[index].isQueued {
+            slots[index].isQueued = false
+            let mode = Int(slots[index].modeIndex)
+            if slots[index].tolerance == 0 {
+                noteStale(heap(mode, .exact))
+            } else {
+                noteStale(heap(mode, .tolerant))
+                noteStale(heap(mode, .windows))
+            }
+        }
         return free(id.slot)
     }
 
@@ -96,7 +105,7 @@ struct TimerQueues {
     /// again, a one-shot ends. Returns its action, the fire date to report and the skipped grid
     /// points; nil if `id` is no longer armed.
     mutating func fire(_ id: TimerID, now: Nanoseconds)
-        -> (action: (TimerTick) -> Void, fireDate: Nanoseconds, skipped: UInt64)? {
+        -> (action: TimerAction, fireDate: Nanoseconds, skipped: UInt64)? {
         guard isArmed(id) else { return nil }
         let index = Int(id.slot)
         let (fireDate, skipped) = slots[index].advance(now: now)
@@ -114,14 +123,24 @@ struct TimerQueues {
     mutating func popDue(runningIn mode: Int, now: Nanoseconds, into due: inout [TimerID]) {
         let withCommon = isCommon[mode]
         while true {
-            var next = Self.earlier(modes[mode].exact.first, modes[mode].tolerant.first)
+            var source = heap(mode, .exact)
+            var next = heaps[source].first
+            consider(heap(mode, .tolerant), &source, &next)
             if withCommon {
-                let common = Self.earlier(modes[Self.commonIndex].exact.first, modes[Self.commonIndex].tolerant.first)
-                next = Self.earlier(next, common)
+                consider(heap(Self.commonIndex, .exact), &source, &next)
+                consider(heap(Self.commonIndex, .tolerant), &source, &next)
             }
             guard let next, next.key <= now else { return }
-            dequeue(next.slot)
-            due.append(TimerID(slot: next.slot, generation: slots[Int(next.slot)].generation))
+            heaps[source].removeFirst()
+            // Only the entry taken is checked for staleness: it touches its slot anyway.
+            guard isLive(next) else {
+                heaps[source].staleCount -= 1
+                continue
+            }
+            let index = Int(next.slot)
+            slots[index].isQueued = false
+            if slots[index].tolerance > 0 { noteStale(source + Kind.windows.rawValue - Kind.tolerant.rawValue) }
+            due.append(TimerID(slot: next.slot, generation: slots[index].generation))
         }
     }
 
@@ -129,7 +148,7 @@ struct TimerQueues {
     /// window among the eligible timers; wake at the latest fire date not after D. Every timer due
     /// by then fires in that wake-up, each within its window, and a lone timer fires on time. This
     /// greedy choice stabs every window with as few wake-ups as any schedule can.
-    func nextWake(runningIn mode: Int) -> Nanoseconds? {
+    mutating func nextWake(runningIn mode: Int) -> Nanoseconds? {
         let withCommon = isCommon[mode]
         var limit = windowEnd(mode)
         if withCommon, let common = windowEnd(Self.commonIndex) { limit = min(limit ?? common, common) }
@@ -142,52 +161,48 @@ struct TimerQueues {
     }
 
     /// Ends every timer and returns their actions, for the caller to release outside the lock.
-    mutating func removeAll() -> [(TimerTick) -> Void] {
-        var actions: [(TimerTick) -> Void] = []
+    mutating func removeAll() -> [TimerAction] {
+        var actions: [TimerAction] = []
         for index in slots.indices {
             if let action = slots[index].action { actions.append(action) }
             nextGeneration = max(nextGeneration, slots[index].generation &+ 1)
         }
         slots.removeAll()
         freeSlots.removeAll()
-        for mode in modes.indices { modes[mode] = ModeHeaps() }
+        for index in heaps.indices { heaps[index] = TimerHeap() }
         count = 0
         return actions
     }
 
     // MARK: Helpers
 
+    /// Whether a heap entry still stands for its timer: the slot holds it queued, under the
+    /// sequence of this very entry (sequences are never reused, so a later timer in the slot, or
+    /// a later enqueue of the same timer, does not match).
+    private func isLive(_ entry: TimerHeapEntry) -> Bool {
+        let index = Int(entry.slot)
+        return index < slots.count && slots[index].isQueued && slots[index].sequence == entry.sequence
+    }
+
     private mutating func enqueue(_ slot: UInt32) {
         let index = Int(slot)
         let mode = Int(slots[index].modeIndex)
         let entry = TimerHeapEntry(key: slots[index].fireDate, sequence: nextSequence, slot: slot)
         nextSequence &+= 1
+        slots[index].sequence = entry.sequence
+        slots[index].isQueued = true
         let tolerance = slots[index].tolerance
         if tolerance == 0 {
-            modes[mode].exact.insert(entry, slots: &slots)
+            heaps[heap(mode, .exact)].insert(entry)
         } else {
-            modes[mode].tolerant.insert(entry, slots: &slots)
-            let window = TimerHeapEntry(key: entry.key.saturatingAdd(tolerance),
-                                                         sequence: entry.sequence, slot: slot)
-            modes[mode].windows.insert(window, slots: &slots)
+            heaps[heap(mode, .tolerant)].insert(entry)
+            heaps[heap(mode, .windows)].insert(TimerHeapEntry(key: entry.key.saturatingAdd(tolerance),
+                                                        sequence: entry.sequence, slot: slot))
         }
     }
 
-    /// Takes a timer out of its heaps, if it is queued.
-    private mutating func dequeue(_ slot: UInt32) {
-        let index = Int(slot)
-        guard slots[index].heapIndex >= 0 else { return }
-        let mode = Int(slots[index].modeIndex)
-        if slots[index].tolerance == 0 {
-            modes[mode].exact.remove(slot, slots: &slots)
-        } else {
-            modes[mode].tolerant.remove(slot, slots: &slots)
-            modes[mode].windows.remove(slot, slots: &slots)
-        }
-    }
-
-    /// Ends the timer in `slot` (taken out of its heaps already) and returns its action.
-    private mutating func free(_ slot: UInt32) -> ((TimerTick) -> Void)? {
+    /// Ends the timer in `slot` (no longer queued) and returns its action.
+    private mutating func free(_ slot: UInt32) -> TimerAction? {
         let index = Int(slot)
         let action = slots[index].action
         slots[index].action = nil
@@ -198,34 +213,61 @@ struct TimerQueues {
         if count == 0 {
             // Start again from slot 0, so that the next timers sit side by side in memory instead of
             // wherever the last ones ended (a cancel in random order leaves the free list shuffled).
-            // Each slot dropped here was made by an arm, so this costs O(1) per arm.
+            // Each slot dropped here was made by an arm, so this costs O(1) per arm. Every heap
+            // entry left is stale.
             slots.removeAll(keepingCapacity: true)
             freeSlots.removeAll(keepingCapacity: true)
+            for index in heaps.indices { heaps[index].removeAll() }
         }
         return action
     }
 
-    /// The earliest end of a tolerance window in `mode`.
-    private func windowEnd(_ mode: Int) -> Nanoseconds? {
-        switch (modes[mode].exact.first?.key, modes[mode].windows.first?.key) {
-        case let (exact?, window?): min(exact, window)
-        case let (exact, window): exact ?? window
+    @inline(__always)
+    private func heap(_ mode: Int, _ kind: Kind) -> Int { Kind.allCases.count * mode + kind.rawValue }
+
+    /// Drops stale entries from the top of a heap, so that its first entry is live.
+    private mutating func dropStaleTop(_ heap: Int) {
+        while let top = heaps[heap].first, !isLive(top) {
+            heaps[heap].removeFirst()
+            heaps[heap].staleCount -= 1
         }
     }
 
-    /// The latest fire date not after `limit` in `mode`.
+    /// Counts one more stale entry in a heap, rebuilding it once stale entries outnumber live ones.
+    private mutating func noteStale(_ heap: Int) {
+        heaps[heap].staleCount += 1
+        guard heaps[heap].staleCount > 32, heaps[heap].staleCount * 2 > heaps[heap].count else { return }
+        var live = ContiguousArray<TimerHeapEntry>()
+        live.reserveCapacity(heaps[heap].count - heaps[heap].staleCount)
+        for entry in heaps[heap].entries where isLive(entry) { live.append(entry) }
+        heaps[heap].rebuild(from: live)
+    }
+
+    /// Makes `heap`'s first entry the candidate if it comes before the current one.
+    @inline(__always)
+    private func consider(_ heap: Int, _ source: inout Int, _ next: inout TimerHeapEntry?) {
+        guard let entry = heaps[heap].first, next.map({ entry.precedes($0) }) ?? true else { return }
+        source = heap
+        next = entry
+    }
+
+    /// The earliest end of a tolerance window in `mode`.
+    private mutating func windowEnd(_ mode: Int) -> Nanoseconds? {
+        dropStaleTop(heap(mode, .exact))
+        dropStaleTop(heap(mode, .windows))
+        switch (heaps[heap(mode, .exact)].first?.key, heaps[heap(mode, .windows)].first?.key) {
+        case let (exact?, window?): return min(exact, window)
+        case let (exact, window): return exact ?? window
+        }
+    }
+
+    /// The latest live fire date not after `limit` in `mode`.
     private func latestFireDate(_ mode: Int, notAfter limit: Nanoseconds) -> Nanoseconds? {
-        switch (modes[mode].exact.latestKey(notAfter: limit), modes[mode].tolerant.latestKey(notAfter: limit)) {
+        switch (heaps[heap(mode, .exact)].latestKey(notAfter: limit) { isLive($0) },
+                heaps[heap(mode, .tolerant)].latestKey(notAfter: limit) { isLive($0) }) {
         case let (exact?, tolerant?): max(exact, tolerant)
         case let (exact, tolerant): exact ?? tolerant
         }
     }
 
-    @inline(__always)
-    private static func earlier(_ a: TimerHeapEntry?, _ b: TimerHeapEntry?)
-        -> TimerHeapEntry? {
-        guard let a else { return b }
-        guard let b else { return a }
-        return b.precedes(a) ? b : a
-    }
 }

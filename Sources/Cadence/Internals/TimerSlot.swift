@@ -16,17 +16,17 @@ struct TimerSlot {
     /// The repeat interval; 0 for a one-shot timer.
     var interval: Nanoseconds = 0
     var tolerance: Nanoseconds = 0
-    /// Position in its mode's heap by fire date; -1 when not queued.
-    var heapIndex: Int32 = -1
-    /// Position in its mode's heap by the end of the tolerance window; -1 when not queued
-    /// (always, for a timer without tolerance).
-    var windowIndex: Int32 = -1
-    var modeIndex: Int32 = 0
+    /// The sequence of the heap entries that currently stand for the timer; older entries of
+    /// this slot are stale.
+    var sequence: UInt64 = 0
     /// Bumped when the timer ends, so that ids of the slot's earlier timers no longer match.
     var generation: UInt32
+    var modeIndex: Int32 = 0
     var missedTicks = MissedTickPolicy.skip
+    /// Whether the timer has entries in its mode's heaps (false while it is being fired).
+    var isQueued = false
     /// Non-nil exactly while the slot holds an armed timer.
-    var action: ((TimerTick) -> Void)?
+    var action: TimerAction?
 
     init(generation: UInt32 = 1) { self.generation = generation }
 

@@ -40,7 +40,7 @@ extension Loop: Scheduler {
         throws(CadenceError) -> any Cancellable {
         let id = try arm(delay: 0, at: monotonic(at: date), interval: 0,
                          tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                         modeIndex: TimerQueues.commonIndex, action: { _ in action() })
+                         modeIndex: TimerQueues.commonIndex, action: .closure { _ in action() })
         return ScheduledTimer(loop: self, id: id)
     }
 
@@ -50,7 +50,7 @@ extension Loop: Scheduler {
         let id = try arm(delay: 0, at: monotonic(at: date),
                          interval: try nanoseconds(fromSeconds: interval, allowZero: false),
                          tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                         modeIndex: TimerQueues.commonIndex, action: { _ in action() })
+                         modeIndex: TimerQueues.commonIndex, action: .closure { _ in action() })
         return ScheduledTimer(loop: self, id: id)
     }
 }

@@ -1,42 +1,49 @@
 @testable import Cadence
 import Testing
 
-/// The 4-ary heap against a sorted reference, over random inserts and removals.
+/// The 4-ary heap against a sorted reference, over random inserts, entries going stale, pops and
+/// rebuilds.
 @Suite struct TimerHeapTests {
     @Test(arguments: [1, 2, 3, 4, 5])
     func randomOperationsMatchASortedReference(seed: UInt64) {
         var rng = SplitMix(seed: seed)
-        var heap = TimerHeap<FireDatePosition>()
-        var slots = ContiguousArray<TimerSlot>()
+        var heap = TimerHeap()
         var live: [TimerHeapEntry] = []
+        var stale = Set<UInt64>()
         var sequence: UInt64 = 0
-        for _ in 0..<2_000 {
-            switch rng.next() % 3 {
-            case 0, 1:
-                let entry = TimerHeapEntry(key: rng.next() % 50, sequence: sequence, slot: UInt32(slots.count))
-                sequence += 1
-                slots.append(TimerSlot())
-                heap.insert(entry, slots: &slots)
-                live.append(entry)
-            default:
-                guard !live.isEmpty else { continue }
-                let entry = live.remove(at: Int(rng.next() % UInt64(live.count)))
-                heap.remove(entry.slot, slots: &slots)
-                #expect(slots[Int(entry.slot)].heapIndex == -1)
-            }
-            #expect(heap.count == live.count)
-            // Every queued slot knows where it is.
-            for (index, entry) in heap.entries.enumerated() {
-                #expect(slots[Int(entry.slot)].heapIndex == Int32(index))
-            }
-        }
-        let expected = live.sorted { $0.precedes($1) }.map(\.sequence)
         var popped: [UInt64] = []
-        while let first = heap.first {
-            popped.append(first.sequence)
-            heap.remove(first.slot, slots: &slots)
+        for _ in 0..<3_000 {
+            switch rng.next() % 8 {
+            case 0, 1, 2, 3:
+                let entry = TimerHeapEntry(key: rng.next() % 50, sequence: sequence, slot: 0)
+                sequence += 1
+                heap.insert(entry)
+                live.append(entry)
+            case 4, 5:
+                guard !live.isEmpty else { continue }
+                stale.insert(live.remove(at: Int(rng.next() % UInt64(live.count))).sequence)
+            case 6:
+                // Pop the first live entry: it must be the smallest live one.
+                while let top = heap.first, stale.contains(top.sequence) { heap.removeFirst() }
+                guard let top = heap.first else { continue }
+                heap.removeFirst()
+                let smallest = live.min { $0.precedes($1) }!
+                #expect(top.sequence == smallest.sequence)
+                live.removeAll { $0.sequence == top.sequence }
+                popped.append(top.sequence)
+            default:
+                heap.rebuild(from: ContiguousArray(heap.entries.filter { !stale.contains($0.sequence) }))
+                #expect(heap.count == live.count)
+            }
         }
-        #expect(popped == expected)
+        #expect(!popped.isEmpty)
+        let expected = live.sorted { $0.precedes($1) }.map(\.sequence)
+        var rest: [UInt64] = []
+        while let top = heap.first {
+            heap.removeFirst()
+            if !stale.contains(top.sequence) { rest.append(top.sequence) }
+        }
+        #expect(rest == expected)
     }
 }
 

@@ -56,4 +56,40 @@ import Testing
         #expect(timers.allSatisfy { $0.isCancelled })
         #expect(v.loop.armedTimerCount == 0)
     }
+
+    /// Cancelled timers leave stale heap entries behind; they must change nothing: the rest fire at
+    /// their dates, in order, with the same wake-ups as on a loop that never saw the cancelled ones.
+    @Test(arguments: [1, 2, 3])
+    func cancelledTimersChangeNeitherFiresNorWakeUps(seed: UInt64) throws {
+        var rng = SplitMix(seed: seed)
+        let plan = (0..<400).map { i in
+            (delay: Double(rng.next() % 2_000) / 1_000, tolerance: i % 2 == 0 ? 0 : 0.05,
+             interval: i % 3 == 0 ? 0.25 : 0, keep: rng.next() % 4 == 0)
+        }
+        func run(_ entries: [(delay: Double, tolerance: Double, interval: Double, keep: Bool)],
+                 cancelling: Bool) throws -> (fires: [Int], wakeUps: UInt64) {
+            let v = VirtualLoop()
+            var fires: [Int] = []
+            var cancel: [ScheduledTimer] = []
+            for (i, entry) in entries.enumerated() {
+                let action: (TimerTick) -> Void = { fires.append($0.milliseconds * 1_000 + i % 1_000) }
+                let timer = entry.interval > 0
+                    ? try v.loop.schedule(after: entry.delay, interval: entry.interval, tolerance: entry.tolerance, action)
+                    : try v.loop.schedule(after: entry.delay, tolerance: entry.tolerance, action)
+                if !entry.keep { cancel.append(timer) }
+            }
+            if cancelling { cancel.forEach { $0.cancel() } }
+            try v.loop.run(for: 3)
+            return (fires.sorted(), v.loop.wakeUps)
+        }
+        let withCancels = try run(plan, cancelling: true)
+        // The same kept timers, with the cancelled ones replaced by nothing at all: indices must
+        // match for the fire records to compare, so the kept ones keep their positions.
+        let kept = plan.filter(\.keep)
+        #expect(kept.count > 50)
+        let reference = try run(plan.map { $0.keep ? $0 : (delay: 1e6, tolerance: 0, interval: 0, keep: true) },
+                                cancelling: false)
+        #expect(withCancels.fires == reference.fires)
+        #expect(withCancels.wakeUps == reference.wakeUps)
+    }
 }
