@@ -17,6 +17,8 @@ from .errors import InvalidArgument
 def seconds(value: object, where: str, name: str) -> float:
     """``value`` as a float number of seconds; TypeError for anything that is not a real number
     (``bool`` included, which is an int but never a duration)."""
+    if type(value) is float:  # the common case, without the ABC check below
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{where}: {name} must be a number of seconds, not {type(value).__name__}")
     try:
@@ -27,6 +29,8 @@ def seconds(value: object, where: str, name: str) -> float:
 
 def mode(value: object, where: str) -> bytes:
     """A run loop mode name as UTF-8 bytes for C; TypeError for anything but :class:`str`."""
+    if value == "default" and type(value) is str:  # the common case, already checked
+        return b"default"
     if not isinstance(value, str):
         raise TypeError(f"{where}: mode must be a str, not {type(value).__name__}")
     if "\0" in value:

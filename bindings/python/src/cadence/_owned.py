@@ -3,13 +3,39 @@
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import BadHandle
 
 if TYPE_CHECKING:
     from ._registry import LoopState
     from .loop import Loop
+
+
+class Release:
+    """Runs a release function once: on ``close()``, or from the owner's ``__del__``.
+
+    What :class:`weakref.finalize` does for the owners made by the thousand (timers, subscriptions),
+    at a fraction of its cost: no registry, no weak reference. Two threads calling at once may
+    both call the function; the C layer answers a second release of a handle with ``EBADF``, which
+    the release functions ignore.
+    """
+
+    __slots__ = ("_args", "_function")
+
+    def __init__(self, function: Callable[..., object], *args: object) -> None:
+        self._function: Callable[..., object] | None = function
+        self._args = args
+
+    @property
+    def alive(self) -> bool:
+        """Whether the function has yet to run."""
+        return self._function is not None
+
+    def __call__(self) -> None:
+        function, self._function = self._function, None
+        if function is not None:
+            function(*self._args)
 
 
 class Owned:
@@ -21,7 +47,7 @@ class Owned:
     it runs once, on ``close()`` or when the object is collected.
     """
 
-    _finalizer: weakref.finalize[..., Any]
+    _finalizer: Release | weakref.finalize[..., Any]
 
     def __init__(self, loop: Loop, state: LoopState) -> None:
         self._loop = loop

@@ -3,12 +3,12 @@ pollers have modules of their own)."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
-import weakref
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from . import _lib, _registry
-from ._owned import Owned
+from ._owned import Owned, Release
 from .errors import EALREADY, CadenceError, check
 
 if TYPE_CHECKING:
@@ -52,18 +52,23 @@ class Cancellable(Owned):
         state: LoopState,
         handle: _lib.CancellableHandle,
         key: int | None,
-        description: str,
+        description: str | Callable[[], str],
     ) -> None:
         super().__init__(loop, state)
         self._handle = handle
         self._key = key
+        #: A string, or a function that makes it (so that making one costs no formatting).
         self._description = description
         self._finalizer = self._make_finalizer(state, handle.id, key)
 
-    def _make_finalizer(
-        self, state: LoopState, handle_id: int, key: int | None
-    ) -> weakref.finalize[..., Any]:
-        return weakref.finalize(self, _release, state, handle_id)
+    def _make_finalizer(self, state: LoopState, handle_id: int, key: int | None) -> Release:
+        return Release(_release, state, handle_id)
+
+    def __del__(self) -> None:
+        # Releases the C handle of a collected object; at interpreter exit the module may be
+        # half torn down, and the process is ending anyway.
+        with contextlib.suppress(Exception):
+            self._finalizer()
 
     def cancel(self) -> bool:
         """Cancels, and says whether this call did it.
@@ -78,14 +83,15 @@ class Cancellable(Owned):
         Raises:
             BadHandle: the object or its loop is closed.
         """
-        what = f"{type(self).__name__}.cancel()"
-        self._require_open(what)
+        if self._state.closed or not self._finalizer.alive:
+            self._require_open(f"{type(self).__name__}.cancel()")
         code = int(_lib.lib.cadence_cancel(self._handle))
         if self._key is not None:
             _registry.unregister(self._key)
         if code == EALREADY:
             return False
-        check(code, what)
+        if code < 0:
+            check(code, f"{type(self).__name__}.cancel()")
         return True
 
     @property
@@ -122,18 +128,19 @@ class Cancellable(Owned):
             return "invalid"
 
     def __repr__(self) -> str:
-        return f"<cadence.{type(self).__name__} {self._status()} {self._description}>"
+        description = self._description
+        if not isinstance(description, str):
+            description = description()
+        return f"<cadence.{type(self).__name__} {self._status()} {description}>"
 
 
 class _CancelledOnClose(Cancellable):
     """A cancellable that the C layer cancels when its handle is released (a subscription, a
     countdown, a poller), but that the binding keeps going while only its Python object is gone."""
 
-    def _make_finalizer(
-        self, state: LoopState, handle_id: int, key: int | None
-    ) -> weakref.finalize[..., Any]:
+    def _make_finalizer(self, state: LoopState, handle_id: int, key: int | None) -> Release:
         assert key is not None
-        return weakref.finalize(self, _release_unless_active, state, handle_id, key)
+        return Release(_release_unless_active, state, handle_id, key)
 
     def cancel(self) -> bool:
         try:

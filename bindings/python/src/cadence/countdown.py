@@ -6,12 +6,12 @@ import asyncio
 import contextlib
 import functools
 import threading
-import weakref
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import _registry
 from ._async import AsyncStream, Channel
+from ._owned import Release
 from .cancellable import Cancellable, _CancelledOnClose, _release
 from .errors import BadHandle, CadenceError
 
@@ -210,11 +210,9 @@ class Countdown(_CancelledOnClose):
             self._progress.stream(), functools.partial(_cancel_quietly, self), f"of {self!r}"
         )
 
-    def _make_finalizer(
-        self, state: LoopState, handle_id: int, key: int | None
-    ) -> weakref.finalize[..., Any]:
+    def _make_finalizer(self, state: LoopState, handle_id: int, key: int | None) -> Release:
         assert key is not None
-        return weakref.finalize(self, _release_unless_running, self._progress, handle_id, key)
+        return Release(_release_unless_running, self._progress, handle_id, key)
 
     @property
     def deadline(self) -> float:

@@ -361,12 +361,16 @@ class Loop(LoopThreadMethods):
             UnknownMode: ``mode`` is not registered.
             BadHandle: the loop is closed.
         """
-        where = f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})"
+        # The hot path of the binding: messages are formatted only on error.
         after = _args.seconds(delay, "Loop.schedule()", "delay")
         _args.callback(callback, "Loop.schedule()")
         late = _args.seconds(tolerance, "Loop.schedule()", "tolerance")
         encoded = _args.mode(mode, "Loop.schedule()")
-        state = self._require_open(where)
+        state = self._state
+        if state.closed:
+            self._require_open(
+                f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})"
+            )
         key = _registry.register(state, callback, one_shot=True)
         out = _lib.CancellableHandle()
         code = int(
@@ -376,14 +380,14 @@ class Loop(LoopThreadMethods):
                 late,
                 encoded,
                 _registry.TICK_TRAMPOLINE,
-                ctypes.c_void_p(key),
+                key,
                 ctypes.byref(out),
             )
         )
         if code < 0:
             _registry.unregister(key)
-            check(code, where)
-        return ScheduledTimer(self, state, out, key, f"after {after!r} s in mode {mode!r}")
+            check(code, f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})")
+        return ScheduledTimer(self, state, out, key, lambda: f"after {after!r} s in mode {mode!r}")
 
     def countdown(
         self,
