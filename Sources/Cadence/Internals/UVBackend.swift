@@ -27,12 +27,10 @@ final class UVBackend: LoopClock {
         }
         timerFD = fd
         uv_poll_init(loop, poll, fd)
-        // Readable when the deadline has passed: drain the expiry count and end the loop's turn.
+        // Readable when the deadline has passed: end the loop's turn. The expiry count is not read:
+        // `sleep` re-arms the timerfd before every wait, and arming resets the count (so the fd is
+        // no longer readable), which saves a read(2) per wake-up.
         uv_poll_start(poll, Int32(UV_READABLE.rawValue)) { handle, _, _ in
-            var fd: uv_os_fd_t = -1
-            var expirations: UInt64 = 0
-            uv_fileno(UnsafeRawPointer(handle!).assumingMemoryBound(to: uv_handle_t.self), &fd)
-            _ = read(fd, &expirations, 8)
             uv_stop(handle!.pointee.loop)
         }
         uv_async_init(loop, async) { _ in }
@@ -42,8 +40,9 @@ final class UVBackend: LoopClock {
 
     func now() -> Nanoseconds { uv_hrtime() }
 
-    /// Arms the timerfd at `deadline` (absolute, so never early) and lets libuv wait for it or for
-    /// a wake-up. The caller re-checks with a fresh clock read (libuv issues 4773 and 1068).
+    /// Arms the timerfd at `deadline` (absolute, so never early; arming also clears an expiry of the
+    /// last deadline) and lets libuv wait for it or for a wake-up. The caller re-checks with a
+    /// fresh clock read (libuv issues 4773 and 1068).
     func sleep(until deadline: Nanoseconds) {
         guard deadline > uv_hrtime() else { return }
         var spec = itimerspec()
