@@ -24,7 +24,7 @@ struct TimerQueues {
     private var indexByName: [RunLoopMode: Int] = [.default: 0, .common: 1]
     /// Whether each mode is registered as common (`common` itself is not a mode to run in).
     private var isCommon = [true, false]
-    private var nextSequence: UInt64 = 0
+    private var nextSequence: UInt32 = 0
     /// Above every generation handed out so far: slots made after the table was emptied start
     /// here, so that no id of an earlier timer names them.
     private var nextGeneration: UInt32 = 1
@@ -133,7 +133,7 @@ struct TimerQueues {
             guard let next, next.key <= now else { return }
             heaps[source].removeFirst()
             // Only the entry taken is checked for staleness: it touches its slot anyway.
-            guard isLive(next) else {
+            guard isLive(next, in: source) else {
                 heaps[source].staleCount -= 1
                 continue
             }
@@ -176,19 +176,28 @@ struct TimerQueues {
 
     // MARK: Helpers
 
-    /// Whether a heap entry still stands for its timer: the slot holds it queued, under the
-    /// sequence of this very entry (sequences are never reused, so a later timer in the slot, or
-    /// a later enqueue of the same timer, does not match).
-    private func isLive(_ entry: TimerHeapEntry) -> Bool {
+    /// Whether an entry of `heap` still stands for its timer: the slot holds the timer queued
+    /// under this entry's sequence, in this heap, at this key. A later timer in the slot, or a
+    /// later enqueue of the same timer, has another sequence; sequences are kept to 32 bits, and
+    /// should a stale entry ever match all of this, it names the slot's timer at that timer's own
+    /// date, so taking it is still right (the timer's other entry then goes stale).
+    private func isLive(_ entry: TimerHeapEntry, in heap: Int) -> Bool {
         let index = Int(entry.slot)
-        return index < slots.count && slots[index].isQueued && slots[index].sequence == entry.sequence
+        guard index < slots.count, slots[index].isQueued, slots[index].sequence == entry.sequence else {
+            return false
+        }
+        let mode = Int(slots[index].modeIndex)
+        let tolerance = slots[index].tolerance
+        if tolerance == 0 { return heap == self.heap(mode, .exact) && entry.key == slots[index].fireDate }
+        if heap == self.heap(mode, .tolerant) { return entry.key == slots[index].fireDate }
+        return heap == self.heap(mode, .windows) && entry.key == slots[index].fireDate.saturatingAdd(tolerance)
     }
 
     private mutating func enqueue(_ slot: UInt32) {
         let index = Int(slot)
         let mode = Int(slots[index].modeIndex)
         let entry = TimerHeapEntry(key: slots[index].fireDate, sequence: nextSequence, slot: slot)
-        nextSequence &+= 1
+        nextSequence &+= 1  // wraps: see `TimerHeapEntry`
         slots[index].sequence = entry.sequence
         slots[index].isQueued = true
         let tolerance = slots[index].tolerance
@@ -227,7 +236,7 @@ struct TimerQueues {
 
     /// Drops stale entries from the top of a heap, so that its first entry is live.
     private mutating func dropStaleTop(_ heap: Int) {
-        while let top = heaps[heap].first, !isLive(top) {
+        while let top = heaps[heap].first, !isLive(top, in: heap) {
             heaps[heap].removeFirst()
             heaps[heap].staleCount -= 1
         }
@@ -239,7 +248,7 @@ struct TimerQueues {
         guard heaps[heap].staleCount > 32, heaps[heap].staleCount * 2 > heaps[heap].count else { return }
         var live = ContiguousArray<TimerHeapEntry>()
         live.reserveCapacity(heaps[heap].count - heaps[heap].staleCount)
-        for entry in heaps[heap].entries where isLive(entry) { live.append(entry) }
+        for entry in heaps[heap].entries where isLive(entry, in: heap) { live.append(entry) }
         heaps[heap].rebuild(from: live)
     }
 
@@ -263,10 +272,12 @@ struct TimerQueues {
 
     /// The latest live fire date not after `limit` in `mode`.
     private func latestFireDate(_ mode: Int, notAfter limit: Nanoseconds) -> Nanoseconds? {
-        switch (heaps[heap(mode, .exact)].latestKey(notAfter: limit) { isLive($0) },
-                heaps[heap(mode, .tolerant)].latestKey(notAfter: limit) { isLive($0) }) {
-        case let (exact?, tolerant?): max(exact, tolerant)
-        case let (exact, tolerant): exact ?? tolerant
+        let exact = heap(mode, .exact)
+        let tolerant = heap(mode, .tolerant)
+        switch (heaps[exact].latestKey(notAfter: limit) { isLive($0, in: exact) },
+                heaps[tolerant].latestKey(notAfter: limit) { isLive($0, in: tolerant) }) {
+        case let (exact?, tolerant?): return max(exact, tolerant)
+        case let (exact, tolerant): return exact ?? tolerant
         }
     }
 

@@ -18,7 +18,7 @@ struct TimerSlot {
     var tolerance: Nanoseconds = 0
     /// The sequence of the heap entries that currently stand for the timer; older entries of
     /// this slot are stale.
-    var sequence: UInt64 = 0
+    var sequence: UInt32 = 0
     /// Bumped when the timer ends, so that ids of the slot's earlier timers no longer match.
     var generation: UInt32
     var modeIndex: Int32 = 0

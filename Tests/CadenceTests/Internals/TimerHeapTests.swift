@@ -9,9 +9,9 @@ import Testing
         var rng = SplitMix(seed: seed)
         var heap = TimerHeap()
         var live: [TimerHeapEntry] = []
-        var stale = Set<UInt64>()
-        var sequence: UInt64 = 0
-        var popped: [UInt64] = []
+        var stale = Set<UInt32>()
+        var sequence: UInt32 = 0
+        var popped: [UInt32] = []
         for _ in 0..<3_000 {
             switch rng.next() % 8 {
             case 0, 1, 2, 3:
@@ -38,12 +38,25 @@ import Testing
         }
         #expect(!popped.isEmpty)
         let expected = live.sorted { $0.precedes($1) }.map(\.sequence)
-        var rest: [UInt64] = []
+        var rest: [UInt32] = []
         while let top = heap.first {
             heap.removeFirst()
             if !stale.contains(top.sequence) { rest.append(top.sequence) }
         }
         #expect(rest == expected)
+    }
+
+    /// Sequences are 32 bits and wrap; equal keys still come out in enqueue order across the wrap.
+    @Test func equalKeysKeepEnqueueOrderAcrossTheSequenceWrap() {
+        var heap = TimerHeap()
+        let sequences: [UInt32] = [0xFFFF_FFFE, 0xFFFF_FFFF, 0, 1]
+        for sequence in sequences.reversed() { heap.insert(TimerHeapEntry(key: 7, sequence: sequence, slot: 0)) }
+        var popped: [UInt32] = []
+        while let top = heap.first {
+            popped.append(top.sequence)
+            heap.removeFirst()
+        }
+        #expect(popped == sequences)
     }
 }
 
