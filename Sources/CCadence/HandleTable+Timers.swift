@@ -14,14 +14,7 @@ extension HandleTable {
         guard let loopIndex = Self.index(loopID, in: storage), storage.slots[loopIndex].kind == .loop,
               let object = storage.slots[loopIndex].object else { throw .badHandle }
         let loop = unsafeDowncast(object, to: Loop.self)  // only loops are stored as `.loop`
-        let index: Int
-        if let reused = storage.free.popLast() {
-            index = reused
-        } else {
-            index = storage.slots.count
-            storage.slots.append(Slot())
-        }
-        let id = UInt64(storage.slots[index].generation) << 32 | UInt64(index + 1)
+        let (index, id) = Self.reserve(in: &storage)
         do throws(CadenceError) {
             storage.slots[index].timer = try arm(loop, id)
         } catch {

@@ -29,18 +29,24 @@ final class HandleTable: @unchecked Sendable {
     /// Stores `object` and returns its new handle.
     func insert(_ object: AnyObject, kind: Kind, owner: UInt64) -> UInt64 {
         lock.withLock {
-            let index: Int
-            if let reused = storage.free.popLast() {
-                index = reused
-            } else {
-                index = storage.slots.count
-                storage.slots.append(Slot())
-            }
+            let (index, id) = Self.reserve(in: &storage)
             storage.slots[index].kind = kind
             storage.slots[index].owner = owner
             storage.slots[index].object = object
-            return UInt64(storage.slots[index].generation) << 32 | UInt64(index + 1)
+            return id
         }
+    }
+
+    /// Takes a free slot (or a new one) and returns its index and the id it will have.
+    static func reserve(in storage: inout Storage) -> (index: Int, id: UInt64) {
+        let index: Int
+        if let reused = storage.free.popLast() {
+            index = reused
+        } else {
+            index = storage.slots.count
+            storage.slots.append(Slot())
+        }
+        return (index, UInt64(storage.slots[index].generation) << 32 | UInt64(index + 1))
     }
 
     /// The object behind a live handle of `kind`, and the loop handle that owns it.
