@@ -33,9 +33,6 @@ public final class Loop: @unchecked Sendable {
     /// The thread started by `startThread`, and whether it has been asked to stop.
     private var ownThread: LoopThread?
     private var ownThreadStopping = false
-    /// Timers due in the pass being fired, reused so that a pass allocates nothing. Touched only by
-    /// the thread inside `run`, and `run` cannot be entered twice.
-    private var due: [TimerID] = []
 
     /// Creates a loop on libuv's monotonic clock.
     ///
@@ -306,10 +303,12 @@ public final class Loop: @unchecked Sendable {
     func disarm(_ id: TimerID) -> Bool {
         // Not `withLock` (see `firePass`); the action is released after the lock, because what
         // it captured may call into the loop when freed.
+        var action = TimerAction.idle
         lock.lock()
-        let action = queues.disarm(id)
+        let disarmed = queues.disarm(id, releasing: &action)
         lock.unlock()
-        return action != nil
+        withExtendedLifetime(action) {}
+        return disarmed
     }
 
     /// Waits until a callback of `id` that is running on the loop's thread has returned. Returns
@@ -320,11 +319,13 @@ public final class Loop: @unchecked Sendable {
 
     /// ``disarm(_:)`` and ``waitForCallback(of:)`` under one lock, for callers that hold no other.
     func disarmAndWait(_ id: TimerID) -> Bool {
+        var action = TimerAction.idle  // released after the lock, as in `disarm`
         lock.lock()
-        let action = queues.disarm(id)
+        let disarmed = queues.disarm(id, releasing: &action)
         waitForCallbackLocked(of: id)
         lock.unlock()
-        return action != nil
+        withExtendedLifetime(action) {}
+        return disarmed
     }
 
     private func waitForCallbackLocked(of id: TimerID) {
@@ -356,30 +357,33 @@ public final class Loop: @unchecked Sendable {
         return try queues.index(of: mode)
     }
 
-    /// Fires every timer due at `now` in `modeIndex`. The set is taken before the first callback,
-    /// so what a callback arms waits for a later pass (libuv issue 4245). One lock round trip per
-    /// timer: ending one callback and starting the next share it.
+    /// Fires every timer due at `now` in `modeIndex`, one lock round trip per timer (ending one
+    /// callback and starting the next share it). What a callback arms waits for a later pass
+    /// (libuv issue 4245).
     @discardableResult
+    @inline(never)  // a named frame in profiles; called once per pass
     private func firePass(modeIndex: Int, now: Nanoseconds) -> Int {
         var fired = 0
-        lock.withLock { queues.popDue(runningIn: modeIndex, now: now, into: &due) }
-        for id in due {
-            // Not `withLock`: returning the action through its generic result would allocate.
-            lock.lock()
+        // Not `withLock`: returning an action through its generic result would allocate.
+        lock.lock()
+        let pass = queues.beginPass(runningIn: modeIndex)
+        var due = TimerQueues.Fire()
+        while true {
             endCallbackLocked()
-            guard let (action, fireDate, skipped) = queues.fire(id, now: now) else {
-                lock.unlock()
-                continue
-            }
-            firing = id
+            guard queues.fireNext(in: pass, now: now, into: &due) else { break }
+            firing = due.id
             lock.unlock()
             fired += 1
-            action.run(TimerTick(fireDate: date(monotonic: fireDate),
-                             seconds: MonotonicClock.seconds(fireDate, offset: clock.epochOffset),
-                             skippedTicks: Int(clamping: skipped)))
+            due.action.run(TimerTick(fireDate: date(monotonic: due.fireDate),
+                                     seconds: MonotonicClock.seconds(due.fireDate, offset: clock.epochOffset),
+                                     skippedTicks: Int(clamping: due.skipped)))
+            // A fired one-shot's action is released here, outside the lock: what it captured may
+            // call into the loop when freed.
+            due.action = .idle
+            lock.lock()
         }
-        if fired > 0 { lock.withLock { endCallbackLocked() } }
-        due.removeAll(keepingCapacity: true)
+        queues.endPass()
+        lock.unlock()
         return fired
     }
 

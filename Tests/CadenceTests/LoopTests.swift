@@ -65,6 +65,28 @@ import Testing
         #expect(!v.loop.isClosed && !v.loop.isRunning)
     }
 
+    /// What a timer's action captured is freed outside the loop's lock, so its deinit may call
+    /// into the loop: after a one-shot fires, after a cancel, and when the loop closes.
+    @Test func actionsAreReleasedOutsideTheLoopsLock() throws {
+        final class CancelsOnDeinit {
+            let timer: ScheduledTimer
+            init(_ timer: ScheduledTimer) { self.timer = timer }
+            deinit { timer.cancel() }
+        }
+        let v = VirtualLoop()
+        let victims = try (0..<3).map { _ in try v.loop.schedule(after: 100) { _ in } }
+        try v.loop.schedule(after: 0.1) { [holder = CancelsOnDeinit(victims[0])] _ in _ = holder }
+        try v.loop.schedule(after: 0.1) { _ in }  // fired next in the same pass
+        try v.loop.run(for: 1)
+        #expect(victims[0].isCancelled && !victims[1].isCancelled)
+        let cancelled = try v.loop.schedule(after: 1) { [holder = CancelsOnDeinit(victims[1])] _ in _ = holder }
+        cancelled.cancel()
+        #expect(victims[1].isCancelled && !victims[2].isCancelled)
+        try v.loop.schedule(after: 1) { [holder = CancelsOnDeinit(victims[2])] _ in _ = holder }
+        try v.loop.close()
+        #expect(victims[2].isCancelled)
+    }
+
     @Test func closeCancelsEverythingAndLaterCallsFail() throws {
         let v = VirtualLoop()
         var fired = 0

@@ -1,17 +1,34 @@
 /// What a timer runs when it fires: a Swift closure, or a C callback kept as plain words, so that
 /// arming one for the C API allocates nothing (a closure capturing the C function and its
 /// arguments would need a heap context).
-package enum TimerAction {
-    case closure((TimerTick) -> Void)
-    case function(TimerFunction)
+///
+/// A struct with a closure that is always there and plain words, rather than an enum or an
+/// optional closure: releasing it is one release of the closure's context, where those are
+/// destroyed through the runtime's generic value witnesses (measured: about 150 instructions per
+/// fire).
+package struct TimerAction {
+    private let body: (TimerTick) -> Void
+    private let call: TimerFunction
+
+    /// A Swift closure.
+    static func closure(_ body: @escaping (TimerTick) -> Void) -> TimerAction {
+        TimerAction(body: body, call: TimerFunction(invoke: nil, function: nil, userdata: nil, source: 0))
+    }
+
+    /// A C callback.
+    static func function(_ call: TimerFunction) -> TimerAction {
+        TimerAction(body: { _ in }, call: call)
+    }
+
+    /// Does nothing: what a free slot holds.
+    static var idle: TimerAction { .closure { _ in } }
 
     @inline(__always)
     func run(_ tick: TimerTick) {
-        switch self {
-        case .closure(let body):
+        if let invoke = call.invoke, let function = call.function {
+            invoke(function, call.userdata, call.source, tick.fireDateSeconds, UInt64(tick.skippedTicks))
+        } else {
             body(tick)
-        case .function(let call):
-            call.invoke(call.function, call.userdata, call.source, tick.fireDateSeconds, UInt64(tick.skippedTicks))
         }
     }
 }
@@ -21,12 +38,12 @@ package enum TimerAction {
 package struct TimerFunction {
     package typealias Invoke = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer?, UInt64, Double, UInt64) -> Void
 
-    let invoke: Invoke
-    let function: UnsafeRawPointer
+    let invoke: Invoke?
+    let function: UnsafeRawPointer?
     let userdata: UnsafeMutableRawPointer?
     let source: UInt64
 
-    package init(invoke: Invoke, function: UnsafeRawPointer, userdata: UnsafeMutableRawPointer?, source: UInt64) {
+    package init(invoke: Invoke?, function: UnsafeRawPointer?, userdata: UnsafeMutableRawPointer?, source: UInt64) {
         self.invoke = invoke
         self.function = function
         self.userdata = userdata

@@ -28,7 +28,9 @@ struct TimerQueues {
     /// Above every generation handed out so far: slots made after the table was emptied start
     /// here, so that no id of an earlier timer names them.
     private var nextGeneration: UInt32 = 1
-    /// How many timers are armed, in all modes (including those taken for the pass being fired).
+    /// Entries of timers queued during the pass being fired, held out of their heaps until it ends.
+    private var deferred: [(entry: TimerHeapEntry, heap: Int)] = []
+    /// How many timers are armed, in all modes.
     private(set) var count = 0
 
     // MARK: Modes
@@ -73,6 +75,7 @@ struct TimerQueues {
         slots[index].missedTicks = missedTicks
         slots[index].modeIndex = Int32(modeIndex)
         slots[index].action = action
+        slots[index].isArmed = true
         count += 1
         enqueue(slot)
         return TimerID(slot: slot, generation: slots[index].generation)
@@ -83,10 +86,11 @@ struct TimerQueues {
         Int(id.slot) < slots.count && slots[Int(id.slot)].generation == id.generation
     }
 
-    /// Cancels an armed timer and returns its action, for the caller to release outside the lock
-    /// (what it captured may call back into the loop when freed); nil if `id` is not armed.
-    mutating func disarm(_ id: TimerID) -> TimerAction? {
-        guard isArmed(id) else { return nil }
+    /// Cancels an armed timer and moves its action to `action`, for the caller to release outside
+    /// the lock (what it captured may call back into the loop when freed); false if `id` is not
+    /// armed.
+    mutating func disarm(_ id: TimerID, releasing action: inout TimerAction) -> Bool {
+        guard isArmed(id) else { return false }
         let index = Int(id.slot)
         if slots[index].isQueued {
             slots[index].isQueued = false
@@ -98,50 +102,76 @@ struct TimerQueues {
                 noteStale(heap(mode, .windows))
             }
         }
-        return free(id.slot)
+        free(id.slot, releasing: &action)
+        return true
     }
 
-    /// Fires an armed timer at `now`: a repeating one moves to its next fire date and is queued
-    /// again, a one-shot ends. Returns its action, the fire date to report and the skipped grid
-    /// points; nil if `id` is no longer armed.
-    mutating func fire(_ id: TimerID, now: Nanoseconds)
-        -> (action: TimerAction, fireDate: Nanoseconds, skipped: UInt64)? {
-        guard isArmed(id) else { return nil }
-        let index = Int(id.slot)
-        let (fireDate, skipped) = slots[index].advance(now: now)
-        guard slots[index].interval > 0 else {
-            guard let action = free(id.slot) else { return nil }
-            return (action, fireDate, skipped)
-        }
-        guard let action = slots[index].action else { return nil }
-        enqueue(id.slot)
-        return (action, fireDate, skipped)
+    /// A pass in progress: the mode it runs in, whether common timers take part, and the first
+    /// sequence of the pass (timers queued from then on wait for the next pass).
+    struct Pass {
+        let mode: Int
+        let withCommon: Bool
+        let firstSequence: UInt32
     }
 
-    /// Removes and appends to `due`, in fire-date order (ties in scheduling order), every timer
-    /// eligible in `mode` whose fire date is not after `now`. They stay armed until fired.
-    mutating func popDue(runningIn mode: Int, now: Nanoseconds, into due: inout [TimerID]) {
-        let withCommon = isCommon[mode]
+    /// Starts a pass in `mode`. What is due is taken one timer at a time by ``fireNext(in:now:)``,
+    /// so each timer's slot is touched once; what a callback arms meanwhile waits for the next
+    /// pass (libuv issue 4245), as if the due set had been taken at the start.
+    func beginPass(runningIn mode: Int) -> Pass {
+        Pass(mode: mode, withCommon: isCommon[mode], firstSequence: nextSequence)
+    }
+
+    /// A timer taken to be fired: its action, the fire date to report and the grid points skipped.
+    /// (Filled in place rather than returned as an optional: the runtime destroys an optional
+    /// holding a closure through generic value witnesses, which cost more than the rest of a fire.)
+    struct Fire {
+        var id = TimerID(slot: 0, generation: 0)
+        var action = TimerAction.idle
+        var fireDate: Nanoseconds = 0
+        var skipped: UInt64 = 0
+    }
+
+    /// Takes the next timer of the pass due at `now` (in fire-date order, ties in scheduling
+    /// order) into `fire` and fires it: a repeating one moves to its next fire date and is queued
+    /// again, a one-shot ends. False when nothing more is due in this pass.
+    mutating func fireNext(in pass: Pass, now: Nanoseconds, into fire: inout Fire) -> Bool {
         while true {
-            var source = heap(mode, .exact)
+            var source = heap(pass.mode, .exact)
             var next = heaps[source].first
-            consider(heap(mode, .tolerant), &source, &next)
-            if withCommon {
+            consider(heap(pass.mode, .tolerant), &source, &next)
+            if pass.withCommon {
                 consider(heap(Self.commonIndex, .exact), &source, &next)
                 consider(heap(Self.commonIndex, .tolerant), &source, &next)
             }
-            guard let next, next.key <= now else { return }
+            guard let next, next.key <= now else { return false }
             heaps[source].removeFirst()
-            // Only the entry taken is checked for staleness: it touches its slot anyway.
             guard isLive(next, in: source) else {
-                heaps[source].staleCount -= 1
+                heaps[source].staleCount = max(0, heaps[source].staleCount - 1)
+                continue
+            }
+            if Int32(bitPattern: next.sequence &- pass.firstSequence) >= 0 {
+                deferred.append((next, source))  // queued during this pass
                 continue
             }
             let index = Int(next.slot)
             slots[index].isQueued = false
             if slots[index].tolerance > 0 { noteStale(source + Kind.windows.rawValue - Kind.tolerant.rawValue) }
-            due.append(TimerID(slot: next.slot, generation: slots[index].generation))
+            fire.id = TimerID(slot: next.slot, generation: slots[index].generation)
+            (fire.fireDate, fire.skipped) = slots[index].advance(now: now)
+            if slots[index].interval == 0 {
+                free(next.slot, releasing: &fire.action)
+                return true
+            }
+            fire.action = slots[index].action
+            enqueue(next.slot)
+            return true
         }
+    }
+
+    /// Ends a pass: the timers queued during it go back to their heaps.
+    mutating func endPass() {
+        for (entry, heap) in deferred where isLive(entry, in: heap) { heaps[heap].insert(entry) }
+        deferred.removeAll(keepingCapacity: true)
     }
 
     /// When to wake next while running in `mode`: let D be the earliest end of a tolerance
@@ -164,11 +194,12 @@ struct TimerQueues {
     mutating func removeAll() -> [TimerAction] {
         var actions: [TimerAction] = []
         for index in slots.indices {
-            if let action = slots[index].action { actions.append(action) }
+            if slots[index].isArmed { actions.append(slots[index].action) }
             nextGeneration = max(nextGeneration, slots[index].generation &+ 1)
         }
         slots.removeAll()
         freeSlots.removeAll()
+        deferred.removeAll()
         for index in heaps.indices { heaps[index] = TimerHeap() }
         count = 0
         return actions
@@ -210,11 +241,12 @@ struct TimerQueues {
         }
     }
 
-    /// Ends the timer in `slot` (no longer queued) and returns its action.
-    private mutating func free(_ slot: UInt32) -> TimerAction? {
+    /// Ends the timer in `slot` (no longer queued) and moves its action to `action`.
+    private mutating func free(_ slot: UInt32, releasing action: inout TimerAction) {
         let index = Int(slot)
-        let action = slots[index].action
-        slots[index].action = nil
+        swap(&action, &slots[index].action)
+        slots[index].action = .idle
+        slots[index].isArmed = false
         slots[index].generation &+= 1
         nextGeneration = max(nextGeneration, slots[index].generation &+ 1)
         freeSlots.append(slot)
@@ -228,7 +260,6 @@ struct TimerQueues {
             freeSlots.removeAll(keepingCapacity: true)
             for index in heaps.indices { heaps[index].removeAll() }
         }
-        return action
     }
 
     @inline(__always)
@@ -238,7 +269,7 @@ struct TimerQueues {
     private mutating func dropStaleTop(_ heap: Int) {
         while let top = heaps[heap].first, !isLive(top, in: heap) {
             heaps[heap].removeFirst()
-            heaps[heap].staleCount -= 1
+            heaps[heap].staleCount = max(0, heaps[heap].staleCount - 1)
         }
     }
 

@@ -25,8 +25,10 @@ struct TimerSlot {
     var missedTicks = MissedTickPolicy.skip
     /// Whether the timer has entries in its mode's heaps (false while it is being fired).
     var isQueued = false
-    /// Non-nil exactly while the slot holds an armed timer.
-    var action: TimerAction?
+    /// Whether the slot holds an armed timer.
+    var isArmed = false
+    /// The armed timer's action; ``TimerAction/idle`` otherwise.
+    var action = TimerAction.idle
 
     init(generation: UInt32 = 1) { self.generation = generation }
 
