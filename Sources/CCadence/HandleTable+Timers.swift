@@ -1,7 +1,7 @@
 import Cadence
 
-/// One-shot timers of the C API: the handle's slot holds the ``ScheduledTimer`` value itself, so
-/// arming one costs a slot in this table and nothing else of the C layer.
+/// One-shot timers of the C API: the handle's slot holds the timer's engine id, so arming one
+/// costs a slot in this table and nothing else of the C layer.
 extension HandleTable {
     /// Looks up the loop behind `loopID`, reserves a handle, and arms the timer that `arm` makes
     /// (given the loop and the new handle's id) in one critical section: no callback can see the
@@ -16,7 +16,7 @@ extension HandleTable {
         let loop = unsafeDowncast(object, to: Loop.self)  // only loops are stored as `.loop`
         let (index, id) = Self.reserve(in: &storage)
         do throws(CadenceError) {
-            storage.slots[index].timer = try arm(loop, id)
+            storage.slots[index].timer = try arm(loop, id).packedID
         } catch {
             storage.free.append(index)  // the id never escaped: the generation can stay
             throw error
@@ -30,15 +30,16 @@ extension HandleTable {
     func timer(_ id: UInt64) -> ScheduledTimer? {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = Self.index(id, in: storage), storage.slots[index].kind == .timer else { return nil }
-        return storage.slots[index].timer
+        guard let index = Self.index(id, in: storage), storage.slots[index].kind == .timer,
+              let loopIndex = Self.index(storage.slots[index].owner, in: storage),
+              let loop = storage.slots[loopIndex].object else { return nil }
+        return ScheduledTimer(loop: unsafeDowncast(loop, to: Loop.self), packedID: storage.slots[index].timer)
     }
 
     /// Frees a one-shot timer's handle, leaving the timer armed; false for any other handle.
     func removeTimer(_ id: UInt64) -> Bool {
         lock.withLock {
-            guard let index = Self.index(id, in: storage), storage.slots[index].kind == .timer,
-                  storage.slots[index].timer != nil else { return false }
+            guard let index = Self.index(id, in: storage), storage.slots[index].kind == .timer else { return false }
             Self.free(index, in: &storage)
             return true
         }

@@ -4,8 +4,9 @@ import Cadence
 /// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`. A stale, released or foreign id
 /// fails the look-up instead of reaching freed memory; 0 is "no handle".
 final class HandleTable: @unchecked Sendable {
-    /// A one-shot timer (`.timer`) is stored as its ``ScheduledTimer`` value, with no object of
-    /// its own; every other cancellable is a ``CancellableHandle``.
+    /// A one-shot timer (`.timer`) is stored as its engine id (``ScheduledTimer/packedID``), with
+    /// no object of its own (its loop is its owner's object); every other cancellable is a
+    /// ``CancellableHandle``.
     enum Kind: UInt8 { case loop, publisher, cancellable, timer }
 
     struct Slot {
@@ -13,7 +14,7 @@ final class HandleTable: @unchecked Sendable {
         var kind = Kind.loop
         var owner: UInt64 = 0     // the loop handle this object belongs to (0 for a loop)
         var object: AnyObject?
-        var timer: ScheduledTimer?
+        var timer: UInt64 = 0
     }
 
     struct Storage {
@@ -85,7 +86,7 @@ final class HandleTable: @unchecked Sendable {
                 if let object = storage.slots[index].object {
                     removed.append(object)
                     Self.free(index, in: &storage)
-                } else if storage.slots[index].timer != nil {
+                } else if storage.slots[index].kind == .timer {
                     Self.free(index, in: &storage)
                 }
             }
@@ -102,7 +103,8 @@ final class HandleTable: @unchecked Sendable {
 
     static func free(_ index: Int, in storage: inout Storage) {
         storage.slots[index].object = nil
-        storage.slots[index].timer = nil
+        storage.slots[index].timer = 0
+        storage.slots[index].kind = .loop
         storage.slots[index].owner = 0
         // Generation 0 is never issued, so a zeroed id cannot match a slot.
         storage.slots[index].generation = storage.slots[index].generation &+ 1 == 0 ? 1 : storage.slots[index].generation &+ 1

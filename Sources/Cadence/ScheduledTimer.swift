@@ -74,6 +74,15 @@ public struct ScheduledTimer: Cancellable, Hashable, Sendable {
         self.id = id
     }
 
+    /// The timer's id as one number, for the C layer to keep without the loop reference.
+    package var packedID: UInt64 { UInt64(id.slot) << 32 | UInt64(id.generation) }
+
+    /// The timer of `loop` whose ``packedID`` is `packedID`.
+    package init(loop: Loop, packedID: UInt64) {
+        self.init(loop: loop, id: TimerID(slot: UInt32(truncatingIfNeeded: packedID >> 32),
+                                          generation: UInt32(truncatingIfNeeded: packedID)))
+    }
+
     /// Prevents any further fire. From another thread, waits for an action of this timer that is
     /// running to return, so no action starts or runs once it returns; from inside the timer's own
     /// action (on the loop's thread), returns at once.
