@@ -1,10 +1,12 @@
-"""Ctrl-C: ``Loop.run`` on the main thread runs a real loop in slices and turns SIGINT into
-KeyboardInterrupt; the slices keep the loop's semantics."""
+"""Ctrl-C: ``Loop.run`` on the main thread is woken by signals (through CPython's wake-up fd, or
+in slices when that fd is taken) and turns SIGINT into KeyboardInterrupt; neither changes the
+loop's semantics."""
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -80,7 +82,7 @@ def test_ctrl_c_stops_a_long_run(tmp_path: Path, case: str) -> None:
     assert stderr.rstrip().endswith("KeyboardInterrupt"), stderr
     assert "Exception ignored" not in stderr
     assert stdout == ""
-    assert took < 1.5  # one slice (0.1 s) plus the child's exit, on a loaded machine
+    assert took < 1.5  # the child's exit, on a loaded machine
 
 
 def test_a_custom_sigint_handler_is_left_alone_and_runs_during_the_run(
@@ -135,11 +137,14 @@ def test_the_default_handler_is_back_after_every_run(loop: cadence.Loop) -> None
     assert worker_saw == [signal.default_int_handler]  # other threads get no signals
 
 
-def test_a_sliced_run_keeps_the_grid_and_counts_no_slice_as_a_wakeup(loop: cadence.Loop) -> None:
+def test_a_main_thread_run_is_one_call_into_c_and_keeps_the_grid(loop: cadence.Loop) -> None:
+    returns = _running._watcher.returns if _running._watcher else 0
     started = time.monotonic()
-    loop.run(0.35)  # idle: slices only
+    loop.run(0.35)  # idle
     assert time.monotonic() - started >= 0.35
-    assert loop.wakeups == 0  # slice boundaries are not timer wake-ups
+    assert _running._watcher is not None
+    assert _running._watcher.returns == returns + 1  # no slices
+    assert loop.wakeups == 0
 
     ticks: list[Tick] = []
     publisher = loop.publish(0.03)
@@ -155,8 +160,32 @@ def test_a_sliced_run_keeps_the_grid_and_counts_no_slice_as_a_wakeup(loop: caden
     assert loop.wakeups <= len(ticks)
 
 
+def test_with_the_wakeup_fd_taken_a_run_falls_back_to_slices(loop: cadence.Loop) -> None:
+    """asyncio keeps the wake-up fd while its loop runs; a run then goes in slices, Ctrl-C still
+    ends it, and the other fd is left in place."""
+    theirs, other_end = socket.socketpair()
+    theirs.setblocking(False)
+    previous = signal.set_wakeup_fd(theirs.fileno())
+    try:
+        returns = _running._watcher.returns if _running._watcher else 0
+        kill = threading.Timer(0.15, os.kill, (os.getpid(), signal.SIGINT))
+        kill.start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            loop.run(5.0)
+        kill.join()
+        assert time.monotonic() - started < 1.5
+        assert signal.set_wakeup_fd(theirs.fileno()) == theirs.fileno()  # still theirs
+        assert (_running._watcher.returns if _running._watcher else 0) == returns  # sliced
+    finally:
+        signal.set_wakeup_fd(previous)
+        theirs.close()
+        other_end.close()
+
+
 def test_the_loop_is_busy_between_slices_too(loop: cadence.Loop) -> None:
-    """Between two slices C is not running the loop; the binding still treats it as running."""
+    """Between two calls into C (after a signal, or between slices) C is not running the loop;
+    the binding still treats it as running."""
     refused: list[str] = []
     stop = threading.Event()
 
@@ -187,7 +216,7 @@ def test_the_loop_is_busy_between_slices_too(loop: cadence.Loop) -> None:
     assert not loop.has_thread
 
 
-def test_stop_ends_a_sliced_run_from_any_thread(loop: cadence.Loop) -> None:
+def test_stop_ends_a_run_from_any_thread(loop: cadence.Loop) -> None:
     for delay in (0.05, 0.1, 0.2, 0.25):
         stopper = threading.Timer(delay, loop.stop)
         stopper.start()

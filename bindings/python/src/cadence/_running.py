@@ -1,13 +1,25 @@
-"""Running a loop from Python: in slices on the main thread, so that Ctrl-C is seen, and the SIGINT
-handler that stops a run."""
+"""Running a loop from Python on the main thread so that Ctrl-C is seen, and the SIGINT handler
+that stops a run.
+
+CPython runs signal handlers only between bytecodes of the main thread, and ``cadence_loop_run``
+sleeps in libuv, which retries its wait after a signal. So while the main thread is inside C, the
+signal must also stop the C loop: CPython writes every signal it handles to the file descriptor
+given to :func:`signal.set_wakeup_fd`, and a watcher thread reading it calls ``cadence_loop_stop``
+(safe from any thread). The C call returns, CPython runs the Python handler, and the run either
+ends (the handler stopped or interrupted it) or goes on for the time left. When the wake-up fd is
+already taken (asyncio sets one while its loop runs), the run falls back to slices of at most
+``step`` seconds, between which pending handlers run.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
 import math
+import os
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from types import FrameType
 
@@ -45,11 +57,92 @@ def run_in_slices(state: _registry.LoopState, mode: bytes, seconds: float, step:
         step = min(left, step)
 
 
+class _SignalWatcher:
+    """The reading end of the wake-up fd, on a daemon thread of its own (one per process), and
+    the main thread's run in C that a signal must stop."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()  # a forked child needs a watcher thread of its own
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.write_fd, False)  # set_wakeup_fd requires it
+        #: The run inside ``cadence_loop_run`` on the main thread (the innermost), if any.
+        self.current: _registry.LoopState | None = None
+        #: Counts the main thread's returns from ``cadence_loop_run``.
+        self.returns = 0
+        threading.Thread(target=self._watch, name="cadence-signals", daemon=True).start()
+
+    def _watch(self) -> None:
+        while True:
+            try:
+                if not os.read(self.read_fd, 512):
+                    return
+            except OSError:
+                return
+            state, returns = self.current, self.returns
+            # Until that C call returns: a signal that came just before it started would
+            # otherwise wait for the end of the run.
+            while state is not None and self.current is state and self.returns == returns:
+                _lib.lib.cadence_loop_stop(state.handle)
+                time.sleep(0.001)
+
+    def run(self, state: _registry.LoopState, mode: bytes, seconds: float) -> int:
+        """Runs the C loop for ``seconds`` of its clock, going on after a signal whose handler
+        did not stop the run; returns the C code."""
+        if not (math.isfinite(seconds) and seconds > 0):
+            return int(_lib.lib.cadence_loop_run(state.handle, mode, seconds))  # C judges it
+        end = _now(state) + seconds
+        left = seconds
+        while True:
+            outer, self.current = self.current, state
+            try:
+                # Checked once the watcher can see this run: a handler that ran before stopped it.
+                if state.stopping:
+                    return 0
+                code = int(_lib.lib.cadence_loop_run(state.handle, mode, left))
+            finally:
+                self.returns += 1
+                self.current = outer
+            if code != 0 or state.stopping:
+                return code
+            left = end - _now(state)
+            if left <= 0:
+                return 0
+
+
+_watcher: _SignalWatcher | None = None
+
+
+@contextlib.contextmanager
+def _signals_wake() -> Iterator[_SignalWatcher | None]:
+    """Points CPython's wake-up fd at the watcher for the ``with`` block; yields None (and
+    changes nothing) if another wake-up fd is set or signals cannot be set up here."""
+    global _watcher
+    if _watcher is None or _watcher.pid != os.getpid():
+        _watcher = _SignalWatcher()
+    try:
+        previous = signal.set_wakeup_fd(_watcher.write_fd, warn_on_full_buffer=False)
+    except ValueError:  # not the main interpreter
+        yield None
+        return
+    if previous not in (-1, _watcher.write_fd):  # someone else's (asyncio's): leave it theirs
+        signal.set_wakeup_fd(previous)
+        yield None
+        return
+    try:
+        yield _watcher
+    finally:
+        signal.set_wakeup_fd(previous)
+
+
 def run(state: _registry.LoopState, mode: bytes, seconds: float, step: float) -> int:
-    """One :meth:`Loop.run` in C: in slices on the main thread of a real loop, so that signal
-    handlers run (a virtual loop does not sleep, and other threads get no signals)."""
+    """One :meth:`Loop.run` in C. On the main thread a real loop is woken by signals (see the
+    module's notes), or runs in slices of ``step`` seconds when the wake-up fd is taken; a
+    virtual loop does not sleep, and other threads get no signals."""
     if state.virtual or threading.current_thread() is not threading.main_thread():
         return int(_lib.lib.cadence_loop_run(state.handle, mode, seconds))
+    with _signals_wake() as watcher:
+        if watcher is not None:
+            return watcher.run(state, mode, seconds)
     return run_in_slices(state, mode, seconds, step)
 
 

@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 
 __all__ = ["RUN_SLICE", "Loop"]
 
-#: The longest stretch of its clock, in seconds, that :meth:`Loop.run` on the main thread spends
-#: inside one ``cadence_loop_run`` call: a longer run is a series of such calls, so that Python
-#: can run its signal handlers (Ctrl-C) in between. Each boundary wakes the thread once.
+#: When another wake-up fd is set (see :meth:`Loop.run`): the longest stretch of its clock, in
+#: seconds, that :meth:`Loop.run` on the main thread spends inside one ``cadence_loop_run`` call;
+#: a longer run is a series of such calls, so that Python can run its signal handlers (Ctrl-C) in
+#: between. Each boundary wakes the thread once.
 RUN_SLICE = 0.1
 
 
@@ -110,14 +111,16 @@ class Loop(LoopThreadMethods):
         a timer armed during a pass waits for a later pass. On a virtual loop the clock advances
         by ``seconds`` at once, stepping through every wake-up on the way, and nothing sleeps.
 
-        Ctrl-C: on the main thread, a real loop runs in slices of at most :data:`RUN_SLICE`
-        seconds (0.1), so that SIGINT is seen within a slice; while it runs, Python's default
-        SIGINT handler is replaced by one that stops the loop, and ``run`` then raises
-        KeyboardInterrupt (raised in a callback, it comes out of ``run`` like any exception of
-        a callback). A custom SIGINT handler is left alone and runs between slices. Slicing
-        keeps every timer's grid; the only visible trace is that the thread wakes at each slice
-        boundary (not counted in :attr:`wakeups`) and fires there what is already due, which a
-        timer with tolerance may take as its wake-up.
+        Ctrl-C: on the main thread, a signal wakes a real loop (through CPython's wake-up fd,
+        :func:`signal.set_wakeup_fd`) so that its Python handler runs at once; while the loop
+        runs, Python's default SIGINT handler is replaced by one that stops the loop, and ``run``
+        then raises KeyboardInterrupt (raised in a callback, it comes out of ``run`` like any
+        exception of a callback). A custom SIGINT handler is left alone, runs when the signal
+        arrives, and the run goes on. If another wake-up fd is set (asyncio's, while its loop
+        runs), it is left alone and the loop runs in slices of at most :data:`RUN_SLICE` seconds
+        (0.1) instead: every timer keeps its grid; the thread wakes at each slice boundary (not
+        counted in :attr:`wakeups`) and fires there what is already due, which a timer with
+        tolerance may take as its wake-up.
 
         Args:
             seconds: how long to run, a float >= 0 (0 fires what is due and returns).
