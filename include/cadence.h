@@ -272,9 +272,11 @@ CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *
 
 /* Cancels a subscription, a connection, a one-shot timer, a countdown or a poller. Once it
  * returns, no callback for it starts; called from another thread while one of its callbacks runs
- * on the loop's thread, it waits for that callback to return (so do not call it from another
- * thread while holding a lock that the callback takes). Safe inside callbacks, including the one
- * cancelled, where it returns at once.
+ * on the loop's thread, it waits for that callback to return (for a subscription: for the tick
+ * being delivered, which may be another subscriber's callback of the same publisher), and not for
+ * later ones; so do not call it from another thread while holding a lock that those callbacks
+ * take. A second cancel returns at once. Safe inside callbacks, including the one cancelled,
+ * where it returns at once.
  * Errors: CADENCE_EALREADY (already cancelled, or a one-shot that has fired), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
 

@@ -30,6 +30,10 @@ public final class Loop: @unchecked Sendable {
     /// and how many threads wait.
     private var firing: TimerID?
     private var callbackWaiters = 0
+    /// Counts callbacks started, so that a waiter waits for the callback running when it came, not
+    /// for later ones of the same timer (which a busy repeating timer would start before the
+    /// waiter's thread got to run again).
+    private var callbacksStarted: UInt64 = 0
     /// The thread started by `startThread`, and whether it has been asked to stop.
     private var ownThread: LoopThread?
     private var ownThreadStopping = false
@@ -330,8 +334,9 @@ public final class Loop: @unchecked Sendable {
 
     private func waitForCallbackLocked(of id: TimerID) {
         guard firing == id, pthread_equal(runningThread, pthread_self()) == 0 else { return }
+        let running = callbacksStarted
         callbackWaiters += 1
-        while firing == id { lock.wait() }
+        while firing == id && callbacksStarted == running { lock.wait() }
         callbackWaiters -= 1
     }
 
@@ -372,6 +377,7 @@ public final class Loop: @unchecked Sendable {
             endCallbackLocked()
             guard queues.fireNext(in: pass, now: now, into: &due) else { break }
             firing = due.id
+            callbacksStarted &+= 1
             lock.unlock()
             fired += 1
             due.action.run(TimerTick(fireDate: date(monotonic: due.fireDate),

@@ -87,6 +87,23 @@ import Testing
         #expect(victims[2].isCancelled)
     }
 
+    /// Past 2⁶³ ns (292 years) a virtual clock still reads forward; at its end (584 years) it
+    /// stops, and a timer whose next fire date saturated there never fires again.
+    @Test func aVirtualClockPushedToItsEndStaysSane() throws {
+        let v = VirtualLoop()
+        try v.loop.advanceClock(by: 1e10)
+        #expect(v.loop.now.timeIntervalSince1970 == 1e10)
+        var dates: [Double] = []
+        try v.loop.schedule(after: 1, interval: 7e9) { dates.append($0.fireDate.timeIntervalSince1970) }
+        for _ in 0..<4 { try v.loop.run(for: 1e10) }
+        #expect(dates.count >= 2)
+        #expect(dates.allSatisfy { $0 > 0 })
+        #expect(zip(dates, dates.dropFirst()).allSatisfy { $0 < $1 })
+        let fired = dates.count
+        try v.loop.run(for: 1e10)  // the clock is at its end: nothing more is due
+        #expect(dates.count == fired)
+    }
+
     @Test func closeCancelsEverythingAndLaterCallsFail() throws {
         let v = VirtualLoop()
         var fired = 0

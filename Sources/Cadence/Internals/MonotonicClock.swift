@@ -22,12 +22,22 @@ enum MonotonicClock {
     /// Seconds since the Unix epoch of a monotonic reading, computed without going through `Date`
     /// (exact for virtual clocks, which start at 0).
     static func seconds(_ monotonic: Nanoseconds, offset: Int64 = epochOffset) -> Double {
-        Double(Int64(bitPattern: monotonic) &+ offset) / 1e9
+        nanosecondsSinceEpoch(monotonic, offset: offset) / 1e9
     }
 
     /// The date of a monotonic reading, for a clock whose epoch offset is `offset`.
     static func date(_ monotonic: Nanoseconds, offset: Int64 = epochOffset) -> Date {
-        Date(timeIntervalSince1970: Double(Int64(bitPattern: monotonic) &+ offset) / 1e9)
+        Date(timeIntervalSince1970: nanosecondsSinceEpoch(monotonic, offset: offset) / 1e9)
+    }
+
+    /// An exact integer sum while it fits in 64 bits (short of 292 years of clock, so always but
+    /// for a virtual clock pushed that far), else the nearest double.
+    private static func nanosecondsSinceEpoch(_ monotonic: Nanoseconds, offset: Int64) -> Double {
+        if monotonic <= UInt64(Int64.max) {
+            let (sum, overflow) = Int64(monotonic).addingReportingOverflow(offset)
+            if !overflow { return Double(sum) }
+        }
+        return Double(monotonic) + Double(offset)
     }
 
     /// The monotonic reading at which a clock with epoch offset `offset` shows `date`

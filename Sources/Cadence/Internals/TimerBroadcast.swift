@@ -153,7 +153,9 @@ final class TimerBroadcast: @unchecked Sendable {
             if autoconnects && subscribers.isEmpty { _ = disconnectLocked(final: false) }
             return true
         }
-        waitForDelivery(id)
+        // Only a subscriber that was still there can have a callback starting: one removed
+        // before (a second cancel, a release after a cancel) returns at once.
+        if changed { waitForDelivery(id) }
         return changed
     }
 

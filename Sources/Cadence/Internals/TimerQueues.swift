@@ -25,13 +25,16 @@ struct TimerQueues {
     /// Whether each mode is registered as common (`common` itself is not a mode to run in).
     private var isCommon = [true, false]
     private var nextSequence: UInt32 = 0
-    /// Above every generation handed out so far: slots made after the table was emptied start
-    /// here, so that no id of an earlier timer names them.
-    private var nextGeneration: UInt32 = 1
+    /// After every generation handed out so far (in wrapping order): slots made after the table
+    /// was emptied start here, so that no id of an earlier timer names them until the counter
+    /// has gone all the way round (2³² generations later).
+    private var nextGeneration: UInt32
     /// Entries of timers queued during the pass being fired, held out of their heaps until it ends.
     private var deferred: [(entry: TimerHeapEntry, heap: Int)] = []
     /// How many timers are armed, in all modes.
     private(set) var count = 0
+
+    init(firstGeneration: UInt32 = 1) { nextGeneration = firstGeneration }
 
     // MARK: Modes
 
@@ -143,7 +146,8 @@ struct TimerQueues {
                 consider(heap(Self.commonIndex, .exact), &source, &next)
                 consider(heap(Self.commonIndex, .tolerant), &source, &next)
             }
-            guard let next, next.key <= now else { return false }
+            // A fire date that saturated (a virtual clock pushed ~584 years) is never due.
+            guard let next, next.key <= now, next.key != .max else { return false }
             heaps[source].removeFirst()
             guard isLive(next, in: source) else {
                 heaps[source].staleCount = max(0, heaps[source].staleCount - 1)
@@ -195,7 +199,7 @@ struct TimerQueues {
         var actions: [TimerAction] = []
         for index in slots.indices {
             if slots[index].isArmed { actions.append(slots[index].action) }
-            nextGeneration = max(nextGeneration, slots[index].generation &+ 1)
+            noteGeneration(slots[index].generation)
         }
         slots.removeAll()
         freeSlots.removeAll()
@@ -206,6 +210,12 @@ struct TimerQueues {
     }
 
     // MARK: Helpers
+
+    /// Moves ``nextGeneration`` past `generation` if it is not already: compared as serial numbers
+    /// (RFC 1982), so that the counter keeps going when it wraps.
+    private mutating func noteGeneration(_ generation: UInt32) {
+        if Int32(bitPattern: generation &- nextGeneration) >= 0 { nextGeneration = generation &+ 1 }
+    }
 
     /// Whether an entry of `heap` still stands for its timer: the slot holds the timer queued
     /// under this entry's sequence, in this heap, at this key. A later timer in the slot, or a
@@ -248,7 +258,7 @@ struct TimerQueues {
         slots[index].action = .idle
         slots[index].isArmed = false
         slots[index].generation &+= 1
-        nextGeneration = max(nextGeneration, slots[index].generation &+ 1)
+        noteGeneration(slots[index].generation)
         freeSlots.append(slot)
         count -= 1
         if count == 0 {

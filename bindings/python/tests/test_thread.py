@@ -274,3 +274,46 @@ def test_calls_from_other_threads_are_not_counted_as_wakeups(loop: cadence.Loop)
     worker.join(timeout=10.0)
     assert fired.is_set()
     assert loop.wakeups == 1  # the one timer; the five calls were not wake-ups to fire timers
+
+
+CLOSE_DURING_SLOW_DELIVERIES = """
+import time, cadence
+running = [0]
+def slow(tick):
+    running[0] += 1
+    time.sleep(0.05)
+    running[0] -= 1
+loop = cadence.Loop()
+publisher = loop.publish(0.01)
+connection = publisher.connect()
+busy = [publisher.sink(slow) for _ in range(2)]  # every delivery outlasts the interval
+cancelled = publisher.sink(lambda tick: None)
+cancelled.cancel()
+holder = publisher.sink(lambda tick, keep=cancelled: None)  # the last reference to it
+del cancelled
+loop.start_thread()
+while not running[0]:
+    time.sleep(0.001)
+holder.close()  # frees the cancelled subscription too, whose release goes to C
+print("closed", flush=True)
+loop.stop_thread()
+loop.close()
+"""
+
+
+def test_closing_during_slow_deliveries_returns(tmp_path: Path) -> None:
+    """Closing a subscription waits only for the tick being delivered, not for every later one
+    of a timer that is always busy, and frees what its callback held outside the binding's lock
+    (a release that waits in C while holding it would block the deliveries it waits for)."""
+    script = tmp_path / "close_during_slow_deliveries.py"
+    script.write_text(CLOSE_DURING_SLOW_DELIVERIES)
+    source = str(Path(cadence.__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        env={**os.environ, "PYTHONPATH": source},
+        capture_output=True,
+        text=True,
+        timeout=10,  # about 1 s; a cancel waiting for a quiet moment took 15 s and more
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "closed\n"

@@ -251,7 +251,10 @@ def _drop(key: int) -> _Entry | None:
 def unregister(key: int) -> None:
     """Drops an entry; a missing key is fine."""
     with _lock:
-        _drop(key)
+        entry = _drop(key)
+    # Freed here, after the lock: the callback may hold the last reference to a subscription
+    # whose release waits in C for a tick being delivered, and that delivery needs the lock.
+    del entry
 
 
 def is_registered(key: int) -> bool:
@@ -263,12 +266,13 @@ def is_registered(key: int) -> bool:
 def unregister_loop(state: LoopState) -> None:
     """Drops every entry of a loop (when it closes) and ends its asyncio channels."""
     with _lock:
-        for key in list(state.keys):
-            _drop(key)
+        dropped = [_drop(key) for key in list(state.keys)]
         state.keys.clear()
         table = _table(state)
         if table is not None:
+            dropped += table.entries.values()
             table.entries.clear()
+    del dropped  # freed after the lock, as in `unregister`
     for listener in list(state.listeners):
         listener.end()
 
