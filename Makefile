@@ -55,7 +55,7 @@ sanitize: deps-test
 	ctest --test-dir $(BUILD)-tsan --output-on-failure
 	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests'
 
-# The timer benchmarks beside the peers in ../shared/peers (about 8 minutes; tables on stdout).
+# The timer benchmarks beside the peers in ../shared/peers (about 6 minutes; tables on stdout).
 # docs/BENCHMARKS.md explains the figures; Benchmarks/profile.py counts instructions per operation.
 bench: deps c-build
 	CADENCE_BUILD_DIR=$(abspath $(BUILD)) Benchmarks/run
