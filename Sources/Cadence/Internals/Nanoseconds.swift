@@ -23,9 +23,9 @@ extension UInt64 {
 /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinities, negative values, or zero when
 ///   `allowZero` is false. Values beyond about 584 years saturate.
 func nanoseconds(fromSeconds seconds: Double, allowZero: Bool) throws(CadenceError) -> Nanoseconds {
-    guard seconds.isFinite, seconds >= 0, allowZero || seconds > 0 else {
-        throw .invalidArgument
-    }
-    let ns = (seconds * 1e9).rounded(.up)
-    return ns >= 1.8e19 ? .max : Nanoseconds(ns)
+    // The usual case first, in one range test (false for NaN and infinities).
+    if seconds > 0 && seconds < 1.8e10 { return Nanoseconds((seconds * 1e9).rounded(.up)) }
+    if seconds == 0 && allowZero { return 0 }
+    if seconds >= 1.8e10 && seconds.isFinite { return .max }
+    throw .invalidArgument
 }
