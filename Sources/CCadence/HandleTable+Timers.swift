@@ -7,6 +7,7 @@ extension HandleTable {
     /// (given the loop and the new handle's id) in one critical section: no callback can see the
     /// handle before it names its timer, and a loop destroyed meanwhile fails the look-up or makes
     /// `arm` throw ``CadenceError/badHandle``. Lock order: this table's, then the loop's.
+    @inline(__always)
     func insertTimer(loop loopID: UInt64,
                      _ arm: (Loop, UInt64) throws(CadenceError) -> ScheduledTimer) throws(CadenceError) -> UInt64 {
         lock.lock()
