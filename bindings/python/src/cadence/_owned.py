@@ -47,6 +47,9 @@ class Owned:
     it runs once, on ``close()`` or when the object is collected.
     """
 
+    # Slots: a loop may own hundreds of thousands of these; subclasses that add state keep a dict.
+    __slots__ = ("__weakref__", "_finalizer", "_loop", "_state")
+
     _finalizer: Release | weakref.finalize[..., Any]
 
     def __init__(self, loop: Loop, state: LoopState) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from . import _lib, _registry
 from ._owned import Owned, Release
@@ -46,18 +46,20 @@ class Cancellable(Owned):
     callback being cancelled).
     """
 
+    __slots__ = ("_description", "_handle", "_key")
+
     def __init__(
         self,
         loop: Loop,
         state: LoopState,
         handle: _lib.CancellableHandle,
         key: int | None,
-        description: str | Callable[[], str],
+        description: str | tuple[str, tuple[object, ...]],
     ) -> None:
         super().__init__(loop, state)
         self._handle = handle
         self._key = key
-        #: A string, or a function that makes it (so that making one costs no formatting).
+        #: A string, or a format and its arguments (so that making one costs no formatting).
         self._description = description
         self._finalizer = self._make_finalizer(state, handle.id, key)
 
@@ -130,13 +132,15 @@ class Cancellable(Owned):
     def __repr__(self) -> str:
         description = self._description
         if not isinstance(description, str):
-            description = description()
+            description = description[0].format(*description[1])
         return f"<cadence.{type(self).__name__} {self._status()} {description}>"
 
 
 class _CancelledOnClose(Cancellable):
     """A cancellable that the C layer cancels when its handle is released (a subscription, a
     countdown, a poller), but that the binding keeps going while only its Python object is gone."""
+
+    __slots__ = ()
 
     def _make_finalizer(self, state: LoopState, handle_id: int, key: int | None) -> Release:
         assert key is not None
@@ -172,6 +176,8 @@ class Subscription(_CancelledOnClose):
     *not* cancel it, because the binding keeps its callback. :meth:`close` cancels it.
     """
 
+    __slots__ = ()
+
 
 class Connection(Cancellable):
     """What :meth:`TimerPublisher.connect` returns: cancel it to stop the timer for good.
@@ -180,6 +186,8 @@ class Connection(Cancellable):
     Combine's ``connect()`` returns, closing it or dropping it does *not* stop the timer; only
     :meth:`cancel` (or leaving a ``with`` block, or closing the loop) does.
     """
+
+    __slots__ = ()
 
     def close(self) -> None:
         """Releases the handle; the timer keeps running. Closing twice does nothing."""
@@ -193,6 +201,8 @@ class ScheduledTimer(Cancellable):
     *not* cancel the timer (``cadence_cancellable_release`` leaves a scheduled timer armed); the
     callback is kept until it fires, is cancelled, or the loop closes.
     """
+
+    __slots__ = ()
 
     def close(self) -> None:
         """Releases the handle; a pending callback still fires. Closing twice does nothing."""

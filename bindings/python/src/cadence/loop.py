@@ -390,7 +390,7 @@ class Loop(LoopThreadMethods):
         if code < 0:
             _registry.unregister(key)
             check(code, f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})")
-        return ScheduledTimer(self, state, out, key, lambda: f"after {after!r} s in mode {mode!r}")
+        return ScheduledTimer(self, state, out, key, ("after {!r} s in mode {!r}", (after, mode)))
 
     def countdown(
         self,
