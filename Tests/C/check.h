@@ -66,4 +66,17 @@ static inline double timing_slack(void) {
                                              #actual, #expected, a_, e_);                 \
     } while (0)
 
+/* Subscribes `fn` to an autoconnect publisher of a new timer (`interval`, `tolerance`, `mode`),
+ * so the timer starts now; returns the subscription. The publisher handles stay with the loop
+ * until it is destroyed, as the tests' other handles do. */
+static inline cadence_cancellable subscribe_autoconnect(cadence_loop loop, double interval, double tolerance,
+                                                        const char *mode, cadence_tick_fn fn, void *userdata) {
+    cadence_publisher timer, shared;
+    cadence_cancellable subscription;
+    CHECK_OK(cadence_timer_publish(loop, interval, tolerance, mode, &timer));
+    CHECK_OK(cadence_publisher_autoconnect(timer, &shared));
+    CHECK_OK(cadence_publisher_subscribe(shared, fn, userdata, &subscription));
+    return subscription;
+}
+
 #endif /* CADENCE_TEST_CHECK_H */

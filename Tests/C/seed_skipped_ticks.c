@@ -7,12 +7,8 @@ int main(void) {
     CHECK_OK(cadence_loop_create(&loop));
     recorder ticks = {.loop = loop};
 
-    cadence_publisher timer, shared;
-    cadence_cancellable subscription;
-    CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "common", &timer));
-    CHECK_OK(cadence_publisher_autoconnect(timer, &shared));
     double start = loop_now(loop);
-    CHECK_OK(cadence_publisher_subscribe(shared, record_tick, &ticks, &subscription));
+    cadence_cancellable subscription = subscribe_autoconnect(loop, 0.1, 0, "common", record_tick, &ticks);
     CHECK_OK(cadence_loop_run(loop, "default", 0.25));
     sleep_seconds(0.55);                            /* the loop's thread is blocked */
     CHECK_OK(cadence_loop_run(loop, "default", 0.35));
@@ -33,8 +29,6 @@ int main(void) {
     CHECK(ticks.dates[ticks.count - 1] - start - ticks.count * 0.1 > 0.3);
 
     CHECK_OK(cadence_cancellable_release(subscription));
-    CHECK_OK(cadence_publisher_release(shared));
-    CHECK_OK(cadence_publisher_release(timer));
     CHECK_OK(cadence_loop_destroy(loop));
     return 0;
 }

@@ -10,12 +10,8 @@ int main(void) {
     CHECK_OK(cadence_loop_create(&loop));
     recorder ticks = {.loop = loop};
 
-    cadence_publisher timer, shared;
-    cadence_cancellable subscription;
-    CHECK_OK(cadence_timer_publish(loop, 0.1, 0.05, "common", &timer));
-    CHECK_OK(cadence_publisher_autoconnect(timer, &shared));
     double start = loop_now(loop);
-    CHECK_OK(cadence_publisher_subscribe(shared, record_tick, &ticks, &subscription));
+    cadence_cancellable subscription = subscribe_autoconnect(loop, 0.1, 0.05, "common", record_tick, &ticks);
     CHECK_OK(cadence_loop_run(loop, "default", 1.05));
     CHECK_OK(cadence_cancel(subscription));
 
@@ -27,8 +23,6 @@ int main(void) {
     check_on_grid(&ticks, 0.1);                /* fire dates on the grid */
 
     CHECK_OK(cadence_cancellable_release(subscription));
-    CHECK_OK(cadence_publisher_release(shared));
-    CHECK_OK(cadence_publisher_release(timer));
     CHECK_OK(cadence_loop_destroy(loop));
     return 0;
 }

@@ -10,14 +10,8 @@ int main(void) {
     CHECK_OK(cadence_loop_add_mode(loop, "modal"));
     timeline in_default = {.loop = loop}, in_common = {.loop = loop};
 
-    cadence_publisher default_timer, common_timer, default_auto, common_auto;
-    cadence_cancellable default_sub, common_sub;
-    CHECK_OK(cadence_timer_publish(loop, 0.05, 0, "default", &default_timer));
-    CHECK_OK(cadence_timer_publish(loop, 0.05, 0, "common", &common_timer));
-    CHECK_OK(cadence_publisher_autoconnect(default_timer, &default_auto));
-    CHECK_OK(cadence_publisher_autoconnect(common_timer, &common_auto));
-    CHECK_OK(cadence_publisher_subscribe(default_auto, timeline_tick, &in_default, &default_sub));
-    CHECK_OK(cadence_publisher_subscribe(common_auto, timeline_tick, &in_common, &common_sub));
+    cadence_cancellable default_sub = subscribe_autoconnect(loop, 0.05, 0, "default", timeline_tick, &in_default);
+    cadence_cancellable common_sub = subscribe_autoconnect(loop, 0.05, 0, "common", timeline_tick, &in_common);
     CHECK_EQ(armed_timers(loop), 2);           /* armed in all modes */
 
     CHECK_OK(cadence_loop_run(loop, "tracking", 0.5));
@@ -48,10 +42,6 @@ int main(void) {
     CHECK_OK(cadence_cancellable_release(default_sub));
     CHECK_OK(cadence_cancellable_release(common_sub));
     CHECK_EQ(armed_timers(loop), 0);
-    CHECK_OK(cadence_publisher_release(default_auto));
-    CHECK_OK(cadence_publisher_release(common_auto));
-    CHECK_OK(cadence_publisher_release(default_timer));
-    CHECK_OK(cadence_publisher_release(common_timer));
     CHECK_OK(cadence_loop_destroy(loop));
     return 0;
 }
