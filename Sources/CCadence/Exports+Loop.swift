@@ -2,8 +2,8 @@ import Cadence
 import CCadenceHeader
 
 func lookUpLoop(_ handle: cadence_loop) throws(CadenceError) -> Loop {
-    guard let object = HandleTable.shared.lookUp(handle.id, kind: .loop)?.object else { throw .badHandle }
-    return unsafeDowncast(object, to: Loop.self)  // only loops are stored as `.loop`
+    guard let loop = HandleTable.shared.loop(handle.id) else { throw .badHandle }
+    return loop
 }
 
 @c @implementation

@@ -12,9 +12,7 @@ extension HandleTable {
                      _ arm: (Loop, UInt64) throws(CadenceError) -> ScheduledTimer) throws(CadenceError) -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
-        guard let loopIndex = Self.index(loopID, in: storage), storage.slots[loopIndex].kind == .loop,
-              let object = storage.slots[loopIndex].object else { throw .badHandle }
-        let loop = unsafeDowncast(object, to: Loop.self)  // only loops are stored as `.loop`
+        guard let loop = Self.loop(loopID, in: storage) else { throw .badHandle }
         let (index, id) = Self.reserve(in: &storage)
         do throws(CadenceError) {
             storage.slots[index].timer = try arm(loop, id).packedID
@@ -32,9 +30,8 @@ extension HandleTable {
         lock.lock()
         defer { lock.unlock() }
         guard let index = Self.index(id, in: storage), storage.slots[index].kind == .timer,
-              let loopIndex = Self.index(storage.slots[index].owner, in: storage),
-              let loop = storage.slots[loopIndex].object else { return nil }
-        return ScheduledTimer(loop: unsafeDowncast(loop, to: Loop.self), packedID: storage.slots[index].timer)
+              let loop = Self.loop(storage.slots[index].owner, in: storage) else { return nil }
+        return ScheduledTimer(loop: loop, packedID: storage.slots[index].timer)
     }
 
     /// Frees a one-shot timer's handle, leaving the timer armed; false for any other handle.

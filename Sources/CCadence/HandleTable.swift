@@ -50,6 +50,13 @@ final class HandleTable: @unchecked Sendable {
         return (index, UInt64(storage.slots[index].generation) << 32 | UInt64(index + 1))
     }
 
+    /// The loop behind a live loop handle.
+    func loop(_ id: UInt64) -> Loop? {
+        lock.lock()
+        defer { lock.unlock() }
+        return Self.loop(id, in: storage)
+    }
+
     /// The object behind a live handle of `kind`, and the loop handle that owns it.
     func lookUp(_ id: UInt64, kind: Kind) -> (object: AnyObject, owner: UInt64)? {
         lock.withLock {
@@ -94,6 +101,13 @@ final class HandleTable: @unchecked Sendable {
         }
     }
 
+    /// The loop behind a live loop handle.
+    static func loop(_ id: UInt64, in storage: Storage) -> Loop? {
+        guard let index = index(id, in: storage), storage.slots[index].kind == .loop,
+              let object = storage.slots[index].object else { return nil }
+        return unsafeDowncast(object, to: Loop.self)  // only loops are stored as `.loop`
+    }
+
     static func index(_ id: UInt64, in storage: Storage) -> Int? {
         let slot = Int(id & 0xFFFF_FFFF) - 1
         guard slot >= 0, slot < storage.slots.count,
@@ -104,7 +118,6 @@ final class HandleTable: @unchecked Sendable {
     static func free(_ index: Int, in storage: inout Storage) {
         storage.slots[index].object = nil
         storage.slots[index].timer = 0
-        storage.slots[index].kind = .loop
         storage.slots[index].owner = 0
         // Generation 0 is never issued, so a zeroed id cannot match a slot.
         storage.slots[index].generation = storage.slots[index].generation &+ 1 == 0 ? 1 : storage.slots[index].generation &+ 1

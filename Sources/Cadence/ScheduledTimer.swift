@@ -17,19 +17,21 @@ extension Loop {
     @discardableResult
     public func schedule(after delay: Double, tolerance: Double = 0, in mode: RunLoopMode = .default,
                          _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
-        let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true), interval: 0,
-                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                         mode: mode, action: .closure(action))
-        return ScheduledTimer(loop: self, id: id)
+        try scheduleOnce(after: delay, tolerance: tolerance, in: mode, action: .closure(action))
     }
 
     /// ``schedule(after:tolerance:in:_:)`` with a C callback, stored without a closure (the C API's
     /// one-shots).
     package func schedule(after delay: Double, tolerance: Double, in mode: RunLoopMode,
                           function: TimerFunction) throws(CadenceError) -> ScheduledTimer {
+        try scheduleOnce(after: delay, tolerance: tolerance, in: mode, action: .function(function))
+    }
+
+    private func scheduleOnce(after delay: Double, tolerance: Double, in mode: RunLoopMode,
+                              action: TimerAction) throws(CadenceError) -> ScheduledTimer {
         let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true), interval: 0,
                          tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                         mode: mode, action: .function(function))
+                         mode: mode, action: action)
         return ScheduledTimer(loop: self, id: id)
     }
 
