@@ -20,6 +20,8 @@ final class TimerBroadcast: @unchecked Sendable {
     private let lock = Lock()
     private var state = State.idle
     private var policy: MissedTickPolicy  // guarded by `lock`; used by the next timer started
+    /// How many timers connections have started; the current one's number while connected.
+    private var connections: UInt64 = 0  // guarded by `lock`
     /// Replaced, never changed in place: a delivery on the loop's thread iterates the array it
     /// took while other threads subscribe and cancel.
     private var subscribers: [TimerSubscription] = []
@@ -48,9 +50,13 @@ final class TimerBroadcast: @unchecked Sendable {
         case .cancelled: return false
         case .idle:
             // The timer holds the broadcast until it is cancelled, as a run loop holds its timers.
+            // Each connection is numbered, so that a tick of an earlier timer still being delivered
+            // when an autoconnect publisher stopped and started again reaches nobody of the new one.
+            connections &+= 1
+            let connection = connections
             guard let id = try? loop.arm(delay: interval, interval: interval, tolerance: tolerance,
-                                           missedTicks: policy, modeIndex: modeIndex,
-                                           action: .closure { [self] in deliver($0) })
+                                         missedTicks: policy, modeIndex: modeIndex,
+                                         action: .closure { [self] in deliver($0, connection: connection) })
             else {
                 // The loop is closed: a connectable publisher can never run now.
                 if !autoconnects { state = .cancelled }
@@ -159,11 +165,14 @@ final class TimerBroadcast: @unchecked Sendable {
         return changed
     }
 
-    /// Sends one tick to every subscriber present when it fired; one cancelled meanwhile is skipped,
-    /// and so is everyone once the connection is cancelled (even by an earlier subscriber).
-    private func deliver(_ tick: TimerTick) {
+    /// Sends one tick of connection number `connection` to every subscriber present when it fired;
+    /// one cancelled meanwhile is skipped, and so is everyone once that connection has ended (even
+    /// if the publisher connected again since: a cancel of a subscriber of the new connection
+    /// waits for the new timer's callbacks only, so the old one must not reach it).
+    private func deliver(_ tick: TimerTick, connection: UInt64) {
         let receivers = lock.withLock { subscribers }
-        for subscriber in receivers where lock.withLock({ subscriber.isActive && isConnectedLocked }) {
+        for subscriber in receivers
+        where lock.withLock({ subscriber.isActive && isConnectedLocked && connections == connection }) {
             subscriber.receive(tick)
         }
     }
