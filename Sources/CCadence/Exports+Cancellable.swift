@@ -26,8 +26,8 @@ private let invokeTickFunction: TimerFunction.Invoke = { function, userdata, sou
 
 @c @implementation
 public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
-    if let timer = HandleTable.shared.timer(handle.id) {
-        return timer.cancelIfActive() ? 0 : CadenceError.alreadyCancelled.code
+    if let cancelled = HandleTable.shared.cancelTimer(handle.id) {
+        return cancelled ? 0 : CadenceError.alreadyCancelled.code
     }
     guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return CadenceError.badHandle.code }
     return cancellable.cancel() ? 0 : CadenceError.alreadyCancelled.code

@@ -4,9 +4,8 @@ import Cadence
 /// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`. A stale, released or foreign id
 /// fails the look-up instead of reaching freed memory; 0 is "no handle".
 final class HandleTable: @unchecked Sendable {
-    /// A one-shot timer (`.timer`) is stored as its engine id (``ScheduledTimer/packedID``), with
-    /// no object of its own (its loop is its owner's object); every other cancellable is a
-    /// ``CancellableHandle``.
+    /// A one-shot timer (`.timer`) is stored as its engine id, with no object of its own (its loop
+    /// is its owner's object); every other cancellable is a ``CancellableHandle``.
     enum Kind: UInt8 { case loop, publisher, cancellable, timer }
 
     struct Slot {
@@ -14,7 +13,10 @@ final class HandleTable: @unchecked Sendable {
         var kind = Kind.loop
         var owner: UInt64 = 0     // the loop handle this object belongs to (0 for a loop)
         var object: AnyObject?
-        var timer: UInt64 = 0
+        /// A one-shot timer's engine id; for a loop, the loop's address, unretained (`object` holds
+        /// the reference), so that a look-up under the lock borrows the loop without a retain and a
+        /// release (atomic operations, which are most of what the C API adds to a timer's start).
+        var word: UInt64 = 0
     }
 
     struct Storage {
@@ -34,6 +36,9 @@ final class HandleTable: @unchecked Sendable {
             storage.slots[index].kind = kind
             storage.slots[index].owner = owner
             storage.slots[index].object = object
+            if kind == .loop {
+                storage.slots[index].word = UInt64(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
+            }
             return id
         }
     }
@@ -54,13 +59,13 @@ final class HandleTable: @unchecked Sendable {
     func loop(_ id: UInt64) -> Loop? {
         lock.lock()
         defer { lock.unlock() }
-        return Self.loop(id, in: storage)
+        return loopLocked(id)
     }
 
     /// The object behind a live handle of `kind`, and the loop handle that owns it.
     func lookUp(_ id: UInt64, kind: Kind) -> (object: AnyObject, owner: UInt64)? {
         lock.withLock {
-            guard let index = Self.index(id, in: storage), storage.slots[index].kind == kind,
+            guard let index = index(id), storage.slots[index].kind == kind,
                   let object = storage.slots[index].object else { return nil }
             return (object, storage.slots[index].owner)
         }
@@ -69,7 +74,7 @@ final class HandleTable: @unchecked Sendable {
     /// Puts `object` behind a live handle reserved earlier (see `insert(kind:owner:of:_:)`).
     func replace(_ id: UInt64, with object: AnyObject) {
         lock.withLock {
-            if let index = Self.index(id, in: storage), storage.slots[index].object != nil {
+            if let index = index(id), storage.slots[index].object != nil {
                 storage.slots[index].object = object
             }
         }
@@ -78,7 +83,7 @@ final class HandleTable: @unchecked Sendable {
     /// Frees a live handle of `kind` and returns its object; nil if the handle was not live.
     func remove(_ id: UInt64, kind: Kind) -> AnyObject? {
         lock.withLock {
-            guard let index = Self.index(id, in: storage), storage.slots[index].kind == kind,
+            guard let index = index(id), storage.slots[index].kind == kind,
                   let object = storage.slots[index].object else { return nil }
             Self.free(index, in: &storage)
             return object
@@ -101,14 +106,24 @@ final class HandleTable: @unchecked Sendable {
         }
     }
 
-    /// The loop behind a live loop handle.
-    static func loop(_ id: UInt64, in storage: Storage) -> Loop? {
-        guard let index = index(id, in: storage), storage.slots[index].kind == .loop,
-              let object = storage.slots[index].object else { return nil }
-        return unsafeDowncast(object, to: Loop.self)  // only loops are stored as `.loop`
+    // The look-ups below read `storage` in place, under the lock (taken by the caller): passed as
+    // a value, its arrays would be retained and released on every call.
+
+    /// The loop behind a live loop handle, retained.
+    func loopLocked(_ id: UInt64) -> Loop? {
+        borrowedLoop(id)?.takeUnretainedValue()
     }
 
-    static func index(_ id: UInt64, in storage: Storage) -> Int? {
+    /// The loop behind a live loop handle, unretained: valid while the lock is held, since the
+    /// handle's slot keeps the loop until the handle is removed, which takes the lock.
+    func borrowedLoop(_ id: UInt64) -> Unmanaged<Loop>? {
+        guard let index = index(id), storage.slots[index].kind == .loop,
+              let address = UnsafeRawPointer(bitPattern: UInt(storage.slots[index].word)) else { return nil }
+        return Unmanaged.fromOpaque(address)  // only loops are stored as `.loop`
+    }
+
+    /// The slot of a live handle (of any kind).
+    func index(_ id: UInt64) -> Int? {
         let slot = Int(id & 0xFFFF_FFFF) - 1
         guard slot >= 0, slot < storage.slots.count,
               storage.slots[slot].generation == UInt32(truncatingIfNeeded: id >> 32) else { return nil }
@@ -117,7 +132,7 @@ final class HandleTable: @unchecked Sendable {
 
     static func free(_ index: Int, in storage: inout Storage) {
         storage.slots[index].object = nil
-        storage.slots[index].timer = 0
+        storage.slots[index].word = 0
         storage.slots[index].owner = 0
         // Generation 0 is never issued, so a zeroed id cannot match a slot.
         storage.slots[index].generation = storage.slots[index].generation &+ 1 == 0 ? 1 : storage.slots[index].generation &+ 1

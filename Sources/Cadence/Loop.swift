@@ -332,8 +332,25 @@ public final class Loop: @unchecked Sendable {
         return disarmed
     }
 
+    /// ``disarm(_:)``, and whether a callback of `id` is running on another thread, under one lock:
+    /// for a caller that holds a lock of its own, and so calls ``waitForCallback(of:)`` only after
+    /// releasing it (a callback may be waiting for that lock).
+    func disarmReportingCallback(_ id: TimerID) -> (disarmed: Bool, callbackRunning: Bool) {
+        var action = TimerAction.idle  // released after the lock, as in `disarm`
+        lock.lock()
+        let disarmed = queues.disarm(id, releasing: &action)
+        let running = isRunningCallbackLocked(of: id)
+        lock.unlock()
+        withExtendedLifetime(action) {}
+        return (disarmed, running)
+    }
+
+    private func isRunningCallbackLocked(of id: TimerID) -> Bool {
+        firing == id && pthread_equal(runningThread, pthread_self()) == 0
+    }
+
     private func waitForCallbackLocked(of id: TimerID) {
-        guard firing == id, pthread_equal(runningThread, pthread_self()) == 0 else { return }
+        guard isRunningCallbackLocked(of: id) else { return }
         let running = callbacksStarted
         callbackWaiters += 1
         while firing == id && callbacksStarted == running { lock.wait() }

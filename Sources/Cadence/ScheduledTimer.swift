@@ -17,22 +17,36 @@ extension Loop {
     @discardableResult
     public func schedule(after delay: Double, tolerance: Double = 0, in mode: RunLoopMode = .default,
                          _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
-        try scheduleOnce(after: delay, tolerance: tolerance, in: mode, action: .closure(action))
+        ScheduledTimer(loop: self, id: try scheduleOnce(after: delay, tolerance: tolerance, in: mode,
+                                                        action: .closure(action)))
     }
 
-    /// ``schedule(after:tolerance:in:_:)`` with a C callback, stored without a closure (the C API's
-    /// one-shots).
+    /// ``schedule(after:tolerance:in:_:)`` with a C callback, stored without a closure: the C API's
+    /// one-shots. Returns the timer's ``TimerID/packed`` id, which the C layer keeps instead of a
+    /// ``ScheduledTimer`` (whose reference to the loop would cost a retain and a release).
     package func schedule(after delay: Double, tolerance: Double, in mode: RunLoopMode,
-                          function: TimerFunction) throws(CadenceError) -> ScheduledTimer {
-        try scheduleOnce(after: delay, tolerance: tolerance, in: mode, action: .function(function))
+                          function: TimerFunction) throws(CadenceError) -> UInt64 {
+        try scheduleOnce(after: delay, tolerance: tolerance, in: mode, action: .function(function)).packed
+    }
+
+    /// Cancels the C API's one-shot with packed id `packedID` without waiting for its callback;
+    /// returns whether it was still armed and whether its callback is running on another thread,
+    /// which the caller then waits for with ``waitForCallback(packedID:)`` once it holds no lock.
+    package func cancel(packedID: UInt64) -> (cancelled: Bool, callbackRunning: Bool) {
+        let (disarmed, callbackRunning) = disarmReportingCallback(TimerID(packed: packedID))
+        return (disarmed, callbackRunning)
+    }
+
+    /// Waits until a running callback of the timer with packed id `packedID` has returned (see
+    /// ``ScheduledTimer/cancel()``).
+    package func waitForCallback(packedID: UInt64) {
+        waitForCallback(of: TimerID(packed: packedID))
     }
 
     private func scheduleOnce(after delay: Double, tolerance: Double, in mode: RunLoopMode,
-                              action: TimerAction) throws(CadenceError) -> ScheduledTimer {
-        let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true), interval: 0,
-                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                         mode: mode, action: action)
-        return ScheduledTimer(loop: self, id: id)
+                              action: TimerAction) throws(CadenceError) -> TimerID {
+        try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true), interval: 0,
+                tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true), mode: mode, action: action)
     }
 
     /// Runs `action` every `interval` seconds, first `delay` seconds from now, on a fixed grid:
@@ -76,13 +90,9 @@ public struct ScheduledTimer: Cancellable, Hashable, Sendable {
         self.id = id
     }
 
-    /// The timer's id as one number, for the C layer to keep without the loop reference.
-    package var packedID: UInt64 { UInt64(id.slot) << 32 | UInt64(id.generation) }
-
-    /// The timer of `loop` whose ``packedID`` is `packedID`.
+    /// The timer of `loop` whose ``TimerID/packed`` id is `packedID` (the C layer's one-shots).
     package init(loop: Loop, packedID: UInt64) {
-        self.init(loop: loop, id: TimerID(slot: UInt32(truncatingIfNeeded: packedID >> 32),
-                                          generation: UInt32(truncatingIfNeeded: packedID)))
+        self.init(loop: loop, id: TimerID(packed: packedID))
     }
 
     /// Prevents any further fire. From another thread, waits for an action of this timer that is

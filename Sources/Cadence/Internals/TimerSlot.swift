@@ -4,6 +4,18 @@
 struct TimerID: Hashable, Sendable {
     let slot: UInt32
     let generation: UInt32
+
+    init(slot: UInt32, generation: UInt32) {
+        self.slot = slot
+        self.generation = generation
+    }
+
+    /// The id as one number, for the C layer to keep without a reference to the loop.
+    var packed: UInt64 { UInt64(slot) << 32 | UInt64(generation) }
+
+    init(packed: UInt64) {
+        self.init(slot: UInt32(truncatingIfNeeded: packed >> 32), generation: UInt32(truncatingIfNeeded: packed))
+    }
 }
 
 /// One entry of the loop's timer table: a timer's next fire date, its grid and its action.
