@@ -15,7 +15,7 @@ func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, 
     return { tick in
         guard source.isLive else { return }
         var cTick = cadence_tick(fire_date: tick.fireDateSeconds,
-                                 skipped: UInt64(tick.skippedTicks),
+                                 skipped: UInt64(tick.skipped),
                                  source: cadence_cancellable(id: source.id))
         fn(&cTick, userdata)
     }

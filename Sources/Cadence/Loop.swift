@@ -399,7 +399,7 @@ public final class Loop: @unchecked Sendable {
             fired += 1
             due.action.run(TimerTick(fireDate: date(monotonic: due.fireDate),
                                      seconds: MonotonicClock.seconds(due.fireDate, offset: clock.epochOffset),
-                                     skippedTicks: Int(clamping: due.skipped)))
+                                     skipped: Int(clamping: due.skipped)))
             // A fired one-shot's action is released here, outside the lock: what it captured may
             // call into the loop when freed.
             due.action = .idle

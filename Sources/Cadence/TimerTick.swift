@@ -7,20 +7,20 @@ public struct TimerTick: Sendable, Hashable {
     public let fireDate: Date
     /// How many grid points were skipped before this fire because the loop got to the timer late
     /// (0 when on time). A repeating timer fires once for a late period, as Apple's `Timer` does.
-    public let skippedTicks: Int
+    public let skipped: Int
 
     /// The fire date in seconds since the Unix epoch, computed from the engine's nanoseconds rather
     /// than read back from ``fireDate`` (which `Date` rounds to about 0.1 µs): for the C API.
     package let fireDateSeconds: Double
 
     /// Creates a tick value.
-    public init(fireDate: Date, skippedTicks: Int) {
-        self.init(fireDate: fireDate, seconds: fireDate.timeIntervalSince1970, skippedTicks: skippedTicks)
+    public init(fireDate: Date, skipped: Int) {
+        self.init(fireDate: fireDate, seconds: fireDate.timeIntervalSince1970, skipped: skipped)
     }
 
-    init(fireDate: Date, seconds: Double, skippedTicks: Int) {
+    init(fireDate: Date, seconds: Double, skipped: Int) {
         self.fireDate = fireDate
         fireDateSeconds = seconds
-        self.skippedTicks = skippedTicks
+        self.skipped = skipped
     }
 }

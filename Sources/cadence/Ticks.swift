@@ -25,9 +25,9 @@ enum Ticks {
         let subscription = publisher.subscribe { tick in
             let lateness = loop.now.timeIntervalSince(tick.fireDate)
             latenesses.append(lateness)
-            skipped += tick.skippedTicks
+            skipped += tick.skipped
             Console.out(row(String(latenesses.count), Format.fixed(tick.fireDate.timeIntervalSince(start), 6),
-                            Format.milliseconds(lateness), String(tick.skippedTicks)))
+                            Format.milliseconds(lateness), String(tick.skipped)))
         }
         let connection = publisher.connect()
         try loop.run(for: duration)

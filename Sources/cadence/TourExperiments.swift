@@ -140,7 +140,7 @@ enum TourExperiment: CaseIterable {
         let gaps = zip(dates.dropFirst(), dates).map { $0.timeIntervalSince($1) }
         let largestGap = gaps.max() ?? 0
         let longGaps = gaps.filter { $0 > 1.5 * interval }.count
-        let skipped = ticks.map(\.skippedTicks).max() ?? 0
+        let skipped = ticks.map(\.skipped).max() ?? 0
         let gapInTicks = Int((largestGap / interval).rounded())
         let tickBased = Double(dates.count) * interval
         let elapsed = dates.last.map { $0.timeIntervalSince(start) } ?? 0
@@ -196,7 +196,7 @@ enum TourExperiment: CaseIterable {
         connection.cancel()
         subscription.cancel()
 
-        let skipped = ticks.last?.skippedTicks ?? 0
+        let skipped = ticks.last?.skipped ?? 0
         var checks = Checks()
         checks.add("\(whileAsleep) ticks in 0.3 s, loop not run", expected: "0", whileAsleep == 0)
         checks.add("then run(for: 0): \(onRun) tick", expected: "1", onRun == 1)

@@ -26,7 +26,7 @@ import Testing
         v.block(for: 0.55)
         try v.loop.run(for: 0.35)
         #expect(ticks.map(\.milliseconds) == [100, 200, 800, 900, 1000, 1100])
-        #expect(ticks.map(\.skippedTicks) == [0, 0, 5, 0, 0, 0])
+        #expect(ticks.map(\.skipped) == [0, 0, 5, 0, 0, 0])
     }
 
     @Test func slowCallbackDoesNotStretchThePeriod() throws {

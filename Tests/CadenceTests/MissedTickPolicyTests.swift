@@ -10,7 +10,7 @@ import Testing
         var blocked = false
         try loop.schedule(after: 1, interval: 1, missedTicks: policy) { tick in
             let at = loop.now.timeIntervalSince1970
-            log.append("\(tick.fireDate.timeIntervalSince1970)@\(at)/\(tick.skippedTicks)")
+            log.append("\(tick.fireDate.timeIntervalSince1970)@\(at)/\(tick.skipped)")
             if !blocked {
                 blocked = true
                 try? loop.advanceClock(by: 3.5)  // the callback blocks for 3.5 s

@@ -30,7 +30,7 @@ import Testing
         #expect(ticks.isEmpty)
         try v.loop.run(mode: .default, for: 0.1)
         #expect(ticks.map(\.milliseconds) == [500, 600])
-        #expect(ticks.map(\.skippedTicks) == [4, 0])
+        #expect(ticks.map(\.skipped) == [4, 0])
     }
 
     @Test func addingACommonModeLaterCoversExistingCommonTimers() throws {
@@ -46,7 +46,7 @@ import Testing
         try v.loop.run(mode: mode, for: 0.2)
         // The overdue ticks at 0.1-0.3 collapse into one fire reporting 0.3, then the grid resumes.
         #expect(fired.map(\.milliseconds) == [300, 400, 500])
-        #expect(fired.map(\.skippedTicks) == [2, 0, 0])
+        #expect(fired.map(\.skipped) == [2, 0, 0])
         handle.cancel()
     }
 

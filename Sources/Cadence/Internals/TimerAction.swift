@@ -26,7 +26,7 @@ package struct TimerAction {
     @inline(__always)
     func run(_ tick: TimerTick) {
         if let invoke = call.invoke, let function = call.function {
-            invoke(function, call.userdata, call.source, tick.fireDateSeconds, UInt64(tick.skippedTicks))
+            invoke(function, call.userdata, call.source, tick.fireDateSeconds, UInt64(tick.skipped))
         } else {
             body(tick)
         }
