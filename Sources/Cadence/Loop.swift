@@ -388,7 +388,7 @@ public final class Loop: @unchecked Sendable {
         var fired = 0
         // Not `withLock`: returning an action through its generic result would allocate.
         lock.lock()
-        let pass = queues.beginPass(runningIn: modeIndex)
+        let pass = queues.beginPass(runningIn: modeIndex, now: now)
         var due = TimerQueues.Fire()
         while true {
             endCallbackLocked()

@@ -60,6 +60,11 @@ struct TimerHeap {
     mutating func rebuild(from live: ContiguousArray<TimerHeapEntry>) {
         entries = live
         staleCount = 0
+        heapify()
+    }
+
+    /// Puts the entries in heap order; O(n).
+    private mutating func heapify() {
         guard entries.count > 1 else { return }
         for index in stride(from: (entries.count - 2) / 4, through: 0, by: -1) { siftDown(index) }
     }
@@ -67,6 +72,39 @@ struct TimerHeap {
     mutating func removeAll() {
         entries.removeAll(keepingCapacity: true)
         staleCount = 0
+    }
+
+    /// How many entries have a key ≤ `limit`: a walk pruned by the heap order, so it visits those
+    /// entries and their children only.
+    func countKeys(notAfter limit: Nanoseconds, from index: Int = 0) -> Int {
+        guard index < entries.count, entries[index].key <= limit else { return 0 }
+        var count = 1
+        let firstChild = 4 * index + 1
+        for child in firstChild..<max(firstChild, min(firstChild + 4, entries.count)) {
+            count += countKeys(notAfter: limit, from: child)
+        }
+        return count
+    }
+
+    /// Moves every entry with a key ≤ `limit` to the end of `due`, in no particular order, and
+    /// restores heap order among the rest: O(n), one pass over the entries and one heap
+    /// construction, for when most of the heap is due at once. ``staleCount`` is left as it was:
+    /// the caller tells stale entries among those moved when it takes them.
+    mutating func removeKeys(notAfter limit: Nanoseconds, into due: inout ContiguousArray<TimerHeapEntry>) {
+        var kept = 0
+        entries.withUnsafeMutableBufferPointer { heap in
+            for index in heap.indices {
+                let entry = heap[index]
+                if entry.key <= limit {
+                    due.append(entry)
+                } else {
+                    heap[kept] = entry
+                    kept += 1
+                }
+            }
+        }
+        entries.removeLast(entries.count - kept)
+        heapify()
     }
 
     /// The latest key not after `limit` among the live entries (visiting only entries whose key

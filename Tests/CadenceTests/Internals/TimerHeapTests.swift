@@ -61,7 +61,7 @@ import Testing
 }
 
 /// A small deterministic generator, so failures can be replayed.
-struct SplitMix {
+struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -1,0 +1,63 @@
+@testable import Cadence
+import Testing
+
+/// The radix sort of a pass's due entries against the comparison order it replaces, and the heap
+/// sweep that takes them.
+@Suite struct FireOrderTests {
+    /// Keys drawn from spans of 0 (all equal) to the whole 64 bits, many of them equal, and
+    /// sequences that cross the 32-bit wrap.
+    @Test(arguments: [UInt64(0), 1, 3, 2_000_000, 1 << 40, .max])
+    func sortsAsPrecedesOrders(span: UInt64) {
+        var rng = SplitMix(seed: span)
+        let base: UInt64 = span == .max ? 0 : 1_000_000_000
+        var entries = ContiguousArray<TimerHeapEntry>()
+        for index in 0..<3_000 {
+            let key = span == 0 ? base : base &+ rng.next() % span
+            entries.append(TimerHeapEntry(key: key, sequence: 0xFFFF_F000 &+ UInt32(index), slot: UInt32(index)))
+        }
+        entries.shuffle(using: &rng)
+        let expected = entries.sorted { $0.precedes($1) }.map(\.slot)
+        FireOrder.sort(&entries)
+        #expect(entries.count == expected.count)
+        #expect(entries.indices.first { entries[$0].slot != expected[$0] } == nil)
+    }
+
+    @Test func sortsNothingAndOne() {
+        var none = ContiguousArray<TimerHeapEntry>()
+        FireOrder.sort(&none)
+        #expect(none.isEmpty)
+        var one: ContiguousArray = [TimerHeapEntry(key: 5, sequence: 1, slot: 9)]
+        FireOrder.sort(&one)
+        #expect(one.map(\.slot) == [9])
+    }
+
+    /// `countKeys` and `removeKeys` take exactly the entries at or before the limit, and what
+    /// stays is still a heap (pops come out in order).
+    @Test(arguments: [1, 2, 3])
+    func theSweepTakesTheDueEntriesAndLeavesAHeap(seed: UInt64) {
+        var rng = SplitMix(seed: seed)
+        var heap = TimerHeap()
+        var all: [TimerHeapEntry] = []
+        for index in 0..<2_000 {
+            let entry = TimerHeapEntry(key: rng.next() % 1_000, sequence: UInt32(index), slot: UInt32(index))
+            heap.insert(entry)
+            all.append(entry)
+        }
+        heap.staleCount = 7
+        for limit: UInt64 in [0, 10, 500, 999, 1_000] {
+            var copy = heap
+            let due = all.filter { $0.key <= limit }
+            #expect(copy.countKeys(notAfter: limit) == due.count)
+            var taken = ContiguousArray<TimerHeapEntry>()
+            copy.removeKeys(notAfter: limit, into: &taken)
+            #expect(Set(taken.map(\.slot)) == Set(due.map(\.slot)))
+            #expect(copy.staleCount == 7)
+            var rest: [UInt32] = []
+            while let top = copy.first {
+                rest.append(top.slot)
+                copy.removeFirst()
+            }
+            #expect(rest == all.filter { $0.key > limit }.sorted { $0.precedes($1) }.map(\.slot))
+        }
+    }
+}

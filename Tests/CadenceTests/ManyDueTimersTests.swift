@@ -1,0 +1,110 @@
+@testable import Cadence
+import Testing
+
+/// A pass with many due timers takes them out of their heaps at once and sorts them
+/// (`TimerQueues.beginPass`); it must fire exactly as a pass that pops them one at a time. The
+/// loop tests run with too few timers for that (popped) and with enough (taken).
+@Suite struct ManyDueTimersTests {
+    static let counts = [TimerQueues.takeAllMinimum - 1, 4 * TimerQueues.takeAllMinimum]
+
+    @Test func aPassTakesItsTimersAtOnceOnlyWhenManyAndMostAreDue() {
+        var queues = TimerQueues()
+        let count = 2 * TimerQueues.takeAllMinimum
+        for date in 0..<count {
+            _ = queues.arm(fireDate: Nanoseconds(date), interval: 0, tolerance: 0, missedTicks: .skip,
+                           modeIndex: TimerQueues.defaultIndex, action: .idle)
+        }
+        let tooFew = Nanoseconds(TimerQueues.takeAllMinimum - 2)  // takeAllMinimum - 1 due
+        #expect(!queues.beginPass(runningIn: 0, now: tooFew).tookAll)
+        queues.endPass()
+        #expect(!queues.beginPass(runningIn: 0, now: Nanoseconds(count / 2 - 2)).tookAll)  // under half
+        queues.endPass()
+        #expect(queues.beginPass(runningIn: 0, now: Nanoseconds(count / 2)).tookAll)
+        queues.endPass()  // fired none: they go back to their heap
+        let pass = queues.beginPass(runningIn: 0, now: Nanoseconds(count))
+        #expect(pass.tookAll)
+        var fire = TimerQueues.Fire()
+        var dates: [Nanoseconds] = []
+        while queues.fireNext(in: pass, now: Nanoseconds(count), into: &fire) { dates.append(fire.fireDate) }
+        queues.endPass()
+        #expect(dates == (0..<count).map { Nanoseconds($0) })
+        #expect(queues.count == 0)
+    }
+
+    /// Fire-date order across the default and common modes, with and without tolerance, and ties
+    /// (40 distinct delays) in scheduling order.
+    @Test(arguments: counts)
+    func theyFireInFireDateOrderTiesInSchedulingOrder(count: Int) throws {
+        let v = VirtualLoop()
+        var rng = SplitMix(seed: UInt64(count))
+        var delays: [Double] = []
+        var fired: [Int] = []
+        for index in 0..<count {
+            let delay = Double(rng.next() % 40) / 100
+            delays.append(delay)
+            try v.loop.schedule(after: delay, tolerance: index % 3 == 0 ? 0.001 : 0,
+                                in: index % 2 == 0 ? .default : .common) { _ in fired.append(index) }
+        }
+        v.block(for: 1)
+        try v.loop.run(for: 0)  // one pass
+        #expect(fired == (0..<count).sorted { (delays[$0], $0) < (delays[$1], $1) })
+    }
+
+    /// A callback cancels the timer due after it, and arms one due at once: the cancelled one
+    /// never fires, the new one waits for the next pass.
+    @Test(arguments: counts)
+    func callbacksCancelAndArmDuringThePass(count: Int) throws {
+        let v = VirtualLoop()
+        var timers: [ScheduledTimer] = []
+        var fired: [Int] = []
+        var armed = 0
+        for position in 0..<count {
+            timers.append(try v.loop.schedule(after: 0.5 + Double(position) / 1e6) { _ in
+                fired.append(position)
+                if position % 2 == 0 && position + 1 < count { timers[position + 1].cancel() }
+                _ = try? v.loop.schedule(after: 0) { _ in armed += 1 }
+            })
+        }
+        v.block(for: 1)
+        try v.loop.run(for: 0)
+        #expect(fired == Array(stride(from: 0, to: count, by: 2)))
+        #expect(armed == 0)
+        try v.loop.run(for: 0)
+        #expect(armed == (count + 1) / 2)
+        #expect(v.loop.armedTimerCount == 0)
+    }
+
+    /// Overdue repeating timers fire once each, on their grids, then go on from there; cancelled
+    /// ones (stale heap entries) and ones not yet due stay out of the pass.
+    @Test(arguments: counts)
+    func repeatingCancelledAndLaterTimersInTheSamePass(count: Int) throws {
+        let v = VirtualLoop()
+        var ticks: [Int: [TimerTick]] = [:]
+        var timers: [ScheduledTimer] = []
+        for index in 0..<count {
+            // Phases in (0, 1) s, grids of 1 s; every fourth timer starts much later.
+            let delay = index % 4 == 3 ? 20 + Double(index) / 1e4 : Double(index + 1) / Double(count + 1)
+            timers.append(try v.loop.schedule(after: delay, interval: 1) { ticks[index, default: []].append($0) })
+        }
+        for index in stride(from: 0, to: count, by: 5) { timers[index].cancel() }
+        v.block(for: 10.5)
+        try v.loop.run(for: 0)
+        for index in 0..<count {
+            let expected = index % 5 == 0 || index % 4 == 3 ? 0 : 1
+            #expect(ticks[index, default: []].count == expected)
+            guard let tick = ticks[index]?.first else { continue }
+            let phase = Double(index + 1) / Double(count + 1)
+            #expect(tick.skipped == Int((10.5 - phase).rounded(.down)))
+            #expect(abs(tick.fireDate.timeIntervalSince1970 - (phase + Double(tick.skipped))) < 1e-6)
+        }
+        try v.loop.run(for: 1)  // each once more, one interval later
+        for index in 0..<count where index % 5 != 0 && index % 4 != 3 {
+            let dates = ticks[index, default: []].map { $0.fireDate.timeIntervalSince1970 }
+            #expect(dates.count == 2 && abs(dates[1] - dates[0] - 1) < 1e-6)
+        }
+        try v.loop.run(for: 10)  // to 21.5 s: the late ones fire at 20 s and 21 s and a bit
+        for index in stride(from: 3, to: count, by: 4) where index % 5 != 0 {
+            #expect(ticks[index, default: []].count == 2)
+        }
+    }
+}
