@@ -74,16 +74,21 @@ struct TimerHeap {
         staleCount = 0
     }
 
-    /// How many entries have a key ≤ `limit`: a walk pruned by the heap order, so it visits those
-    /// entries and their children only.
-    func countKeys(notAfter limit: Nanoseconds, from index: Int = 0) -> Int {
-        guard index < entries.count, entries[index].key <= limit else { return 0 }
-        var count = 1
+    /// How many entries have a key ≤ `limit`, counting no further than `cap`: a walk pruned by the
+    /// heap order, so it visits those entries and their children only.
+    func countKeys(notAfter limit: Nanoseconds, upTo cap: Int) -> Int {
+        var count = 0
+        countKeys(notAfter: limit, from: 0, upTo: cap, into: &count)
+        return count
+    }
+
+    private func countKeys(notAfter limit: Nanoseconds, from index: Int, upTo cap: Int, into count: inout Int) {
+        guard count < cap, index < entries.count, entries[index].key <= limit else { return }
+        count += 1
         let firstChild = 4 * index + 1
         for child in firstChild..<max(firstChild, min(firstChild + 4, entries.count)) {
-            count += countKeys(notAfter: limit, from: child)
+            countKeys(notAfter: limit, from: child, upTo: cap, into: &count)
         }
-        return count
     }
 
     /// Moves every entry with a key ≤ `limit` to the end of `due`, in no particular order, and

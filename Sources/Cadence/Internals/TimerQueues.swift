@@ -31,17 +31,10 @@ struct TimerQueues {
     private var nextGeneration: UInt32
     /// Entries of timers queued during the pass being fired, held out of their heaps until it ends.
     private var deferred: [(entry: TimerHeapEntry, heap: Int)] = []
-    /// The due entries that a pass took out of its heaps at once, per heap, in fire order.
-    private var taken: [TakenRun] = []
-
-    /// Due entries taken out of one heap by a pass, and how many of them it has fired.
-    private struct TakenRun {
-        let heap: Int
-        var entries: ContiguousArray<TimerHeapEntry>
-        var next = 0
-
-        var first: TimerHeapEntry? { next < entries.count ? entries[next] : nil }
-    }
+    /// The due entries that a pass took out of its heaps at once, in fire order, and how many of
+    /// them it has fired.
+    private var taken: ContiguousArray<TimerHeapEntry> = []
+    private var takenNext = 0
 
     /// The fewest due timers a pass takes out of their heaps at once (see ``beginPass(runningIn:now:)``).
     static let takeAllMinimum = 256
@@ -147,19 +140,20 @@ struct TimerQueues {
     mutating func beginPass(runningIn mode: Int, now: Nanoseconds) -> Pass {
         var pass = Pass(mode: mode, withCommon: isCommon[mode], firstSequence: nextSequence)
         let limit = min(now, .max - 1)  // a saturated fire date is never due
-        var due = 0, total = 0
+        var total = 0
+        forEachHeap(of: pass) { heap in total += heaps[heap].count }
+        let enough = max(Self.takeAllMinimum, (total + 1) / 2)
+        var due = 0  // counted up to `enough` only
+        forEachHeap(of: pass) { heap in due += heaps[heap].countKeys(notAfter: limit, upTo: enough - due) }
+        guard due >= enough else { return pass }
+        taken.reserveCapacity(total)
         forEachHeap(of: pass) { heap in
-            due += heaps[heap].countKeys(notAfter: limit)
-            total += heaps[heap].count
+            heaps[heap].removeKeys(notAfter: limit, into: &taken)
+            // Stale entries may have left with the due ones; an overcount only brings the next
+            // rebuild forward, which counts again from zero.
+            heaps[heap].staleCount = min(heaps[heap].staleCount, heaps[heap].count)
         }
-        guard due >= Self.takeAllMinimum, 2 * due >= total else { return pass }
-        forEachHeap(of: pass) { heap in
-            var entries = ContiguousArray<TimerHeapEntry>()
-            heaps[heap].removeKeys(notAfter: limit, into: &entries)
-            guard !entries.isEmpty else { return }
-            FireOrder.sort(&entries)
-            taken.append(TakenRun(heap: heap, entries: entries))
-        }
+        FireOrder.sort(&taken)
         pass.tookAll = true
         return pass
     }
@@ -198,41 +192,38 @@ struct TimerQueues {
                 deferred.append((next, source))  // queued during this pass
                 continue
             }
-            take(next, from: source, now: now, into: &fire)
+            take(next, now: now, into: &fire)
             return true
         }
     }
 
-    /// ``fireNext(in:now:into:)`` for a pass that took its due timers at the start: the first of
-    /// the taken runs, merged in fire order. A taken entry that has gone stale since (its timer
-    /// cancelled by a callback or another thread) was counted stale in its heap, which it has
-    /// now left.
+    /// ``fireNext(in:now:into:)`` for a pass that took its due timers at the start. A taken entry
+    /// has left its heap, so it is checked against its timer's slot alone: it is live if the timer
+    /// is still queued under the entry's sequence at the entry's date (not if a callback or
+    /// another thread has cancelled it since).
     private mutating func fireNextTaken(now: Nanoseconds, into fire: inout Fire) -> Bool {
-        while true {
-            var best: Int?
-            for run in taken.indices {
-                guard let entry = taken[run].first else { continue }
-                if let current = best, let first = taken[current].first, !entry.precedes(first) { continue }
-                best = run
-            }
-            guard let best, let entry = taken[best].first else { return false }
-            taken[best].next += 1
-            let source = taken[best].heap
-            guard isLive(entry, in: source) else {
-                heaps[source].staleCount = max(0, heaps[source].staleCount - 1)
-                continue
-            }
-            take(entry, from: source, now: now, into: &fire)
+        while takenNext < taken.count {
+            let entry = taken[takenNext]
+            takenNext += 1
+            guard isLiveTaken(entry) else { continue }
+            take(entry, now: now, into: &fire)
             return true
         }
+        return false
     }
 
-    /// Takes the live timer of `entry`, which has left heap `source`, into `fire`: a repeating one moves to its
-    /// next fire date and is queued again, a one-shot ends.
-    private mutating func take(_ entry: TimerHeapEntry, from source: Int, now: Nanoseconds, into fire: inout Fire) {
+    private func isLiveTaken(_ entry: TimerHeapEntry) -> Bool {
+        let index = Int(entry.slot)
+        return index < slots.count && slots[index].isQueued && slots[index].sequence == entry.sequence
+            && slots[index].fireDate == entry.key
+    }
+
+    /// Takes the live timer of `entry`, which has left its heap, into `fire`: a repeating one
+    /// moves to its next fire date and is queued again, a one-shot ends.
+    private mutating func take(_ entry: TimerHeapEntry, now: Nanoseconds, into fire: inout Fire) {
         let index = Int(entry.slot)
         slots[index].isQueued = false
-        if slots[index].tolerance > 0 { noteStale(source + Kind.windows.rawValue - Kind.tolerant.rawValue) }
+        if slots[index].tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
         fire.id = TimerID(slot: entry.slot, generation: slots[index].generation)
         (fire.fireDate, fire.skipped) = slots[index].advance(now: now)
         if slots[index].interval == 0 {
@@ -248,10 +239,12 @@ struct TimerQueues {
     mutating func endPass() {
         for (entry, heap) in deferred where isLive(entry, in: heap) { heaps[heap].insert(entry) }
         deferred.removeAll(keepingCapacity: true)
-        for run in taken {
-            for entry in run.entries[run.next...] where isLive(entry, in: run.heap) { heaps[run.heap].insert(entry) }
+        for entry in taken[takenNext...] where isLiveTaken(entry) {
+            let index = Int(entry.slot)
+            heaps[heap(Int(slots[index].modeIndex), slots[index].tolerance == 0 ? .exact : .tolerant)].insert(entry)
         }
-        taken.removeAll()  // and their memory: such passes are rare and can be large
+        taken = []  // and its memory: such passes are rare and can be large
+        takenNext = 0
     }
 
     /// When to wake next while running in `mode`: let D be the earliest end of a tolerance

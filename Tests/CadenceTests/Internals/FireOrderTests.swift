@@ -47,7 +47,8 @@ import Testing
         for limit: UInt64 in [0, 10, 500, 999, 1_000] {
             var copy = heap
             let due = all.filter { $0.key <= limit }
-            #expect(copy.countKeys(notAfter: limit) == due.count)
+            #expect(copy.countKeys(notAfter: limit, upTo: .max) == due.count)
+            #expect(copy.countKeys(notAfter: limit, upTo: 100) == min(due.count, 100))
             var taken = ContiguousArray<TimerHeapEntry>()
             copy.removeKeys(notAfter: limit, into: &taken)
             #expect(Set(taken.map(\.slot)) == Set(due.map(\.slot)))
