@@ -386,6 +386,7 @@ public final class Loop: @unchecked Sendable {
     @inline(never)  // a named frame in profiles; called once per pass
     private func firePass(modeIndex: Int, now: Nanoseconds) -> Int {
         var fired = 0
+        let offset = clock.epochOffset
         // Not `withLock`: returning an action through its generic result would allocate.
         lock.lock()
         let pass = queues.beginPass(runningIn: modeIndex, now: now)
@@ -397,8 +398,8 @@ public final class Loop: @unchecked Sendable {
             callbacksStarted &+= 1
             lock.unlock()
             fired += 1
-            due.action.run(TimerTick(fireDate: date(monotonic: due.fireDate),
-                                     seconds: MonotonicClock.seconds(due.fireDate, offset: clock.epochOffset),
+            let seconds = MonotonicClock.seconds(due.fireDate, offset: offset)
+            due.action.run(TimerTick(fireDate: Date(timeIntervalSince1970: seconds), seconds: seconds,
                                      skipped: Int(clamping: due.skipped)))
             // A fired one-shot's action is released here, outside the lock: what it captured may
             // call into the loop when freed.

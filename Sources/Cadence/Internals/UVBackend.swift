@@ -38,13 +38,14 @@ final class UVBackend: LoopClock {
 
     var epochOffset: Int64 { MonotonicClock.epochOffset }
 
-    func now() -> Nanoseconds { uv_hrtime() }
+    /// CLOCK_MONOTONIC, the clock `uv_hrtime` reads, without the call through libuv.
+    func now() -> Nanoseconds { MonotonicClock.now() }
 
     /// Arms the timerfd at `deadline` (absolute, so never early; arming also clears an expiry of the
     /// last deadline) and lets libuv wait for it or for a wake-up. The caller re-checks with a
     /// fresh clock read (libuv issues 4773 and 1068).
     func sleep(until deadline: Nanoseconds) {
-        guard deadline > uv_hrtime() else { return }
+        guard deadline > now() else { return }
         var spec = itimerspec()
         if deadline != .max {
             spec.it_value.tv_sec = Int(deadline / 1_000_000_000)
