@@ -16,9 +16,9 @@ struct TimerHeapEntry {
 /// A 4-ary min-heap of timer entries, ordered by key, ties by sequence.
 ///
 /// Cancelling a timer does not touch the heap: its entry goes stale (``TimerQueues`` can tell)
-/// and is dropped when it reaches the top, or when stale entries outnumber live ones and the heap
-/// is rebuilt, which keeps the heap within twice its live size at O(1) amortized cost per cancel
-/// (asyncio does the same). So entries never move in response to a
+/// and is dropped when it reaches the top, or when stale entries make up three quarters of the
+/// heap and it is rebuilt, which keeps the heap within four times its live size at O(1) amortized
+/// cost per cancel (asyncio does the same, at half). So entries never move in response to a
 /// cancel, and sifting touches nothing but this array: no back-pointers into the timers to update.
 /// A 4-ary heap does fewer levels of work per insert and removal than a binary one (measured in
 /// the peers' LIMITS notes).

