@@ -50,7 +50,11 @@ final class HandleTable: @unchecked Sendable {
             index = reused
         } else {
             index = storage.slots.count
+            let capacity = storage.slots.capacity
             storage.slots.append(Slot())
+            if storage.slots.capacity != capacity {
+                FreedMemory.release(afterGrowingTo: storage.slots.capacity * MemoryLayout<Slot>.stride)
+            }
         }
         return (index, UInt64(storage.slots[index].generation) << 32 | UInt64(index + 1))
     }

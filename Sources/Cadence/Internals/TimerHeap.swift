@@ -31,7 +31,11 @@ struct TimerHeap {
     var first: TimerHeapEntry? { entries.first }
 
     mutating func insert(_ entry: TimerHeapEntry) {
+        let capacity = entries.capacity
         entries.append(entry)
+        if entries.capacity != capacity {
+            FreedMemory.release(afterGrowingTo: entries.capacity * MemoryLayout<TimerHeapEntry>.stride)
+        }
         siftUp(entries.count - 1)
     }
 

@@ -76,7 +76,11 @@ struct TimerQueues {
             slot = reused
         } else {
             slot = UInt32(slots.count)
+            let capacity = slots.capacity
             slots.append(TimerSlot(generation: nextGeneration))
+            if slots.capacity != capacity {
+                FreedMemory.release(afterGrowingTo: slots.capacity * MemoryLayout<TimerSlot>.stride)
+            }
         }
         let index = Int(slot)
         slots[index].fireDate = fireDate
