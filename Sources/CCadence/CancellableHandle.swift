@@ -13,14 +13,20 @@ final class CancellableHandle: @unchecked Sendable {
     private var target: AnyObject?  // guarded by `lock`
 
     /// The object behind the handle, nil until it is attached.
-    var object: AnyObject? { lock.withLock { target } }
+    var object: AnyObject? {
+        lock.lock()  // not `withLock`: see `HandleTable.lock`
+        defer { lock.unlock() }
+        return target
+    }
 
     /// Whether callbacks may still be delivered: false once cancelled through the handle.
     var isLive: Bool { !cancelRequested.load(ordering: .acquiring) }
 
     /// Puts the object behind the handle, cancelling it at once if the handle was cancelled first.
     func attach(_ object: AnyObject) {
-        lock.withLock { target = object }
+        lock.lock()
+        target = object
+        lock.unlock()
         if !isLive { _ = Self.cancel(object) }
     }
 

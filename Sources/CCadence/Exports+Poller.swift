@@ -11,16 +11,19 @@ final class PollerHandle: Cancellable, @unchecked Sendable {
 
     /// Records a new poll's completion and returns its number.
     func begin(_ completion: @escaping @Sendable () -> Void) -> UInt64 {
-        lock.withLock {
-            started += 1
-            completions[started] = completion
-            return started
-        }
+        lock.lock()  // not `withLock`: see `HandleTable.lock`
+        defer { lock.unlock() }
+        started += 1
+        completions[started] = completion
+        return started
     }
 
     /// Finishes poll `number`; false if it is not running.
     func finish(_ number: UInt64) -> Bool {
-        guard let completion = lock.withLock({ completions.removeValue(forKey: number) }) else { return false }
+        lock.lock()
+        let completion = completions.removeValue(forKey: number)
+        lock.unlock()
+        guard let completion else { return false }
         completion()
         return true
     }

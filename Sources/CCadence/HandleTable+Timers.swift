@@ -60,10 +60,10 @@ extension HandleTable {
 
     /// Frees a one-shot timer's handle, leaving the timer armed; false for any other handle.
     func removeTimer(_ id: UInt64) -> Bool {
-        lock.withLock {
-            guard let index = index(id), storage.slots[index].kind == .timer else { return false }
-            Self.free(index, in: &storage)
-            return true
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = index(id), storage.slots[index].kind == .timer else { return false }
+        Self.free(index, in: &storage)
+        return true
     }
 }

@@ -24,6 +24,9 @@ final class HandleTable: @unchecked Sendable {
         var free: [Int] = []
     }
 
+    /// Taken with `lock()` and `unlock()` rather than `withLock`: the generic `withLock` is not
+    /// specialized across modules, and each result type it returns then has its metadata built
+    /// at run time on first use (about 50 000 instructions for a tuple in an optional).
     let lock = Lock()
     @exclusivity(unchecked) var storage = Storage()  // guarded by `lock`
 
@@ -31,16 +34,16 @@ final class HandleTable: @unchecked Sendable {
 
     /// Stores `object` and returns its new handle.
     func insert(_ object: AnyObject, kind: Kind, owner: UInt64) -> UInt64 {
-        lock.withLock {
-            let (index, id) = Self.reserve(in: &storage)
-            storage.slots[index].kind = kind
-            storage.slots[index].owner = owner
-            storage.slots[index].object = object
-            if kind == .loop {
-                storage.slots[index].word = UInt64(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
-            }
-            return id
+        lock.lock()
+        defer { lock.unlock() }
+        let (index, id) = Self.reserve(in: &storage)
+        storage.slots[index].kind = kind
+        storage.slots[index].owner = owner
+        storage.slots[index].object = object
+        if kind == .loop {
+            storage.slots[index].word = UInt64(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
         }
+        return id
     }
 
     /// Takes a free slot (or a new one) and returns its index and the id it will have.
@@ -68,46 +71,46 @@ final class HandleTable: @unchecked Sendable {
 
     /// The object behind a live handle of `kind`, and the loop handle that owns it.
     func lookUp(_ id: UInt64, kind: Kind) -> (object: AnyObject, owner: UInt64)? {
-        lock.withLock {
-            guard let index = index(id), storage.slots[index].kind == kind,
-                  let object = storage.slots[index].object else { return nil }
-            return (object, storage.slots[index].owner)
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = index(id), storage.slots[index].kind == kind,
+              let object = storage.slots[index].object else { return nil }
+        return (object, storage.slots[index].owner)
     }
 
     /// Puts `object` behind a live handle reserved earlier (see `insert(kind:owner:of:_:)`).
     func replace(_ id: UInt64, with object: AnyObject) {
-        lock.withLock {
-            if let index = index(id), storage.slots[index].object != nil {
-                storage.slots[index].object = object
-            }
+        lock.lock()
+        defer { lock.unlock() }
+        if let index = index(id), storage.slots[index].object != nil {
+            storage.slots[index].object = object
         }
     }
 
     /// Frees a live handle of `kind` and returns its object; nil if the handle was not live.
     func remove(_ id: UInt64, kind: Kind) -> AnyObject? {
-        lock.withLock {
-            guard let index = index(id), storage.slots[index].kind == kind,
-                  let object = storage.slots[index].object else { return nil }
-            Self.free(index, in: &storage)
-            return object
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = index(id), storage.slots[index].kind == kind,
+              let object = storage.slots[index].object else { return nil }
+        Self.free(index, in: &storage)
+        return object
     }
 
     /// Frees every handle owned by `loop`, returning their objects (released outside the lock).
     func removeAll(ownedBy loop: UInt64) -> [AnyObject] {
-        lock.withLock {
-            var removed: [AnyObject] = []
-            for index in storage.slots.indices where storage.slots[index].owner == loop {
-                if let object = storage.slots[index].object {
-                    removed.append(object)
-                    Self.free(index, in: &storage)
-                } else if storage.slots[index].kind == .timer {
-                    Self.free(index, in: &storage)
-                }
+        lock.lock()
+        defer { lock.unlock() }
+        var removed: [AnyObject] = []
+        for index in storage.slots.indices where storage.slots[index].owner == loop {
+            if let object = storage.slots[index].object {
+                removed.append(object)
+                Self.free(index, in: &storage)
+            } else if storage.slots[index].kind == .timer {
+                Self.free(index, in: &storage)
             }
-            return removed
         }
+        return removed
     }
 
     // The look-ups below read `storage` in place, under the lock (taken by the caller): passed as
