@@ -101,21 +101,22 @@ public final class Loop: @unchecked Sendable {
         var wokeForTimer = false
         while true {
             let now = clock.now()
+            let fired = firePass(modeIndex: modeIndex, now: now)
+            // Once per pass, so the lock is taken directly: through `withLock`, an optional tuple
+            // result had its metadata built at run time and `queues` was copied.
+            lock.lock()
             // A wake-up counts when it was at a timer's wake time and fired something: not one
             // made early by another thread, nor one for a timer cancelled meanwhile.
-            if firePass(modeIndex: modeIndex, now: now) > 0 && wokeForTimer {
-                lock.withLock { wakeUpCount &+= 1 }
-            }
+            if fired > 0 && wokeForTimer { wakeUpCount &+= 1 }
+            let goOn = !stopRequested && now < end
+            let wake = goOn ? queues.nextWake(runningIn: modeIndex) ?? .max : 0
+            lock.unlock()
+            guard goOn else { return true }
+            let until = min(wake, end)
             wokeForTimer = false
-            let next: (wake: Nanoseconds, forTimer: Bool)? = lock.withLock {
-                guard !stopRequested, now < end else { return nil }
-                let wake = queues.nextWake(runningIn: modeIndex) ?? .max
-                return (min(wake, end), wake <= end)
-            }
-            guard let next else { return true }
-            if next.wake > clock.now() {
-                clock.sleep(until: next.wake)
-                wokeForTimer = next.forTimer && clock.now() >= next.wake
+            if until > clock.now() {
+                clock.sleep(until: until)
+                wokeForTimer = wake <= end && clock.now() >= until
             }
         }
     }

@@ -116,18 +116,6 @@ struct TimerHeap {
         heapify()
     }
 
-    /// The latest key not after `limit` among the live entries (visiting only entries whose key
-    /// is ≤ `limit`, which the heap order makes a pruned walk).
-    func latestKey(notAfter limit: Nanoseconds, isLive: (TimerHeapEntry) -> Bool, from index: Int = 0) -> Nanoseconds? {
-        guard index < entries.count, entries[index].key <= limit else { return nil }
-        var latest: Nanoseconds? = isLive(entries[index]) ? entries[index].key : nil
-        let firstChild = 4 * index + 1
-        for child in firstChild..<max(firstChild, min(firstChild + 4, entries.count)) {
-            if let found = latestKey(notAfter: limit, isLive: isLive, from: child) { latest = max(latest ?? found, found) }
-        }
-        return latest
-    }
-
     private mutating func siftUp(_ start: Int) {
         entries.withUnsafeMutableBufferPointer { heap in Self.siftUp(heap[start], from: start, in: heap) }
     }

@@ -45,7 +45,9 @@ struct TimerQueues {
 
     // MARK: Modes
 
-    /// The index of a registered mode.
+    /// The index of a registered mode. (Inlined, as ``isArmed(_:)``: called on the loop's stored
+    /// `queues` through an opaque call, a non-mutating method gets a copy, every array retained.)
+    @inline(__always)
     func index(of mode: RunLoopMode) throws(CadenceError) -> Int {
         // The built-in modes, by far the most used, need no checks, compare or hash.
         if let builtin = mode.builtinIndex { return builtin }
@@ -96,6 +98,7 @@ struct TimerQueues {
     }
 
     /// Whether `id` names a timer that is still armed.
+    @inline(__always)
     func isArmed(_ id: TimerID) -> Bool {
         Int(id.slot) < slots.count && slots[Int(id.slot)].generation == id.generation
     }
@@ -398,12 +401,25 @@ struct TimerQueues {
         }
     }
 
+    /// The latest key not after `limit` among the live entries of `heap`, visiting only entries
+    /// whose key is ≤ `limit` (which the heap order makes a pruned walk). A method rather than a
+    /// walk on the heap with a liveness closure: a closure would capture a copy of `self`, all
+    /// of its arrays retained and released, on every wake-up.
+    private func latestLiveKey(_ heap: Int, notAfter limit: Nanoseconds, from index: Int = 0) -> Nanoseconds? {
+        guard index < heaps[heap].count, heaps[heap].entries[index].key <= limit else { return nil }
+        var latest: Nanoseconds? = isLive(heaps[heap].entries[index], in: heap) ? heaps[heap].entries[index].key : nil
+        let firstChild = 4 * index + 1
+        for child in firstChild..<max(firstChild, min(firstChild + 4, heaps[heap].count)) {
+            if let found = latestLiveKey(heap, notAfter: limit, from: child) { latest = max(latest ?? found, found) }
+        }
+        return latest
+    }
+
     /// The latest live fire date not after `limit` in `mode`.
     private func latestFireDate(_ mode: Int, notAfter limit: Nanoseconds) -> Nanoseconds? {
         let exact = heap(mode, .exact)
         let tolerant = heap(mode, .tolerant)
-        switch (heaps[exact].latestKey(notAfter: limit) { isLive($0, in: exact) },
-                heaps[tolerant].latestKey(notAfter: limit) { isLive($0, in: tolerant) }) {
+        switch (latestLiveKey(exact, notAfter: limit), latestLiveKey(tolerant, notAfter: limit)) {
         case let (exact?, tolerant?): return max(exact, tolerant)
         case let (exact, tolerant): return exact ?? tolerant
         }
