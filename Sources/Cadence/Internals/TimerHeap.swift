@@ -30,12 +30,11 @@ struct TimerHeap {
     var count: Int { entries.count }
     var first: TimerHeapEntry? { entries.first }
 
+    @inline(__always)
     mutating func insert(_ entry: TimerHeapEntry) {
-        let capacity = entries.capacity
+        let grows = entries.count == entries.capacity
         entries.append(entry)
-        if entries.capacity != capacity {
-            FreedMemory.release(afterGrowingTo: entries.capacity * MemoryLayout<TimerHeapEntry>.stride)
-        }
+        if grows { FreedMemory.release(afterGrowingTo: entries.capacity * MemoryLayout<TimerHeapEntry>.stride) }
         siftUp(entries.count - 1)
     }
 
