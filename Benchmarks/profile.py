@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """profile.py - instruction counts per timer operation, with valgrind's callgrind.
 
-Usage: Benchmarks/profile.py [N]     (default N = 20000; about a minute)
+Usage: Benchmarks/profile.py [N]     (default N = 20000; about 15 seconds)
 
 Runs `scale N` of the Swift and C benchmarks (one round: PEER_BUDGET_S=0) under callgrind three
 times each, collecting only inside the API call being measured (--toggle-collect), and prints,
