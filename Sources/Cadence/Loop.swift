@@ -19,24 +19,25 @@ public let cadenceVersion = "0.1.0"
 public final class Loop: @unchecked Sendable {
     let clock: any LoopClock
     let lock = Lock()
-    // Guarded by `lock`:
-    @exclusivity(unchecked) private var queues = TimerQueues()
-    private var isClosedFlag = false
-    private var isRunningFlag = false
-    private var stopRequested = false
-    private var runningThread = pthread_t()
+    // Guarded by `lock`; internal rather than private for the extensions in Loop+Timers.swift
+    // and Loop+Thread.swift, and used nowhere else:
+    @exclusivity(unchecked) var queues = TimerQueues()
+    var isClosedFlag = false
+    var isRunningFlag = false
+    var stopRequested = false
+    var runningThread = pthread_t()
     private var wakeUpCount: UInt64 = 0
     /// The timer whose callback is running, so that a cancel from another thread can wait for it,
     /// and how many threads wait.
-    private var firing: TimerID?
-    private var callbackWaiters = 0
+    var firing: TimerID?
+    var callbackWaiters = 0
     /// Counts callbacks started, so that a waiter waits for the callback running when it came, not
     /// for later ones of the same timer (which a busy repeating timer would start before the
     /// waiter's thread got to run again).
-    private var callbacksStarted: UInt64 = 0
+    var callbacksStarted: UInt64 = 0
     /// The thread started by `startThread`, and whether it has been asked to stop.
-    private var ownThread: LoopThread?
-    private var ownThreadStopping = false
+    var ownThread: LoopThread?
+    var ownThreadStopping = false
 
     /// Creates a loop on libuv's monotonic clock.
     ///
@@ -154,61 +155,6 @@ public final class Loop: @unchecked Sendable {
     /// real loop (derived from the monotonic clock), virtual seconds since 1970 for a virtual one.
     public var now: Date { date(monotonic: clock.now()) }
 
-    // MARK: A thread of its own
-
-    /// Starts a thread that runs this loop in `mode` until ``stopThread()``, so that timers fire
-    /// without the program running the loop itself (as a dispatch timer on its own queue).
-    ///
-    /// Timers, publishers and cancels may then be used from any thread; callbacks run on the
-    /// loop's thread, so what they touch must be safe to share.
-    ///
-    /// - Throws: ``CadenceError/notSupported`` for a virtual loop (its clock moves only when told);
-    ///   ``CadenceError/busy`` if the loop is running or already has a thread;
-    ///   ``CadenceError/invalidArgument`` or ``CadenceError/unknownMode`` for a bad mode (as
-    ///   ``run(mode:for:)``); ``CadenceError/outOfMemory`` if no thread could be started;
-    ///   ``CadenceError/badHandle`` after ``close()``.
-    public func startThread(mode: RunLoopMode = .default) throws(CadenceError) {
-        let thread = LoopThread(loop: self, mode: mode)
-        // A virtual clock on a thread would race through virtual time, an hour per run.
-        guard !isVirtual else { throw .notSupported }
-        try lock.withLock { () throws(CadenceError) in
-            guard !isClosedFlag else { throw .badHandle }
-            guard !isRunningFlag, ownThread == nil else { throw .busy }
-            guard mode != .common else { throw .invalidArgument }
-            _ = try queues.index(of: mode)
-            ownThread = thread
-            ownThreadStopping = false
-        }
-        guard thread.start() else {
-            lock.withLock { ownThread = nil }
-            throw .outOfMemory
-        }
-    }
-
-    /// Stops the loop's own thread after its current pass and waits for it to end. Callable from
-    /// any thread but the loop's own; does nothing if the loop has no thread.
-    ///
-    /// - Throws: ``CadenceError/busy`` when called from the loop's thread (it cannot wait for itself).
-    public func stopThread() throws(CadenceError) {
-        let thread: LoopThread? = try lock.withLock { () throws(CadenceError) -> LoopThread? in
-            // With two callers at once, the first waits for the thread and the second returns.
-            guard let ownThread, !ownThreadStopping else { return nil }
-            guard !ownThread.isCurrent else { throw .busy }
-            ownThreadStopping = true
-            if isRunningFlag {
-                stopRequested = true
-                clock.wake()
-            }
-            return ownThread
-        }
-        guard let thread else { return }
-        thread.join()
-        lock.withLock { ownThread = nil }
-    }
-
-    /// Whether a thread started by ``startThread(mode:)`` is running the loop.
-    public var hasThread: Bool { lock.withLock { ownThread != nil } }
-
     // MARK: Modes
 
     /// Registers a custom mode, so that timers can be added to it and the loop run in it.
@@ -264,122 +210,6 @@ public final class Loop: @unchecked Sendable {
         return queues.removeAll()
     }
 
-    // MARK: Engine
-
-    /// Arms a timer whose first fire date is `delay` after a fresh clock read, or `fireDate`, in
-    /// the mode with index `modeIndex`.
-    func arm(delay: Nanoseconds, at fireDate: Nanoseconds? = nil, interval: Nanoseconds,
-             tolerance: Nanoseconds, missedTicks: MissedTickPolicy = .skip, modeIndex: Int,
-             action: TimerAction) throws(CadenceError) -> TimerID {
-        // Not `withLock` here and below: what a hot path passes through its generic closure can
-        // cost an allocation or a copy of `queues`.
-        lock.lock()
-        defer { lock.unlock() }
-        return try armLocked(delay: delay, at: fireDate, interval: interval, tolerance: tolerance,
-                             missedTicks: missedTicks, modeIndex: modeIndex, action: action)
-    }
-
-    /// ``arm(delay:at:interval:tolerance:missedTicks:modeIndex:action:)`` in `mode`, looked up
-    /// under the same lock.
-    func arm(delay: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
-             missedTicks: MissedTickPolicy = .skip, mode: RunLoopMode,
-             action: TimerAction) throws(CadenceError) -> TimerID {
-        lock.lock()
-        defer { lock.unlock() }
-        return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance,
-                             missedTicks: missedTicks, modeIndex: try modeIndexLocked(of: mode), action: action)
-    }
-
-    private func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
-                           tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
-                           action: TimerAction) throws(CadenceError) -> TimerID {
-        guard !isClosedFlag else { throw .badHandle }
-        let first = fireDate ?? clock.now().saturatingAdd(delay)
-        let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
-                            missedTicks: missedTicks, modeIndex: modeIndex, action: action)
-        wakeIfRemote()
-        return id
-    }
-
-    /// Cancels an armed timer; returns false if it was already cancelled or finished. Callers that
-    /// hold no other lock then call ``waitForCallback(of:)``, so that once their cancel returns no
-    /// callback for the timer is still starting.
-    @discardableResult
-    func disarm(_ id: TimerID) -> Bool {
-        // Not `withLock` (see `firePass`); the action is released after the lock, because what
-        // it captured may call into the loop when freed.
-        var action = TimerAction.idle
-        lock.lock()
-        let disarmed = queues.disarm(id, releasing: &action)
-        lock.unlock()
-        withExtendedLifetime(action) {}
-        return disarmed
-    }
-
-    /// Waits until a callback of `id` that is running on the loop's thread has returned. Returns
-    /// at once on the loop's own thread (a callback cancelling a timer), where waiting would never end.
-    func waitForCallback(of id: TimerID) {
-        lock.withLock { waitForCallbackLocked(of: id) }
-    }
-
-    /// ``disarm(_:)`` and ``waitForCallback(of:)`` under one lock, for callers that hold no other.
-    func disarmAndWait(_ id: TimerID) -> Bool {
-        var action = TimerAction.idle  // released after the lock, as in `disarm`
-        lock.lock()
-        let disarmed = queues.disarm(id, releasing: &action)
-        waitForCallbackLocked(of: id)
-        lock.unlock()
-        withExtendedLifetime(action) {}
-        return disarmed
-    }
-
-    /// ``disarm(_:)``, and whether a callback of `id` is running on another thread, under one lock:
-    /// for a caller that holds a lock of its own, and so calls ``waitForCallback(of:)`` only after
-    /// releasing it (a callback may be waiting for that lock).
-    func disarmReportingCallback(_ id: TimerID) -> (disarmed: Bool, callbackRunning: Bool) {
-        var action = TimerAction.idle  // released after the lock, as in `disarm`
-        lock.lock()
-        let disarmed = queues.disarm(id, releasing: &action)
-        let running = isRunningCallbackLocked(of: id)
-        lock.unlock()
-        withExtendedLifetime(action) {}
-        return (disarmed, running)
-    }
-
-    private func isRunningCallbackLocked(of id: TimerID) -> Bool {
-        firing == id && pthread_equal(runningThread, pthread_self()) == 0
-    }
-
-    private func waitForCallbackLocked(of id: TimerID) {
-        guard isRunningCallbackLocked(of: id) else { return }
-        let running = callbacksStarted
-        callbackWaiters += 1
-        while firing == id && callbacksStarted == running { lock.wait() }
-        callbackWaiters -= 1
-    }
-
-    /// Whether a timer is still armed.
-    func isArmed(_ id: TimerID) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return queues.isArmed(id)
-    }
-
-    /// The interned index of a registered mode.
-    func modeIndex(of mode: RunLoopMode) throws(CadenceError) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return try modeIndexLocked(of: mode)
-    }
-
-    private func modeIndexLocked(of mode: RunLoopMode) throws(CadenceError) -> Int {
-        guard !isClosedFlag else { throw .badHandle }
-        // The built-in modes without calling into `queues`, which would copy it (an opaque call
-        // on a class's struct property reads a copy).
-        if let builtin = mode.builtinIndex { return builtin }
-        return try queues.index(of: mode)
-    }
-
     /// Fires every timer due at `now` in `modeIndex`, one lock round trip per timer (ending one
     /// callback and starting the next share it). What a callback arms waits for a later pass
     /// (libuv issue 4245).
@@ -420,7 +250,7 @@ public final class Loop: @unchecked Sendable {
     }
 
     /// Wakes the loop if it is sleeping on another thread. Call with the lock held.
-    private func wakeIfRemote() {
+    func wakeIfRemote() {
         if isRunningFlag && pthread_equal(runningThread, pthread_self()) == 0 { clock.wake() }
     }
 

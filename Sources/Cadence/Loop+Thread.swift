@@ -1,0 +1,55 @@
+/// A loop that runs on a thread of its own.
+extension Loop {
+    /// Starts a thread that runs this loop in `mode` until ``stopThread()``, so that timers fire
+    /// without the program running the loop itself (as a dispatch timer on its own queue).
+    ///
+    /// Timers, publishers and cancels may then be used from any thread; callbacks run on the
+    /// loop's thread, so what they touch must be safe to share.
+    ///
+    /// - Throws: ``CadenceError/notSupported`` for a virtual loop (its clock moves only when told);
+    ///   ``CadenceError/busy`` if the loop is running or already has a thread;
+    ///   ``CadenceError/invalidArgument`` or ``CadenceError/unknownMode`` for a bad mode (as
+    ///   ``run(mode:for:)``); ``CadenceError/outOfMemory`` if no thread could be started;
+    ///   ``CadenceError/badHandle`` after ``close()``.
+    public func startThread(mode: RunLoopMode = .default) throws(CadenceError) {
+        let thread = LoopThread(loop: self, mode: mode)
+        // A virtual clock on a thread would race through virtual time, an hour per run.
+        guard !isVirtual else { throw .notSupported }
+        try lock.withLock { () throws(CadenceError) in
+            guard !isClosedFlag else { throw .badHandle }
+            guard !isRunningFlag, ownThread == nil else { throw .busy }
+            guard mode != .common else { throw .invalidArgument }
+            _ = try queues.index(of: mode)
+            ownThread = thread
+            ownThreadStopping = false
+        }
+        guard thread.start() else {
+            lock.withLock { ownThread = nil }
+            throw .outOfMemory
+        }
+    }
+
+    /// Stops the loop's own thread after its current pass and waits for it to end. Callable from
+    /// any thread but the loop's own; does nothing if the loop has no thread.
+    ///
+    /// - Throws: ``CadenceError/busy`` when called from the loop's thread (it cannot wait for itself).
+    public func stopThread() throws(CadenceError) {
+        let thread: LoopThread? = try lock.withLock { () throws(CadenceError) -> LoopThread? in
+            // With two callers at once, the first waits for the thread and the second returns.
+            guard let ownThread, !ownThreadStopping else { return nil }
+            guard !ownThread.isCurrent else { throw .busy }
+            ownThreadStopping = true
+            if isRunningFlag {
+                stopRequested = true
+                clock.wake()
+            }
+            return ownThread
+        }
+        guard let thread else { return }
+        thread.join()
+        lock.withLock { ownThread = nil }
+    }
+
+    /// Whether a thread started by ``startThread(mode:)`` is running the loop.
+    public var hasThread: Bool { lock.withLock { ownThread != nil } }
+}

@@ -1,0 +1,119 @@
+import Glibc
+
+/// Arming and cancelling timers: what `schedule`, publishers and the C layer build on. Every call
+/// takes the loop's lock; none runs a callback.
+extension Loop {
+    /// Arms a timer whose first fire date is `delay` after a fresh clock read, or `fireDate`, in
+    /// the mode with index `modeIndex`.
+    func arm(delay: Nanoseconds, at fireDate: Nanoseconds? = nil, interval: Nanoseconds,
+             tolerance: Nanoseconds, missedTicks: MissedTickPolicy = .skip, modeIndex: Int,
+             action: TimerAction) throws(CadenceError) -> TimerID {
+        // Not `withLock` here and below: what a hot path passes through its generic closure can
+        // cost an allocation or a copy of `queues`.
+        lock.lock()
+        defer { lock.unlock() }
+        return try armLocked(delay: delay, at: fireDate, interval: interval, tolerance: tolerance,
+                             missedTicks: missedTicks, modeIndex: modeIndex, action: action)
+    }
+
+    /// ``arm(delay:at:interval:tolerance:missedTicks:modeIndex:action:)`` in `mode`, looked up
+    /// under the same lock.
+    func arm(delay: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
+             missedTicks: MissedTickPolicy = .skip, mode: RunLoopMode,
+             action: TimerAction) throws(CadenceError) -> TimerID {
+        lock.lock()
+        defer { lock.unlock() }
+        return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance,
+                             missedTicks: missedTicks, modeIndex: try modeIndexLocked(of: mode), action: action)
+    }
+
+    private func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
+                           tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
+                           action: TimerAction) throws(CadenceError) -> TimerID {
+        guard !isClosedFlag else { throw .badHandle }
+        let first = fireDate ?? clock.now().saturatingAdd(delay)
+        let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
+                            missedTicks: missedTicks, modeIndex: modeIndex, action: action)
+        wakeIfRemote()
+        return id
+    }
+
+    /// Cancels an armed timer; returns false if it was already cancelled or finished. Callers that
+    /// hold no other lock then call ``waitForCallback(of:)``, so that once their cancel returns no
+    /// callback for the timer is still starting.
+    @discardableResult
+    func disarm(_ id: TimerID) -> Bool {
+        // Not `withLock` (see `firePass`); the action is released after the lock, because what
+        // it captured may call into the loop when freed.
+        var action = TimerAction.idle
+        lock.lock()
+        let disarmed = queues.disarm(id, releasing: &action)
+        lock.unlock()
+        withExtendedLifetime(action) {}
+        return disarmed
+    }
+
+    /// Waits until a callback of `id` that is running on the loop's thread has returned. Returns
+    /// at once on the loop's own thread (a callback cancelling a timer), where waiting would never end.
+    func waitForCallback(of id: TimerID) {
+        lock.withLock { waitForCallbackLocked(of: id) }
+    }
+
+    /// ``disarm(_:)`` and ``waitForCallback(of:)`` under one lock, for callers that hold no other.
+    func disarmAndWait(_ id: TimerID) -> Bool {
+        var action = TimerAction.idle  // released after the lock, as in `disarm`
+        lock.lock()
+        let disarmed = queues.disarm(id, releasing: &action)
+        waitForCallbackLocked(of: id)
+        lock.unlock()
+        withExtendedLifetime(action) {}
+        return disarmed
+    }
+
+    /// ``disarm(_:)``, and whether a callback of `id` is running on another thread, under one lock:
+    /// for a caller that holds a lock of its own, and so calls ``waitForCallback(of:)`` only after
+    /// releasing it (a callback may be waiting for that lock).
+    func disarmReportingCallback(_ id: TimerID) -> (disarmed: Bool, callbackRunning: Bool) {
+        var action = TimerAction.idle  // released after the lock, as in `disarm`
+        lock.lock()
+        let disarmed = queues.disarm(id, releasing: &action)
+        let running = isRunningCallbackLocked(of: id)
+        lock.unlock()
+        withExtendedLifetime(action) {}
+        return (disarmed, running)
+    }
+
+    private func isRunningCallbackLocked(of id: TimerID) -> Bool {
+        firing == id && pthread_equal(runningThread, pthread_self()) == 0
+    }
+
+    private func waitForCallbackLocked(of id: TimerID) {
+        guard isRunningCallbackLocked(of: id) else { return }
+        let running = callbacksStarted
+        callbackWaiters += 1
+        while firing == id && callbacksStarted == running { lock.wait() }
+        callbackWaiters -= 1
+    }
+
+    /// Whether a timer is still armed.
+    func isArmed(_ id: TimerID) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return queues.isArmed(id)
+    }
+
+    /// The interned index of a registered mode.
+    func modeIndex(of mode: RunLoopMode) throws(CadenceError) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return try modeIndexLocked(of: mode)
+    }
+
+    private func modeIndexLocked(of mode: RunLoopMode) throws(CadenceError) -> Int {
+        guard !isClosedFlag else { throw .badHandle }
+        // The built-in modes without calling into `queues`, which would copy it (an opaque call
+        // on a class's struct property reads a copy).
+        if let builtin = mode.builtinIndex { return builtin }
+        return try queues.index(of: mode)
+    }
+}
