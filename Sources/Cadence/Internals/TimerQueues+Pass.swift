@@ -72,13 +72,23 @@ extension TimerQueues {
                 heaps[source].staleCount = max(0, heaps[source].staleCount - 1)
                 continue
             }
-            if Int32(bitPattern: next.sequence &- pass.firstSequence) >= 0 {
-                deferred.append((next, source))  // queued during this pass
+            if queuedDuring(pass, next) {
+                deferred.append((next, source))
                 continue
             }
             take(next, now: now, into: &fire)
             return true
         }
+    }
+
+    /// Whether `entry` was queued during `pass`: its sequence lies in the (short) run handed out
+    /// since the pass began. Measured as a distance from the pass's first sequence, so an entry
+    /// that has waited through any number of enqueues is not mistaken for a new one (compared as
+    /// serial numbers, one queued 2³¹ enqueues earlier would look like it came after, and would
+    /// be held back from every pass while the loop spun on its overdue date).
+    @inline(__always)
+    func queuedDuring(_ pass: Pass, _ entry: TimerHeapEntry) -> Bool {
+        entry.sequence &- pass.firstSequence < nextSequence &- pass.firstSequence
     }
 
     /// ``fireNext(in:now:into:)`` for a pass that took its due timers at the start. A taken entry
