@@ -98,10 +98,7 @@ public struct ScheduledTimer: Cancellable, Hashable, Sendable {
     /// Prevents any further fire. From another thread, waits for an action of this timer that is
     /// running to return, so no action starts or runs once it returns; from inside the timer's own
     /// action (on the loop's thread), returns at once.
-    public func cancel() { _ = cancelIfActive() }
-
-    /// Cancels; returns false if the timer had already been cancelled or, for a one-shot, had fired.
-    package func cancelIfActive() -> Bool { loop.disarmAndWait(id) }
+    public func cancel() { _ = loop.disarmAndWait(id) }
 
     /// Whether the timer was cancelled, or is a one-shot that has fired.
     public var isCancelled: Bool { !loop.isArmed(id) }

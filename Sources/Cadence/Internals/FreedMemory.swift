@@ -12,7 +12,16 @@ package enum FreedMemory {
     /// Tables smaller than this grow without a trim (their old buffers are small).
     static let threshold = 1 << 20
 
-    /// Call after a table's buffer grew to `capacityBytes`.
+    /// Appends `element` to an engine table, giving the old buffer back if the table grew.
+    @inline(__always)
+    static func append<Element>(_ element: Element, to table: inout ContiguousArray<Element>) {
+        let grows = table.count == table.capacity
+        table.append(element)
+        if grows { release(afterGrowingTo: table.capacity * MemoryLayout<Element>.stride) }
+    }
+
+    /// Call after a table's buffer grew to `capacityBytes` (the C layer's handle table calls it
+    /// directly: a generic helper is not specialized across modules).
     @inline(never)  // off the hot paths that check for growth
     package static func release(afterGrowingTo capacityBytes: Int) {
         if capacityBytes >= threshold { _ = malloc_trim(0) }

@@ -32,9 +32,7 @@ struct TimerHeap {
 
     @inline(__always)
     mutating func insert(_ entry: TimerHeapEntry) {
-        let grows = entries.count == entries.capacity
-        entries.append(entry)
-        if grows { FreedMemory.release(afterGrowingTo: entries.capacity * MemoryLayout<TimerHeapEntry>.stride) }
+        FreedMemory.append(entry, to: &entries)
         siftUp(entries.count - 1)
     }
 

@@ -107,9 +107,7 @@ extension TimerQueues {
     }
 
     private func isLiveTaken(_ entry: TimerHeapEntry) -> Bool {
-        let index = Int(entry.slot)
-        return index < slots.count && slots[index].isQueued && slots[index].sequence == entry.sequence
-            && slots[index].fireDate == entry.key
+        Int(entry.slot) < slots.count && isLive(entry, in: fireDateHeap(of: Int(entry.slot)))
     }
 
     /// Takes the live timer of `entry`, which has left its heap, into `fire`: a repeating one
@@ -134,8 +132,7 @@ extension TimerQueues {
         for (entry, heap) in deferred where isLive(entry, in: heap) { heaps[heap].insert(entry) }
         deferred.removeAll(keepingCapacity: true)
         for entry in taken[takenNext...] where isLiveTaken(entry) {
-            let index = Int(entry.slot)
-            heaps[heap(Int(slots[index].modeIndex), slots[index].tolerance == 0 ? .exact : .tolerant)].insert(entry)
+            heaps[fireDateHeap(of: Int(entry.slot))].insert(entry)
         }
         taken = []  // and its memory: such passes are rare and can be large
         takenNext = 0

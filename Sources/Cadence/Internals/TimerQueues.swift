@@ -80,11 +80,7 @@ struct TimerQueues {
             slot = reused
         } else {
             slot = UInt32(slots.count)
-            let capacity = slots.capacity
-            slots.append(TimerSlot(generation: nextGeneration))
-            if slots.capacity != capacity {
-                FreedMemory.release(afterGrowingTo: slots.capacity * MemoryLayout<TimerSlot>.stride)
-            }
+            FreedMemory.append(TimerSlot(generation: nextGeneration), to: &slots)
         }
         let index = Int(slot)
         slots[index].fireDate = fireDate
@@ -113,13 +109,8 @@ struct TimerQueues {
         let index = Int(id.slot)
         if slots[index].isQueued {
             slots[index].isQueued = false
-            let mode = Int(slots[index].modeIndex)
-            if slots[index].tolerance == 0 {
-                noteStale(heap(mode, .exact))
-            } else {
-                noteStale(heap(mode, .tolerant))
-                noteStale(heap(mode, .windows))
-            }
+            noteStale(fireDateHeap(of: index))
+            if slots[index].tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
         }
         free(id.slot, releasing: &action)
         return true
@@ -175,11 +166,9 @@ struct TimerQueues {
         nextSequence &+= 1  // wraps: see `TimerHeapEntry`
         slots[index].sequence = entry.sequence
         slots[index].isQueued = true
+        heaps[fireDateHeap(of: index)].insert(entry)
         let tolerance = slots[index].tolerance
-        if tolerance == 0 {
-            heaps[heap(mode, .exact)].insert(entry)
-        } else {
-            heaps[heap(mode, .tolerant)].insert(entry)
+        if tolerance > 0 {
             heaps[heap(mode, .windows)].insert(TimerHeapEntry(key: entry.key.saturatingAdd(tolerance),
                                                         sequence: entry.sequence, slot: slot))
         }
@@ -208,6 +197,13 @@ struct TimerQueues {
 
     @inline(__always)
     func heap(_ mode: Int, _ kind: Kind) -> Int { Kind.allCases.count * mode + kind.rawValue }
+
+    /// The heap that orders the timer in slot `index` by fire date: its mode's exact heap
+    /// without tolerance, its tolerant heap with.
+    @inline(__always)
+    func fireDateHeap(of index: Int) -> Int {
+        heap(Int(slots[index].modeIndex), slots[index].tolerance == 0 ? .exact : .tolerant)
+    }
 
     /// Counts one more stale entry in a heap, rebuilding it once stale entries make up three
     /// quarters of it. (At half, cancelling 10⁵ timers in random order read each timer's slot
