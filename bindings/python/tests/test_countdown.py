@@ -40,7 +40,7 @@ def virtual() -> Iterator[cadence.Loop]:
         yield fresh
 
 
-def is_cancelled_code(handle: _lib.CancellableHandle) -> int:
+def is_cancelled_code(handle: int) -> int:
     return int(_lib.lib.cadence_is_cancelled(handle, ctypes.byref(ctypes.c_int())))
 
 
@@ -126,7 +126,7 @@ def test_cancel_stops_it_and_close_cancels(virtual: cadence.Loop) -> None:
 def test_dropping_a_countdown_does_not_cancel_it(virtual: cadence.Loop) -> None:
     recorder = Recorder(virtual)
     countdown = recorder.start(3.0, 1.0)
-    handle = _lib.CancellableHandle(countdown._handle.id)
+    handle = countdown._handle
     del countdown
     gc.collect()
     virtual.run(1.0)

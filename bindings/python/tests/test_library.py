@@ -51,14 +51,14 @@ def test_a_bad_library_path_fails_with_a_helpful_oserror(tmp_path: Path) -> None
 
 
 def test_c_layer_rejects_stale_and_foreign_handles() -> None:
-    stale = _lib.CancellableHandle(0xDEAD_0000_0001)
+    stale = 0xDEAD_0000_0001
     assert _lib.lib.cadence_cancel(stale) == errors.EBADF
-    assert _lib.lib.cadence_cancellable_release(_lib.CancellableHandle(0)) == 0
-    assert _lib.lib.cadence_publisher_release(_lib.PublisherHandle(0)) == 0
-    assert _lib.lib.cadence_loop_destroy(_lib.LoopHandle(0)) == 0
+    assert _lib.lib.cadence_cancellable_release(0) == 0
+    assert _lib.lib.cadence_publisher_release(0) == 0
+    assert _lib.lib.cadence_loop_destroy(0) == 0
     with cadence.Loop() as loop:
         auto = loop.publish(0.1).autoconnect()
-        out = _lib.CancellableHandle()
+        out = _lib.Handle()
         code = _lib.lib.cadence_publisher_connect(auto._handle, ctypes.byref(out))
         assert code == errors.ENOTSUP
         with pytest.raises(cadence.NotSupported, match="ENOTSUP"):

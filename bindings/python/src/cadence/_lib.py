@@ -38,22 +38,14 @@ else:
 # ---- Types from include/cadence.h ----
 
 
-class LoopHandle(ctypes.Structure):
-    """``cadence_loop``: ``struct { uint64_t id; }``, passed by value."""
+# A handle (cadence_loop, cadence_publisher, cadence_cancellable) is ``struct { uint64_t id; }``
+# passed by value. Every C ABI this binding runs on (x86-64 System V, AArch64 AAPCS64) passes a
+# struct of one 64-bit integer exactly as that integer, and lays it out the same in memory, so the
+# prototypes declare handles as ``c_uint64`` and the binding keeps them as Python ints: a ctypes
+# Structure per handle would cost an object per timer and a conversion per call.
 
-    _fields_ = [("id", ctypes.c_uint64)]
-
-
-class PublisherHandle(ctypes.Structure):
-    """``cadence_publisher``: ``struct { uint64_t id; }``, passed by value."""
-
-    _fields_ = [("id", ctypes.c_uint64)]
-
-
-class CancellableHandle(ctypes.Structure):
-    """``cadence_cancellable``: ``struct { uint64_t id; }``, passed by value."""
-
-    _fields_ = [("id", ctypes.c_uint64)]
+#: ``cadence_loop``, ``cadence_publisher``, ``cadence_cancellable``: the handle's ``id``.
+Handle = ctypes.c_uint64
 
 
 class CTick(ctypes.Structure):
@@ -62,7 +54,7 @@ class CTick(ctypes.Structure):
     _fields_ = [
         ("fire_date", ctypes.c_double),
         ("skipped", ctypes.c_uint64),
-        ("source", CancellableHandle),
+        ("source", Handle),
     ]
 
 
@@ -77,7 +69,7 @@ class CCountdownEvent(ctypes.Structure):
         ("remaining", ctypes.c_int64),
         ("finished", ctypes.c_int),
         ("date", ctypes.c_double),
-        ("source", CancellableHandle),
+        ("source", Handle),
     ]
 
 
@@ -91,7 +83,7 @@ class CPoll(ctypes.Structure):
     _fields_ = [
         ("number", ctypes.c_uint64),
         ("date", ctypes.c_double),
-        ("source", CancellableHandle),
+        ("source", Handle),
     ]
 
 
@@ -105,6 +97,7 @@ _int = ctypes.c_int
 _double = ctypes.c_double
 _char_p = ctypes.c_char_p
 _void_p = ctypes.c_void_p
+_handle_out = ctypes.POINTER(Handle)
 
 #: Every function of include/cadence.h: name -> (restype, argtypes).
 PROTOTYPES: dict[str, tuple[object, list[object]]] = {
@@ -114,70 +107,70 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "cadence_strerror": (_char_p, [_int]),
     "cadence_err_name": (_char_p, [_int]),
     # Loops
-    "cadence_loop_create": (_int, [ctypes.POINTER(LoopHandle)]),
-    "cadence_loop_destroy": (_int, [LoopHandle]),
-    "cadence_loop_run": (_int, [LoopHandle, _char_p, _double]),
-    "cadence_loop_stop": (_int, [LoopHandle]),
-    "cadence_loop_add_mode": (_int, [LoopHandle, _char_p]),
-    "cadence_loop_add_common_mode": (_int, [LoopHandle, _char_p]),
-    "cadence_loop_now": (_int, [LoopHandle, ctypes.POINTER(_double)]),
-    "cadence_loop_wakeups": (_int, [LoopHandle, ctypes.POINTER(ctypes.c_uint64)]),
-    "cadence_loop_armed_timers": (_int, [LoopHandle, ctypes.POINTER(ctypes.c_uint64)]),
+    "cadence_loop_create": (_int, [_handle_out]),
+    "cadence_loop_destroy": (_int, [Handle]),
+    "cadence_loop_run": (_int, [Handle, _char_p, _double]),
+    "cadence_loop_stop": (_int, [Handle]),
+    "cadence_loop_add_mode": (_int, [Handle, _char_p]),
+    "cadence_loop_add_common_mode": (_int, [Handle, _char_p]),
+    "cadence_loop_now": (_int, [Handle, ctypes.POINTER(_double)]),
+    "cadence_loop_wakeups": (_int, [Handle, ctypes.POINTER(ctypes.c_uint64)]),
+    "cadence_loop_armed_timers": (_int, [Handle, ctypes.POINTER(ctypes.c_uint64)]),
     # A loop on a thread of its own
-    "cadence_loop_start_thread": (_int, [LoopHandle, _char_p]),
-    "cadence_loop_stop_thread": (_int, [LoopHandle]),
+    "cadence_loop_start_thread": (_int, [Handle, _char_p]),
+    "cadence_loop_stop_thread": (_int, [Handle]),
     # Virtual time
-    "cadence_loop_create_virtual": (_int, [ctypes.POINTER(LoopHandle)]),
-    "cadence_loop_advance_clock": (_int, [LoopHandle, _double]),
+    "cadence_loop_create_virtual": (_int, [_handle_out]),
+    "cadence_loop_advance_clock": (_int, [Handle, _double]),
     # Timer publishers
     "cadence_timer_publish": (
         _int,
-        [LoopHandle, _double, _double, _char_p, ctypes.POINTER(PublisherHandle)],
+        [Handle, _double, _double, _char_p, _handle_out],
     ),
-    "cadence_publisher_set_missed_ticks": (_int, [PublisherHandle, _int]),
+    "cadence_publisher_set_missed_ticks": (_int, [Handle, _int]),
     "cadence_publisher_autoconnect": (
         _int,
-        [PublisherHandle, ctypes.POINTER(PublisherHandle)],
+        [Handle, _handle_out],
     ),
     "cadence_publisher_subscribe": (
         _int,
-        [PublisherHandle, TICK_FN, _void_p, ctypes.POINTER(CancellableHandle)],
+        [Handle, TICK_FN, _void_p, _handle_out],
     ),
     "cadence_publisher_connect": (
         _int,
-        [PublisherHandle, ctypes.POINTER(CancellableHandle)],
+        [Handle, _handle_out],
     ),
-    "cadence_publisher_release": (_int, [PublisherHandle]),
+    "cadence_publisher_release": (_int, [Handle]),
     # One-shot timers
     "cadence_loop_schedule": (
         _int,
         [
-            LoopHandle,
+            Handle,
             _double,
             _double,
             _char_p,
             TICK_FN,
             _void_p,
-            ctypes.POINTER(CancellableHandle),
+            _handle_out,
         ],
     ),
     # Countdowns
     "cadence_countdown_start": (
         _int,
-        [LoopHandle, _double, _double, COUNTDOWN_FN, _void_p, ctypes.POINTER(CancellableHandle)],
+        [Handle, _double, _double, COUNTDOWN_FN, _void_p, _handle_out],
     ),
     # Pollers
     "cadence_poller_start": (
         _int,
-        [LoopHandle, _double, _double, POLL_FN, _void_p, ctypes.POINTER(CancellableHandle)],
+        [Handle, _double, _double, POLL_FN, _void_p, _handle_out],
     ),
-    "cadence_poller_finish": (_int, [CancellableHandle, ctypes.c_uint64]),
-    "cadence_poller_set_active": (_int, [CancellableHandle, _int]),
-    "cadence_poller_tolerance": (_int, [CancellableHandle, ctypes.POINTER(_double)]),
+    "cadence_poller_finish": (_int, [Handle, ctypes.c_uint64]),
+    "cadence_poller_set_active": (_int, [Handle, _int]),
+    "cadence_poller_tolerance": (_int, [Handle, ctypes.POINTER(_double)]),
     # Cancellables
-    "cadence_cancel": (_int, [CancellableHandle]),
-    "cadence_is_cancelled": (_int, [CancellableHandle, ctypes.POINTER(_int)]),
-    "cadence_cancellable_release": (_int, [CancellableHandle]),
+    "cadence_cancel": (_int, [Handle]),
+    "cadence_is_cancelled": (_int, [Handle, ctypes.POINTER(_int)]),
+    "cadence_cancellable_release": (_int, [Handle]),
 }
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING
 
 from .errors import BadHandle
 
@@ -12,49 +11,30 @@ if TYPE_CHECKING:
     from .loop import Loop
 
 
-class Release:
-    """Runs a release function once: on ``close()``, or from the owner's ``__del__``.
-
-    What :class:`weakref.finalize` does for the owners made by the thousand (timers, subscriptions),
-    at a fraction of its cost: no registry, no weak reference. Two threads calling at once may
-    both call the function; the C layer answers a second release of a handle with ``EBADF``, which
-    the release functions ignore.
-    """
-
-    __slots__ = ("_args", "_function")
-
-    def __init__(self, function: Callable[..., object], *args: object) -> None:
-        self._function: Callable[..., object] | None = function
-        self._args = args
-
-    @property
-    def alive(self) -> bool:
-        """Whether the function has yet to run."""
-        return self._function is not None
-
-    def __call__(self) -> None:
-        function, self._function = self._function, None
-        if function is not None:
-            function(*self._args)
-
-
 class Owned:
     """Something made from a :class:`~cadence.Loop`: a publisher or a cancellable.
 
     It is closed when its own ``close()`` runs or when its loop closes; after that every
     operation raises :class:`~cadence.errors.BadHandle` (a :class:`ValueError`) instead of reaching
-    C, and ``close()`` again does nothing. Subclasses set ``_finalizer`` to release the C handle;
-    it runs once, on ``close()`` or when the object is collected.
+    C, and ``close()`` again does nothing. Subclasses release the C handle in :meth:`_release`,
+    once, on ``close()`` or when the object is collected, and say in :meth:`_released` whether
+    that happened.
     """
 
     # Slots: a loop may own hundreds of thousands of these; subclasses that add state keep a dict.
-    __slots__ = ("__weakref__", "_finalizer", "_loop", "_state")
-
-    _finalizer: Release | weakref.finalize[..., Any]
+    __slots__ = ("__weakref__", "_loop", "_state")
 
     def __init__(self, loop: Loop, state: LoopState) -> None:
         self._loop = loop
         self._state = state
+
+    def _released(self) -> bool:
+        """Whether the C handle has been released."""
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        """Releases the C handle unless it was released already."""
+        raise NotImplementedError
 
     @property
     def loop(self) -> Loop:
@@ -64,20 +44,20 @@ class Owned:
     @property
     def closed(self) -> bool:
         """Whether :meth:`close` was called on this object or on its loop."""
-        return self._state.closed or not self._finalizer.alive
+        return self._state.closed or self._released()
 
     def close(self) -> None:
         """Releases the C handle. Closing twice, or after the loop closed, does nothing."""
-        self._finalizer()
+        self._release()
 
     def _require_open(self, what: str) -> LoopState:
         if self._state.closed:
             raise BadHandle(context=f"{what} on a {type(self).__name__} whose loop is closed")
-        if not self._finalizer.alive:
+        if self._released():
             raise BadHandle(context=f"{what} on a closed {type(self).__name__}")
         return self._state
 
     def _state_word(self) -> str:
         if self._state.closed:
             return "closed (loop closed)"
-        return "closed" if not self._finalizer.alive else ""
+        return "closed" if self._released() else ""

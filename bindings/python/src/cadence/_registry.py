@@ -1,19 +1,21 @@
 """Callback lifetime: the callback tables of the loops, and the C trampolines.
 
 C never holds a Python object. Each callback is stored under a small integer key, and that key is
-what C keeps as ``void *userdata`` (python-vlc's scheme). One module-level ``CFUNCTYPE`` object
-per C callback type (:data:`TICK_TRAMPOLINE`, :data:`COUNTDOWN_TRAMPOLINE`,
-:data:`POLL_TRAMPOLINE`) is passed to C for every subscription, scheduled timer, countdown and
-poller; it looks the key up and calls the Python callable with the event converted to Python
-values. An entry stays until its subscription, timer, countdown or poller is cancelled or closed,
-its scheduled timer fires, its countdown finishes, or its loop closes or is collected, whatever
+what C keeps as ``void *userdata`` (python-vlc's scheme). Each loop has one ``CFUNCTYPE`` object
+per C callback type (:attr:`LoopState.on_tick`, :attr:`LoopState.on_countdown`,
+:attr:`LoopState.on_poll`), passed to C for every subscription, scheduled timer, countdown and
+poller of that loop; it looks the key up in the loop's table and calls the Python callable with
+the event converted to Python values. Keys count up per loop; an odd key is a one-shot entry.
+An entry stays until its subscription, timer, countdown or poller is cancelled or closed, its
+scheduled timer fires, its countdown finishes, or its loop closes or is collected, whatever
 happens to the Python objects meanwhile (python-libusb1 keeps its transfers the same way).
 
 The callables live in a :class:`CallbackTable` that only the :class:`~cadence.Loop` object holds
-strongly; the module keeps the key -> :class:`LoopState` map, and a state holds its table weakly.
-So a callback that refers to its own loop (``loop.schedule(10, lambda tick: loop.stop())``) makes
-a cycle that the garbage collector can collect, and collecting the loop closes it (its finalizer
-destroys the C loop, so no callback of it starts afterwards). A loop stays alive while
+strongly; a state holds its table weakly, and the module holds every state whose C loop exists
+(:data:`_live`), so that the ``CFUNCTYPE`` objects C calls outlive the C loop. So a callback
+that refers to its own loop (``loop.schedule(10, lambda tick: loop.stop())``) makes a cycle
+that the garbage collector can collect, and collecting the loop closes it (its finalizer destroys
+the C loop, so no callback of it starts afterwards). A loop stays alive while
 ``Loop.run`` runs it (the call holds it) and while it has a thread of its own (the module
 ``cadence._lifecycle`` holds it until ``stop_thread``).
 
@@ -28,7 +30,7 @@ An exception raised by a callback never reaches C. Where it goes depends on who 
   exception in a :class:`threading.Timer`), and the loop goes on.
 
 The trampolines catch everything around the lookup and the conversion too (an exception raised
-there, by a signal handler for instance, goes to the innermost ``Loop.run`` of the thread), so
+there, by a signal handler for instance, goes where the callback's would), so
 nothing reaches ctypes, which would print "Exception ignored on calling ctypes callback function"
 and drop it. Only the instant a trampoline starts, before its ``try``, is out of reach: CPython
 runs pending signal handlers there. ``cadence._running`` therefore replaces the default SIGINT
@@ -44,7 +46,7 @@ import itertools
 import threading
 import weakref
 from collections.abc import Iterator
-from typing import Any, Callable, NamedTuple, Protocol
+from typing import Any, Callable, Protocol
 
 from . import _lib
 from .tick import Tick
@@ -68,17 +70,20 @@ class LoopState:
         "closed",
         "handle",
         "interrupted",
-        "keys",
         "listeners",
         "lock",
+        "on_countdown",
+        "on_poll",
+        "on_tick",
         "runner",
+        "serial",
         "stopping",
         "table",
         "thread",
         "virtual",
     )
 
-    def __init__(self, handle: _lib.LoopHandle, *, virtual: bool) -> None:
+    def __init__(self, handle: int, *, virtual: bool) -> None:
         self.handle = handle
         self.virtual = virtual
         self.closed = False
@@ -92,8 +97,8 @@ class LoopState:
         self.interrupted = False
         #: Whether ``Loop.start_thread`` started a thread that has not been stopped yet.
         self.thread = False
-        #: Keys of this loop's entries in the callback table.
-        self.keys: set[int] = set()
+        #: Counts the keys of this loop's entries (see :func:`register`).
+        self.serial = itertools.count(1)
         #: What asyncio code waits on (channels, countdowns, pollers), ended when the loop closes.
         self.listeners: weakref.WeakSet[Ending] = weakref.WeakSet()
         #: The loop's :class:`CallbackTable`, held strongly by the ``Loop`` object alone.
@@ -101,6 +106,9 @@ class LoopState:
         # Re-entrant: a garbage-collection finalizer may run while this thread holds it.
         self.lock = threading.RLock()
         self._error: BaseException | None = None
+        #: The C callbacks of this loop's entries (see :func:`_trampolines`).
+        self.on_tick, self.on_countdown, self.on_poll = _trampolines(self)
+        _live.add(self)
 
     @property
     def running(self) -> bool:
@@ -167,19 +175,12 @@ class CallbackTable:
     __slots__ = ("__weakref__", "entries")
 
     def __init__(self) -> None:
-        self.entries: dict[int, _Entry] = {}
+        #: Key -> callable. Single dict operations are atomic, so no lock guards it.
+        self.entries: dict[int, Callable[[Any], object]] = {}
 
 
-class _Entry(NamedTuple):
-    callback: Callable[[Any], object]
-    state: LoopState
-    one_shot: bool
-
-
-#: Key -> the state of the loop whose table holds the entry.
-_owners: dict[int, LoopState] = {}
-_lock = threading.RLock()  # re-entrant: finalizers may run at any allocation
-_keys = itertools.count(1)  # 0 would reach C as NULL
+#: The states whose C loop exists: C may call their trampolines until it is destroyed.
+_live: set[LoopState] = set()
 #: Per thread: .captured, the errors of a synchronous call in progress, or None; .runs, the
 #: states of the ``Loop.run`` calls in progress on this thread, innermost last; .user, whether
 #: this thread is in a user callback called by a trampoline (rather than in binding code).
@@ -225,62 +226,43 @@ def register(state: LoopState, callback: Callable[[Any], object], *, one_shot: b
 
     ``callback`` receives the event converted by the trampoline: a :class:`~cadence.Tick`, a
     ``(remaining, finished, date)`` tuple for a countdown, or a ``(number, date, source_id)``
-    tuple for a poll. A ``one_shot`` entry is dropped before its first call.
+    tuple for a poll. A ``one_shot`` entry (an odd key) is dropped before its first call.
     """
-    key = next(_keys)
-    with _lock:
-        table = _table(state)
-        if table is None:  # only while the loop is being collected, when nobody can call this
-            raise RuntimeError("the loop is being collected")
-        table.entries[key] = _Entry(callback, state, one_shot)
-        _owners[key] = state
-        state.keys.add(key)
+    table = _table(state)
+    if table is None:  # only while the loop is being collected, when nobody can call this
+        raise RuntimeError("the loop is being collected")
+    key: int = next(state.serial) << 1 | one_shot  # never 0, which would reach C as NULL
+    table.entries[key] = callback
     return key
 
 
-def _drop(key: int) -> _Entry | None:
-    """Drops an entry (with ``_lock`` held) and returns it, if its table still has it."""
-    state = _owners.pop(key, None)
-    if state is None:
-        return None
-    state.keys.discard(key)
-    table = _table(state)
-    return None if table is None else table.entries.pop(key, None)
-
-
-def unregister(key: int) -> None:
+def unregister(state: LoopState, key: int) -> None:
     """Drops an entry; a missing key is fine."""
-    with _lock:
-        entry = _drop(key)
-    # Freed here, after the lock: the callback may hold the last reference to a subscription
-    # whose release waits in C for a tick being delivered, and that delivery needs the lock.
-    del entry
+    table = _table(state)
+    if table is not None:
+        table.entries.pop(key, None)
 
 
-def is_registered(key: int) -> bool:
+def is_registered(state: LoopState, key: int) -> bool:
     """Whether an entry is still in the table."""
-    with _lock:
-        return key in _owners
+    table = _table(state)
+    return table is not None and key in table.entries
 
 
 def unregister_loop(state: LoopState) -> None:
-    """Drops every entry of a loop (when it closes) and ends its asyncio channels."""
-    with _lock:
-        dropped = [_drop(key) for key in list(state.keys)]
-        state.keys.clear()
-        table = _table(state)
-        if table is not None:
-            dropped += table.entries.values()
-            table.entries.clear()
-    del dropped  # freed after the lock, as in `unregister`
+    """Drops every entry of a loop whose C loop is destroyed, and ends its asyncio channels."""
+    _live.discard(state)
+    table = _table(state)
+    if table is not None:
+        table.entries.clear()
     for listener in list(state.listeners):
         listener.end()
 
 
 def live_count() -> int:
-    """How many callbacks the tables hold (for tests)."""
-    with _lock:
-        return len(_owners)
+    """How many callbacks the tables of the open loops hold (for tests)."""
+    tables = [_table(state) for state in list(_live)]
+    return sum(len(table.entries) for table in tables if table is not None)
 
 
 @contextlib.contextmanager
@@ -299,17 +281,14 @@ def capturing() -> Iterator[list[BaseException]]:
         _local.captured = outer
 
 
-def report(state: LoopState | None, error: BaseException) -> None:
-    """Routes an exception raised by a callback of ``state``'s loop (see the module docstring);
-    with ``state`` None (raised before the entry was found), to the thread's innermost run."""
+def report(state: LoopState, error: BaseException) -> None:
+    """Routes an exception raised by a callback of ``state``'s loop, or by its trampoline (see
+    the module docstring)."""
     captured: list[BaseException] | None = getattr(_local, "captured", None)
-    runs = _runs()
     if captured is not None:
         captured.append(error)
-    elif state is not None and state.runs_here():
+    elif state.runs_here():
         state.fail(error)
-    elif state is None and runs:
-        runs[-1].fail(error)
     else:
         threading.excepthook(
             threading.ExceptHookArgs(
@@ -318,73 +297,62 @@ def report(state: LoopState | None, error: BaseException) -> None:
         )
 
 
-def _take(userdata: int | None, *, last: bool) -> _Entry | None:
-    """The entry for ``userdata``; ``last`` (or a one-shot entry) drops it first, so that a
-    cancel inside its call sees it done."""
-    if userdata is None:
+def _take(state: LoopState, key: int | None, *, last: bool) -> Callable[[Any], object] | None:
+    """The callable for ``key``; ``last`` (or a one-shot key) drops it first, so that a cancel
+    inside its call sees it done. None: cancelled while the event was on its way, or the loop
+    collected."""
+    table = _table(state)
+    if table is None or key is None:
         return None
-    with _lock:
-        state = _owners.get(userdata)
-        table = None if state is None else _table(state)
-        entry = None if table is None else table.entries.get(userdata)
-        if entry is not None and (last or entry.one_shot):
-            _drop(userdata)
-    return entry  # None: cancelled while the event was on its way, or the loop collected
+    if last or key & 1:
+        return table.entries.pop(key, None)
+    return table.entries.get(key)
 
 
-def _call(entry: _Entry, value: object) -> None:
+def _call(state: LoopState, callback: Callable[[Any], object], value: object) -> None:
     """Calls the user's callback, routing what it raises."""
-    outer = in_user_code()
+    local = _local
+    outer = getattr(local, "user", False)
     try:
-        _local.user = True
-        entry.callback(value)
+        local.user = True
+        callback(value)
     except BaseException as error:  # noqa: BLE001 - routed to Loop.run or threading.excepthook
-        _local.user = outer
-        report(entry.state, error)
+        local.user = outer
+        report(state, error)
     finally:
-        _local.user = outer
+        local.user = outer
 
 
-# Each trampoline catches everything from its first line: nothing may propagate into C.
+def _trampolines(state: LoopState) -> tuple[Any, Any, Any]:
+    """The C callbacks of one loop: tick, countdown event, poll. Each catches everything from its
+    first line: nothing may propagate into C."""
 
+    def on_tick(tick: ctypes._Pointer[_lib.CTick], key: int | None) -> None:
+        try:
+            callback = _take(state, key, last=False)
+            if callback is not None:
+                raw = tick[0]
+                _call(state, callback, Tick(raw.fire_date, raw.skipped))
+        except BaseException as error:  # noqa: BLE001 - routed, never into C
+            report(state, error)
 
-def _on_tick(tick: ctypes._Pointer[_lib.CTick], userdata: int | None) -> None:
-    entry = None
-    try:
-        entry = _take(userdata, last=False)
-        if entry is not None:
-            raw = tick[0]
-            _call(entry, Tick(raw.fire_date, raw.skipped))
-    except BaseException as error:  # noqa: BLE001 - routed, never into C
-        report(None if entry is None else entry.state, error)
+    def on_countdown(event: ctypes._Pointer[_lib.CCountdownEvent], key: int | None) -> None:
+        try:
+            raw = event[0]
+            finished = bool(raw.finished)
+            callback = _take(state, key, last=finished)
+            if callback is not None:
+                _call(state, callback, (int(raw.remaining), finished, raw.date))
+        except BaseException as error:  # noqa: BLE001 - routed, never into C
+            report(state, error)
 
+    def on_poll(poll: ctypes._Pointer[_lib.CPoll], key: int | None) -> None:
+        try:
+            callback = _take(state, key, last=False)
+            if callback is not None:
+                raw = poll[0]
+                _call(state, callback, (int(raw.number), raw.date, int(raw.source)))
+        except BaseException as error:  # noqa: BLE001 - routed, never into C
+            report(state, error)
 
-def _on_countdown(event: ctypes._Pointer[_lib.CCountdownEvent], userdata: int | None) -> None:
-    entry = None
-    try:
-        raw = event[0]
-        finished = bool(raw.finished)
-        entry = _take(userdata, last=finished)
-        if entry is not None:
-            _call(entry, (int(raw.remaining), finished, raw.date))
-    except BaseException as error:  # noqa: BLE001 - routed, never into C
-        report(None if entry is None else entry.state, error)
-
-
-def _on_poll(poll: ctypes._Pointer[_lib.CPoll], userdata: int | None) -> None:
-    entry = None
-    try:
-        entry = _take(userdata, last=False)
-        if entry is not None:
-            raw = poll[0]
-            _call(entry, (int(raw.number), raw.date, int(raw.source.id)))
-    except BaseException as error:  # noqa: BLE001 - routed, never into C
-        report(None if entry is None else entry.state, error)
-
-
-#: The one C callback used by every subscription and scheduled timer.
-TICK_TRAMPOLINE = _lib.TICK_FN(_on_tick)
-#: The one C callback used by every countdown.
-COUNTDOWN_TRAMPOLINE = _lib.COUNTDOWN_FN(_on_countdown)
-#: The one C callback used by every poller.
-POLL_TRAMPOLINE = _lib.POLL_FN(_on_poll)
+    return _lib.TICK_FN(on_tick), _lib.COUNTDOWN_FN(on_countdown), _lib.POLL_FN(on_poll)

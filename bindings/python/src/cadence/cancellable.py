@@ -8,7 +8,7 @@ import ctypes
 from typing import TYPE_CHECKING, TypeVar
 
 from . import _lib, _registry
-from ._owned import Owned, Release
+from ._owned import Owned
 from .errors import EALREADY, CadenceError, check
 
 if TYPE_CHECKING:
@@ -18,19 +18,13 @@ if TYPE_CHECKING:
 __all__ = ["Cancellable", "Connection", "ScheduledTimer", "Subscription"]
 
 _C = TypeVar("_C", bound="Cancellable")
+_cancel = _lib.lib.cadence_cancel
 
 
-def _release(state: LoopState, handle_id: int) -> None:
+def _release(state: LoopState, handle: int) -> None:
+    """Gives a C handle back, unless its loop is closed (which released it)."""
     if not state.closed:
-        _lib.lib.cadence_cancellable_release(_lib.CancellableHandle(handle_id))
-
-
-def _release_unless_active(state: LoopState, handle_id: int, key: int) -> None:
-    # A subscription (countdown, poller) whose Python object is collected goes on until it is
-    # cancelled or its loop closes: its callback is still in the table, and releasing the handle
-    # would cancel it.
-    if not _registry.is_registered(key):
-        _release(state, handle_id)
+        _lib.lib.cadence_cancellable_release(handle)
 
 
 class Cancellable(Owned):
@@ -48,29 +42,43 @@ class Cancellable(Owned):
 
     __slots__ = ("_description", "_handle", "_key")
 
+    #: How :meth:`__repr__` describes the object when ``_description`` is a tuple of arguments.
+    _DESCRIPTION = ""
+
     def __init__(
         self,
         loop: Loop,
         state: LoopState,
-        handle: _lib.CancellableHandle,
+        handle: int,
         key: int | None,
-        description: str | tuple[str, tuple[object, ...]],
+        description: str | tuple[object, ...],
     ) -> None:
-        super().__init__(loop, state)
+        # Owned.__init__, inline: Loop.schedule makes one of these per call.
+        self._loop = loop
+        self._state = state
+        #: The C handle's id; 0 once released.
         self._handle = handle
         self._key = key
-        #: A string, or a format and its arguments (so that making one costs no formatting).
+        #: A string, or the arguments of ``_DESCRIPTION`` (so that making one formats nothing).
         self._description = description
-        self._finalizer = self._make_finalizer(state, handle.id, key)
 
-    def _make_finalizer(self, state: LoopState, handle_id: int, key: int | None) -> Release:
-        return Release(_release, state, handle_id)
+    def _released(self) -> bool:
+        return not self._handle
+
+    def _release(self) -> None:
+        handle, self._handle = self._handle, 0
+        if handle:
+            self._release_handle(handle)
+
+    def _release_handle(self, handle: int) -> None:
+        """Gives the C handle back (once; a second release would answer EBADF, ignored)."""
+        _release(self._state, handle)
 
     def __del__(self) -> None:
         # Releases the C handle of a collected object; at interpreter exit the module may be
         # half torn down, and the process is ending anyway.
         with contextlib.suppress(Exception):
-            self._finalizer()
+            self._release()
 
     def cancel(self) -> bool:
         """Cancels, and says whether this call did it.
@@ -85,11 +93,12 @@ class Cancellable(Owned):
         Raises:
             BadHandle: the object or its loop is closed.
         """
-        if self._state.closed or not self._finalizer.alive:
+        state = self._state
+        if state.closed or not self._handle:
             self._require_open(f"{type(self).__name__}.cancel()")
-        code = int(_lib.lib.cadence_cancel(self._handle))
+        code = int(_cancel(self._handle))
         if self._key is not None:
-            _registry.unregister(self._key)
+            _registry.unregister(state, self._key)
         if code == EALREADY:
             return False
         if code < 0:
@@ -108,7 +117,7 @@ class Cancellable(Owned):
         what = f"{type(self).__name__}.cancelled"
         self._require_open(what)
         out = ctypes.c_int()
-        check(int(_lib.lib.cadence_is_cancelled(self._handle, ctypes.byref(out))), what)
+        check(int(_lib.lib.cadence_is_cancelled(self._handle, out)), what)
         return bool(out.value)
 
     def __enter__(self: _C) -> _C:
@@ -132,7 +141,7 @@ class Cancellable(Owned):
     def __repr__(self) -> str:
         description = self._description
         if not isinstance(description, str):
-            description = description[0].format(*description[1])
+            description = self._DESCRIPTION.format(*description)
         return f"<cadence.{type(self).__name__} {self._status()} {description}>"
 
 
@@ -142,9 +151,12 @@ class _CancelledOnClose(Cancellable):
 
     __slots__ = ()
 
-    def _make_finalizer(self, state: LoopState, handle_id: int, key: int | None) -> Release:
-        assert key is not None
-        return Release(_release_unless_active, state, handle_id, key)
+    def _release_handle(self, handle: int) -> None:
+        # Collected while active: it goes on until it is cancelled or its loop closes (its
+        # callback is still in the table, and releasing the handle would cancel it).
+        assert self._key is not None
+        if not _registry.is_registered(self._state, self._key):
+            super()._release_handle(handle)
 
     def cancel(self) -> bool:
         try:
@@ -158,8 +170,8 @@ class _CancelledOnClose(Cancellable):
         """Cancels and releases the handle (``cadence_cancellable_release`` cancels it).
         Closing twice, or after the loop closed, does nothing."""
         if self._key is not None and not self.closed:
-            _registry.unregister(self._key)
-        self._finalizer()
+            _registry.unregister(self._state, self._key)
+        self._release()
         self._ended()
 
     def _ended(self) -> None:
@@ -191,7 +203,7 @@ class Connection(Cancellable):
 
     def close(self) -> None:
         """Releases the handle; the timer keeps running. Closing twice does nothing."""
-        self._finalizer()
+        self._release()
 
 
 class ScheduledTimer(Cancellable):
@@ -204,9 +216,11 @@ class ScheduledTimer(Cancellable):
 
     __slots__ = ()
 
+    _DESCRIPTION = "after {!r} s in mode {!r}"
+
     def close(self) -> None:
         """Releases the handle; a pending callback still fires. Closing twice does nothing."""
-        self._finalizer()
+        self._release()
 
     @property
     def pending(self) -> bool:

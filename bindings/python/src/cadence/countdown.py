@@ -11,12 +11,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import _registry
 from ._async import AsyncStream, Channel
-from ._owned import Release
 from .cancellable import Cancellable, _CancelledOnClose, _release
 from .errors import BadHandle, CadenceError
 
 if TYPE_CHECKING:
-    from . import _lib
     from ._registry import LoopState
     from .loop import Loop
 
@@ -118,15 +116,6 @@ def make_entry(
     return lambda event: _deliver(progress, on_value, on_finish, event)
 
 
-def _release_unless_running(progress: Progress, handle_id: int, key: int) -> None:
-    # Collected while running: keep going (releasing would cancel) and let the finish release.
-    with progress.lock:
-        if _registry.is_registered(key):
-            progress.orphaned = True
-            return
-    _release(progress.state, handle_id)
-
-
 def _cancel_quietly(cancellable: Cancellable) -> None:
     """Cancels what asyncio code was waiting on, unless it is closed or over."""
     if not cancellable.closed:
@@ -159,7 +148,7 @@ class Countdown(_CancelledOnClose):
         self,
         loop: Loop,
         state: LoopState,
-        handle: _lib.CancellableHandle,
+        handle: int,
         key: int,
         progress: Progress,
         deadline: float,
@@ -168,7 +157,7 @@ class Countdown(_CancelledOnClose):
         self._progress = progress
         self._deadline = deadline
         self._tick = tick
-        progress.handle_id = handle.id
+        progress.handle_id = handle
         super().__init__(loop, state, handle, key, f"to {deadline!r} every {tick!r} s")
 
     def _ended(self) -> None:
@@ -210,9 +199,15 @@ class Countdown(_CancelledOnClose):
             self._progress.stream(), functools.partial(_cancel_quietly, self), f"of {self!r}"
         )
 
-    def _make_finalizer(self, state: LoopState, handle_id: int, key: int | None) -> Release:
-        assert key is not None
-        return Release(_release_unless_running, self._progress, handle_id, key)
+    def _release_handle(self, handle: int) -> None:
+        # Collected while running: keep going (releasing would cancel) and let the finish release.
+        progress = self._progress
+        assert self._key is not None
+        with progress.lock:
+            if _registry.is_registered(self._state, self._key):
+                progress.orphaned = True
+                return
+        _release(self._state, handle)
 
     @property
     def deadline(self) -> float:

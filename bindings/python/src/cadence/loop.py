@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 __all__ = ["RUN_SLICE", "Loop"]
 
+_schedule = _lib.lib.cadence_loop_schedule
+
 #: When another wake-up fd is set (see :meth:`Loop.run`): the longest stretch of its clock, in
 #: seconds, that :meth:`Loop.run` on the main thread spends inside one ``cadence_loop_run`` call;
 #: a longer run is a series of such calls, so that Python can run its signal handlers (Ctrl-C) in
@@ -64,9 +66,9 @@ class Loop(LoopThreadMethods):
             EventLoopError: libuv could not create its loop.
             OutOfMemory: no memory.
         """
-        handle = _lib.LoopHandle()
-        check(int(_lib.lib.cadence_loop_create(ctypes.byref(handle))), "Loop()")
-        self._adopt(handle, virtual=False)
+        handle = _lib.Handle()
+        check(int(_lib.lib.cadence_loop_create(handle)), "Loop()")
+        self._adopt(handle.value, virtual=False)
 
     @classmethod
     def virtual(cls) -> Loop:
@@ -83,13 +85,13 @@ class Loop(LoopThreadMethods):
         Raises:
             OutOfMemory: no memory.
         """
-        handle = _lib.LoopHandle()
-        check(int(_lib.lib.cadence_loop_create_virtual(ctypes.byref(handle))), "Loop.virtual()")
+        handle = _lib.Handle()
+        check(int(_lib.lib.cadence_loop_create_virtual(handle)), "Loop.virtual()")
         loop = cls.__new__(cls)
-        loop._adopt(handle, virtual=True)
+        loop._adopt(handle.value, virtual=True)
         return loop
 
-    def _adopt(self, handle: _lib.LoopHandle, *, virtual: bool) -> None:
+    def _adopt(self, handle: int, *, virtual: bool) -> None:
         self._state = _registry.LoopState(handle, virtual=virtual)
         # The only strong reference to the callbacks: see cadence._registry.
         self._callbacks = _registry.CallbackTable()
@@ -222,7 +224,7 @@ class Loop(LoopThreadMethods):
         """
         state = self._require_open("Loop.now()")
         out = ctypes.c_double()
-        check(int(_lib.lib.cadence_loop_now(state.handle, ctypes.byref(out))), "Loop.now()")
+        check(int(_lib.lib.cadence_loop_now(state.handle, out)), "Loop.now()")
         return out.value
 
     @property
@@ -234,7 +236,7 @@ class Loop(LoopThreadMethods):
         """
         state = self._require_open("Loop.wakeups")
         out = ctypes.c_uint64()
-        check(int(_lib.lib.cadence_loop_wakeups(state.handle, ctypes.byref(out))), "Loop.wakeups")
+        check(int(_lib.lib.cadence_loop_wakeups(state.handle, out)), "Loop.wakeups")
         return int(out.value)
 
     @property
@@ -251,7 +253,7 @@ class Loop(LoopThreadMethods):
         where = "Loop.armed_timer_count"
         state = self._require_open(where)
         out = ctypes.c_uint64()
-        check(int(_lib.lib.cadence_loop_armed_timers(state.handle, ctypes.byref(out))), where)
+        check(int(_lib.lib.cadence_loop_armed_timers(state.handle, out)), where)
         return int(out.value)
 
     def advance_clock(self, seconds: float) -> None:
@@ -316,16 +318,9 @@ class Loop(LoopThreadMethods):
         encoded = _args.mode(mode, "Loop.publish()")
         policy = missed_tick_policy(missed_ticks, "Loop.publish()")
         state = self._require_open(where)
-        out = _lib.PublisherHandle()
-        check(
-            int(
-                _lib.lib.cadence_timer_publish(
-                    state.handle, every, late, encoded, ctypes.byref(out)
-                )
-            ),
-            where,
-        )
-        publisher = TimerPublisher(self, state, out, every, late, mode, MissedTickPolicy.SKIP)
+        out = _lib.Handle()
+        check(int(_lib.lib.cadence_timer_publish(state.handle, every, late, encoded, out)), where)
+        publisher = TimerPublisher(self, state, out.value, every, late, mode, MissedTickPolicy.SKIP)
         if policy is not MissedTickPolicy.SKIP:
             try:
                 publisher.missed_ticks = policy
@@ -375,22 +370,12 @@ class Loop(LoopThreadMethods):
                 f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})"
             )
         key = _registry.register(state, callback, one_shot=True)
-        out = _lib.CancellableHandle()
-        code = int(
-            _lib.lib.cadence_loop_schedule(
-                state.handle,
-                after,
-                late,
-                encoded,
-                _registry.TICK_TRAMPOLINE,
-                key,
-                ctypes.byref(out),
-            )
-        )
+        out = _lib.Handle()
+        code = _schedule(state.handle, after, late, encoded, state.on_tick, key, out)
         if code < 0:
-            _registry.unregister(key)
+            _registry.unregister(state, key)
             check(code, f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})")
-        return ScheduledTimer(self, state, out, key, ("after {!r} s in mode {!r}", (after, mode)))
+        return ScheduledTimer(self, state, out.value, key, (after, mode))
 
     def countdown(
         self,
@@ -449,22 +434,17 @@ class Loop(LoopThreadMethods):
         key = _registry.register(
             state, countdown.make_entry(progress, callback, on_finish), one_shot=False
         )
-        out = _lib.CancellableHandle()
+        out = _lib.Handle()
         with _registry.capturing() as errors:
             code = int(
                 _lib.lib.cadence_countdown_start(
-                    state.handle,
-                    end,
-                    every,
-                    _registry.COUNTDOWN_TRAMPOLINE,
-                    ctypes.c_void_p(key),
-                    ctypes.byref(out),
+                    state.handle, end, every, state.on_countdown, key, out
                 )
             )
         if code < 0:
-            _registry.unregister(key)
+            _registry.unregister(state, key)
             check(code, where)
-        handle = Countdown(self, state, out, key, progress, end, every)
+        handle = Countdown(self, state, out.value, key, progress, end, every)
         if errors:
             handle.close()
             try:
@@ -548,21 +528,14 @@ class Loop(LoopThreadMethods):
         key = _registry.register(
             state, poller.make_entry(shared, state, operation, finish_on_return), one_shot=False
         )
-        out = _lib.CancellableHandle()
+        out = _lib.Handle()
         code = int(
-            _lib.lib.cadence_poller_start(
-                state.handle,
-                every,
-                late,
-                _registry.POLL_TRAMPOLINE,
-                ctypes.c_void_p(key),
-                ctypes.byref(out),
-            )
+            _lib.lib.cadence_poller_start(state.handle, every, late, state.on_poll, key, out)
         )
         if code < 0:
-            _registry.unregister(key)
+            _registry.unregister(state, key)
             check(code, where)
-        return Poller(self, state, out, key, every, shared)
+        return Poller(self, state, out.value, key, every, shared)
 
     # ---- Lifetime ----
 

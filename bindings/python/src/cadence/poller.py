@@ -72,9 +72,7 @@ class Poll:
         """
         if self._state.closed:
             return False
-        code = int(
-            _lib.lib.cadence_poller_finish(_lib.CancellableHandle(self._handle_id), self.number)
-        )
+        code = int(_lib.lib.cadence_poller_finish(self._handle_id, self.number))
         if code in (EALREADY, EBADF):
             return False
         check(code, "Poll.finish()")
@@ -213,7 +211,7 @@ class Poller(_CancelledOnClose):
         self,
         loop: Loop,
         state: LoopState,
-        handle: _lib.CancellableHandle,
+        handle: int,
         key: int,
         interval: float,
         shared: Shared,
@@ -260,7 +258,7 @@ class Poller(_CancelledOnClose):
         where = "Poller.tolerance"
         self._require_open(where)
         out = ctypes.c_double()
-        check(int(_lib.lib.cadence_poller_tolerance(self._handle, ctypes.byref(out))), where)
+        check(int(_lib.lib.cadence_poller_tolerance(self._handle, out)), where)
         return out.value
 
     @property

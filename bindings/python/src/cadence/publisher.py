@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import enum
 import weakref
 from typing import TYPE_CHECKING, Callable, NoReturn, TypeVar
@@ -60,7 +59,7 @@ def _same_tick(tick: Tick) -> Tick:
 
 def _release(state: LoopState, handle_id: int) -> None:
     if not state.closed:
-        _lib.lib.cadence_publisher_release(_lib.PublisherHandle(handle_id))
+        _lib.lib.cadence_publisher_release(handle_id)
 
 
 class _Publisher(Owned):
@@ -70,7 +69,7 @@ class _Publisher(Owned):
         self,
         loop: Loop,
         state: LoopState,
-        handle: _lib.PublisherHandle,
+        handle: int,
         interval: float,
         tolerance: float,
         mode: str,
@@ -82,7 +81,13 @@ class _Publisher(Owned):
         self._tolerance = tolerance
         self._mode = mode
         self._missed_ticks = missed_ticks
-        self._finalizer = weakref.finalize(self, _release, state, handle.id)
+        self._finalizer = weakref.finalize(self, _release, state, handle)
+
+    def _released(self) -> bool:
+        return not self._finalizer.alive
+
+    def _release(self) -> None:
+        self._finalizer()
 
     @property
     def interval(self) -> float:
@@ -146,16 +151,12 @@ class _Publisher(Owned):
         _args.callback(callback, where)
         state = self._require_open(where)
         key = _registry.register(state, callback, one_shot=False)
-        out = _lib.CancellableHandle()
-        code = int(
-            _lib.lib.cadence_publisher_subscribe(
-                self._handle, _registry.TICK_TRAMPOLINE, ctypes.c_void_p(key), ctypes.byref(out)
-            )
-        )
+        out = _lib.Handle()
+        code = int(_lib.lib.cadence_publisher_subscribe(self._handle, state.on_tick, key, out))
         if code < 0:
-            _registry.unregister(key)
+            _registry.unregister(state, key)
             check(code, where)
-        return Subscription(self._loop, state, out, key, f"to {self._settings()}")
+        return Subscription(self._loop, state, out.value, key, f"to {self._settings()}")
 
     # ---- asyncio ----
 
@@ -249,9 +250,9 @@ class TimerPublisher(_Publisher):
         """
         where = "TimerPublisher.connect()"
         state = self._require_open(where)
-        out = _lib.CancellableHandle()
-        check(int(_lib.lib.cadence_publisher_connect(self._handle, ctypes.byref(out))), where)
-        return Connection(self._loop, state, out, None, f"to {self._settings()}")
+        out = _lib.Handle()
+        check(int(_lib.lib.cadence_publisher_connect(self._handle, out)), where)
+        return Connection(self._loop, state, out.value, None, f"to {self._settings()}")
 
     def autoconnect(self) -> AutoconnectTimerPublisher:
         """A publisher with the same settings (missed-tick policy included) that connects when its
@@ -264,12 +265,12 @@ class TimerPublisher(_Publisher):
         """
         where = "TimerPublisher.autoconnect()"
         state = self._require_open(where)
-        out = _lib.PublisherHandle()
-        check(int(_lib.lib.cadence_publisher_autoconnect(self._handle, ctypes.byref(out))), where)
+        out = _lib.Handle()
+        check(int(_lib.lib.cadence_publisher_autoconnect(self._handle, out)), where)
         return AutoconnectTimerPublisher(
             self._loop,
             state,
-            out,
+            out.value,
             self._interval,
             self._tolerance,
             self._mode,
@@ -300,9 +301,9 @@ class AutoconnectTimerPublisher(_Publisher):
         """
         where = "AutoconnectTimerPublisher.connect()"
         self._require_open(where)
-        out = _lib.CancellableHandle()
-        code = int(_lib.lib.cadence_publisher_connect(self._handle, ctypes.byref(out)))
+        out = _lib.Handle()
+        code = int(_lib.lib.cadence_publisher_connect(self._handle, out))
         if code == 0:  # not what the C API promises; give the connection back and refuse anyway
-            _lib.lib.cadence_cancellable_release(out)
+            _lib.lib.cadence_cancellable_release(out.value)
         check(code, where)
         raise NotSupported(context=where)
