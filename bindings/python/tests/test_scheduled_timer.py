@@ -63,3 +63,23 @@ def test_zero_delay_self_rescheduling_does_not_starve_the_loop(loop: cadence.Loo
     loop.run(0.05)
     assert time.monotonic() - started < 1.0  # run returned: each re-armed timer waits a pass
     assert count >= 2
+
+
+def test_repr_names_the_delay_and_mode_and_callbacks_get_a_tick(virtual_loop: cadence.Loop) -> None:
+    virtual = virtual_loop
+    virtual.add_mode("ExampleModalMode")
+    ticks: list[Tick] = []
+    default = virtual.schedule(0.5, ticks.append)
+    whole = virtual.schedule(1, ticks.append)
+    modal = virtual.schedule(0.25, ticks.append, mode="ExampleModalMode")
+    assert repr(default) == "<cadence.ScheduledTimer pending after 0.5 s in mode 'default'>"
+    assert repr(whole) == "<cadence.ScheduledTimer pending after 1.0 s in mode 'default'>"
+    assert repr(modal) == (
+        "<cadence.ScheduledTimer pending after 0.25 s in mode 'ExampleModalMode'>"
+    )
+    virtual.run(2.0)
+    assert ticks == [Tick(0.5, 0), Tick(1.0, 0)]
+    assert all(type(tick) is Tick for tick in ticks)
+    assert ticks[0].fire_date == 0.5 and ticks[0].skipped == 0
+    modal.close()
+    assert repr(modal) == "<cadence.ScheduledTimer closed after 0.25 s in mode 'ExampleModalMode'>"

@@ -83,7 +83,7 @@ class LoopState:
         "virtual",
     )
 
-    def __init__(self, handle: int, *, virtual: bool) -> None:
+    def __init__(self, handle: int, table: CallbackTable, *, virtual: bool) -> None:
         self.handle = handle
         self.virtual = virtual
         self.closed = False
@@ -102,7 +102,7 @@ class LoopState:
         #: What asyncio code waits on (channels, countdowns, pollers), ended when the loop closes.
         self.listeners: weakref.WeakSet[Ending] = weakref.WeakSet()
         #: The loop's :class:`CallbackTable`, held strongly by the ``Loop`` object alone.
-        self.table: weakref.ref[CallbackTable] | None = None
+        self.table = weakref.ref(table)
         # Re-entrant: a garbage-collection finalizer may run while this thread holds it.
         self.lock = threading.RLock()
         self._error: BaseException | None = None
@@ -218,7 +218,7 @@ def binding_code() -> Iterator[None]:
 
 
 def _table(state: LoopState) -> CallbackTable | None:
-    return state.table() if state.table is not None else None
+    return state.table()
 
 
 def register(state: LoopState, callback: Callable[[Any], object], *, one_shot: bool) -> int:
@@ -297,6 +297,9 @@ def report(state: LoopState, error: BaseException) -> None:
         )
 
 
+_new_tuple = tuple.__new__
+
+
 def _take(state: LoopState, key: int | None, *, last: bool) -> Callable[[Any], object] | None:
     """The callable for ``key``; ``last`` (or a one-shot key) drops it first, so that a cancel
     inside its call sees it done. None: cancelled while the event was on its way, or the loop
@@ -328,11 +331,23 @@ def _trampolines(state: LoopState) -> tuple[Any, Any, Any]:
     first line: nothing may propagate into C."""
 
     def on_tick(tick: ctypes._Pointer[_lib.CTick], key: int | None) -> None:
+        # Once per fire: _take and _call inline, and the Tick made without its Python __new__.
         try:
-            callback = _take(state, key, last=False)
-            if callback is not None:
-                raw = tick[0]
-                _call(state, callback, Tick(raw.fire_date, raw.skipped))
+            table = state.table()
+            if table is None or key is None:
+                return
+            callback = table.entries.pop(key, None) if key & 1 else table.entries.get(key)
+            if callback is None:
+                return
+            raw = tick[0]
+            value = _new_tuple(Tick, (raw.fire_date, raw.skipped))
+            local = _local
+            outer = getattr(local, "user", False)
+            local.user = True
+            try:
+                callback(value)
+            finally:
+                local.user = outer
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             report(state, error)
 

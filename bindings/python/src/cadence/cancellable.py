@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from . import _lib, _registry
 from ._owned import Owned
@@ -42,16 +42,13 @@ class Cancellable(Owned):
 
     __slots__ = ("_description", "_handle", "_key")
 
-    #: How :meth:`__repr__` describes the object when ``_description`` is a tuple of arguments.
-    _DESCRIPTION = ""
-
     def __init__(
         self,
         loop: Loop,
         state: LoopState,
         handle: int,
         key: int | None,
-        description: str | tuple[object, ...],
+        description: object,
     ) -> None:
         # Owned.__init__, inline: Loop.schedule makes one of these per call.
         self._loop = loop
@@ -59,7 +56,8 @@ class Cancellable(Owned):
         #: The C handle's id; 0 once released.
         self._handle = handle
         self._key = key
-        #: A string, or the arguments of ``_DESCRIPTION`` (so that making one formats nothing).
+        #: A string, or what a subclass's ``_describe`` makes one from (so that making the object
+        #: formats nothing).
         self._description = description
 
     def _released(self) -> bool:
@@ -139,10 +137,10 @@ class Cancellable(Owned):
             return "invalid"
 
     def __repr__(self) -> str:
-        description = self._description
-        if not isinstance(description, str):
-            description = self._DESCRIPTION.format(*description)
-        return f"<cadence.{type(self).__name__} {self._status()} {description}>"
+        return f"<cadence.{type(self).__name__} {self._status()} {self._describe()}>"
+
+    def _describe(self) -> str:
+        return str(self._description)
 
 
 class _CancelledOnClose(Cancellable):
@@ -216,11 +214,17 @@ class ScheduledTimer(Cancellable):
 
     __slots__ = ()
 
-    _DESCRIPTION = "after {!r} s in mode {!r}"
-
     def close(self) -> None:
         """Releases the handle; a pending callback still fires. Closing twice does nothing."""
         self._release()
+
+    def _describe(self) -> str:
+        # The delay alone in the default mode (no tuple per timer), else (delay, mode).
+        description = self._description
+        if type(description) is float:
+            return f"after {description!r} s in mode 'default'"
+        after, mode = cast("tuple[float, str]", description)
+        return f"after {after!r} s in mode {mode!r}"
 
     @property
     def pending(self) -> bool:

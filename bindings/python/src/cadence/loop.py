@@ -92,10 +92,9 @@ class Loop(LoopThreadMethods):
         return loop
 
     def _adopt(self, handle: int, *, virtual: bool) -> None:
-        self._state = _registry.LoopState(handle, virtual=virtual)
         # The only strong reference to the callbacks: see cadence._registry.
         self._callbacks = _registry.CallbackTable()
-        self._state.table = weakref.ref(self._callbacks)
+        self._state = _registry.LoopState(handle, self._callbacks, virtual=virtual)
         self._finalizer = weakref.finalize(self, _lifecycle.collect, self._state)
 
     @property
@@ -359,11 +358,18 @@ class Loop(LoopThreadMethods):
             UnknownMode: ``mode`` is not registered.
             BadHandle: the loop is closed.
         """
-        # The hot path of the binding: messages are formatted only on error.
-        after = _args.seconds(delay, "Loop.schedule()", "delay")
-        _args.callback(callback, "Loop.schedule()")
-        late = _args.seconds(tolerance, "Loop.schedule()", "tolerance")
-        encoded = _args.mode(mode, "Loop.schedule()")
+        # The hot path of the binding: the common argument types are checked inline, and
+        # messages are formatted only on error.
+        after = delay if type(delay) is float else _args.seconds(delay, "Loop.schedule()", "delay")
+        if not callable(callback):
+            _args.callback(callback, "Loop.schedule()")
+        late = (
+            tolerance
+            if type(tolerance) is float
+            else _args.seconds(tolerance, "Loop.schedule()", "tolerance")
+        )
+        default = type(mode) is str and mode == "default"
+        encoded = b"default" if default else _args.mode(mode, "Loop.schedule()")
         state = self._state
         if state.closed:
             self._require_open(
@@ -375,7 +381,7 @@ class Loop(LoopThreadMethods):
         if code < 0:
             _registry.unregister(state, key)
             check(code, f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})")
-        return ScheduledTimer(self, state, out.value, key, (after, mode))
+        return ScheduledTimer(self, state, out.value, key, after if default else (after, mode))
 
     def countdown(
         self,
