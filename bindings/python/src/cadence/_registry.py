@@ -228,7 +228,7 @@ def register(state: LoopState, callback: Callable[[Any], object], *, one_shot: b
     ``(remaining, finished, date)`` tuple for a countdown, or a ``(number, date, source_id)``
     tuple for a poll. A ``one_shot`` entry (an odd key) is dropped before its first call.
     """
-    table = _table(state)
+    table = state.table()
     if table is None:  # only while the loop is being collected, when nobody can call this
         raise RuntimeError("the loop is being collected")
     key: int = next(state.serial) << 1 | one_shot  # never 0, which would reach C as NULL
@@ -238,7 +238,7 @@ def register(state: LoopState, callback: Callable[[Any], object], *, one_shot: b
 
 def unregister(state: LoopState, key: int) -> None:
     """Drops an entry; a missing key is fine."""
-    table = _table(state)
+    table = state.table()
     if table is not None:
         table.entries.pop(key, None)
 
