@@ -80,6 +80,7 @@ def test_repr_names_the_delay_and_mode_and_callbacks_get_a_tick(virtual_loop: ca
     virtual.run(2.0)
     assert ticks == [Tick(0.5, 0), Tick(1.0, 0)]
     assert all(type(tick) is Tick for tick in ticks)
-    assert ticks[0].fire_date == 0.5 and ticks[0].skipped == 0
+    assert ticks[0].fire_date == 0.5
+    assert ticks[0].skipped == 0
     modal.close()
     assert repr(modal) == "<cadence.ScheduledTimer closed after 0.25 s in mode 'ExampleModalMode'>"
