@@ -19,6 +19,17 @@ from cadence import Tick
 
 NAN, INF = math.nan, math.inf
 IA, UM, BH = cadence.InvalidArgument, cadence.UnknownMode, cadence.BadHandle
+
+
+class _EqualsRaises:
+    """Not a mode name, and comparing it fails: the type check must come first."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("compared")
+
+    __hash__ = object.__hash__
+
+
 NS, TE = cadence.NotSupported, TypeError
 BURST = cadence.MissedTickPolicy.BURST
 
@@ -126,6 +137,7 @@ BAD_CALLS: list[tuple[str, Call, type[BaseException]]] = [
     ("run mode control", lambda o: o.loop.run(0, mode="a\tb"), IA),
     ("run mode too long", lambda o: o.loop.run(0, mode="x" * 256), IA),
     ("run mode surrogate", lambda o: o.loop.run(0, mode="\udcff"), IA),
+    ("run mode __eq__ raises", lambda o: o.loop.run(0, mode=_EqualsRaises()), TypeError),  # type: ignore[arg-type]
     ("run mode positional", lambda o: o.loop.run(0, "default"), TypeError),  # type: ignore[call-arg]
     # Modes
     ("add_mode None", lambda o: o.loop.add_mode(None), TypeError),  # type: ignore[arg-type]

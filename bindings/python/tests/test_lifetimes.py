@@ -39,6 +39,27 @@ def test_closing_the_loop_closes_everything_made_from_it() -> None:
     assert repr(loop) == "<cadence.Loop closed>"
 
 
+def test_a_closed_loop_is_freed_without_the_cycle_collector() -> None:
+    """Closing frees the loop's bookkeeping by reference counting alone (programs that disable
+    or freeze the collector must not keep every closed loop)."""
+
+    def states() -> int:
+        return sum(type(o) is _registry.LoopState for o in gc.get_objects())
+
+    gc.collect()
+    before = states()
+    gc.disable()
+    try:
+        for _ in range(50):
+            loop = cadence.Loop.virtual()
+            loop.schedule(1.0, lambda tick: None)
+            loop.close()
+        del loop
+        assert states() == before
+    finally:
+        gc.enable()
+
+
 def test_closing_a_child_leaves_the_loop_and_siblings() -> None:
     with cadence.Loop() as loop:
         ticks: list[Tick] = []

@@ -29,7 +29,7 @@ def seconds(value: object, where: str, name: str) -> float:
 
 def mode(value: object, where: str) -> bytes:
     """A run loop mode name as UTF-8 bytes for C; TypeError for anything but :class:`str`."""
-    if value == "default" and type(value) is str:  # the common case, already checked
+    if type(value) is str and value == "default":  # the common case, already checked
         return b"default"
     if not isinstance(value, str):
         raise TypeError(f"{where}: mode must be a str, not {type(value).__name__}")

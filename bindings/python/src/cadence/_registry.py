@@ -252,6 +252,9 @@ def is_registered(state: LoopState, key: int) -> bool:
 def unregister_loop(state: LoopState) -> None:
     """Drops every entry of a loop whose C loop is destroyed, and ends its asyncio channels."""
     _live.discard(state)
+    # C calls the trampolines no more; dropping them breaks the state's cycle with them, so that
+    # reference counting frees a closed loop without waiting for the cycle collector.
+    state.on_tick = state.on_countdown = state.on_poll = None
     table = _table(state)
     if table is not None:
         table.entries.clear()
