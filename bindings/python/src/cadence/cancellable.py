@@ -81,8 +81,11 @@ class Cancellable(Owned):
     def cancel(self) -> bool:
         """Cancels, and says whether this call did it.
 
-        Once it returns, no new callback for this object starts (one already running on the loop's
-        thread may finish). Cancelling again is harmless.
+        Once it returns, no new callback for this object starts. Called from another thread while
+        one of its callbacks runs on the loop's thread, it waits for that callback to return (as
+        ``cadence_cancel`` does), so do not call it while holding a lock that the callback takes.
+        From inside a callback, its own included, it returns at once. Cancelling again is
+        harmless.
 
         Returns:
             True if this call cancelled; False if it was already cancelled (or, for a scheduled
