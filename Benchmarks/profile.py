@@ -53,11 +53,16 @@ TARGETS = {
 
 
 def parse(path):
-    """Inclusive Ir and call counts per function name from a callgrind output file."""
+    """Inclusive Ir and call counts per function name from a callgrind output file.
+
+    A function's calls to itself are left out of its inclusive cost: callgrind names the deeper
+    levels of a recursion `name'2` and reports each call's whole subtree, so adding the recursive
+    calls would count every level again for each level above it.
+    """
     names = {}
     self_cost, call_cost, calls, callers = {}, {}, {}, {}
     fn = cfn = None
-    after_calls = False
+    after_calls = recursive = False
 
     def name(kind, text):
         m = re.match(r"\((\d+)\)(?: (.*))?", text)
@@ -79,14 +84,15 @@ def parse(path):
                 n = int(line[6:].split()[0])
                 calls[cfn] = calls.get(cfn, 0) + n
                 callers[(cfn, fn)] = callers.get((cfn, fn), 0) + n
-                after_calls = True
+                after_calls, recursive = True, cfn == fn
             elif line and (line[0].isdigit() or line[0] in "+-*"):
                 parts = line.split()
                 if len(parts) < 2:
                     continue
                 cost = int(parts[-1])
                 if after_calls:
-                    call_cost[fn] = call_cost.get(fn, 0) + cost
+                    if not recursive:
+                        call_cost[fn] = call_cost.get(fn, 0) + cost
                     after_calls = False
                 else:
                     self_cost[fn] = self_cost.get(fn, 0) + cost
