@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 import cadence
 from cadence import Tick
 
@@ -84,3 +86,12 @@ def test_repr_names_the_delay_and_mode_and_callbacks_get_a_tick(virtual_loop: ca
     assert ticks[0].skipped == 0
     modal.close()
     assert repr(modal) == "<cadence.ScheduledTimer closed after 0.25 s in mode 'ExampleModalMode'>"
+
+
+def test_a_closed_timer_names_the_property_read(virtual_loop: cadence.Loop) -> None:
+    timer = virtual_loop.schedule(1.0, lambda tick: None)
+    timer.close()
+    with pytest.raises(cadence.BadHandle, match=r"ScheduledTimer\.pending on a closed"):
+        _ = timer.pending
+    with pytest.raises(cadence.BadHandle, match=r"ScheduledTimer\.cancelled on a closed"):
+        _ = timer.cancelled

@@ -115,7 +115,9 @@ class Cancellable(Owned):
         Raises:
             BadHandle: the object or its loop is closed.
         """
-        what = f"{type(self).__name__}.cancelled"
+        return self._is_cancelled(f"{type(self).__name__}.cancelled")
+
+    def _is_cancelled(self, what: str) -> bool:
         self._require_open(what)
         out = ctypes.c_int()
         check(int(_lib.lib.cadence_is_cancelled(self._handle, out)), what)
@@ -236,7 +238,7 @@ class ScheduledTimer(Cancellable):
         Raises:
             BadHandle: the object or its loop is closed.
         """
-        return not self.cancelled
+        return not self._is_cancelled("ScheduledTimer.pending")
 
     def _status(self) -> str:
         closed = self._state_word()
