@@ -7,6 +7,7 @@ Nothing crashes, and the objects still work afterwards.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -383,3 +384,8 @@ def test_tick_is_immutable() -> None:
         tick.fire_date = 2.0  # type: ignore[misc]
     fire_date, skipped = tick
     assert (fire_date, skipped) == (1.5, 0)
+
+
+def test_tick_fields_show_their_types() -> None:
+    """help(cadence.Tick) shows float and int, not forward references."""
+    assert str(inspect.signature(Tick)) == "(fire_date: float, skipped: int)"

@@ -1,7 +1,5 @@
 """The value passed to timer callbacks."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 __all__ = ["Tick"]
