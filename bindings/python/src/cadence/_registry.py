@@ -217,10 +217,6 @@ def binding_code() -> Iterator[None]:
         _local.user = outer
 
 
-def _table(state: LoopState) -> CallbackTable | None:
-    return state.table()
-
-
 def register(state: LoopState, callback: Callable[[Any], object], *, one_shot: bool) -> int:
     """Stores ``callback`` in the loop's table and returns the key to pass to C as ``userdata``.
 
@@ -245,7 +241,7 @@ def unregister(state: LoopState, key: int) -> None:
 
 def is_registered(state: LoopState, key: int) -> bool:
     """Whether an entry is still in the table."""
-    table = _table(state)
+    table = state.table()
     return table is not None and key in table.entries
 
 
@@ -255,7 +251,7 @@ def unregister_loop(state: LoopState) -> None:
     # C calls the trampolines no more; dropping them breaks the state's cycle with them, so that
     # reference counting frees a closed loop without waiting for the cycle collector.
     state.on_tick = state.on_countdown = state.on_poll = None
-    table = _table(state)
+    table = state.table()
     if table is not None:
         table.entries.clear()
     for listener in list(state.listeners):
@@ -264,7 +260,7 @@ def unregister_loop(state: LoopState) -> None:
 
 def live_count() -> int:
     """How many callbacks the tables of the open loops hold (for tests)."""
-    tables = [_table(state) for state in list(_live)]
+    tables = [state.table() for state in list(_live)]
     return sum(len(table.entries) for table in tables if table is not None)
 
 
@@ -307,7 +303,7 @@ def _take(state: LoopState, key: int | None, *, last: bool) -> Callable[[Any], o
     """The callable for ``key``; ``last`` (or a one-shot key) drops it first, so that a cancel
     inside its call sees it done. None: cancelled while the event was on its way, or the loop
     collected."""
-    table = _table(state)
+    table = state.table()
     if table is None or key is None:
         return None
     if last or key & 1:
