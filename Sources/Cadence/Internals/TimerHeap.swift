@@ -56,10 +56,19 @@ struct TimerHeap {
         }
     }
 
+    /// Moves the entries out, leaving the heap empty, so that the caller can edit them in their
+    /// own buffer and hand them back to ``rebuild(from:)``.
+    mutating func takeEntries() -> ContiguousArray<TimerHeapEntry> {
+        var taken: ContiguousArray<TimerHeapEntry> = []
+        swap(&taken, &entries)
+        staleCount = 0
+        return taken
+    }
+
     /// Replaces the entries with `live` (the entries that are not stale) in heap order; O(n)
     /// (Floyd's construction: sift down every parent, last first).
-    mutating func rebuild(from live: ContiguousArray<TimerHeapEntry>) {
-        entries = live
+    mutating func rebuild(from live: consuming ContiguousArray<TimerHeapEntry>) {
+        entries = consume live  // not copied: heap order is then restored in this very buffer
         staleCount = 0
         heapify()
     }

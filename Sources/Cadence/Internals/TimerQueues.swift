@@ -212,9 +212,10 @@ struct TimerQueues {
     mutating func noteStale(_ heap: Int) {
         heaps[heap].staleCount += 1
         guard heaps[heap].staleCount > 32, heaps[heap].staleCount * 4 > heaps[heap].count * 3 else { return }
-        var live = ContiguousArray<TimerHeapEntry>()
-        live.reserveCapacity(heaps[heap].count - heaps[heap].staleCount)
-        for entry in heaps[heap].entries where isLive(entry, in: heap) { live.append(entry) }
-        heaps[heap].rebuild(from: live)
+        // Filtered in the heap's own buffer: a fresh array of the live entries would shrink the
+        // heap, and the next arms would grow it again, allocating and copying at every doubling.
+        var live = heaps[heap].takeEntries()
+        live.removeAll { !isLive($0, in: heap) }
+        heaps[heap].rebuild(from: consume live)
     }
 }

@@ -72,3 +72,24 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// Cancelling timers rebuilds their heap in its own buffer: the heap keeps the capacity it grew
+/// to, so arming as many timers again allocates nothing.
+@Suite struct TimerHeapRebuildTests {
+    @Test func cancellingMostTimersKeepsTheHeapsCapacity() {
+        var queues = TimerQueues()
+        var ids: [TimerID] = []
+        for index in 0..<1_000 {
+            ids.append(queues.arm(fireDate: 1_000 + UInt64(index * 7919 % 1_000), interval: 0, tolerance: 0,
+                                  missedTicks: .skip, modeIndex: TimerQueues.defaultIndex, action: .idle))
+        }
+        let exact = queues.heap(TimerQueues.defaultIndex, .exact)
+        let grown = queues.heaps[exact].entries.capacity
+        var action = TimerAction.idle
+        for id in ids.dropLast(10) { #expect(queues.disarm(id, releasing: &action)) }
+        // Three quarters stale rebuilds the heap, more than once on the way down to 10 live entries.
+        #expect(queues.heaps[exact].count < 40)
+        #expect(queues.heaps[exact].entries.capacity == grown)
+        #expect(queues.count == 10)
+    }
+}
