@@ -107,11 +107,50 @@ def median(values):
     return sorted(values)[len(values) // 2] if values else None
 
 
+def print_floors(floors, cad, best_start):
+    """The primitives a Cadence start pays for and the best peer's does not, and the start less
+    the clock read."""
+    clock = floors.get(("clock_read_ns", "machine"))
+    mutex = floors.get(("mutex_pair_ns", "machine"))
+    atomic = floors.get(("atomic_rmw_ns", "machine"))
+    print("### Floors of this machine\n")
+    print(
+        "What a start pays by design, measured in this run (`Benchmarks/c/floors.c`, median of "
+        "7 batches of 10⁶ calls).\n"
+    )
+    print("| primitive | ns | paid by |")
+    print("|---|---:|---|")
+    print(
+        f"| a fresh CLOCK_MONOTONIC read | {fmt(clock)} | every Cadence start (never the cached "
+        "loop time: libuv issue 1068); libuv's `uv_timer_start` adds to its cached `uv_now` |"
+    )
+    print(
+        f"| an uncontended mutex lock + unlock | {fmt(mutex)} | every Cadence start and stop, "
+        "which any thread may call: one through Swift, two through C (the handle table's); "
+        "libuv takes none (one thread only) |"
+    )
+    print(
+        f"| an atomic read-modify-write | {fmt(atomic)} | each retain: a Swift start retains its "
+        "action and the loop (in the `ScheduledTimer` it returns) |"
+    )
+    best, who = best_start
+    if clock is not None and best:
+        cells = []
+        for impl, label in CADENCE[:2]:
+            v = cad[("start_ns", impl)]
+            if v is not None:
+                ratio = fmt_ratio((v - clock) / best)
+                cells.append(f"{label} {fmt(v - clock)} ns ({ratio} of {who})")
+        print(f"\nstart_ns less the clock read: {'; '.join(cells)}.")
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--peers", required=True)
     ap.add_argument("--cadence", nargs="*", default=[])
     ap.add_argument("--scale")
+    ap.add_argument("--floors")
     args = ap.parse_args()
 
     peer_cells, peer_errors = load(args.peers)
@@ -269,7 +308,11 @@ def main():
     print("| wakeups_per_s ≤ 1.1 × 10/s | " + " | ".join(out) + " |")
     print()
 
-    # 4. spread of the Cadence runs
+    # 4. what the design makes a start pay on this machine
+    if args.floors:
+        print_floors(load(args.floors)[0], cad, best_of("start_ns", peers))
+
+    # 5. spread of the Cadence runs
     if nruns > 1:
         print(f"### Spread of the {nruns} Cadence runs (min – max)\n")
         print("| metric | " + " | ".join(label for _, label in CADENCE) + " |")
@@ -284,9 +327,8 @@ def main():
             print(f"| {metric} | " + " | ".join(cells) + " |")
         print()
 
-    # 5. scaling
+    # 6. scaling
     if args.scale:
-        sc, _ = load(args.scale)
         raw = {}
         for line in open(args.scale):
             try:
