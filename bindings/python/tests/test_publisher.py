@@ -113,6 +113,12 @@ def test_publisher_properties_and_repr(loop: cadence.Loop) -> None:
     assert repr(publisher) == (
         "<cadence.TimerPublisher(interval=0.25, tolerance=0.05, mode='common')>"
     )
+    publisher.missed_ticks = cadence.MissedTickPolicy.BURST  # shown when not the default
+    assert repr(publisher) == (
+        "<cadence.TimerPublisher(interval=0.25, tolerance=0.05, mode='common', "
+        "missed_ticks=MissedTickPolicy.BURST)>"
+    )
+    publisher.missed_ticks = cadence.MissedTickPolicy.SKIP
     subscription = auto.sink(lambda tick: None)
     connection = publisher.connect()
     assert "Subscription active" in repr(subscription)

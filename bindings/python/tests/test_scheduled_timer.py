@@ -74,6 +74,9 @@ def test_repr_names_the_delay_and_mode_and_callbacks_get_a_tick(virtual_loop: ca
     default = virtual.schedule(0.5, ticks.append)
     whole = virtual.schedule(1, ticks.append)
     modal = virtual.schedule(0.25, ticks.append, mode="ExampleModalMode")
+    zero = virtual.schedule(-0.0, ticks.append)  # -0.0 is zero, and shows as 0.0
+    assert repr(zero) == "<cadence.ScheduledTimer pending after 0.0 s in mode 'default'>"
+    zero.cancel()
     assert repr(default) == "<cadence.ScheduledTimer pending after 0.5 s in mode 'default'>"
     assert repr(whole) == "<cadence.ScheduledTimer pending after 1.0 s in mode 'default'>"
     assert repr(modal) == (

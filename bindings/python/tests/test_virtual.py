@@ -34,6 +34,9 @@ def test_a_virtual_loop_starts_at_zero_and_moves_only_when_told(virtual: cadence
     assert virtual.is_virtual
     assert virtual.now() == 0.0
     assert repr(virtual) == "<cadence.Loop virtual idle, 0 wake-ups>"
+    closed = cadence.Loop.virtual()
+    closed.close()
+    assert repr(closed) == "<cadence.Loop virtual closed>"
     time.sleep(0.01)
     assert virtual.now() == 0.0
     started = time.monotonic()

@@ -225,11 +225,12 @@ class ScheduledTimer(Cancellable):
 
     def _describe(self) -> str:
         # The delay alone in the default mode (no tuple per timer), else (delay, mode).
+        # `+ 0.0` shows a delay of -0.0 (accepted: it is zero) as 0.0.
         description = self._description
         if type(description) is float:
-            return f"after {description!r} s in mode 'default'"
+            return f"after {description + 0.0!r} s in mode 'default'"
         after, mode = cast("tuple[float, str]", description)
-        return f"after {after!r} s in mode {mode!r}"
+        return f"after {after + 0.0!r} s in mode {mode!r}"
 
     @property
     def pending(self) -> bool:

@@ -579,9 +579,9 @@ class Loop(LoopThreadMethods):
         self.close()
 
     def __repr__(self) -> str:
-        if self._state.closed:
-            return "<cadence.Loop closed>"
         kind = "virtual " if self._state.virtual else ""
+        if self._state.closed:
+            return f"<cadence.Loop {kind}closed>"
         if self._state.thread:
             status = "running on its thread"
         else:

@@ -208,9 +208,15 @@ class _Publisher(Owned):
         self.close()
 
     def _settings(self) -> str:
+        # The missed-tick policy only when it is not the default.
+        missed = (
+            ""
+            if self._missed_ticks is MissedTickPolicy.SKIP
+            else f", missed_ticks={self._missed_ticks}"
+        )
         return (
             f"{type(self).__name__}(interval={self._interval!r}, "
-            f"tolerance={self._tolerance!r}, mode={self._mode!r})"
+            f"tolerance={self._tolerance!r}, mode={self._mode!r}{missed})"
         )
 
     def __repr__(self) -> str:
