@@ -108,12 +108,39 @@ static void cancel_in_callbacks(cadence_loop loop) {
     CHECK_OK(cadence_publisher_release(timer));
 }
 
+/* A publisher released before it was ever connected can never tick: its subscriptions read as
+ * cancelled. Released once connected, it goes on. */
+static void release_before_connect(cadence_loop loop) {
+    recorder never = {.loop = loop}, kept = {.loop = loop};
+    cadence_publisher unconnected, connected;
+    cadence_cancellable sub_never, sub_kept, connection;
+    CHECK_OK(cadence_timer_publish(loop, 0.05, 0, "default", &unconnected));
+    CHECK_OK(cadence_publisher_subscribe(unconnected, record_tick, &never, &sub_never));
+    CHECK_OK(cadence_timer_publish(loop, 0.05, 0, "default", &connected));
+    CHECK_OK(cadence_publisher_subscribe(connected, record_tick, &kept, &sub_kept));
+    CHECK_OK(cadence_publisher_connect(connected, &connection));
+    CHECK_OK(cadence_publisher_release(unconnected));
+    CHECK_OK(cadence_publisher_release(connected));
+    int cancelled = -1;
+    CHECK_OK(cadence_is_cancelled(sub_never, &cancelled));
+    CHECK_EQ(cancelled, 1);
+    CHECK_OK(cadence_is_cancelled(sub_kept, &cancelled));
+    CHECK_EQ(cancelled, 0);
+    CHECK_OK(cadence_loop_run(loop, "default", 0.12));
+    CHECK_EQ(never.count, 0);
+    CHECK(kept.count >= 1);
+    CHECK_OK(cadence_cancel(connection));
+    cadence_cancellable handles[] = {sub_never, sub_kept, connection};
+    for (int i = 0; i < 3; i++) CHECK_OK(cadence_cancellable_release(handles[i]));
+}
+
 int main(void) {
     cadence_loop loop;
     CHECK_OK(cadence_loop_create(&loop));
     connect_twice(loop);
     cancel_one_subscription(loop);
     cancel_in_callbacks(loop);
+    release_before_connect(loop);
     CHECK_OK(cadence_loop_destroy(loop));
     return 0;
 }

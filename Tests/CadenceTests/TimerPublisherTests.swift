@@ -51,6 +51,26 @@ import Testing
         #expect(fired == 0)
     }
 
+    /// Released before it was ever connected, a publisher can never tick: its subscriptions read
+    /// as cancelled. Released once connected, it goes on.
+    @Test func releasedBeforeConnectItsSubscriptionsReadAsCancelled() throws {
+        let v = VirtualLoop()
+        var kept = 0
+        var unconnected: TimerPublisher? = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
+        var connected: TimerPublisher? = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
+        let never = unconnected!.subscribe { _ in Issue.record("an unconnected publisher ticked") }
+        let going = connected!.subscribe { _ in kept += 1 }
+        let connection = connected!.connect()
+        #expect(!never.isCancelled)
+        unconnected = nil
+        connected = nil
+        #expect(never.isCancelled)
+        #expect(!going.isCancelled)
+        try v.loop.run(for: 0.35)
+        #expect(kept == 3)
+        connection.cancel()
+    }
+
     @Test func subscribersShareFireDatesAndCancelAlone() throws {
         let v = VirtualLoop()
         var a: [Int] = [], b: [Int] = []

@@ -148,3 +148,25 @@ def test_extreme_intervals_are_accepted(loop: cadence.Loop, interval: float) -> 
     else:
         assert len(ticks) >= 1  # a tiny interval fires, once per pass (skipping), no burst
         assert all(tick.skipped >= 0 for tick in ticks)
+
+
+def test_a_publisher_closed_before_connect_cancels_its_subscriptions(
+    virtual_loop: cadence.Loop,
+) -> None:
+    """Closed before it was ever connected, a publisher can never tick: its subscriptions read as
+    cancelled. Closed once connected, it goes on."""
+    never: list[cadence.Tick] = []
+    kept: list[cadence.Tick] = []
+    unconnected = virtual_loop.publish(0.1)
+    connected = virtual_loop.publish(0.1)
+    subscription = unconnected.sink(never.append)
+    going = connected.sink(kept.append)
+    connection = connected.connect()
+    unconnected.close()
+    connected.close()
+    assert subscription.cancelled
+    assert not going.cancelled
+    virtual_loop.run(0.35)
+    assert never == []
+    assert [tick.fire_date for tick in kept] == pytest.approx([0.1, 0.2, 0.3])
+    connection.cancel()
