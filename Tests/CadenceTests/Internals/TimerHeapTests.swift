@@ -92,4 +92,38 @@ struct SplitMix: RandomNumberGenerator {
         #expect(queues.heaps[exact].entries.capacity == grown)
         #expect(queues.count == 10)
     }
+
+    /// Cancels in random order (the heaps are rebuilt several times, in their own buffers), arms
+    /// as many again, and runs: exactly the timers left fire, each once at its fire date, in
+    /// fire-date order, ties in scheduling order.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func afterRebuildsTheTimersLeftFireInOrder(seed: UInt64) throws {
+        let v = VirtualLoop()
+        var rng = SplitMix(seed: seed)
+        var dates: [Int: Int] = [:]  // scheduling index: fire date in ms
+        var fired: [(index: Int, at: Int)] = []
+        var timers: [Int: ScheduledTimer] = [:]
+        func arm(_ index: Int) throws {
+            let milliseconds = Int(rng.next() % 500) + 1
+            dates[index] = milliseconds
+            timers[index] = try v.loop.schedule(after: Double(milliseconds) / 1000,
+                                                tolerance: index % 4 == 0 ? 0.002 : 0) { tick in
+                fired.append((index, Int((tick.fireDate.timeIntervalSince1970 * 1000).rounded())))
+            }
+        }
+        for index in 0..<2_000 { try arm(index) }
+        var order = Array(0..<2_000)
+        for position in order.indices.reversed() {
+            order.swapAt(position, Int(rng.next() % UInt64(position + 1)))
+        }
+        for index in order.prefix(1_800) {
+            timers[index]!.cancel()
+            dates[index] = nil
+        }
+        for index in 2_000..<4_000 { try arm(index) }
+        try v.loop.run(for: 1)
+        let expected = dates.keys.sorted { (dates[$0]!, $0) < (dates[$1]!, $1) }
+        #expect(fired.map(\.index) == expected)
+        #expect(fired.allSatisfy { $0.at == dates[$0.index]! })
+    }
 }
