@@ -3,6 +3,7 @@
 
 Usage:
   tables.py --peers RESULTS.jsonl [--cadence RUN.jsonl ...] [--scale SCALE.jsonl]
+            [--floors FLOORS.jsonl]
 
 --peers    run-all's results.jsonl: the peers and the Cadence programs of that one run
            (EXTRA_PEERS). The peer columns and the "best peer" of every ratio come from it.
@@ -10,10 +11,11 @@ Usage:
            the median (element floor(k/2) of the k sorted values, the peers' rule) of its value in
            run-all's run and in these passes.
 --scale    JSON lines of the `scale N` runs (start_ns, stop_ns, fire_ns at several N).
+--floors   JSON lines of floors.c (a clock read, a mutex, an atomic operation on this machine).
 
 Prints: the main table (rows = metrics; columns = Cadence Swift, C, Python, then each peer), the
-ratios to the best peer, the goals of DESIGN.md section 4 met or missed, the spread of the Cadence
-runs, and the scaling table.
+ratios to the best peer, the goals of DESIGN.md section 4 met or missed, the floors, the spread of
+the Cadence runs, and the scaling table.
 """
 
 import argparse
@@ -110,10 +112,14 @@ def median(values):
 def print_floors(floors, cad, best_start):
     """The primitives a Cadence start pays for and the best peer's does not, and the start less
     the clock read."""
-    clock = floors.get(("clock_read_ns", "machine"))
-    mutex = floors.get(("mutex_pair_ns", "machine"))
-    atomic = floors.get(("atomic_rmw_ns", "machine"))
     print("### Floors of this machine\n")
+    clock = floors.get(("clock_read_ns", "machine"))
+    if clock is None:
+        print("Not measured in this run (the floors program failed: see logs/floors.err).\n")
+        return
+    mutex = floors.get(("mutex_pair_ns", "machine"))
+    threaded = floors.get(("mutex_pair_threaded_ns", "machine"))
+    atomic = floors.get(("atomic_rmw_ns", "machine"))
     print(
         "What a start pays by design, measured in this run (`Benchmarks/c/floors.c`, median of "
         "7 batches of 10⁶ calls).\n"
@@ -125,22 +131,26 @@ def print_floors(floors, cad, best_start):
         "loop time: libuv issue 1068); libuv's `uv_timer_start` adds to its cached `uv_now` |"
     )
     print(
-        f"| an uncontended mutex lock + unlock | {fmt(mutex)} | every Cadence start and stop, "
-        "which any thread may call: one through Swift, two through C (the handle table's); "
-        "libuv takes none (one thread only) |"
+        f"| an uncontended mutex lock + unlock, in a process that never started a thread | "
+        f"{fmt(mutex)} | every Cadence start and stop, which any thread may call: one through "
+        "Swift, two through C (the handle table's); libuv takes none (one thread only). The "
+        "benchmark programs start no thread, so glibc skips the atomic instructions |"
+    )
+    print(
+        f"| the same, once a thread has been started | {fmt(threaded)} | what a program with a "
+        "loop on its own thread (`startThread`), or the Python bindings' signal watcher, pays |"
     )
     print(
         f"| an atomic read-modify-write | {fmt(atomic)} | each retain: a Swift start retains its "
         "action and the loop (in the `ScheduledTimer` it returns) |"
     )
     best, who = best_start
-    if clock is not None and best:
-        cells = []
-        for impl, label in CADENCE[:2]:
-            v = cad[("start_ns", impl)]
-            if v is not None:
-                ratio = fmt_ratio((v - clock) / best)
-                cells.append(f"{label} {fmt(v - clock)} ns ({ratio} of {who})")
+    cells = []
+    for impl, label in CADENCE[:2]:
+        v = cad[("start_ns", impl)]
+        if v is not None and best and v > clock:
+            cells.append(f"{label} {fmt(v - clock)} ns ({fmt_ratio((v - clock) / best)} of {who})")
+    if cells:
         print(f"\nstart_ns less the clock read: {'; '.join(cells)}.")
     print()
 

@@ -194,8 +194,9 @@ CADENCE_EXPORT int cadence_publisher_subscribe(cadence_publisher publisher, cade
 CADENCE_EXPORT int cadence_publisher_connect(cadence_publisher publisher, cadence_cancellable *_Nullable out);
 
 /* Releases a publisher handle. A connected timer keeps running and its subscribers keep receiving.
- * A publisher released before it was ever connected can never tick: its subscriptions are then
- * cancelled (cadence_is_cancelled reports 1). A zero handle is a no-op.
+ * Once nothing can make the timer tick again (the publisher released before it was ever
+ * connected, or released with its connection cancelled and every connection handle released), its
+ * subscriptions are cancelled (cadence_is_cancelled reports 1). A zero handle is a no-op.
  * Errors: CADENCE_EBADF (stale or already released). */
 CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
 

@@ -11,9 +11,10 @@ import FoundationEssentials
 /// The timer's first fire date is one interval after ``connect()``; later ones stay on that grid
 /// (see ``Loop``). Values are delivered on the thread running the loop.
 ///
-/// A connected timer keeps running and delivering after the publisher is released. A publisher
-/// released before it was ever connected can never tick, so its subscriptions then read as
-/// cancelled (``TimerSubscription/isCancelled``).
+/// A connected timer keeps running and delivering after the publisher is released. Once nothing
+/// can make the timer tick again (the publisher is released and was never connected, or its
+/// connection was cancelled and released too), its subscriptions read as cancelled
+/// (``TimerSubscription/isCancelled``).
 public final class TimerPublisher: @unchecked Sendable {
     /// The loop the timer runs on.
     public let loop: Loop

@@ -17,9 +17,11 @@ struct TimerHeapEntry {
 ///
 /// Cancelling a timer does not touch the heap: its entry goes stale (``TimerQueues`` can tell)
 /// and is dropped when it reaches the top, or when stale entries make up three quarters of the
-/// heap and it is rebuilt, which keeps the heap within four times its live size at O(1) amortized
-/// cost per cancel (asyncio does the same, at half). So entries never move in response to a
-/// cancel, and sifting touches nothing but this array: no back-pointers into the timers to update.
+/// heap and it is rebuilt, which keeps its entries within four times the live ones at O(1)
+/// amortized cost per cancel (asyncio does the same, at half). So entries never move in response
+/// to a cancel, and sifting touches nothing but this array: no back-pointers into the timers to
+/// update. The array keeps the capacity it grew to (a rebuild filters it in place), so arming as
+/// many timers again allocates nothing.
 /// A 4-ary heap does fewer levels of work per insert and removal than a binary one (measured in
 /// the peers' LIMITS notes).
 struct TimerHeap {

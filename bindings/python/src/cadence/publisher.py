@@ -234,8 +234,9 @@ class TimerPublisher(_Publisher):
     restart. :meth:`autoconnect` gives a publisher that runs while it has subscribers.
 
     :meth:`close` (or leaving a ``with`` block) releases the publisher; a connected timer and its
-    subscribers go on. A publisher closed (or collected) before it was ever connected can never
-    tick, so its subscriptions then read as cancelled. Closing the loop closes it too.
+    subscribers go on. Once nothing can make the timer tick again (the publisher closed or
+    collected before it was ever connected, or closed with its connection cancelled and closed
+    too), its subscriptions read as cancelled. Closing the loop closes it too.
 
     Threads: every method may be called from any thread and from callbacks.
     """
