@@ -22,6 +22,7 @@ extension UInt64 {
 ///
 /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinities, negative values, or zero when
 ///   `allowZero` is false. Values beyond about 584 years saturate.
+@inline(__always)
 func nanoseconds(fromSeconds seconds: Double, allowZero: Bool) throws(CadenceError) -> Nanoseconds {
     // The usual case first, in one range test (false for NaN and infinities).
     if seconds > 0 && seconds < 1.8e10 { return Nanoseconds((seconds * 1e9).rounded(.up)) }
