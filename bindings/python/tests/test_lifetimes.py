@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import weakref
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 
@@ -194,3 +194,32 @@ def test_a_running_loop_is_not_collected() -> None:
     gc.collect()
     assert alive() is None
     assert _registry.live_count() == before
+
+
+@pytest.mark.parametrize("call", ["schedule", "sink", "countdown", "poller"])
+def test_a_close_on_another_thread_during_a_call_says_bad_handle(
+    monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    """A close that lands after a call's closed check and before its C call (played here in one
+    thread: the close happens as the callback is registered) is a BadHandle naming the closed
+    loop, not a ctypes error about a missing callback, and leaves no entry behind."""
+    loop = cadence.Loop()
+    publisher = loop.publish(0.1)
+    register = _registry.register
+
+    def register_then_close(*args: Any, **kwargs: Any) -> int:
+        key = register(*args, **kwargs)
+        loop.close()
+        return key
+
+    monkeypatch.setattr(_registry, "register", register_then_close)
+    calls: dict[str, Callable[[], object]] = {
+        "schedule": lambda: loop.schedule(0.1, lambda tick: None),
+        "sink": lambda: publisher.sink(lambda tick: None),
+        "countdown": lambda: loop.countdown(5.0, 1.0, lambda remaining: None),
+        "poller": lambda: loop.poller(0.1, lambda poll: None),
+    }
+    with pytest.raises(cadence.BadHandle, match=r"loop is closed|closed Loop"):
+        calls[call]()
+    table = loop._state.table()
+    assert table is None or not table.entries

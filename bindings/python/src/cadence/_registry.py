@@ -46,9 +46,10 @@ import itertools
 import threading
 import weakref
 from collections.abc import Iterator
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, NoReturn, Protocol
 
 from . import _lib
+from .errors import error_for
 from .tick import Tick
 
 
@@ -237,6 +238,22 @@ def unregister(state: LoopState, key: int) -> None:
     table = state.table()
     if table is not None:
         table.entries.pop(key, None)
+
+
+def refused(
+    state: LoopState, key: int, code: int, where: str, require_open: Callable[[str], object]
+) -> NoReturn:
+    """After the C call that was to use ``key`` failed with ``code``: drops the entry and raises.
+
+    A loop closed on another thread after the caller's own closed check makes the C call answer
+    EBADF; it is named as closed (``require_open`` raises BadHandle with the usual message).
+    Callers read the loop's trampoline before that check: the trampolines go with the C loop, and
+    one read after a close would be None, which ctypes refuses with an ArgumentError of its own.
+    """
+    unregister(state, key)
+    if state.closed:
+        require_open(where)
+    raise error_for(code, where)
 
 
 def is_registered(state: LoopState, key: int) -> bool:

@@ -371,16 +371,17 @@ class Loop(LoopThreadMethods):
         default = type(mode) is str and mode == "default"
         encoded = b"default" if default else _args.mode(mode, "Loop.schedule()")
         state = self._state
+        on_tick = state.on_tick  # before the closed check: see _registry.refused
         if state.closed:
             self._require_open(
                 f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})"
             )
         key = _registry.register(state, callback, one_shot=True)
         out = _lib.Handle()
-        code = _schedule(state.handle, after, late, encoded, state.on_tick, key, out)
+        code = _schedule(state.handle, after, late, encoded, on_tick, key, out)
         if code < 0:
-            _registry.unregister(state, key)
-            check(code, f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})")
+            where = f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})"
+            _registry.refused(state, key, code, where, self._require_open)
         return ScheduledTimer(self, state, out.value, key, after if default else (after, mode))
 
     def countdown(
@@ -434,6 +435,7 @@ class Loop(LoopThreadMethods):
             _args.callback(callback, "Loop.countdown()")
         if on_finish is not None:
             _args.callback(on_finish, "Loop.countdown()", "on_finish")
+        on_countdown = self._state.on_countdown  # before the closed check: see _registry.refused
         state = self._require_open(where)
         progress = countdown.Progress(state)
         _async.on_loop_close(state, progress)
@@ -443,13 +445,10 @@ class Loop(LoopThreadMethods):
         out = _lib.Handle()
         with _registry.capturing() as errors:
             code = int(
-                _lib.lib.cadence_countdown_start(
-                    state.handle, end, every, state.on_countdown, key, out
-                )
+                _lib.lib.cadence_countdown_start(state.handle, end, every, on_countdown, key, out)
             )
         if code < 0:
-            _registry.unregister(state, key)
-            check(code, where)
+            _registry.refused(state, key, code, where, self._require_open)
         handle = Countdown(self, state, out.value, key, progress, end, every)
         if errors:
             handle.close()
@@ -524,6 +523,7 @@ class Loop(LoopThreadMethods):
             if late < 0:  # C would read -1.0 as "10 % of the interval"
                 raise InvalidArgument(context=f"{where}: tolerance must be >= 0 or None")
         _args.flag(finish_on_return, "Loop.poller()", "finish_on_return")
+        on_poll = self._state.on_poll  # before the closed check: see _registry.refused
         state = self._require_open(where)
         try:
             aloop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
@@ -535,12 +535,9 @@ class Loop(LoopThreadMethods):
             state, poller.make_entry(shared, state, operation, finish_on_return), one_shot=False
         )
         out = _lib.Handle()
-        code = int(
-            _lib.lib.cadence_poller_start(state.handle, every, late, state.on_poll, key, out)
-        )
+        code = int(_lib.lib.cadence_poller_start(state.handle, every, late, on_poll, key, out))
         if code < 0:
-            _registry.unregister(state, key)
-            check(code, where)
+            _registry.refused(state, key, code, where, self._require_open)
         return Poller(self, state, out.value, key, every, shared)
 
     # ---- Lifetime ----

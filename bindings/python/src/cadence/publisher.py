@@ -149,13 +149,13 @@ class _Publisher(Owned):
         """
         where = f"{type(self).__name__}.sink()"
         _args.callback(callback, where)
+        on_tick = self._state.on_tick  # before the closed check: see _registry.refused
         state = self._require_open(where)
         key = _registry.register(state, callback, one_shot=False)
         out = _lib.Handle()
-        code = int(_lib.lib.cadence_publisher_subscribe(self._handle, state.on_tick, key, out))
+        code = int(_lib.lib.cadence_publisher_subscribe(self._handle, on_tick, key, out))
         if code < 0:
-            _registry.unregister(state, key)
-            check(code, where)
+            _registry.refused(state, key, code, where, self._require_open)
         return Subscription(self._loop, state, out.value, key, f"to {self._settings()}")
 
     # ---- asyncio ----
