@@ -87,6 +87,10 @@ static void one_shot_and_cancellable_functions(cadence_loop loop) {
     CHECK_ERR(cadence_loop_schedule(loop, 0, 0, "default", record_tick, &never, NULL), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_schedule(loop, 0, 0, NULL, record_tick, &never, &out), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_schedule(loop, 0, 0, "unknown", record_tick, &never, &out), CADENCE_ENOENT);
+    /* Names one byte off the built-in ones are other names (the built-ins are matched byte by byte). */
+    static const char *const near_builtins[] = {"defaul", "defaultt", "Default", "commo", "commons", "commoN"};
+    for (int i = 0; i < (int)(sizeof near_builtins / sizeof *near_builtins); i++)
+        CHECK_ERR(cadence_loop_schedule(loop, 0, 0, near_builtins[i], record_tick, &never, &out), CADENCE_ENOENT);
     for (int i = 0; i < MALFORMED_COUNT; i++)
         CHECK_ERR(cadence_loop_schedule(loop, 0, 0, malformed_modes[i], record_tick, &never, &out), CADENCE_EINVAL);
     for (int i = 0; i < BAD_SECONDS_COUNT; i++) {
