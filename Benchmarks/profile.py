@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """profile.py - instruction counts per timer operation, with valgrind's callgrind.
 
-Usage: Benchmarks/profile.py [N]     (default N = 20000; about a minute)
+Usage: Benchmarks/profile.py [N]     (default N = 20000; about 30 seconds)
 
 Runs `scale N` of the Swift and C benchmarks under callgrind, collecting only inside the API call
 being measured (--toggle-collect), once for one round (PEER_BUDGET_S=0) and once for a few, and
@@ -20,7 +20,7 @@ N = 100000) the raw ctypes call against the binding's method, which splits a Pyt
 the C library's share and the binding's.
 
 Needs the programs built by Benchmarks/run (or: swift build -c release in Benchmarks/swift, and
-the C benchmark at $CADENCE_BENCH_OUT/bin/cadence-bench-c).
+the C benchmark at $CADENCE_BENCH_OUT/bin/cadence-bench-c, default /tmp/cadence-bench/bin).
 """
 
 import os
@@ -130,9 +130,10 @@ def callgrind(program, n, toggle, budget):
     """`program scale n` under callgrind, collecting inside `toggle`: (counts, rounds run)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
-        env = dict(os.environ, PEER_BUDGET_S=str(budget))
-        if os.environ.get("CADENCE_BUILD_DIR"):
-            env["LD_LIBRARY_PATH"] = os.environ["CADENCE_BUILD_DIR"]
+        # The library named in the header, whatever the program's RUNPATH says (the C program
+        # is linked against the build that Benchmarks/run used; LD_LIBRARY_PATH comes first).
+        lib_dir = os.environ.get("CADENCE_BUILD_DIR") or os.path.join(ROOT, "build")
+        env = dict(os.environ, PEER_BUDGET_S=str(budget), LD_LIBRARY_PATH=lib_dir)
         run = subprocess.run(
             [
                 "valgrind",
