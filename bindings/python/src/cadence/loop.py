@@ -23,6 +23,12 @@ __all__ = ["RUN_SLICE", "Loop"]
 
 _schedule = _lib.lib.cadence_loop_schedule
 
+
+def _schedule_call(delay: object, tolerance: object, mode: object) -> str:
+    """How a failed ``Loop.schedule`` call is named in its error (formatted on error only)."""
+    return f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})"
+
+
 #: When another wake-up fd is set (see :meth:`Loop.run`): the longest stretch of its clock, in
 #: seconds, that :meth:`Loop.run` on the main thread spends inside one ``cadence_loop_run`` call;
 #: a longer run is a series of such calls, so that Python can run its signal handlers (Ctrl-C) in
@@ -373,14 +379,12 @@ class Loop(LoopThreadMethods):
         state = self._state
         on_tick = state.on_tick  # before the closed check: see _registry.refused
         if state.closed:
-            self._require_open(
-                f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})"
-            )
+            self._require_open(_schedule_call(delay, tolerance, mode))
         key = _registry.register(state, callback, one_shot=True)
         out = _lib.Handle()
         code = _schedule(state.handle, after, late, encoded, on_tick, key, out)
         if code < 0:
-            where = f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})"
+            where = _schedule_call(delay, tolerance, mode)
             _registry.refused(state, key, code, where, self._require_open)
         return ScheduledTimer(self, state, out.value, key, after if default else (after, mode))
 
