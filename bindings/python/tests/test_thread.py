@@ -140,6 +140,37 @@ def test_an_exception_on_the_loop_thread_goes_to_threading_excepthook(
     assert args.thread.ident != threading.get_ident()
 
 
+def test_a_threading_excepthook_that_raises_goes_to_sys_excepthook(
+    loop: cadence.Loop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As for a threading.Thread: the hook's own exception is passed to sys.excepthook, and
+    # nothing reaches ctypes (which would print "Exception ignored" and drop it).
+    def failing_hook(args: threading.ExceptHookArgs) -> None:
+        raise RuntimeError(f"hook failed on {args.exc_value}")
+
+    reported: list[BaseException | None] = []
+    hooked = threading.Event()
+
+    def sys_hook(kind: type[BaseException], value: BaseException | None, tb: object) -> None:
+        reported.append(value)
+        hooked.set()
+
+    monkeypatch.setattr(threading, "excepthook", failing_hook)
+    monkeypatch.setattr(sys, "excepthook", sys_hook)
+
+    def explode(tick: Tick) -> None:
+        raise ValueError("bad tick")
+
+    later = threading.Event()
+    with loop.threaded():
+        loop.schedule(0.0, explode)
+        wait_for(hooked, "sys.excepthook")
+        loop.schedule(0.0, lambda tick: later.set())
+        wait_for(later, "a timer after the failing hook")  # the loop went on
+    assert [type(error) for error in reported] == [RuntimeError]
+    assert str(reported[0]) == "hook failed on bad tick"
+
+
 def test_threaded_stops_the_thread_when_the_block_raises(loop: cadence.Loop) -> None:
     inside: list[bool] = []
 

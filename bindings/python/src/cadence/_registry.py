@@ -27,7 +27,8 @@ An exception raised by a callback never reaches C. Where it goes depends on who 
   :class:`LoopState`, the loop is stopped after the current pass, and ``Loop.run`` re-raises it;
 - anywhere else, which means on the thread that ``Loop.start_thread`` started: no call of the
   program is waiting for it, so it is passed to :func:`threading.excepthook` at once (as for an
-  exception in a :class:`threading.Timer`), and the loop goes on.
+  exception in a :class:`threading.Timer`; a hook that raises has its own exception passed to
+  :func:`sys.excepthook`, as a :class:`threading.Thread` does), and the loop goes on.
 
 The trampolines catch everything around the lookup and the conversion too (an exception raised
 there, by a signal handler for instance, goes where the callback's would), so
@@ -43,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import itertools
+import sys
 import threading
 import weakref
 from collections.abc import Iterator
@@ -306,11 +308,22 @@ def report(state: LoopState, error: BaseException) -> None:
     elif state.runs_here():
         state.fail(error)
     else:
+        _hook(error)
+
+
+def _hook(error: BaseException) -> None:
+    """Passes ``error`` to :func:`threading.excepthook`. A hook that raises has its own exception
+    passed to :func:`sys.excepthook`, as :class:`threading.Thread` does; and if that raises too,
+    the exception is dropped: nothing may reach ctypes from a trampoline."""
+    try:
         threading.excepthook(
             threading.ExceptHookArgs(
                 (type(error), error, error.__traceback__, threading.current_thread())
             )
         )
+    except BaseException as hook_error:  # noqa: BLE001 - the hook's failure, reported once
+        with contextlib.suppress(BaseException):
+            sys.excepthook(type(hook_error), hook_error, hook_error.__traceback__)
 
 
 _new_tuple = tuple.__new__
