@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import weakref
 from typing import Any, Callable
@@ -9,7 +10,7 @@ from typing import Any, Callable
 import pytest
 
 import cadence
-from cadence import Tick, _registry
+from cadence import Tick, _lib, _registry
 
 
 def test_closing_the_loop_closes_everything_made_from_it() -> None:
@@ -223,3 +224,52 @@ def test_a_close_on_another_thread_during_a_call_says_bad_handle(
         calls[call]()
     table = loop._state.table()
     assert table is None or not table.entries
+
+
+@pytest.mark.parametrize(
+    ("call", "module", "name"),
+    [
+        ("schedule", "cadence.loop", "ScheduledTimer"),
+        ("sink", "cadence.publisher", "Subscription"),
+        ("countdown", "cadence.loop", "Countdown"),
+        ("poller", "cadence.loop", "Poller"),
+    ],
+)
+def test_an_interrupt_before_the_object_exists_leaves_nothing(
+    monkeypatch: pytest.MonkeyPatch, call: str, module: str, name: str
+) -> None:
+    """A KeyboardInterrupt from a signal handler can land after the C call has made its handle
+    and before the Python object that owns it exists (played here by that object's class
+    raising): the call raises it, the entry is dropped, the handle is cancelled and released,
+    and the callback is not called afterwards."""
+    loop = cadence.Loop.virtual()
+    publisher = loop.publish(0.1)
+    publisher.connect()
+    handles: list[int] = []
+
+    def interrupted(owner: object, state: object, handle: int, *args: object) -> None:
+        handles.append(handle)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(f"{module}.{name}", interrupted)
+    called: list[object] = []
+    calls: dict[str, Callable[[], object]] = {
+        "schedule": lambda: loop.schedule(0.1, called.append),
+        "sink": lambda: publisher.sink(called.append),
+        "countdown": lambda: loop.countdown(0.5, 0.1, called.append),
+        "poller": lambda: loop.poller(0.1, called.append),
+    }
+    with pytest.raises(KeyboardInterrupt):
+        calls[call]()
+    monkeypatch.undo()
+    called.clear()  # a countdown's first value is delivered inside the C call
+    loop.run(1.0)
+    assert called == []
+    table = loop._state.table()
+    assert table is not None
+    assert not table.entries
+    [handle] = handles
+    assert handle != 0
+    out = ctypes.c_int()
+    assert _lib.lib.cadence_is_cancelled(handle, out) == cadence.errors.EBADF  # released
+    loop.close()

@@ -242,6 +242,17 @@ def unregister(state: LoopState, key: int) -> None:
         table.entries.pop(key, None)
 
 
+def abandoned(state: LoopState, key: int, handle: int) -> None:
+    """After an exception between :func:`register` and the object that was to own ``key`` (a
+    signal handler's ``KeyboardInterrupt``, say, or a failed C call): drops the entry and, if the
+    C call had made a handle, cancels and releases it. The call that raised then never calls its
+    callback (libuv's rule), and nothing is left behind. Idempotent."""
+    unregister(state, key)
+    if handle and not state.closed:
+        _lib.lib.cadence_cancel(handle)
+        _lib.lib.cadence_cancellable_release(handle)
+
+
 def refused(
     state: LoopState, key: int, code: int, where: str, require_open: Callable[[str], object]
 ) -> NoReturn:

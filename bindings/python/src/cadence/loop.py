@@ -382,11 +382,15 @@ class Loop(LoopThreadMethods):
             self._require_open(_schedule_call(delay, tolerance, mode))
         key = _registry.register(state, callback, one_shot=True)
         out = _lib.Handle()
-        code = _schedule(state.handle, after, late, encoded, on_tick, key, out)
-        if code < 0:
-            where = _schedule_call(delay, tolerance, mode)
-            _registry.refused(state, key, code, where, self._require_open)
-        return ScheduledTimer(self, state, out.value, key, after if default else (after, mode))
+        try:  # free on the way in: an exception before the object exists drops the entry
+            code = _schedule(state.handle, after, late, encoded, on_tick, key, out)
+            if code < 0:
+                where = _schedule_call(delay, tolerance, mode)
+                _registry.refused(state, key, code, where, self._require_open)
+            return ScheduledTimer(self, state, out.value, key, after if default else (after, mode))
+        except BaseException:
+            _registry.abandoned(state, key, out.value)
+            raise
 
     def countdown(
         self,
@@ -447,13 +451,19 @@ class Loop(LoopThreadMethods):
             state, countdown.make_entry(progress, callback, on_finish), one_shot=False
         )
         out = _lib.Handle()
-        with _registry.capturing() as errors:
-            code = int(
-                _lib.lib.cadence_countdown_start(state.handle, end, every, on_countdown, key, out)
-            )
-        if code < 0:
-            _registry.refused(state, key, code, where, self._require_open)
-        handle = Countdown(self, state, out.value, key, progress, end, every)
+        try:
+            with _registry.capturing() as errors:
+                code = int(
+                    _lib.lib.cadence_countdown_start(
+                        state.handle, end, every, on_countdown, key, out
+                    )
+                )
+            if code < 0:
+                _registry.refused(state, key, code, where, self._require_open)
+            handle = Countdown(self, state, out.value, key, progress, end, every)
+        except BaseException:
+            _registry.abandoned(state, key, out.value)
+            raise
         if errors:
             handle.close()
             try:
@@ -539,10 +549,14 @@ class Loop(LoopThreadMethods):
             state, poller.make_entry(shared, state, operation, finish_on_return), one_shot=False
         )
         out = _lib.Handle()
-        code = int(_lib.lib.cadence_poller_start(state.handle, every, late, on_poll, key, out))
-        if code < 0:
-            _registry.refused(state, key, code, where, self._require_open)
-        return Poller(self, state, out.value, key, every, shared)
+        try:
+            code = int(_lib.lib.cadence_poller_start(state.handle, every, late, on_poll, key, out))
+            if code < 0:
+                _registry.refused(state, key, code, where, self._require_open)
+            return Poller(self, state, out.value, key, every, shared)
+        except BaseException:
+            _registry.abandoned(state, key, out.value)
+            raise
 
     # ---- Lifetime ----
 

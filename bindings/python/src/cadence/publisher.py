@@ -153,10 +153,14 @@ class _Publisher(Owned):
         state = self._require_open(where)
         key = _registry.register(state, callback, one_shot=False)
         out = _lib.Handle()
-        code = int(_lib.lib.cadence_publisher_subscribe(self._handle, on_tick, key, out))
-        if code < 0:
-            _registry.refused(state, key, code, where, self._require_open)
-        return Subscription(self._loop, state, out.value, key, f"to {self._settings()}")
+        try:
+            code = int(_lib.lib.cadence_publisher_subscribe(self._handle, on_tick, key, out))
+            if code < 0:
+                _registry.refused(state, key, code, where, self._require_open)
+            return Subscription(self._loop, state, out.value, key, f"to {self._settings()}")
+        except BaseException:
+            _registry.abandoned(state, key, out.value)
+            raise
 
     # ---- asyncio ----
 
