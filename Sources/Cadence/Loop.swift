@@ -255,8 +255,8 @@ public final class Loop: @unchecked Sendable {
     }
 
     /// The monotonic reading at which the loop's clock shows `date`.
-    func monotonic(at date: Date) -> Nanoseconds {
-        MonotonicClock.monotonic(at: date, offset: clock.epochOffset)
+    func monotonic(at date: Date) throws(CadenceError) -> Nanoseconds {
+        try MonotonicClock.monotonic(at: date, offset: clock.epochOffset)
     }
 
     func date(monotonic: Nanoseconds) -> Date {

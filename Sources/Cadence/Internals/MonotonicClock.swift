@@ -46,7 +46,11 @@ enum MonotonicClock {
     /// A `Date` holds seconds since 2001 in a `Double`, which is only good to about 0.1 µs today,
     /// so the date is rounded to whole microseconds first: a date computed as "now + 30 s" on a
     /// virtual clock then lands exactly on the grid it was meant for.
-    static func monotonic(at date: Date, offset: Int64 = epochOffset) -> Nanoseconds {
+    ///
+    /// - Throws: ``CadenceError/invalidArgument`` for a date that is not finite (NaN or infinite
+    ///   seconds since 1970): it names no time at which to fire.
+    static func monotonic(at date: Date, offset: Int64 = epochOffset) throws(CadenceError) -> Nanoseconds {
+        guard date.timeIntervalSince1970.isFinite else { throw .invalidArgument }
         let value = (date.timeIntervalSince1970 * 1e6).rounded() * 1e3 - Double(offset)
         guard value.isFinite else { return value > 0 ? .max : 0 }
         return value <= 0 ? 0 : value >= 1.8e19 ? .max : Nanoseconds(value)

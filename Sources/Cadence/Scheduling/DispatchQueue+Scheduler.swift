@@ -17,10 +17,11 @@ extension DispatchQueue: Scheduler {
     /// Runs `action` once on this queue at `date`, within `tolerance` seconds of leeway.
     public func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
         throws(CadenceError) -> any Cancellable {
+        let deadline = try Self.deadline(date)
         let leeway = try nanoseconds(fromSeconds: tolerance, allowZero: true)
         let source = DispatchSource.makeTimerSource(queue: self)
         let timer = DispatchTimer(source)
-        source.schedule(deadline: Self.deadline(date), leeway: .nanoseconds(Self.clamped(leeway)))
+        source.schedule(deadline: deadline, leeway: .nanoseconds(Self.clamped(leeway)))
         source.setEventHandler { [timer] in
             timer.cancel()
             action()
@@ -32,18 +33,19 @@ extension DispatchQueue: Scheduler {
     /// Runs `action` on this queue at `date` and then every `interval` seconds.
     public func schedule(after date: Date, interval: Double, tolerance: Double,
                          _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
+        let deadline = try Self.deadline(date)
         let period = try nanoseconds(fromSeconds: interval, allowZero: false)
         let leeway = try nanoseconds(fromSeconds: tolerance, allowZero: true)
         let source = DispatchSource.makeTimerSource(queue: self)
-        source.schedule(deadline: Self.deadline(date), repeating: .nanoseconds(Self.clamped(period)),
+        source.schedule(deadline: deadline, repeating: .nanoseconds(Self.clamped(period)),
                         leeway: .nanoseconds(Self.clamped(leeway)))
         source.setEventHandler(handler: action)
         source.resume()
         return DispatchTimer(source)
     }
 
-    private static func deadline(_ date: Date) -> DispatchTime {
-        DispatchTime(uptimeNanoseconds: MonotonicClock.monotonic(at: date))
+    private static func deadline(_ date: Date) throws(CadenceError) -> DispatchTime {
+        DispatchTime(uptimeNanoseconds: try MonotonicClock.monotonic(at: date))
     }
 
     private static func clamped(_ value: Nanoseconds) -> Int { Int(clamping: value) }

@@ -22,6 +22,7 @@ public final class Poller: Cancellable, @unchecked Sendable {
     private let lock = Lock()
     // Guarded by `lock`:
     private var timer: (any Cancellable)?
+    private var immediate: (any Cancellable)?  // the poll at once of the last resume
     private var active = true
     private var cancelled = false
     private var running: Int?  // the number of the poll in flight
@@ -63,15 +64,17 @@ public final class Poller: Cancellable, @unchecked Sendable {
     /// next pass, on its thread, unless a poll is still running) and restarts the ticks from now.
     /// Setting the current state again does nothing. Callable from any thread.
     public func setActive(_ isActive: Bool) {
-        lock.withLock {
-            guard !cancelled, isActive != active else { return }
+        let removed = lock.withLock { () -> [any Cancellable] in
+            guard !cancelled, isActive != active else { return [] }
             active = isActive
-            timer?.cancel()
-            timer = nil
-            guard isActive else { return }
-            _ = try? scheduler.schedule(after: scheduler.now, tolerance: 0) { [weak self] in self?.poll() }
-            try? startTimerLocked()
+            let removed = takeTimersLocked()
+            if isActive {
+                immediate = try? scheduler.schedule(after: scheduler.now, tolerance: 0) { [weak self] in self?.poll() }
+                try? startTimerLocked()
+            }
+            return removed
         }
+        cancelOutsideLock(removed)
     }
 
     /// Whether polling is active.
@@ -85,16 +88,28 @@ public final class Poller: Cancellable, @unchecked Sendable {
 
     /// Stops polling for good and removes the timer; a running operation may finish.
     public func cancel() {
-        let removed: (any Cancellable)? = lock.withLock {
+        let removed = lock.withLock { () -> [any Cancellable] in
             cancelled = true
-            defer { timer = nil }
-            return timer
+            return takeTimersLocked()
         }
-        removed?.cancel()
+        cancelOutsideLock(removed)
     }
 
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// Takes the tick timer and a pending poll at once out of the poller, to be cancelled by
+    /// ``cancelOutsideLock(_:)``.
+    private func takeTimersLocked() -> [any Cancellable] {
+        defer { timer = nil; immediate = nil }
+        return [timer, immediate].compactMap { $0 }
+    }
+
+    /// Cancels timers taken from the poller. Not under `lock`: cancelling a loop's timer from
+    /// another thread waits for its running callback, which may be a poll waiting for `lock`.
+    private func cancelOutsideLock(_ timers: [any Cancellable]) {
+        for timer in timers { timer.cancel() }
+    }
 
     private func startTimerLocked() throws(CadenceError) {
         timer = try scheduler.schedule(after: scheduler.now.addingTimeInterval(interval), interval: interval,

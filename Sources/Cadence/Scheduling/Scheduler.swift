@@ -15,16 +15,18 @@ public protocol Scheduler: AnyObject, Sendable {
 
     /// Runs `action` once, at `date` or up to `tolerance` seconds later (at once if `date` has passed).
     ///
-    /// - Throws: ``CadenceError/invalidArgument`` for a NaN or negative tolerance;
-    ///   ``CadenceError/badHandle`` if the scheduler is closed. When it throws, `action` never runs.
+    /// - Throws: ``CadenceError/invalidArgument`` for a date that is not finite (NaN or infinite
+    ///   seconds since 1970) or a NaN or negative tolerance; ``CadenceError/badHandle`` if the
+    ///   scheduler is closed. When it throws, `action` never runs.
     func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
         throws(CadenceError) -> any Cancellable
 
     /// Runs `action` at `date`, then every `interval` seconds on that grid, each fire up to
     /// `tolerance` seconds late; missed fires are skipped, not replayed.
     ///
-    /// - Throws: ``CadenceError/invalidArgument`` for an interval that is not > 0 and finite, or a
-    ///   bad tolerance; ``CadenceError/badHandle`` if the scheduler is closed.
+    /// - Throws: ``CadenceError/invalidArgument`` for an interval that is not > 0 and finite, a
+    ///   date that is not finite, or a bad tolerance; ``CadenceError/badHandle`` if the scheduler
+    ///   is closed. When it throws, `action` never runs.
     func schedule(after date: Date, interval: Double, tolerance: Double,
                   _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable
 }
@@ -38,7 +40,7 @@ extension Loop: Scheduler {
     /// Arms a one-shot timer at `date` in ``RunLoopMode/common``.
     public func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
         throws(CadenceError) -> any Cancellable {
-        let id = try arm(delay: 0, at: monotonic(at: date), interval: 0,
+        let id = try arm(delay: 0, at: try monotonic(at: date), interval: 0,
                          tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
                          modeIndex: TimerQueues.commonIndex, action: .closure { _ in action() })
         return ScheduledTimer(loop: self, id: id)
@@ -47,7 +49,7 @@ extension Loop: Scheduler {
     /// Arms a repeating timer first due at `date` in ``RunLoopMode/common``.
     public func schedule(after date: Date, interval: Double, tolerance: Double,
                          _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
-        let id = try arm(delay: 0, at: monotonic(at: date),
+        let id = try arm(delay: 0, at: try monotonic(at: date),
                          interval: try nanoseconds(fromSeconds: interval, allowZero: false),
                          tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
                          modeIndex: TimerQueues.commonIndex, action: .closure { _ in action() })

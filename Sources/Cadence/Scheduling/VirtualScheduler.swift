@@ -31,17 +31,22 @@ public final class VirtualScheduler: Scheduler, @unchecked Sendable {
 
     /// Runs everything due up to `date`; a date in the past does nothing.
     ///
-    /// - Throws: as ``advance(by:)``.
+    /// - Throws: ``CadenceError/invalidArgument`` for a date that is not finite (NaN or infinite
+    ///   seconds since 1970), or as ``advance(by:)``.
     public func advance(to date: Date) throws(CadenceError) {
+        guard date.timeIntervalSince1970.isFinite else { throw .invalidArgument }
         try advance(by: max(0, date.timeIntervalSince(now)))
     }
 
     /// Runs until nothing is scheduled, jumping from one action to the next. Repeating actions
     /// never end on their own, so it stops after `limit` jumps and then throws.
     ///
-    /// - Throws: ``CadenceError/busy`` if actions are still pending after `limit` jumps (a
-    ///   repeating action that was not cancelled), or as ``advance(by:)``.
+    /// - Parameter limit: the most jumps, ≥ 0 (0 runs nothing, and throws if anything is pending).
+    /// - Throws: ``CadenceError/invalidArgument`` for a negative `limit`; ``CadenceError/busy`` if
+    ///   actions are still pending after `limit` jumps (a repeating action that was not
+    ///   cancelled), or as ``advance(by:)``.
     public func run(limit: Int = 100_000) throws(CadenceError) {
+        guard limit >= 0 else { throw .invalidArgument }
         for _ in 0..<limit {
             guard let next = loop.nextWake() else { return }
             try advance(to: next)

@@ -54,6 +54,28 @@ import Testing
         poller.cancel()
     }
 
+    @Test func pausingRemovesThePollAtOnceOfAnEarlierResume() throws {
+        let clock = VirtualScheduler()
+        let log = Log()
+        let poller = try Poller(every: 30, on: clock) { done in
+            log.start(clock.now)
+            log.end()
+            done()
+        }
+        for _ in 0..<1000 {
+            poller.setActive(false)
+            poller.setActive(true)
+        }
+        #expect(clock.pendingCount == 2)  // the ticks and one poll at once
+        poller.setActive(false)
+        #expect(clock.pendingCount == 0)
+        poller.setActive(true)
+        poller.cancel()
+        #expect(clock.pendingCount == 0)
+        try clock.advance(by: 100)
+        #expect(log.list == [])
+    }
+
     @Test func aSlowResponseNeverOverlapsTheNextPoll() throws {
         let clock = VirtualScheduler()
         let log = Log()

@@ -1,5 +1,6 @@
 import Cadence
 import Dispatch
+import FoundationEssentials
 import Glibc
 import Synchronization
 import Testing
@@ -54,6 +55,34 @@ import Testing
         #expect(throws: CadenceError.invalidArgument) { try clock.ticks(every: .nan).subscribe { _ in } }
         #expect(throws: CadenceError.invalidArgument) { try clock.ticks(every: 1, tolerance: -1).subscribe { _ in } }
         #expect(clock.pendingCount == 0)
+    }
+
+    @Test func datesThatAreNotFiniteAndANegativeLimitThrow() throws {
+        let bad = [Date(timeIntervalSince1970: .nan), Date(timeIntervalSince1970: .infinity),
+                   Date(timeIntervalSince1970: -.infinity)]
+        let virtual = VirtualScheduler()
+        let loop = Loop.virtual()
+        let queue = DispatchQueue(label: "bad-dates")
+        let ran = Mutex(0)
+        for date in bad {
+            for scheduler in [virtual, loop, queue] as [any Scheduler] {
+                #expect(throws: CadenceError.invalidArgument) {
+                    _ = try scheduler.schedule(after: date, tolerance: 0) { ran.withLock { $0 += 1 } }
+                }
+                #expect(throws: CadenceError.invalidArgument) {
+                    _ = try scheduler.schedule(after: date, interval: 1, tolerance: 0) { ran.withLock { $0 += 1 } }
+                }
+            }
+            #expect(throws: CadenceError.invalidArgument) { try virtual.advance(to: date) }
+        }
+        #expect(throws: CadenceError.invalidArgument) { try virtual.run(limit: -1) }
+        #expect(virtual.now == Date(timeIntervalSince1970: 0))
+        #expect(virtual.pendingCount == 0)
+        #expect(loop.armedTimerCount == 0)
+        try loop.run(for: 10)
+        queue.sync {}  // a dispatch source armed at once would have run by now
+        #expect(ran.withLock { $0 } == 0)
+        try virtual.run(limit: 0)  // nothing pending: returns
     }
 
     @Test func loopIsASchedulerInTheCommonMode() throws {
