@@ -37,18 +37,63 @@ def test_exception_in_callback_is_reraised_from_run(loop: cadence.Loop) -> None:
     assert len(survivors) > heard
 
 
-def test_first_exception_wins_and_base_exceptions_are_caught(loop: cadence.Loop) -> None:
-    def interrupt(tick: Tick) -> None:
-        raise KeyboardInterrupt
+@pytest.mark.parametrize(
+    ("first", "second", "raised", "hooked"),
+    [
+        (Boom, ValueError, Boom, ValueError),
+        (Boom, SystemExit, SystemExit, Boom),
+        (KeyboardInterrupt, Boom, KeyboardInterrupt, Boom),
+        (SystemExit, KeyboardInterrupt, SystemExit, KeyboardInterrupt),
+    ],
+)
+def test_of_two_exceptions_in_one_pass_one_is_raised_and_the_other_hooked(
+    monkeypatch: pytest.MonkeyPatch,
+    first: type[BaseException],
+    second: type[BaseException],
+    raised: type[BaseException],
+    hooked: type[BaseException],
+) -> None:
+    # The first wins, unless the later one is not an Exception (a request to end the program);
+    # the other goes to threading.excepthook: none is lost.
+    reported: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: reported.append(args.exc_value))
+    loop = cadence.Loop.virtual()
 
-    # Two subscribers of one timer are called in the same pass (two scheduled timers would not
-    # be: each reads the clock, so the second is due a few microseconds later).
-    publisher = loop.publish(0.01)
-    publisher.sink(interrupt)
-    publisher.sink(explode)  # same pass, later: its exception is dropped
-    with publisher.connect(), pytest.raises(KeyboardInterrupt):
+    def raising(kind: type[BaseException]) -> Callable[[Tick], None]:
+        def callback(tick: Tick) -> None:
+            raise kind(kind.__name__)
+
+        return callback
+
+    # Two subscribers of one timer are called in the same pass.
+    publisher = loop.publish(1.0)
+    publisher.sink(raising(first))
+    publisher.sink(raising(second))
+    with publisher.connect(), pytest.raises(raised):
         loop.run(1.0)
+    assert [type(error) for error in reported] == [hooked]
     loop.run(0.0)  # nothing left over
+    assert len(reported) == 1
+    loop.close()
+
+
+def test_of_two_exceptions_in_a_past_countdown_one_is_raised_and_the_other_hooked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reported: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: reported.append(args.exc_value))
+    loop = cadence.Loop.virtual()
+
+    def value(remaining: int) -> None:
+        raise ValueError(remaining)
+
+    def finish() -> None:
+        raise SystemExit(7)
+
+    with pytest.raises(SystemExit, match="7"):
+        loop.countdown(loop.now() - 1.0, 0.25, value, on_finish=finish)
+    assert [type(error) for error in reported] == [ValueError]
+    loop.close()
 
 
 def test_running_or_closing_the_loop_from_its_callback_is_loop_busy(loop: cadence.Loop) -> None:

@@ -19,7 +19,8 @@ the C loop, so no callback of it starts afterwards). A loop stays alive while
 ``Loop.run`` runs it (the call holds it) and while it has a thread of its own (the module
 ``cadence._lifecycle`` holds it until ``stop_thread``).
 
-An exception raised by a callback never reaches C. Where it goes depends on who is calling:
+An exception raised by a callback never reaches C, and none is lost. Where it goes depends on
+who is calling:
 
 - inside a binding call that runs callbacks before it returns (a countdown whose deadline has
   passed calls back from ``Loop.countdown``): it is re-raised from that call;
@@ -29,6 +30,10 @@ An exception raised by a callback never reaches C. Where it goes depends on who 
   program is waiting for it, so it is passed to :func:`threading.excepthook` at once (as for an
   exception in a :class:`threading.Timer`; a hook that raises has its own exception passed to
   :func:`sys.excepthook`, as a :class:`threading.Thread` does), and the loop goes on.
+
+When several callbacks of one call raise, the call raises one of them, the first unless a later
+one is not an :class:`Exception` (``SystemExit``, ``KeyboardInterrupt``), and the others go to
+:func:`threading.excepthook`.
 
 The trampolines catch everything around the lookup and the conversion too (an exception raised
 there, by a signal handler for instance, goes where the callback's would), so
@@ -159,10 +164,13 @@ class LoopState:
         _lib.lib.cadence_loop_stop(self.handle)
 
     def fail(self, error: BaseException) -> None:
-        """Records an exception raised by a callback (the first one wins) and stops the loop."""
+        """Records an exception raised by a callback, for ``Loop.run`` to raise, and stops the
+        loop. Of several in one run, one is kept (see :func:`kept`) and the others are passed to
+        :func:`threading.excepthook`."""
         with self.lock:
-            if self._error is None:
-                self._error = error
+            self._error, dropped = _keep(self._error, error)
+        if dropped is not None:
+            _hook(dropped)
         self.stop()
 
     def take_error(self) -> BaseException | None:
@@ -298,7 +306,7 @@ def live_count() -> int:
 def capturing() -> Iterator[list[BaseException]]:
     """Collects the exceptions of callbacks that run on this thread before a C call returns.
 
-    The caller re-raises the first one once the call is over.
+    Once the call is over, the caller raises the one that :func:`kept` picks.
     """
     outer = getattr(_local, "captured", None)
     captured: list[BaseException] = []
@@ -308,6 +316,31 @@ def capturing() -> Iterator[list[BaseException]]:
             yield captured
     finally:
         _local.captured = outer
+
+
+def _keep(
+    kept: BaseException | None, new: BaseException
+) -> tuple[BaseException, BaseException | None]:
+    """Of an exception already kept for raising and a new one: the one to keep, and the one to
+    pass on instead. The first wins, except that an exception that is not an :class:`Exception`
+    (``SystemExit``, ``KeyboardInterrupt``: a request to end the program) wins over one that is."""
+    if kept is None:
+        return new, None
+    if isinstance(kept, Exception) and not isinstance(new, Exception):
+        return new, kept
+    return kept, new
+
+
+def kept(errors: list[BaseException]) -> BaseException:
+    """The one of the exceptions captured during a call (see :func:`capturing`) that the call
+    raises; the others are passed to :func:`threading.excepthook`, so that none is lost."""
+    chosen: BaseException | None = None
+    for error in errors:
+        chosen, dropped = _keep(chosen, error)
+        if dropped is not None:
+            _hook(dropped)
+    assert chosen is not None
+    return chosen
 
 
 def report(state: LoopState, error: BaseException) -> None:

@@ -135,7 +135,10 @@ class Loop(LoopThreadMethods):
 
         Raises:
             Exception: whatever a callback raised during this run, with its traceback; the loop
-                was stopped right after that callback's pass.
+                was stopped right after that callback's pass. When several callbacks raise in
+                one run (or SIGINT arrives too), the first is raised, unless a later one is not
+                an :class:`Exception` (``SystemExit``, ``KeyboardInterrupt``), which wins; the
+                others are passed to :func:`threading.excepthook`.
             KeyboardInterrupt: SIGINT (Ctrl-C) arrived while the main thread ran the loop; the
                 loop was stopped after the current pass.
             TypeError: ``seconds`` is not a number or ``mode`` not a str.
@@ -158,15 +161,14 @@ class Loop(LoopThreadMethods):
                 code = _running.run(state, name, value, RUN_SLICE)
         finally:
             interrupted = state.leave_run()
-        if code == 0:
-            error = state.take_error()
-            if error is not None:
-                try:
-                    raise error
-                finally:
-                    del error
-        if interrupted:
-            raise KeyboardInterrupt
+        error = state.take_error() if code == 0 else None
+        if interrupted:  # Ctrl-C wins over a callback's Exception, which goes to the hook
+            error = _registry.kept([error, KeyboardInterrupt()] if error else [KeyboardInterrupt()])
+        if error is not None:
+            try:
+                raise error
+            finally:
+                del error
         if code == EBUSY:
             raise LoopBusy(context="Loop.run() while the loop is running")
         check(code, f"Loop.run(seconds={seconds!r}, mode={mode!r})")
@@ -413,8 +415,9 @@ class Loop(LoopThreadMethods):
         The first call, and for a deadline already past the calls with 0 and ``on_finish``, run
         before this method returns, on the calling thread; the others on the thread running the
         loop. An exception from a call made before ``countdown`` returns is re-raised from it
-        (the countdown is then cancelled); later ones are re-raised from :meth:`run` (or passed
-        to :func:`threading.excepthook` on the loop's own thread).
+        (the countdown is then cancelled; of two, as in :meth:`run`, one is raised and the other
+        passed to :func:`threading.excepthook`); later ones are re-raised from :meth:`run` (or
+        passed to :func:`threading.excepthook` on the loop's own thread).
 
         Args:
             deadline: when the countdown reaches 0, a date on the loop's clock in seconds (as
@@ -467,7 +470,7 @@ class Loop(LoopThreadMethods):
         if errors:
             handle.close()
             try:
-                raise errors[0]
+                raise _registry.kept(errors)
             finally:
                 del errors
         return handle
