@@ -89,8 +89,9 @@ CADENCE_EXPORT int cadence_loop_destroy(cadence_loop loop);
  * firing every due timer of that mode on this thread, sleeping in between, then returns; returns
  * early after cadence_loop_stop. Timers fire in fire-date order, ties in scheduling order, never
  * before their fire date; a timer armed during a pass waits for a later pass.
- * Errors: CADENCE_EINVAL (mode NULL, empty or malformed, "common", or seconds NaN, infinite or
- * negative), CADENCE_ENOENT (mode not registered), CADENCE_EBUSY (already running, for example
+ * Errors: CADENCE_EINVAL (mode NULL, empty or malformed, "common", seconds NaN, infinite or
+ * negative, or, on a virtual loop, seconds that would take the clock to its end: see
+ * cadence_loop_advance_clock), CADENCE_ENOENT (mode not registered), CADENCE_EBUSY (already running, for example
  * when called from one of its callbacks), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_run(cadence_loop loop, const char *_Nullable mode, double seconds);
 
@@ -130,6 +131,7 @@ CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nulla
 CADENCE_EXPORT int cadence_loop_start_thread(cadence_loop loop, const char *_Nullable mode);
 
 /* Stops the loop's thread after its current pass and waits for it to end; 0 if it had none.
+ * Several threads may call it at once: each returns once the loop's thread has ended.
  * Errors: CADENCE_EBUSY when called from the loop's own thread (a callback), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_stop_thread(cadence_loop loop);
 
@@ -143,7 +145,9 @@ CADENCE_EXPORT int cadence_loop_create_virtual(cadence_loop *_Nullable out);
 
 /* Moves a virtual loop's clock forward by `seconds` (>= 0) without running it, as if its thread
  * were blocked; afterwards an overdue repeating timer fires once, on its grid.
- * Errors: CADENCE_ENOTSUP (a real loop), CADENCE_EINVAL (NaN, infinite or negative), CADENCE_EBADF. */
+ * Errors: CADENCE_ENOTSUP (a real loop), CADENCE_EINVAL (NaN, infinite or negative, or an advance
+ * that would take the clock to its end, 2^64 - 1 ns or about 584 years after its start: the clock
+ * is then left alone), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_advance_clock(cadence_loop loop, double seconds);
 
 /* ---- Timer publishers (like Foundation's Timer.publish(every:tolerance:on:in:)) ---- */

@@ -29,15 +29,21 @@ extension Loop {
         }
     }
 
-    /// Stops the loop's own thread after its current pass and waits for it to end. Callable from
-    /// any thread but the loop's own; does nothing if the loop has no thread.
+    /// Stops the loop's own thread after its current pass and waits for it to end, so that once
+    /// it returns no callback of the loop is running. Callable from any thread but the loop's
+    /// own, by several at once (each returns once the thread has ended); does nothing if the loop
+    /// has no thread.
     ///
     /// - Throws: ``CadenceError/busy`` when called from the loop's thread (it cannot wait for itself).
     public func stopThread() throws(CadenceError) {
         let thread: LoopThread? = try lock.withLock { () throws(CadenceError) -> LoopThread? in
-            // With two callers at once, the first waits for the thread and the second returns.
-            guard let ownThread, !ownThreadStopping else { return nil }
+            guard let ownThread else { return nil }
             guard !ownThread.isCurrent else { throw .busy }
+            if ownThreadStopping {
+                // Another caller is joining the thread (a thread is joined once): wait with it.
+                while self.ownThread === ownThread { lock.wait() }
+                return nil
+            }
             ownThreadStopping = true
             if isRunningFlag {
                 stopRequested = true
@@ -47,7 +53,10 @@ extension Loop {
         }
         guard let thread else { return }
         thread.join()
-        lock.withLock { ownThread = nil }
+        lock.withLock {
+            ownThread = nil
+            lock.signalAll()
+        }
     }
 
     /// Whether a thread started by ``startThread(mode:)`` is running the loop.

@@ -18,11 +18,13 @@ extension Loop {
     /// thread were blocked; afterwards an overdue repeating timer fires once, on its grid.
     ///
     /// - Throws: ``CadenceError/notSupported`` on a real loop; ``CadenceError/invalidArgument`` for
-    ///   NaN, infinite or negative `seconds`; ``CadenceError/badHandle`` after ``close()``.
+    ///   NaN, infinite or negative `seconds`, or for an advance that would take the clock to its
+    ///   end (2⁶⁴ − 1 ns, about 584 years after its start; the clock is then left alone);
+    ///   ``CadenceError/badHandle`` after ``close()``.
     public func advanceClock(by seconds: Double) throws(CadenceError) {
         let duration = try nanoseconds(fromSeconds: seconds, allowZero: true)
         guard let virtualClock = clock as? VirtualClock else { throw .notSupported }
         guard !isClosed else { throw .badHandle }
-        virtualClock.advance(by: duration)
+        try virtualClock.advance(by: duration)
     }
 }

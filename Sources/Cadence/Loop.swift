@@ -70,8 +70,9 @@ public final class Loop: @unchecked Sendable {
     /// - Parameters:
     ///   - mode: a registered mode other than ``RunLoopMode/common`` (a pseudo-mode, not run).
     ///   - seconds: how long to run, ≥ 0; 0 fires what is due now and returns.
-    /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinite or negative `seconds`, or for
-    ///   `common`; ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/busy`` if
+    /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinite or negative `seconds`, for
+    ///   `common`, or, on a virtual loop, for `seconds` that would take the clock to its end (see
+    ///   ``advanceClock(by:)``); ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/busy`` if
     ///   the loop is already running (for example when called from one of its own callbacks);
     ///   ``CadenceError/badHandle`` after ``close()``.
     public func run(mode: RunLoopMode = .default, for seconds: Double) throws(CadenceError) {
@@ -85,6 +86,9 @@ public final class Loop: @unchecked Sendable {
 
     private func run(mode: RunLoopMode, for seconds: Double, onOwnThread: Bool) throws(CadenceError) -> Bool {
         let duration = try nanoseconds(fromSeconds: seconds, allowZero: true)
+        if let virtualClock = clock as? VirtualClock, !virtualClock.canAdvance(by: duration) {
+            throw .invalidArgument
+        }
         let modeIndex = try lock.withLock { () throws(CadenceError) -> Int? in
             guard !isClosedFlag else { throw .badHandle }
             guard !isRunningFlag, onOwnThread || ownThread == nil else { throw .busy }

@@ -36,7 +36,12 @@ static void blocked_thread(void) {
     CHECK_ERR(cadence_loop_advance_clock(loop, -0.1), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_advance_clock(loop, -INFINITY), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_advance_clock(loop, INFINITY), CADENCE_EINVAL);
+    /* So do steps to the clock's end (2^64 - 1 ns, about 584 years), by advance or by run. */
+    CHECK_ERR(cadence_loop_advance_clock(loop, 1e300), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_advance_clock(loop, 2e10), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_run(loop, "default", 2e10), CADENCE_EINVAL);
     CHECK_EQ(to_ms(timeline_now(loop)), 1150);
+    CHECK_EQ(ticks.count, 6);
 
     CHECK_OK(cadence_cancel(connection));
     CHECK_OK(cadence_cancellable_release(connection));

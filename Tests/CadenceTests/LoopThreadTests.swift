@@ -53,6 +53,31 @@ import Testing
         try loop.close()
     }
 
+    @Test func twoStopThreadCallsAtOnceBothWaitForTheRunningCallback() throws {
+        let loop = try Loop()
+        let running = Atomic(false)
+        let finished = Atomic(false)
+        try loop.schedule(after: 0) { _ in
+            running.store(true, ordering: .sequentiallyConsistent)
+            usleep(300_000)  // a long callback, for the two stops to arrive while it runs
+            finished.store(true, ordering: .sequentiallyConsistent)
+        }
+        try loop.startThread()
+        while !running.load(ordering: .sequentiallyConsistent) { usleep(1_000) }
+        let sawFinished = Mutex<[Bool]>([])
+        let stoppers = (0..<2).map { _ in
+            PlainThread {
+                try? loop.stopThread()
+                let done = finished.load(ordering: .sequentiallyConsistent)
+                sawFinished.withLock { $0.append(done) }
+            }
+        }
+        stoppers.forEach { $0.join() }
+        #expect(sawFinished.withLock { $0 } == [true, true])
+        #expect(!loop.hasThread)
+        try loop.close()  // no callback runs, so no busy
+    }
+
     @Test func badModes() throws {
         let loop = try Loop()
         #expect(throws: CadenceError.invalidArgument) { try loop.startThread(mode: .common) }
@@ -60,5 +85,26 @@ import Testing
         #expect(!loop.hasThread)
         try loop.close()
         #expect(throws: CadenceError.badHandle) { try loop.startThread() }
+    }
+}
+
+/// A thread of its own (not a dispatch worker, which a pool may run one after another).
+private final class PlainThread: @unchecked Sendable {
+    private var thread = pthread_t()
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(Box(body)).toOpaque()
+        let status = pthread_create(&thread, nil, { context in
+            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, context)
+        precondition(status == 0, "pthread_create failed")
+    }
+
+    func join() { pthread_join(thread, nil) }
+
+    private final class Box {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 }

@@ -15,8 +15,27 @@ final class VirtualClock: LoopClock, @unchecked Sendable {
     }
 
     /// Moves the clock forward without running anything, as if the loop's thread were blocked.
-    func advance(by duration: Nanoseconds) {
-        lock.withLock { current = current.saturatingAdd(duration) }
+    ///
+    /// - Throws: ``CadenceError/invalidArgument`` if the clock would reach its end (see
+    ///   ``canAdvance(by:)``); it is then left alone.
+    func advance(by duration: Nanoseconds) throws(CadenceError) {
+        try lock.withLock { () throws(CadenceError) in
+            guard Self.canAdvance(current, by: duration) else { throw .invalidArgument }
+            current += duration
+        }
+    }
+
+    /// Whether the clock can move `duration` forward from where it is now.
+    func canAdvance(by duration: Nanoseconds) -> Bool {
+        Self.canAdvance(now(), by: duration)
+    }
+
+    /// The clock stays below `Nanoseconds.max` (about 584 years after its start), the date that
+    /// every later fire date saturates to and that stands for "never": a clock there could not
+    /// move on, and no timer armed afterwards would ever fire.
+    private static func canAdvance(_ reading: Nanoseconds, by duration: Nanoseconds) -> Bool {
+        let (sum, overflow) = reading.addingReportingOverflow(duration)
+        return !overflow && sum < .max
     }
 
     func wake() {}

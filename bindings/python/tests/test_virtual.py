@@ -157,6 +157,19 @@ def test_advance_clock_is_only_for_virtual_loops(loop: cadence.Loop) -> None:
         loop.advance_clock(1.0)
 
 
+def test_a_virtual_clock_refuses_to_reach_its_end(virtual: cadence.Loop) -> None:
+    # 2**64 - 1 ns, about 584 years: a clock there could not move on, so steps to it are refused.
+    virtual.advance_clock(1e10)
+    for step in (virtual.advance_clock, virtual.run):
+        with pytest.raises(cadence.InvalidArgument, match="EINVAL"):
+            step(1e10)
+    assert virtual.now() == 1e10
+    fired: list[float] = []
+    virtual.schedule(1.0, lambda tick: fired.append(tick.fire_date))
+    virtual.run(1.0)
+    assert fired == [1e10 + 1]
+
+
 MISSED = cadence.MissedTickPolicy
 # A 1 s timer whose first callback blocks the thread for 3.5 s: "fire date@ran at/skipped" in ms.
 MISSED_TICKS_EXPECTED = {

@@ -69,7 +69,8 @@ class LoopThreadMethods:
 
     def stop_thread(self) -> None:
         """Stops the loop's own thread after its current pass and waits for it to end (a
-        callback running on it finishes first). Does nothing if the loop has no thread.
+        callback running on it finishes first). Does nothing if the loop has no thread. Several
+        threads may call it at once: each returns once the loop's thread has ended.
 
         Raises:
             LoopBusy: called from the loop's own thread (a callback), which cannot wait for

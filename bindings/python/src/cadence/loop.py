@@ -142,7 +142,8 @@ class Loop(LoopThreadMethods):
             KeyboardInterrupt: SIGINT (Ctrl-C) arrived while the main thread ran the loop; the
                 loop was stopped after the current pass.
             TypeError: ``seconds`` is not a number or ``mode`` not a str.
-            InvalidArgument: ``seconds`` is NaN, infinite or negative; ``mode`` is empty,
+            InvalidArgument: ``seconds`` is NaN, infinite or negative (or, on a virtual loop,
+                would take the clock to its end: see :meth:`advance_clock`); ``mode`` is empty,
                 malformed or ``"common"``.
             UnknownMode: ``mode`` is not registered.
             LoopBusy: the loop is already running (for example, ``run`` from one of its
@@ -275,7 +276,8 @@ class Loop(LoopThreadMethods):
         Raises:
             TypeError: ``seconds`` is not a number.
             NotSupported: the loop is real (made by ``Loop()``); its clock cannot be moved.
-            InvalidArgument: ``seconds`` is NaN, infinite or negative.
+            InvalidArgument: ``seconds`` is NaN, infinite or negative, or would take the clock to
+                its end (2**64 - 1 ns, about 584 years after its start); the clock is left alone.
             BadHandle: the loop is closed.
         """
         where = f"Loop.advance_clock({seconds!r})"
