@@ -10,7 +10,10 @@
  *  - Handles are small values with a generation count: a stale, released or foreign handle gives
  *    CADENCE_EBADF, never a crash. A zero handle ({0}) is "no handle"; releasing it is a no-op.
  *  - Threads: every function may be called from any thread. Callbacks run on the thread that is
- *    inside cadence_loop_run for their loop.
+ *    inside cadence_loop_run for their loop, or on the loop's own thread
+ *    (cadence_loop_start_thread).
+ *  - Durations are rounded up to whole nanoseconds (never early): 1e-12 s is 1 ns, and 0.067 s,
+ *    a double slightly above 67 ms, is 67 000 001 ns.
  */
 #ifndef CADENCE_H
 #define CADENCE_H
@@ -39,7 +42,7 @@ extern "C" {
 #define CADENCE_EIO (-5)        /* event loop failure */
 #define CADENCE_EBADF (-9)      /* stale, released or foreign handle, or a destroyed loop */
 #define CADENCE_ENOMEM (-12)    /* out of memory */
-#define CADENCE_EBUSY (-16)     /* loop is running */
+#define CADENCE_EBUSY (-16)     /* loop is running, or has a thread of its own */
 #define CADENCE_EINVAL (-22)    /* invalid argument: NULL, NaN, infinity, out of range, bad mode name */
 #define CADENCE_ENOTSUP (-95)   /* operation does not apply to this object */
 #define CADENCE_EALREADY (-114) /* already cancelled */
@@ -282,8 +285,10 @@ CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *
  * on the loop's thread, it waits for that callback to return (for a subscription: for the tick
  * being delivered, which may be another subscriber's callback of the same publisher), and not for
  * later ones; so do not call it from another thread while holding a lock that those callbacks
- * take. A second cancel returns at once. Safe inside callbacks, including the one cancelled,
- * where it returns at once.
+ * take, nor from a callback on one loop's thread for a timer whose callback, on another loop's
+ * thread, cancels one of the first loop's running timers (each would wait for the other). A second
+ * cancel returns at once. Safe inside callbacks, including the one cancelled, where it returns at
+ * once (a one-shot cancelling itself gets CADENCE_EALREADY: it ended when it fired).
  * Errors: CADENCE_EALREADY (already cancelled, or a one-shot that has fired), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
 

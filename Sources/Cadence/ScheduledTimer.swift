@@ -97,7 +97,9 @@ public struct ScheduledTimer: Cancellable, Hashable, Sendable {
 
     /// Prevents any further fire. From another thread, waits for an action of this timer that is
     /// running to return, so no action starts or runs once it returns; from inside the timer's own
-    /// action (on the loop's thread), returns at once.
+    /// action (on the loop's thread), returns at once. So do not call it while holding a lock the
+    /// action takes, nor let actions on two loops' threads cancel each other's running timers:
+    /// each would wait for the other.
     public func cancel() { _ = loop.disarmAndWait(id) }
 
     /// Whether the timer was cancelled, or is a one-shot that has fired.

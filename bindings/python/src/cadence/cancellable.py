@@ -83,9 +83,10 @@ class Cancellable(Owned):
 
         Once it returns, no new callback for this object starts. Called from another thread while
         one of its callbacks runs on the loop's thread, it waits for that callback to return (as
-        ``cadence_cancel`` does), so do not call it while holding a lock that the callback takes.
-        From inside a callback, its own included, it returns at once. Cancelling again is
-        harmless.
+        ``cadence_cancel`` does), so do not call it while holding a lock that the callback takes,
+        nor let callbacks on two loops' threads cancel each other's running timers (each would
+        wait for the other). From inside a callback, its own included, it returns at once.
+        Cancelling again is harmless.
 
         Returns:
             True if this call cancelled; False if it was already cancelled (or, for a scheduled

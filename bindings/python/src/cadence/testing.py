@@ -5,7 +5,7 @@ at 1000 ms of the loop's clock) and ``"|@3000"`` (finished at 3000 ms), the nota
 ``TimelineRecorder``, so that a whole history is one ``assert``::
 
     def test_countdown(virtual_loop: cadence.Loop, timeline: Timeline) -> None:
-        virtual_loop.countdown(3.0, 0.25, timeline, on_finish=timeline.finish)
+        virtual_loop.countdown(virtual_loop.now() + 3.0, 0.25, timeline, on_finish=timeline.finish)
         virtual_loop.run(3.0)
         assert timeline.events == ["3@0", "2@1000", "1@2000", "0@3000", "|@3000"]
 """
@@ -25,8 +25,9 @@ __all__ = ["Timeline", "milliseconds"]
 def milliseconds(seconds: float) -> int:
     """``seconds`` as whole milliseconds, rounded to the nearest.
 
-    Virtual dates come back through the C API as doubles (1.3 may read 1.2999999523), so compare
-    times in milliseconds.
+    Durations are rounded up to whole nanoseconds and dates come back through the C API as
+    doubles, so a virtual date may read a nanosecond after its decimal (a 0.067 s delay fires at
+    0.067000001): compare times in milliseconds.
     """
     return round(seconds * 1000)
 
