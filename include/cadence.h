@@ -207,7 +207,7 @@ CADENCE_EXPORT int cadence_publisher_connect(cadence_publisher publisher, cadenc
  * Errors: CADENCE_EBADF (stale or already released). */
 CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
 
-/* ---- One-shot timers ---- */
+/* ---- Scheduled timers (without a publisher) ---- */
 
 /* Calls `fn` once, `delay` seconds (>= 0, finite) from now, while the loop runs in a mode covered
  * by `mode`; `tolerance` >= 0. Releasing the handle does not cancel the timer.
@@ -215,6 +215,21 @@ CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
 CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double tolerance,
                                          const char *_Nullable mode, cadence_tick_fn _Nullable fn,
                                          void *_Nullable userdata, cadence_cancellable *_Nullable out);
+
+/* Calls `fn` `delay` seconds (>= 0, finite) from now, then every `interval` seconds (> 0, finite)
+ * on that grid, while the loop runs in a mode covered by `mode`, each fire up to `tolerance`
+ * (>= 0) seconds late; `missed_ticks` (a cadence_missed_ticks value) says what a late timer does,
+ * as for publishers. A repeating Timer without a publisher (Swift's
+ * Loop.schedule(after:interval:tolerance:in:missedTicks:)): one callback, no connect. It runs
+ * until cadence_cancel or cadence_loop_destroy; releasing the handle does not cancel it (keep the
+ * handle to stop it). tick->fire_date is the grid point, tick->skipped the grid points skipped.
+ * Errors: CADENCE_EINVAL (fn, out or mode NULL, bad numbers, an unknown policy, a malformed mode),
+ * CADENCE_ENOENT, CADENCE_EBADF; on error `fn` is never called. */
+CADENCE_EXPORT int cadence_loop_schedule_repeating(cadence_loop loop, double delay, double interval,
+                                                   double tolerance, int missed_ticks,
+                                                   const char *_Nullable mode,
+                                                   cadence_tick_fn _Nullable fn, void *_Nullable userdata,
+                                                   cadence_cancellable *_Nullable out);
 
 /* ---- Countdowns ---- */
 

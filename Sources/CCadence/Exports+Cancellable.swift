@@ -9,13 +9,38 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
     cResult { () throws(CadenceError) in
         guard let fn, let out else { throw .invalidArgument }
         let mode = try CCadence.mode(mode)
-        out.pointee = cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) {
-            loop, id throws(CadenceError) in
-            let function = TimerFunction(invoke: invokeTickFunction, function: unsafeBitCast(fn, to: UnsafeRawPointer.self),
-                                         userdata: userdata, source: id)
-            return try loop.schedule(after: delay, tolerance: tolerance, in: mode, function: function)
-        })
+        out.pointee = try scheduleTimer(loopHandle, fn, userdata) { loop, function throws(CadenceError) in
+            try loop.schedule(after: delay, tolerance: tolerance, in: mode, function: function)
+        }
     }
+}
+
+@c @implementation
+public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay: Double, _ interval: Double,
+                                            _ tolerance: Double, _ missedTicks: Int32,
+                                            _ mode: UnsafePointer<CChar>?, _ fn: cadence_tick_fn?,
+                                            _ userdata: UnsafeMutableRawPointer?,
+                                            _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard let fn, let out, let policy = MissedTickPolicy(rawValue: missedTicks) else { throw .invalidArgument }
+        let mode = try CCadence.mode(mode)
+        out.pointee = try scheduleTimer(loopHandle, fn, userdata) { loop, function throws(CadenceError) in
+            try loop.schedule(after: delay, interval: interval, tolerance: tolerance, in: mode,
+                              missedTicks: policy, function: function)
+        }
+    }
+}
+
+/// Arms the timer that `arm` makes for `fn` on the loop behind `loopHandle`, behind a new handle
+/// that the timer's ticks name as their source.
+@inline(__always)
+private func scheduleTimer(_ loopHandle: cadence_loop, _ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?,
+                           _ arm: (Loop, TimerFunction) throws(CadenceError) -> UInt64) throws(CadenceError)
+    -> cadence_cancellable {
+    cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) { loop, id throws(CadenceError) in
+        try arm(loop, TimerFunction(invoke: invokeTickFunction, function: unsafeBitCast(fn, to: UnsafeRawPointer.self),
+                                    userdata: userdata, source: id))
+    })
 }
 
 /// Calls a `cadence_tick_fn` kept by the engine as plain words (see `TimerFunction`).
@@ -46,7 +71,7 @@ public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMut
 @c @implementation
 public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 {
     guard handle.id != 0 else { return 0 }
-    if HandleTable.shared.removeTimer(handle.id) { return 0 }  // a one-shot goes on running
+    if HandleTable.shared.removeTimer(handle.id) { return 0 }  // a scheduled timer goes on running
     guard let cancellable = HandleTable.shared.remove(handle.id, kind: .cancellable) as? CancellableHandle else {
         return CadenceError.badHandle.code
     }

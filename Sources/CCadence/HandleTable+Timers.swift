@@ -1,6 +1,6 @@
 import Cadence
 
-/// One-shot timers of the C API: the handle's slot holds the timer's engine id, so arming one
+/// Scheduled timers of the C API (one-shot and repeating): the handle's slot holds the timer's engine id, so arming one
 /// costs a slot in this table and nothing else of the C layer. The loop is borrowed under the
 /// table's lock, never retained, except by a cancel that must wait for a running callback.
 extension HandleTable {
@@ -31,7 +31,7 @@ extension HandleTable {
         return id
     }
 
-    /// Cancels the one-shot timer behind a live handle; nil for any other handle, else whether
+    /// Cancels the scheduled timer behind a live handle; nil for any other handle, else whether
     /// the timer was still armed. A callback of the timer running on another thread is waited for
     /// after the table's lock is released (the callback may be waiting for that lock).
     func cancelTimer(_ id: UInt64) -> Bool? {
@@ -49,7 +49,7 @@ extension HandleTable {
         return cancelled
     }
 
-    /// The one-shot timer behind a live handle; nil for any other handle.
+    /// The scheduled timer behind a live handle; nil for any other handle.
     func timer(_ id: UInt64) -> ScheduledTimer? {
         lock.lock()
         defer { lock.unlock() }
@@ -58,7 +58,7 @@ extension HandleTable {
         return ScheduledTimer(loop: loop, packedID: storage.slots[index].word)
     }
 
-    /// Frees a one-shot timer's handle, leaving the timer armed; false for any other handle.
+    /// Frees a scheduled timer's handle, leaving the timer armed; false for any other handle.
     func removeTimer(_ id: UInt64) -> Bool {
         lock.lock()
         defer { lock.unlock() }

@@ -4,7 +4,7 @@ import Cadence
 /// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`. A stale, released or foreign id
 /// fails the look-up instead of reaching freed memory; 0 is "no handle".
 final class HandleTable: @unchecked Sendable {
-    /// A one-shot timer (`.timer`) is stored as its engine id, with no object of its own (its loop
+    /// A scheduled timer (`.timer`, one-shot or repeating) is stored as its engine id, with no object of its own (its loop
     /// is its owner's object); every other cancellable is a ``CancellableHandle``.
     enum Kind: UInt8 { case loop, publisher, cancellable, timer }
 
@@ -13,7 +13,7 @@ final class HandleTable: @unchecked Sendable {
         var kind = Kind.loop
         var owner: UInt64 = 0     // the loop handle this object belongs to (0 for a loop)
         var object: AnyObject?
-        /// A one-shot timer's engine id; for a loop, the loop's address, unretained (`object` holds
+        /// A scheduled timer's engine id; for a loop, the loop's address, unretained (`object` holds
         /// the reference), so that a look-up under the lock borrows the loop without a retain and a
         /// release (atomic operations, which are most of what the C API adds to a timer's start).
         var word: UInt64 = 0

@@ -29,6 +29,16 @@ extension Loop {
         try scheduleOnce(after: delay, tolerance: tolerance, in: mode, action: .function(function)).packed
     }
 
+    /// ``schedule(after:interval:tolerance:in:missedTicks:_:)`` with a C callback, stored without a
+    /// closure: the C API's repeating scheduled timers. Returns the timer's ``TimerID/packed`` id.
+    package func schedule(after delay: Double, interval: Double, tolerance: Double, in mode: RunLoopMode,
+                          missedTicks: MissedTickPolicy, function: TimerFunction) throws(CadenceError) -> UInt64 {
+        try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true),
+                interval: try nanoseconds(fromSeconds: interval, allowZero: false),
+                tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
+                missedTicks: missedTicks, mode: mode, action: .function(function)).packed
+    }
+
     /// Cancels the C API's one-shot with packed id `packedID` without waiting for its callback;
     /// returns whether it was still armed and whether its callback is running on another thread,
     /// which the caller then waits for with ``waitForCallback(packedID:)`` once it holds no lock.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import math
 import time
 
 import pytest
@@ -98,3 +100,83 @@ def test_a_closed_timer_names_the_property_read(virtual_loop: cadence.Loop) -> N
         _ = timer.pending
     with pytest.raises(cadence.BadHandle, match=r"ScheduledTimer\.cancelled on a closed"):
         _ = timer.cancelled
+
+
+def ms(ticks: list[Tick]) -> list[str]:
+    """Fire dates in virtual ms, with the skipped count: "fire@ms/skipped"."""
+    return [f"{round(tick.fire_date * 1000)}/{tick.skipped}" for tick in ticks]
+
+
+def test_a_repeating_timer_keeps_its_grid_until_cancelled(virtual_loop: cadence.Loop) -> None:
+    ticks: list[Tick] = []
+    timer = virtual_loop.schedule(0.05, ticks.append, interval=0.1)
+    assert repr(timer) == (
+        "<cadence.ScheduledTimer pending after 0.05 s every 0.1 s in mode 'default'>"
+    )
+    virtual_loop.run(0.36)
+    assert ms(ticks) == ["50/0", "150/0", "250/0", "350/0"]
+    assert timer.pending  # a repeating timer goes on after it fires
+    assert virtual_loop.armed_timer_count == 1
+    assert timer.cancel() is True
+    assert timer.cancel() is False
+    assert not timer.pending
+    virtual_loop.run(1.0)
+    assert len(ticks) == 4
+    assert virtual_loop.armed_timer_count == 0
+
+
+@pytest.mark.parametrize(
+    ("policy", "expected"),
+    [
+        (cadence.MissedTickPolicy.SKIP, ["1000/0", "4000/2", "5000/0"]),
+        (cadence.MissedTickPolicy.BURST, ["1000/0", "2000/0", "3000/0", "4000/0", "5000/0"]),
+        (cadence.MissedTickPolicy.DELAY, ["1000/0", "2000/0", "5500/0"]),
+    ],
+)
+def test_a_late_repeating_timer_follows_its_missed_tick_policy(
+    virtual_loop: cadence.Loop, policy: cadence.MissedTickPolicy, expected: list[str]
+) -> None:
+    ticks: list[Tick] = []
+    timer = virtual_loop.schedule(1.0, ticks.append, interval=1.0, missed_ticks=policy)
+    virtual_loop.run(1.0)
+    virtual_loop.advance_clock(3.5)  # a blocked thread
+    virtual_loop.run(1.0)
+    assert ms(ticks) == expected
+    if policy is not cadence.MissedTickPolicy.SKIP:
+        assert f"missed ticks {policy}" in repr(timer)
+
+
+def test_a_dropped_repeating_timer_runs_until_its_loop_closes(virtual_loop: cadence.Loop) -> None:
+    ticks: list[Tick] = []
+    virtual_loop.schedule(0.0, ticks.append, interval=0.5, mode="common")
+    gc.collect()
+    virtual_loop.run(1.2)
+    assert ms(ticks) == ["0/0", "500/0", "1000/0"]
+    table = virtual_loop._state.table()
+    assert table is not None
+    assert len(table.entries) == 1
+    virtual_loop.close()
+    assert not table.entries
+
+
+def test_bad_repeating_arguments_schedule_nothing(virtual_loop: cadence.Loop) -> None:
+    called: list[Tick] = []
+    for interval in (0.0, -1.0, math.nan, math.inf):
+        with pytest.raises(cadence.InvalidArgument, match=r"Loop.schedule\(delay=0.0, interval="):
+            virtual_loop.schedule(0.0, called.append, interval=interval)
+    with pytest.raises(cadence.InvalidArgument):
+        virtual_loop.schedule(-1.0, called.append, interval=1.0)
+    with pytest.raises(cadence.UnknownMode):
+        virtual_loop.schedule(0.0, called.append, interval=1.0, mode="nope")
+    with pytest.raises(TypeError, match="give interval"):
+        virtual_loop.schedule(0.0, called.append, missed_ticks=cadence.MissedTickPolicy.BURST)
+    with pytest.raises(TypeError, match="MissedTickPolicy"):
+        virtual_loop.schedule(0.0, called.append, interval=1.0, missed_ticks=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="interval"):
+        virtual_loop.schedule(0.0, called.append, interval="1")  # type: ignore[arg-type]
+    virtual_loop.run(5.0)
+    assert called == []
+    assert virtual_loop.armed_timer_count == 0
+    table = virtual_loop._state.table()
+    assert table is not None
+    assert not table.entries

@@ -141,13 +141,27 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
         [Handle, _handle_out],
     ),
     "cadence_publisher_release": (_int, [Handle]),
-    # One-shot timers
+    # Scheduled timers
     "cadence_loop_schedule": (
         _int,
         [
             Handle,
             _double,
             _double,
+            _char_p,
+            TICK_FN,
+            _void_p,
+            _handle_out,
+        ],
+    ),
+    "cadence_loop_schedule_repeating": (
+        _int,
+        [
+            Handle,
+            _double,
+            _double,
+            _double,
+            _int,
             _char_p,
             TICK_FN,
             _void_p,

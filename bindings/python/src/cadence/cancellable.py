@@ -211,11 +211,12 @@ class Connection(Cancellable):
 
 
 class ScheduledTimer(Cancellable):
-    """A callback scheduled once by :meth:`Loop.schedule` (Swift's ``ScheduledTimer``).
+    """A callback scheduled by :meth:`Loop.schedule`, once or (with ``interval``) repeating
+    (Swift's ``ScheduledTimer``).
 
-    :meth:`cancel` prevents the call if it has not started. Closing or dropping the object does
+    :meth:`cancel` prevents the calls that have not started. Closing or dropping the object does
     *not* cancel the timer (``cadence_cancellable_release`` leaves a scheduled timer armed); the
-    callback is kept until it fires, is cancelled, or the loop closes.
+    callback is kept until a one-shot fires, the timer is cancelled, or the loop closes.
     """
 
     __slots__ = ()
@@ -225,17 +226,20 @@ class ScheduledTimer(Cancellable):
         self._release()
 
     def _describe(self) -> str:
-        # The delay alone in the default mode (no tuple per timer), else (delay, mode).
-        # `+ 0.0` shows a delay of -0.0 (accepted: it is zero) as 0.0.
+        # The delay alone in the default mode (no tuple per timer), else (delay, mode); a
+        # repeating timer's, formatted. `+ 0.0` shows a delay of -0.0 (accepted: it is zero) as 0.0.
         description = self._description
         if type(description) is float:
             return f"after {description + 0.0!r} s in mode 'default'"
+        if type(description) is str:
+            return description
         after, mode = cast("tuple[float, str]", description)
         return f"after {after + 0.0!r} s in mode {mode!r}"
 
     @property
     def pending(self) -> bool:
-        """Whether the callback has yet to run: neither fired nor cancelled.
+        """Whether calls are still to come: a one-shot that has neither fired nor been cancelled,
+        a repeating timer that has not been cancelled.
 
         Raises:
             BadHandle: the object or its loop is closed.

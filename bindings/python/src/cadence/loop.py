@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["RUN_SLICE", "Loop"]
 
 _schedule = _lib.lib.cadence_loop_schedule
+_schedule_repeating = _lib.lib.cadence_loop_schedule_repeating
 
 
 def _schedule_call(delay: object, tolerance: object, mode: object) -> str:
@@ -343,33 +344,51 @@ class Loop(LoopThreadMethods):
         delay: float,
         callback: Callable[[Tick], object],
         *,
+        interval: float | None = None,
         tolerance: float = 0.0,
         mode: str = "default",
+        missed_ticks: MissedTickPolicy | None = None,
     ) -> ScheduledTimer:
         """Calls ``callback(tick)`` once, ``delay`` seconds from now, while the loop runs in a mode
-        covered by ``mode`` (like a non-repeating ``Timer``).
+        covered by ``mode`` (like a non-repeating ``Timer``); with ``interval``, again every
+        ``interval`` seconds after that, on that grid, until cancelled (a repeating ``Timer``
+        without a publisher: Swift's ``schedule(after:interval:tolerance:in:missedTicks:)``).
 
         The callback runs on the thread inside :meth:`run` and receives a :class:`~cadence.Tick`
-        whose ``fire_date`` is the time it was due. An exception it raises stops the loop and is
-        re-raised from :meth:`run`. When ``schedule`` raises, the callback is never called.
+        whose ``fire_date`` is the time it was due (a grid point) and ``skipped`` the grid points
+        a late repeating timer skipped. An exception it raises stops the loop and is re-raised
+        from :meth:`run`. When ``schedule`` raises, the callback is never called.
 
         Args:
-            delay: seconds from now, a float >= 0 and finite (0: on the next pass).
+            delay: seconds from now to the first call, a float >= 0 and finite (0: on the next
+                pass).
             callback: any callable taking one :class:`~cadence.Tick`.
-            tolerance: seconds the call may come late, >= 0 and finite. Keyword-only.
+            interval: None (the default) for one call; else seconds between calls, a float > 0
+                and finite. Keyword-only.
+            tolerance: seconds each call may come late, >= 0 and finite. Keyword-only.
             mode: as for :meth:`publish`; default ``"default"``. Keyword-only.
+            missed_ticks: for a repeating timer, what it does about fire dates it missed, as for
+                :meth:`publish`; None (the default) is ``SKIP``. Keyword-only.
 
         Returns:
-            A :class:`~cadence.ScheduledTimer`; dropping or closing it does not cancel the call.
+            A :class:`~cadence.ScheduledTimer`; dropping or closing it does not cancel the calls
+            (a repeating timer whose object is gone runs until its loop closes).
 
         Raises:
-            TypeError: ``callback`` is not callable, a number is not a number, ``mode`` not a str.
-            InvalidArgument: ``delay`` or ``tolerance`` negative, NaN or infinite; bad ``mode``.
+            TypeError: ``callback`` is not callable, a number is not a number, ``mode`` not a str,
+                ``missed_ticks`` not a :class:`~cadence.MissedTickPolicy` or given without
+                ``interval``.
+            InvalidArgument: ``delay`` or ``tolerance`` negative, NaN or infinite; ``interval``
+                <= 0, NaN or infinite; bad ``mode``.
             UnknownMode: ``mode`` is not registered.
             BadHandle: the loop is closed.
         """
-        # The hot path of the binding: the common argument types are checked inline, and
-        # messages are formatted only on error.
+        if interval is not None or missed_ticks is not None:
+            return self._schedule_repeating(
+                delay, callback, interval, tolerance, mode, missed_ticks
+            )
+        # The hot path of the binding (one-shots): the common argument types are checked inline,
+        # and messages are formatted only on error.
         after = delay if type(delay) is float else _args.seconds(delay, "Loop.schedule()", "delay")
         if not callable(callback):
             _args.callback(callback, "Loop.schedule()")
@@ -392,6 +411,51 @@ class Loop(LoopThreadMethods):
                 where = _schedule_call(delay, tolerance, mode)
                 _registry.refused(state, key, code, where, self._require_open)
             return ScheduledTimer(self, state, out.value, key, after if default else (after, mode))
+        except BaseException:
+            _registry.abandoned(state, key, out.value)
+            raise
+
+    def _schedule_repeating(
+        self,
+        delay: float,
+        callback: Callable[[Tick], object],
+        interval: float | None,
+        tolerance: float,
+        mode: str,
+        missed_ticks: MissedTickPolicy | None,
+    ) -> ScheduledTimer:
+        """:meth:`schedule` with ``interval`` (or ``missed_ticks``)."""
+        where = "Loop.schedule()"
+        if interval is None:
+            raise TypeError(f"{where}: missed_ticks applies to a repeating timer (give interval)")
+        after = _args.seconds(delay, where, "delay")
+        _args.callback(callback, where)
+        every = _args.seconds(interval, where, "interval")
+        late = _args.seconds(tolerance, where, "tolerance")
+        encoded = _args.mode(mode, where)
+        policy = missed_tick_policy(
+            MissedTickPolicy.SKIP if missed_ticks is None else missed_ticks, where
+        )
+        state = self._state
+        on_tick = state.on_tick  # before the closed check: see _registry.refused
+        call = (
+            f"Loop.schedule(delay={delay!r}, interval={interval!r}, tolerance={tolerance!r}, "
+            f"mode={mode!r}, missed_ticks={policy})"
+        )
+        state = self._require_open(call)
+        key = _registry.register(state, callback, one_shot=False)
+        out = _lib.Handle()
+        try:  # as in schedule
+            code = int(
+                _schedule_repeating(
+                    state.handle, after, every, late, policy.value, encoded, on_tick, key, out
+                )
+            )
+            if code < 0:
+                _registry.refused(state, key, code, call, self._require_open)
+            missed = "" if policy is MissedTickPolicy.SKIP else f", missed ticks {policy}"
+            description = f"after {after + 0.0!r} s every {every!r} s in mode {mode!r}{missed}"
+            return ScheduledTimer(self, state, out.value, key, description)
         except BaseException:
             _registry.abandoned(state, key, out.value)
             raise

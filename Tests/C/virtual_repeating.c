@@ -1,0 +1,116 @@
+/* Repeating scheduled timers (no publisher) as exact virtual-time checks: the first fire after the
+ * delay, then the grid every interval; a late timer follows its missed-tick policy; cancelling
+ * stops it, releasing the handle does not; bad arguments change nothing; destroying the loop
+ * ends it. */
+#include "timeline.h"
+
+static cadence_cancellable scheduled(cadence_loop loop, double delay, double interval, int policy,
+                                     timeline *t) {
+    cadence_cancellable handle = {0};
+    CHECK_OK(cadence_loop_schedule_repeating(loop, delay, interval, 0, policy, "default",
+                                             timeline_tick, t, &handle));
+    return handle;
+}
+
+static void grid_and_cancel(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    timeline t = {.loop = loop};
+    cadence_cancellable timer = scheduled(loop, 0.05, 0.1, CADENCE_MISSED_TICKS_SKIP, &t);
+    CHECK_EQ(armed_timers(loop), 1);
+    CHECK_OK(cadence_loop_run(loop, "default", 0.36));
+    CHECK_TIMELINE(t, "0@50", "1@150", "2@250", "3@350");
+    int cancelled = -1;
+    CHECK_OK(cadence_is_cancelled(timer, &cancelled));
+    CHECK_EQ(cancelled, 0);  /* a repeating timer goes on after it fires */
+    CHECK_OK(cadence_cancel(timer));
+    CHECK_ERR(cadence_cancel(timer), CADENCE_EALREADY);
+    CHECK_EQ(armed_timers(loop), 0);
+    CHECK_OK(cadence_loop_run(loop, "default", 1));
+    CHECK_EQ(t.count, 4);
+    CHECK_OK(cadence_cancellable_release(timer));
+    CHECK_OK(cadence_loop_destroy(loop));
+}
+
+/* A 1 s timer whose thread is blocked for 3.5 s, under each policy ("fire date@ran at"). */
+static void missed_ticks(int policy, const char *const expected[], int count) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    timeline t = {.loop = loop};
+    cadence_cancellable timer = scheduled(loop, 1, 1, policy, &t);
+    CHECK_OK(cadence_loop_run(loop, "default", 1));
+    CHECK_OK(cadence_loop_advance_clock(loop, 3.5));
+    CHECK_OK(cadence_loop_run(loop, "default", 1));
+    CHECK_EQ(t.count, count);
+    for (int i = 0; i < count && i < TIMELINE_MAX; i++) CHECK_STR(t.events[i], expected[i]);
+    CHECK_OK(cadence_cancel(timer));
+    CHECK_OK(cadence_cancellable_release(timer));
+    CHECK_OK(cadence_loop_destroy(loop));
+}
+
+static void released_and_destroyed(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    timeline t = {.loop = loop};
+    cadence_cancellable timer = scheduled(loop, 0, 0.5, CADENCE_MISSED_TICKS_SKIP, &t);
+    CHECK_OK(cadence_cancellable_release(timer));  /* the timer goes on */
+    CHECK_ERR(cadence_cancel(timer), CADENCE_EBADF);
+    CHECK_OK(cadence_loop_run(loop, "default", 1.2));
+    CHECK_TIMELINE(t, "0@0", "1@500", "2@1000");
+    CHECK_EQ(armed_timers(loop), 1);
+    CHECK_OK(cadence_loop_destroy(loop));  /* ends it (valgrind: nothing leaks) */
+}
+
+static int called;
+static void count_call(const cadence_tick *tick, void *userdata) {
+    (void)tick;
+    (void)userdata;
+    called++;
+}
+
+static void bad_arguments(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    cadence_cancellable out = {0};
+    const double bad_intervals[] = {0, -1, NAN, INFINITY};
+    for (int i = 0; i < 4; i++) {
+        CHECK_ERR(cadence_loop_schedule_repeating(loop, 0, bad_intervals[i], 0, 0, "default", count_call,
+                                                  NULL, &out), CADENCE_EINVAL);
+    }
+    CHECK_ERR(cadence_loop_schedule_repeating(loop, -1, 1, 0, 0, "default", count_call, NULL, &out),
+              CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule_repeating(loop, 0, 1, NAN, 0, "default", count_call, NULL, &out),
+              CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule_repeating(loop, 0, 1, 0, 3, "default", count_call, NULL, &out),
+              CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule_repeating(loop, 0, 1, 0, -1, "default", count_call, NULL, &out),
+              CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule_repeating(loop, 0, 1, 0, 0, NULL, count_call, NULL, &out),
+              CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule_repeating(loop, 0, 1, 0, 0, "nope", count_call, NULL, &out),
+              CADENCE_ENOENT);
+    CHECK_ERR(cadence_loop_schedule_repeating(loop, 0, 1, 0, 0, "default", NULL, NULL, &out),
+              CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule_repeating(loop, 0, 1, 0, 0, "default", count_call, NULL, NULL),
+              CADENCE_EINVAL);
+    CHECK_EQ(out.id, 0);  /* written only on success */
+    CHECK_EQ(armed_timers(loop), 0);
+    CHECK_OK(cadence_loop_run(loop, "default", 5));
+    CHECK_EQ(called, 0);  /* on error fn is never called */
+    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_ERR(cadence_loop_schedule_repeating(loop, 0, 1, 0, 0, "default", count_call, NULL, &out),
+              CADENCE_EBADF);
+}
+
+int main(void) {
+    grid_and_cancel();
+    const char *const skip[] = {"0@1000", "1@4000", "2@5000"};
+    missed_ticks(CADENCE_MISSED_TICKS_SKIP, skip, 3);
+    const char *const burst[] = {"0@1000", "1@2000", "2@3000", "3@4000", "4@5000"};
+    missed_ticks(CADENCE_MISSED_TICKS_BURST, burst, 5);
+    const char *const delay[] = {"0@1000", "1@2000", "2@5500"};
+    missed_ticks(CADENCE_MISSED_TICKS_DELAY, delay, 3);
+    released_and_destroyed();
+    bad_arguments();
+    return 0;
+}
