@@ -5,12 +5,8 @@
  *
  * One-shots are cadence_loop_schedule (a handle per timer, kept in a preallocated array) and
  * cadence_cancel. Deadlines are seconds as doubles with ns resolution, so random delays are drawn
- * in ns. A repeating timer is a publisher (cadence_timer_publish + subscribe + connect): Cadence
- * keeps its grid. The C API has no repeating timer with a first delay (Swift's
- * schedule(after:interval:)), and a publisher's first tick is one interval after connect, so the
- * wake group connects each 1 s publisher from a one-shot (tolerance 0) at its random phase during
- * a set-up second, and measures the 5 s window that starts 1 s after arming: in it each timer is
- * first due at its phase in [0, 1 s), then every 1 s, tolerance 10 %. */
+ * in ns. A repeating timer is cadence_loop_schedule_repeating (as Swift's
+ * schedule(after:interval:)): Cadence keeps its grid, nothing is re-armed from a callback. */
 #include <cadence.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,74 +130,54 @@ static void scale(long n) {
 
 enum { LAT_N = 300 };
 static uint64_t lat_ts[LAT_N]; static long lat_k;
-static cadence_cancellable lat_conn;
+static cadence_cancellable lat_timer;
 static void on_lat(const cadence_tick *t, void *u) {
   (void)t; (void)u;
   lat_ts[lat_k++] = mono_ns();
-  if (lat_k == LAT_N) { cadence_cancel(lat_conn); cadence_loop_stop(loop); }
+  if (lat_k == LAT_N) { cadence_cancel(lat_timer); cadence_loop_stop(loop); }
 }
 static void lat(void) {
-  cadence_publisher p; cadence_cancellable sub;
-  check(cadence_timer_publish(loop, 0.010, 0, "default", &p), "publish");
-  check(cadence_publisher_subscribe(p, on_lat, NULL, &sub), "subscribe");
   uint64_t t0 = mono_ns();
-  check(cadence_publisher_connect(p, &lat_conn), "connect"); /* first fire one interval from now, on a grid */
+  check(cadence_loop_schedule_repeating(loop, 0.010, 0.010, 0, CADENCE_MISSED_TICKS_SKIP, "default",
+                                        on_lat, NULL, &lat_timer), "schedule_repeating");
   check(cadence_loop_run(loop, "default", 10), "run");
   if (lat_k != LAT_N) { fprintf(stderr, "%ld fires\n", lat_k); exit(1); }
   report_lateness(lat_ts, LAT_N, t0, 10000000ULL);
 }
 
-static long idle_k; static cadence_cancellable idle_conn;
+static long idle_k; static cadence_cancellable idle_timer;
 static void on_idle(const cadence_tick *t, void *u) {
   (void)t; (void)u;
-  if (++idle_k == 5) { cadence_cancel(idle_conn); cadence_loop_stop(loop); }
+  if (++idle_k == 5) { cadence_cancel(idle_timer); cadence_loop_stop(loop); }
 }
 static void idle(void) {
-  cadence_publisher p; cadence_cancellable sub;
   double c0 = cpu_ns();
-  check(cadence_timer_publish(loop, 1.0, 0, "default", &p), "publish");
-  check(cadence_publisher_subscribe(p, on_idle, NULL, &sub), "subscribe");
-  check(cadence_publisher_connect(p, &idle_conn), "connect");
+  check(cadence_loop_schedule_repeating(loop, 1.0, 1.0, 0, CADENCE_MISSED_TICKS_SKIP, "default",
+                                        on_idle, NULL, &idle_timer), "schedule_repeating");
   check(cadence_loop_run(loop, "default", 10), "run");
   emit("idle_cpu_ms", 5, (cpu_ns() - c0) / 1e6, "ms");
 }
 
 enum { W_N = 1000 };
-static cadence_cancellable w_first[W_N], w_sub[W_N], w_conn[W_N], w_edge[2];
-static long wfires, w_s0;
-static uint64_t w_t0, w_w0;
+static cadence_cancellable w_timer[W_N];
+static long wfires;
 static void on_w(const cadence_tick *t, void *u) { (void)t; (void)u; wfires++; }
-/* set-up second: the one-shot due at (window start - 1 s + phase) connects timer i's 1 s publisher,
- * whose first tick is then due at the timer's phase within the measured window */
-static void on_phase(const cadence_tick *t, void *u) {
-  long i = (long)(intptr_t)u; cadence_publisher p;
-  (void)t;
-  check(cadence_timer_publish(loop, 1.0, 0.1, "default", &p), "publish");
-  check(cadence_publisher_subscribe(p, on_w, NULL, &w_sub[i]), "subscribe");
-  check(cadence_publisher_connect(p, &w_conn[i]), "connect");
-  check(cadence_publisher_release(p), "release");
-}
-static void on_window_start(const cadence_tick *t, void *u) {
-  (void)t; (void)u;
-  w_s0 = nvcsw(); w_t0 = mono_ns(); check(cadence_loop_wakeups(loop, &w_w0), "wakeups"); wfires = 0;
-}
-static void on_window_end(const cadence_tick *t, void *u) {
-  (void)t; (void)u;
-  for (long i = 0; i < W_N; i++) cadence_cancel(w_conn[i]);
-  cadence_loop_stop(loop);
-}
 static void wake(void) {
-  uint64_t w1;
-  for (long i = 0; i < W_N; i++)
-    check(cadence_loop_schedule(loop, unit(), 0, "default", on_phase, (void *)(intptr_t)i, &w_first[i]), "schedule");
-  check(cadence_loop_schedule(loop, 1.0, 0, "default", on_window_start, NULL, &w_edge[0]), "schedule");
-  check(cadence_loop_schedule(loop, 6.0, 0, "default", on_window_end, NULL, &w_edge[1]), "schedule");
-  check(cadence_loop_run(loop, "default", 10), "run");
-  double secs = (double)(mono_ns() - w_t0) / 1e9;
+  uint64_t w0, w1;
+  long s0 = nvcsw();
+  uint64_t t0 = mono_ns();
+  check(cadence_loop_wakeups(loop, &w0), "wakeups");
+  for (long i = 0; i < W_N; i++)  /* first due at a random phase in [0, 1 s), then every 1 s */
+    check(cadence_loop_schedule_repeating(loop, unit(), 1.0, 0.1, CADENCE_MISSED_TICKS_SKIP, "default",
+                                          on_w, NULL, &w_timer[i]), "schedule_repeating");
+  double left = 5.0 - (double)(mono_ns() - t0) / 1e9;
+  check(cadence_loop_run(loop, "default", left > 0 ? left : 0), "run");
+  for (long i = 0; i < W_N; i++) cadence_cancel(w_timer[i]);
+  double secs = (double)(mono_ns() - t0) / 1e9;
   check(cadence_loop_wakeups(loop, &w1), "wakeups");
-  emit("wakeups_per_s", W_N, (nvcsw() - w_s0) / secs, "1/s");
+  emit("wakeups_per_s", W_N, (nvcsw() - s0) / secs, "1/s");
   emit("wake_fires", W_N, wfires, "count");
-  emit("wakeups_counted_per_s", W_N, (double)(w1 - w_w0) / secs, "1/s");
+  emit("wakeups_counted_per_s", W_N, (double)(w1 - w0) / secs, "1/s");
 }
 
 static void mem(void) {

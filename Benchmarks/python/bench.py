@@ -7,12 +7,8 @@ Run: python bench.py {ops|lat|idle|wake|mem}   (also: python bench.py scale N)
 The code follows peer_asyncio.py line for line where it can, so the two columns compare the
 libraries, not the benchmark code: one-shots are ``loop.schedule(delay, callback)`` (a
 ``ScheduledTimer`` each, kept in a list) and ``ScheduledTimer.cancel()``; deadlines have ns
-resolution. A repeating timer is a publisher (``loop.publish(interval)``, ``sink``, ``connect``):
-Cadence keeps the grid, nothing is rescheduled from Python. The bindings have no repeating timer
-with a first delay (Swift's ``schedule(after:interval:)``) and a publisher first fires one interval
-after ``connect()``, so the wake group connects each 1 s publisher from a one-shot (tolerance 0)
-at its random phase during a set-up second, and measures the 5 s window that starts 1 s after
-arming.
+resolution. A repeating timer is ``loop.schedule(delay, callback, interval=...)`` (Swift's
+``schedule(after:interval:)``): Cadence keeps the grid, nothing is rescheduled from Python.
 
 The binding is found as the tests find it: ``bindings/python/src`` of this checkout, which loads
 ``CADENCE_LIBRARY`` or ``build/libcadence.so``.
@@ -151,29 +147,28 @@ def scale(loop):
     emit("fire_ns", N, median(fi), "ns/fire")
 
 
-def repeating(loop, interval, count, on_fire, tolerance=0.0):
-    """A repeating timer on Cadence's own grid; stops the loop after `count` fires.
-    Returns (publisher, subscription); connect() the publisher to start it."""
-    publisher = loop.publish(interval, tolerance=tolerance)
+def repeating(loop, interval, count, on_fire):
+    """A repeating timer on Cadence's own grid, first due one interval from now; it stops the
+    loop after `count` fires."""
     k = 0
-    holder = {}
+    timer = None
 
     def tick(t):
         nonlocal k
         on_fire()
         k += 1
         if k == count:
-            holder["connection"].cancel()
+            timer.cancel()
             loop.stop()
 
-    return publisher, publisher.sink(tick), holder
+    timer = loop.schedule(interval, tick, interval=interval)
+    return timer
 
 
 def lat(loop):
     ts = []
-    publisher, sub, holder = repeating(loop, 0.010, 300, lambda: ts.append(now()))
     t0 = now()
-    holder["connection"] = publisher.connect()
+    repeating(loop, 0.010, 300, lambda: ts.append(now()))
     loop.run(10)
     assert len(ts) == 300, len(ts)
     report_lateness(ts, t0, 10_000_000)
@@ -181,8 +176,7 @@ def lat(loop):
 
 def idle(loop):
     c0 = cpu_ns()
-    publisher, sub, holder = repeating(loop, 1.0, 5, lambda: None)
-    holder["connection"] = publisher.connect()
+    repeating(loop, 1.0, 5, lambda: None)
     loop.run(10)
     emit("idle_cpu_ms", 5, (cpu_ns() - c0) / 1e6, "ms")
 
@@ -191,38 +185,21 @@ def wake(loop):
     N = 1000
     rng = random.Random(2)
     fires = 0
-    conns = []
-    keep = []
-    window = {}
 
     def on_fire(tick):
         nonlocal fires
         fires += 1
 
-    def start_timer(tick):  # set-up second: first due at the phase, 1 s later, in the window
-        publisher = loop.publish(1.0, tolerance=0.1)
-        keep.append(publisher.sink(on_fire))
-        conns.append(publisher.connect())
-
-    def window_start(tick):
-        nonlocal fires
-        window["s0"], window["t0"], window["w0"] = nvcsw(), now(), loop.wakeups
-        fires = 0
-
-    def window_end(tick):
-        for c in conns:
-            c.cancel()
-        loop.stop()
-
-    for _ in range(N):
-        keep.append(loop.schedule(rng.random(), start_timer))
-    keep.append(loop.schedule(1.0, window_start))
-    keep.append(loop.schedule(6.0, window_end))
-    loop.run(10)
-    secs = (now() - window["t0"]) / 1e9
-    emit("wakeups_per_s", N, (nvcsw() - window["s0"]) / secs, "1/s")
+    s0, t0, w0 = nvcsw(), now(), loop.wakeups
+    # First due at a random phase in [0, 1 s), then every second, tolerance 10 %.
+    timers = [loop.schedule(rng.random(), on_fire, interval=1.0, tolerance=0.1) for _ in range(N)]
+    loop.run(max(0.0, 5.0 - (now() - t0) / 1e9))
+    for timer in timers:
+        timer.cancel()
+    secs = (now() - t0) / 1e9
+    emit("wakeups_per_s", N, (nvcsw() - s0) / secs, "1/s")
     emit("wake_fires", N, fires, "count")
-    emit("wakeups_counted_per_s", N, (loop.wakeups - window["w0"]) / secs, "1/s")
+    emit("wakeups_counted_per_s", N, (loop.wakeups - w0) / secs, "1/s")
 
 
 def mem(loop):
