@@ -57,7 +57,7 @@ ROWS = [
     ),
     (
         "wakeups_counted_per_s",
-        "loop.wakeUps/s, Cadence only",
+        "loop.wakeups/s, Cadence only",
         ("goal", 10, "goal ~10/s (the optimum)"),
     ),
     (

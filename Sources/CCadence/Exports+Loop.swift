@@ -63,7 +63,7 @@ public func cadence_loop_now(_ handle: cadence_loop, _ out: UnsafeMutablePointer
 public func cadence_loop_wakeups(_ handle: cadence_loop, _ out: UnsafeMutablePointer<UInt64>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard out != nil else { throw .invalidArgument }
-        try write(try lookUpLoop(handle).wakeUps, to: out)
+        try write(try lookUpLoop(handle).wakeups, to: out)
     }
 }
 

@@ -142,7 +142,12 @@ public final class Loop: @unchecked Sendable {
     /// How many times the loop has woken from sleep at a timer's wake-up time and fired timers,
     /// since it was created (the end of a run, wake-ups from other threads, and a wake-up whose
     /// timers were all cancelled meanwhile are not counted).
-    public var wakeUps: UInt64 { lock.withLock { wakeUpCount } }
+    /// (`cadence_loop_wakeups` in C, `Loop.wakeups` in Python.)
+    public var wakeups: UInt64 { lock.withLock { wakeUpCount } }
+
+    /// The former name of ``wakeups``.
+    @available(*, deprecated, renamed: "wakeups")
+    public var wakeUps: UInt64 { wakeups }
 
     /// When the loop would next wake to fire timers while running in the default mode, if ever.
     func nextWake() -> Date? {

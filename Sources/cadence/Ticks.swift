@@ -20,7 +20,7 @@ enum Ticks {
         Console.out(row("#", "fire date (s)", "lateness (ms)", "skipped"))
         var latenesses: [Double] = []
         var skipped = 0
-        let wakeUpsBefore = loop.wakeUps
+        let wakeUpsBefore = loop.wakeups
         let start = loop.now
         let subscription = publisher.subscribe { tick in
             let lateness = loop.now.timeIntervalSince(tick.fireDate)
@@ -33,7 +33,7 @@ enum Ticks {
         try loop.run(for: duration)
         connection.cancel()
         subscription.cancel()
-        Console.out(summary(LatenessSummary(latenesses), skipped: skipped, wakeUps: loop.wakeUps - wakeUpsBefore))
+        Console.out(summary(LatenessSummary(latenesses), skipped: skipped, wakeUps: loop.wakeups - wakeUpsBefore))
     }
 
     /// One line of the fire table, columns right-aligned.

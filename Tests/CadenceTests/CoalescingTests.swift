@@ -5,7 +5,7 @@ import Testing
 @Suite struct CoalescingTests {
     /// 1000 repeating 1 s timers at random phases, run for 10 s.
     struct Run {
-        var wakeUps: UInt64 = 0
+        var wakeups: UInt64 = 0
         var fires = 0
         var lateness: [Double] = []
         var fireDates: [Double] = []
@@ -25,7 +25,7 @@ import Testing
             }
         }
         try loop.run(for: 10)
-        result.wakeUps = loop.wakeUps
+        result.wakeups = loop.wakeups
         return result
     }
 
@@ -48,16 +48,16 @@ import Testing
         #expect(coalesced.fires == 10_000)
         #expect(coalesced.lateness.allSatisfy { $0 >= 0 && $0 <= 0.1 + 1e-9 })  // in the window, never early
         let optimum = optimalWakeUps(coalesced.fireDates, tolerance: 0.1)
-        #expect(Double(coalesced.wakeUps) <= 1.1 * Double(optimum))
+        #expect(Double(coalesced.wakeups) <= 1.1 * Double(optimum))
         // The last group may fire in the pass that ends the run, which is not a timer wake-up.
-        #expect(coalesced.wakeUps + 1 >= UInt64(optimum))
+        #expect(coalesced.wakeups + 1 >= UInt64(optimum))
         #expect((90...110).contains(optimum))  // about 10 per second
 
         let exact = try run(tolerance: 0, seed: seed)
         #expect(exact.fires == 10_000)
         #expect(exact.lateness.allSatisfy { $0 == 0 })
-        #expect(exact.wakeUps == UInt64(Set(exact.fireDates).count))  // one per distinct fire date
-        #expect(exact.wakeUps > 9_900)
+        #expect(exact.wakeups == UInt64(Set(exact.fireDates).count))  // one per distinct fire date
+        #expect(exact.wakeups > 9_900)
     }
 
     @Test func aLoneTimerWithToleranceFiresOnTime() throws {
@@ -69,7 +69,7 @@ import Testing
         try loop.run(for: 1.05)
         #expect(lateness.count == 10)
         #expect(lateness.allSatisfy { $0 == 0 })
-        #expect(loop.wakeUps == 10)
+        #expect(loop.wakeups == 10)
     }
 
     @Test func aTolerantTimerWaitsForAStrictOneDueWithinItsWindow() throws {
@@ -79,6 +79,6 @@ import Testing
         try loop.schedule(after: 1.3) { _ in log.append("strict@\(Int((loop.now.timeIntervalSince1970 * 1000).rounded()))") }
         try loop.run(for: 2)
         #expect(log == ["tolerant@1300", "strict@1300"])  // one wake-up at 1.3 s serves both
-        #expect(loop.wakeUps == 1)
+        #expect(loop.wakeups == 1)
     }
 }

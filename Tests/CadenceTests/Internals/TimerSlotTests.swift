@@ -67,7 +67,7 @@ import Testing
              interval: i % 3 == 0 ? 0.25 : 0, keep: rng.next() % 4 == 0)
         }
         func run(_ entries: [(delay: Double, tolerance: Double, interval: Double, keep: Bool)],
-                 cancelling: Bool) throws -> (fires: [Int], wakeUps: UInt64) {
+                 cancelling: Bool) throws -> (fires: [Int], wakeups: UInt64) {
             let v = VirtualLoop()
             var fires: [Int] = []
             var cancel: [ScheduledTimer] = []
@@ -80,7 +80,7 @@ import Testing
             }
             if cancelling { cancel.forEach { $0.cancel() } }
             try v.loop.run(for: 3)
-            return (fires.sorted(), v.loop.wakeUps)
+            return (fires.sorted(), v.loop.wakeups)
         }
         let withCancels = try run(plan, cancelling: true)
         // The same kept timers, with the cancelled ones replaced by nothing at all: indices must
@@ -90,7 +90,7 @@ import Testing
         let reference = try run(plan.map { $0.keep ? $0 : (delay: 1e6, tolerance: 0, interval: 0, keep: true) },
                                 cancelling: false)
         #expect(withCancels.fires == reference.fires)
-        #expect(withCancels.wakeUps == reference.wakeUps)
+        #expect(withCancels.wakeups == reference.wakeups)
     }
 
     /// Generations wrap after 2³²; a table that empties again and again keeps handing out new

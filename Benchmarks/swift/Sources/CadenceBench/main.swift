@@ -127,7 +127,7 @@ func wake() {
     var rng = XorShift()
     var timers = [ScheduledTimer]()
     timers.reserveCapacity(n)
-    let s0 = voluntarySwitches(), w0 = loop.wakeUps, t0 = monoNs()
+    let s0 = voluntarySwitches(), w0 = loop.wakeups, t0 = monoNs()
     for _ in 0..<n {
         timers.append(try! loop.schedule(after: rng.unit(), interval: 1, tolerance: 0.1) { _ in fired += 1 })
     }
@@ -137,7 +137,7 @@ func wake() {
     let secs = Double(monoNs() - t0) / 1e9
     emit(impl, "wakeups_per_s", n, Double(voluntarySwitches() - s0) / secs, "1/s")
     emit(impl, "wake_fires", n, Double(fired), "count")
-    emit(impl, "wakeups_counted_per_s", n, Double(loop.wakeUps - w0) / secs, "1/s")
+    emit(impl, "wakeups_counted_per_s", n, Double(loop.wakeups - w0) / secs, "1/s")
     // The same 1000 timers (same phases) on a virtual clock: the engine's own choice of wake-ups,
     // free of the OS and of the machine's noise.
     let virtualLoop = Loop.virtual()
@@ -147,7 +147,7 @@ func wake() {
         virtualTimers.append(try! virtualLoop.schedule(after: vrng.unit(), interval: 1, tolerance: 0.1) { _ in })
     }
     try! virtualLoop.run(for: 5)
-    emit(impl, "wakeups_virtual_per_s", n, Double(virtualLoop.wakeUps) / 5, "1/s")
+    emit(impl, "wakeups_virtual_per_s", n, Double(virtualLoop.wakeups) / 5, "1/s")
     withExtendedLifetime(virtualTimers) {}
 }
 
