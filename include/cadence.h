@@ -53,14 +53,15 @@ extern "C" {
 typedef struct cadence_loop { uint64_t id; } cadence_loop;
 /* A timer publisher: connectable, or autoconnect. */
 typedef struct cadence_publisher { uint64_t id; } cadence_publisher;
-/* Something that can be cancelled: a subscription, a connection, a one-shot timer, a countdown or a poller. */
+/* Something that can be cancelled: a subscription, a connection, a scheduled timer (one-shot or
+ * repeating), a countdown or a poller. */
 typedef struct cadence_cancellable { uint64_t id; } cadence_cancellable;
 
 /* One firing, as passed to a callback. Valid only during the call. */
 typedef struct cadence_tick {
     double fire_date;           /* when the tick was due on the timer's grid, seconds since the epoch */
     uint64_t skipped;           /* grid points skipped before this fire because the loop was late */
-    cadence_cancellable source; /* the subscription or one-shot timer being called */
+    cadence_cancellable source; /* the subscription or scheduled timer being called */
 } cadence_tick;
 
 /* A callback: `tick` is never NULL; `userdata` is what was passed when subscribing. */
@@ -295,7 +296,7 @@ CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *
 
 /* ---- Cancellables ---- */
 
-/* Cancels a subscription, a connection, a one-shot timer, a countdown or a poller. Once it
+/* Cancels a subscription, a connection, a scheduled timer, a countdown or a poller. Once it
  * returns, no callback for it starts; called from another thread while one of its callbacks runs
  * on the loop's thread, it waits for that callback to return (for a subscription: for the tick
  * being delivered, which may be another subscriber's callback of the same publisher), and not for
@@ -312,7 +313,8 @@ CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
 CADENCE_EXPORT int cadence_is_cancelled(cadence_cancellable cancellable, int *_Nullable out);
 
 /* Releases a handle: a subscription, a countdown or a poller is cancelled first (as AnyCancellable
- * on deinit); a connection or a one-shot timer is left running. A zero handle is a no-op.
+ * on deinit); a connection or a scheduled timer is left running (a repeating one until the loop is
+ * destroyed). A zero handle is a no-op.
  * Errors: CADENCE_EBADF (stale or already released). */
 CADENCE_EXPORT int cadence_cancellable_release(cadence_cancellable cancellable);
 

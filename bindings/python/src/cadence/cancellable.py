@@ -89,8 +89,8 @@ class Cancellable(Owned):
         Cancelling again is harmless.
 
         Returns:
-            True if this call cancelled; False if it was already cancelled (or, for a scheduled
-            timer, had already fired; for a countdown, had already finished).
+            True if this call cancelled; False if it was already cancelled (or, for a one-shot
+            scheduled timer, had already fired; for a countdown, had already finished).
 
         Raises:
             BadHandle: the object or its loop is closed.
@@ -110,8 +110,8 @@ class Cancellable(Owned):
     @property
     def cancelled(self) -> bool:
         """Whether :meth:`cancel` has been called (for a connection: on any connection of the
-        publisher; for a scheduled timer: also True once it has fired; for a countdown: also True
-        once it has finished).
+        publisher; for a one-shot scheduled timer: also True once it has fired; for a countdown:
+        also True once it has finished).
 
         Raises:
             BadHandle: the object or its loop is closed.

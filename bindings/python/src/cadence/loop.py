@@ -253,8 +253,9 @@ class Loop(LoopThreadMethods):
         """How many timers are armed on the loop, in all modes (Swift's ``armedTimerCount``).
 
         A connected publisher counts once whatever its subscribers; a scheduled timer until it
-        fires or is cancelled; a countdown two (its tick and its deadline) until it finishes; an
-        active poller one (plus one for a poll pending after :meth:`Poller.set_active`).
+        is cancelled (a one-shot: or fires); a countdown two (its tick and its deadline) until it
+        finishes; an active poller one (plus one for a poll pending after
+        :meth:`Poller.set_active`).
 
         Raises:
             BadHandle: the loop is closed.
@@ -453,7 +454,7 @@ class Loop(LoopThreadMethods):
             )
             if code < 0:
                 _registry.refused(state, key, code, call, self._require_open)
-            missed = "" if policy is MissedTickPolicy.SKIP else f", missed ticks {policy}"
+            missed = "" if policy is MissedTickPolicy.SKIP else f", missed_ticks={policy}"
             description = f"after {after + 0.0!r} s every {every!r} s in mode {mode!r}{missed}"
             return ScheduledTimer(self, state, out.value, key, description)
         except BaseException:
