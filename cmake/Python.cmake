@@ -6,7 +6,7 @@ if(NOT CADENCE_STATIC_STDLIB)
     "will need this Swift toolchain at run time")
 endif()
 
-# One file named libcadence.so (a wheel cannot hold the libcadence.so -> .so.0 -> .so.0.1.0
+# One file named libcadence.so (a wheel cannot hold the libcadence.so -> .so.0 -> .so.0.2.0
 # symlinks; it would store three copies). ctypes loads it by path, so its SONAME matters to nobody.
 set_property(TARGET CCadence PROPERTY VERSION)
 set_property(TARGET CCadence PROPERTY SOVERSION)

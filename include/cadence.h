@@ -225,7 +225,7 @@ CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double
  * until cadence_cancel or cadence_loop_destroy; releasing the handle does not cancel it (keep the
  * handle to stop it). tick->fire_date is the grid point, tick->skipped the grid points skipped.
  * Errors: CADENCE_EINVAL (fn, out or mode NULL, bad numbers, an unknown policy, a malformed mode),
- * CADENCE_ENOENT, CADENCE_EBADF; on error `fn` is never called. */
+ * CADENCE_ENOENT, CADENCE_EBADF; on error `fn` is never called. Added in 0.2. */
 CADENCE_EXPORT int cadence_loop_schedule_repeating(cadence_loop loop, double delay, double interval,
                                                    double tolerance, int missed_ticks,
                                                    const char *_Nullable mode,

@@ -78,7 +78,7 @@ __all__ = [
 ]
 
 #: The version of this binding.
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: The path of the shared library that was loaded.
 library_path: str = _lib.path
