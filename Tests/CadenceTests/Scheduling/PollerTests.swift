@@ -19,14 +19,19 @@ import Testing
         var list: [String] { events.withLock { $0 } }
     }
 
-    @Test func threePollsInNinetySeconds() throws {
-        let clock = VirtualScheduler()
-        let log = Log()
-        let poller = try Poller(every: 30, on: clock) { done in
+    /// A poller every 30 s whose polls finish at once, logged.
+    func instantPoller(on clock: VirtualScheduler, log: Log) throws -> Poller {
+        try Poller(every: 30, on: clock) { done in
             log.start(clock.now)
             log.end()
             done()
         }
+    }
+
+    @Test func threePollsInNinetySeconds() throws {
+        let clock = VirtualScheduler()
+        let log = Log()
+        let poller = try instantPoller(on: clock, log: log)
         try clock.advance(by: 90)
         #expect(log.list == ["poll@30", "poll@60", "poll@90"])
         poller.cancel()
@@ -36,11 +41,7 @@ import Testing
     @Test func noPollWhileInactiveAndAnImmediatePollWhenActiveAgain() throws {
         let clock = VirtualScheduler()
         let log = Log()
-        let poller = try Poller(every: 30, on: clock) { done in
-            log.start(clock.now)
-            log.end()
-            done()
-        }
+        let poller = try instantPoller(on: clock, log: log)
         try clock.advance(by: 40)
         poller.setActive(false)
         #expect(clock.pendingCount == 0)
@@ -57,11 +58,7 @@ import Testing
     @Test func pausingRemovesThePollAtOnceOfAnEarlierResume() throws {
         let clock = VirtualScheduler()
         let log = Log()
-        let poller = try Poller(every: 30, on: clock) { done in
-            log.start(clock.now)
-            log.end()
-            done()
-        }
+        let poller = try instantPoller(on: clock, log: log)
         for _ in 0..<1000 {
             poller.setActive(false)
             poller.setActive(true)
