@@ -1,7 +1,7 @@
 import Cadence
 
-/// Scheduled timers of the C API (one-shot and repeating): the handle's slot holds the timer's engine id, so arming one
-/// costs a slot in this table and nothing else of the C layer. The loop is borrowed under the
+/// Scheduled timers of the C API (one-shot and repeating): the handle's slot holds the timer's
+/// engine id, so arming one costs a slot in this table and nothing else of the C layer. The loop is borrowed under the
 /// table's lock, never retained, except by a cancel that must wait for a running callback.
 extension HandleTable {
     /// Looks up the loop behind `loopID`, reserves a handle, and arms the timer that `arm` makes

@@ -4,8 +4,9 @@ import Cadence
 /// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`. A stale, released or foreign id
 /// fails the look-up instead of reaching freed memory; 0 is "no handle".
 final class HandleTable: @unchecked Sendable {
-    /// A scheduled timer (`.timer`, one-shot or repeating) is stored as its engine id, with no object of its own (its loop
-    /// is its owner's object); every other cancellable is a ``CancellableHandle``.
+    /// A scheduled timer (`.timer`, one-shot or repeating) is stored as its engine id, with no
+    /// object of its own (its loop is its owner's object); every other cancellable is a
+    /// ``CancellableHandle``.
     enum Kind: UInt8 { case loop, publisher, cancellable, timer }
 
     struct Slot {

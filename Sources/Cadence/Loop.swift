@@ -72,8 +72,9 @@ public final class Loop: @unchecked Sendable {
     ///   - seconds: how long to run, ≥ 0; 0 fires what is due now and returns.
     /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinite or negative `seconds`, for
     ///   `common`, or, on a virtual loop, for `seconds` that would take the clock to its end (see
-    ///   ``advanceClock(by:)``); ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/busy`` if
-    ///   the loop is already running (for example when called from one of its own callbacks);
+    ///   ``advanceClock(by:)``); ``CadenceError/unknownMode`` for an unregistered mode;
+    ///   ``CadenceError/busy`` if the loop is already running (for example when called from one
+    ///   of its own callbacks);
     ///   ``CadenceError/badHandle`` after ``close()``.
     public func run(mode: RunLoopMode = .default, for seconds: Double) throws(CadenceError) {
         _ = try run(mode: mode, for: seconds, onOwnThread: false)
