@@ -162,7 +162,10 @@ def test_a_dropped_repeating_timer_runs_until_its_loop_closes(virtual_loop: cade
 def test_bad_repeating_arguments_schedule_nothing(virtual_loop: cadence.Loop) -> None:
     called: list[Tick] = []
     for interval in (0.0, -1.0, math.nan, math.inf):
-        with pytest.raises(cadence.InvalidArgument, match=r"Loop.schedule\(delay=0.0, interval="):
+        with pytest.raises(
+            cadence.InvalidArgument,
+            match=r"Loop.schedule\(delay=0.0, tolerance=0.0, mode='default', interval=",
+        ):
             virtual_loop.schedule(0.0, called.append, interval=interval)
     with pytest.raises(cadence.InvalidArgument):
         virtual_loop.schedule(-1.0, called.append, interval=1.0)

@@ -262,16 +262,16 @@ def abandoned(state: LoopState, key: int, handle: int) -> None:
 
 
 def refused(
-    state: LoopState, key: int, code: int, where: str, require_open: Callable[[str], object]
+    state: LoopState, code: int, where: str, require_open: Callable[[str], object]
 ) -> NoReturn:
-    """After the C call that was to use ``key`` failed with ``code``: drops the entry and raises.
+    """After the C call that was to use a callback entry failed with ``code``: raises. Callers make
+    that call inside a ``try`` whose ``except`` calls :func:`abandoned`, which drops the entry.
 
     A loop closed on another thread after the caller's own closed check makes the C call answer
     EBADF; it is named as closed (``require_open`` raises BadHandle with the usual message).
     Callers read the loop's trampoline before that check: the trampolines go with the C loop, and
     one read after a close would be None, which ctypes refuses with an ArgumentError of its own.
     """
-    unregister(state, key)
     if state.closed:
         require_open(where)
     raise error_for(code, where)
@@ -331,11 +331,14 @@ def _keep(
     return kept, new
 
 
-def kept(errors: list[BaseException]) -> BaseException:
-    """The one of the exceptions captured during a call (see :func:`capturing`) that the call
-    raises; the others are passed to :func:`threading.excepthook`, so that none is lost."""
+def kept(*errors: BaseException | None) -> BaseException:
+    """Of the exceptions of one call (those :func:`capturing` collected, or a run's and a Ctrl-C;
+    Nones are skipped), the one the call raises; the others are passed to
+    :func:`threading.excepthook`, so that none is lost."""
     chosen: BaseException | None = None
     for error in errors:
+        if error is None:
+            continue
         chosen, dropped = _keep(chosen, error)
         if dropped is not None:
             _hook(dropped)

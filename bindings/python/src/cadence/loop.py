@@ -25,9 +25,10 @@ _schedule = _lib.lib.cadence_loop_schedule
 _schedule_repeating = _lib.lib.cadence_loop_schedule_repeating
 
 
-def _schedule_call(delay: object, tolerance: object, mode: object) -> str:
-    """How a failed ``Loop.schedule`` call is named in its error (formatted on error only)."""
-    return f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r})"
+def _schedule_call(delay: object, tolerance: object, mode: object, repeating: str = "") -> str:
+    """How a failed ``Loop.schedule`` call is named in its error (formatted on error only);
+    ``repeating`` is ``", interval=..., missed_ticks=..."`` for a repeating timer."""
+    return f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r}{repeating})"
 
 
 #: When another wake-up fd is set (see :meth:`Loop.run`): the longest stretch of its clock, in
@@ -165,7 +166,7 @@ class Loop(LoopThreadMethods):
             interrupted = state.leave_run()
         error = state.take_error() if code == 0 else None
         if interrupted:  # Ctrl-C wins over a callback's Exception, which goes to the hook
-            error = _registry.kept([error, KeyboardInterrupt()] if error else [KeyboardInterrupt()])
+            error = _registry.kept(error, KeyboardInterrupt())
         if error is not None:
             try:
                 raise error
@@ -410,7 +411,7 @@ class Loop(LoopThreadMethods):
             code = _schedule(state.handle, after, late, encoded, on_tick, key, out)
             if code < 0:
                 where = _schedule_call(delay, tolerance, mode)
-                _registry.refused(state, key, code, where, self._require_open)
+                _registry.refused(state, code, where, self._require_open)
             return ScheduledTimer(self, state, out.value, key, after if default else (after, mode))
         except BaseException:
             _registry.abandoned(state, key, out.value)
@@ -437,13 +438,11 @@ class Loop(LoopThreadMethods):
         policy = missed_tick_policy(
             MissedTickPolicy.SKIP if missed_ticks is None else missed_ticks, where
         )
+        repeating = f", interval={interval!r}, missed_ticks={policy}"
         state = self._state
         on_tick = state.on_tick  # before the closed check: see _registry.refused
-        call = (
-            f"Loop.schedule(delay={delay!r}, interval={interval!r}, tolerance={tolerance!r}, "
-            f"mode={mode!r}, missed_ticks={policy})"
-        )
-        state = self._require_open(call)
+        if state.closed:
+            self._require_open(_schedule_call(delay, tolerance, mode, repeating))
         key = _registry.register(state, callback, one_shot=False)
         out = _lib.Handle()
         try:  # as in schedule
@@ -453,7 +452,8 @@ class Loop(LoopThreadMethods):
                 )
             )
             if code < 0:
-                _registry.refused(state, key, code, call, self._require_open)
+                where = _schedule_call(delay, tolerance, mode, repeating)
+                _registry.refused(state, code, where, self._require_open)
             missed = "" if policy is MissedTickPolicy.SKIP else f", missed_ticks={policy}"
             description = f"after {after + 0.0!r} s every {every!r} s in mode {mode!r}{missed}"
             return ScheduledTimer(self, state, out.value, key, description)
@@ -529,7 +529,7 @@ class Loop(LoopThreadMethods):
                     )
                 )
             if code < 0:
-                _registry.refused(state, key, code, where, self._require_open)
+                _registry.refused(state, code, where, self._require_open)
             handle = Countdown(self, state, out.value, key, progress, end, every)
         except BaseException:
             _registry.abandoned(state, key, out.value)
@@ -537,7 +537,7 @@ class Loop(LoopThreadMethods):
         if errors:
             handle.close()
             try:
-                raise _registry.kept(errors)
+                raise _registry.kept(*errors)
             finally:
                 del errors
         return handle
@@ -622,7 +622,7 @@ class Loop(LoopThreadMethods):
         try:
             code = int(_lib.lib.cadence_poller_start(state.handle, every, late, on_poll, key, out))
             if code < 0:
-                _registry.refused(state, key, code, where, self._require_open)
+                _registry.refused(state, code, where, self._require_open)
             return Poller(self, state, out.value, key, every, shared)
         except BaseException:
             _registry.abandoned(state, key, out.value)

@@ -156,7 +156,7 @@ class _Publisher(Owned):
         try:
             code = int(_lib.lib.cadence_publisher_subscribe(self._handle, on_tick, key, out))
             if code < 0:
-                _registry.refused(state, key, code, where, self._require_open)
+                _registry.refused(state, code, where, self._require_open)
             return Subscription(self._loop, state, out.value, key, f"to {self._settings()}")
         except BaseException:
             _registry.abandoned(state, key, out.value)
