@@ -74,7 +74,7 @@ public final class Poller: Cancellable, @unchecked Sendable {
             }
             return removed
         }
-        cancelOutsideLock(removed)
+        removed.forEach { $0.cancel() }
     }
 
     /// Whether polling is active.
@@ -92,23 +92,18 @@ public final class Poller: Cancellable, @unchecked Sendable {
             cancelled = true
             return takeTimersLocked()
         }
-        cancelOutsideLock(removed)
+        removed.forEach { $0.cancel() }
     }
 
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool { lock.withLock { cancelled } }
 
-    /// Takes the tick timer and a pending poll at once out of the poller, to be cancelled by
-    /// ``cancelOutsideLock(_:)``.
+    /// Takes the tick timer and a pending poll at once out of the poller, for the caller to cancel
+    /// after releasing `lock`: cancelling a loop's timer from another thread waits for its running
+    /// callback, which may be a poll waiting for `lock`.
     private func takeTimersLocked() -> [any Cancellable] {
         defer { timer = nil; immediate = nil }
         return [timer, immediate].compactMap { $0 }
-    }
-
-    /// Cancels timers taken from the poller. Not under `lock`: cancelling a loop's timer from
-    /// another thread waits for its running callback, which may be a poll waiting for `lock`.
-    private func cancelOutsideLock(_ timers: [any Cancellable]) {
-        for timer in timers { timer.cancel() }
     }
 
     private func startTimerLocked() throws(CadenceError) {
