@@ -32,8 +32,9 @@ static void grid_and_cancel(void) {
     CHECK_OK(cadence_loop_destroy(loop));
 }
 
-/* A 1 s timer whose thread is blocked for 3.5 s, under each policy ("fire date@ran at"). */
-static void missed_ticks(int policy, const char *const expected[], int count) {
+/* A 1 s timer whose thread is blocked for 3.5 s, under each policy: "n@fire date" and the
+ * skipped grid points of each tick. */
+static void missed_ticks(int policy, const char *const expected[], const uint64_t skipped[], int count) {
     cadence_loop loop;
     CHECK_OK(cadence_loop_create_virtual(&loop));
     timeline t = {.loop = loop};
@@ -42,7 +43,10 @@ static void missed_ticks(int policy, const char *const expected[], int count) {
     CHECK_OK(cadence_loop_advance_clock(loop, 3.5));
     CHECK_OK(cadence_loop_run(loop, "default", 1));
     CHECK_EQ(t.count, count);
-    for (int i = 0; i < count && i < TIMELINE_MAX; i++) CHECK_STR(t.events[i], expected[i]);
+    for (int i = 0; i < count && i < TIMELINE_MAX; i++) {
+        CHECK_STR(t.events[i], expected[i]);
+        CHECK_EQ(t.skipped[i], skipped[i]);
+    }
     CHECK_OK(cadence_cancel(timer));
     CHECK_OK(cadence_cancellable_release(timer));
     CHECK_OK(cadence_loop_destroy(loop));
@@ -105,11 +109,11 @@ static void bad_arguments(void) {
 int main(void) {
     grid_and_cancel();
     const char *const skip[] = {"0@1000", "1@4000", "2@5000"};
-    missed_ticks(CADENCE_MISSED_TICKS_SKIP, skip, 3);
+    missed_ticks(CADENCE_MISSED_TICKS_SKIP, skip, (const uint64_t[]){0, 2, 0}, 3);
     const char *const burst[] = {"0@1000", "1@2000", "2@3000", "3@4000", "4@5000"};
-    missed_ticks(CADENCE_MISSED_TICKS_BURST, burst, 5);
+    missed_ticks(CADENCE_MISSED_TICKS_BURST, burst, (const uint64_t[]){0, 0, 0, 0, 0}, 5);
     const char *const delay[] = {"0@1000", "1@2000", "2@5500"};
-    missed_ticks(CADENCE_MISSED_TICKS_DELAY, delay, 3);
+    missed_ticks(CADENCE_MISSED_TICKS_DELAY, delay, (const uint64_t[]){0, 0, 0}, 3);
     released_and_destroyed();
     bad_arguments();
     return 0;
