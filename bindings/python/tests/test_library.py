@@ -19,11 +19,45 @@ HEADER = Path(__file__).resolve().parents[3] / "include" / "cadence.h"
 
 
 def test_version_is_checked_and_reported() -> None:
-    assert re.fullmatch(r"\d+\.\d+\.\d+", cadence.library_version())
+    assert re.fullmatch(r"\d+\.\d+\.\d+", cadence.library_version)
     assert _lib.version() >> 16 == _lib.API_MAJOR
-    major, minor, patch = (int(part) for part in cadence.library_version().split("."))
+    major, minor, patch = (int(part) for part in cadence.library_version.split("."))
     assert _lib.version() == (major << 16) | (minor << 8) | patch
     assert os.path.exists(cadence.library_path)
+
+
+def test_library_path_and_library_version_are_both_strings() -> None:
+    assert isinstance(cadence.library_path, str)
+    assert isinstance(cadence.library_version, str)
+    assert cadence.library_version == _lib.version_string()
+    # The older spelling, a call, still works and gives the same plain string.
+    called = cadence.library_version()  # type: ignore[operator]
+    assert type(called) is str
+    assert called == cadence.library_version
+
+
+def test_cadence_testing_comes_with_import_cadence_without_pytest() -> None:
+    source = str(Path(cadence.__file__).resolve().parents[1])
+    script = (
+        "import sys\n"
+        "import cadence\n"
+        "with cadence.Loop.virtual() as loop:\n"
+        "    timeline = cadence.testing.Timeline(loop)\n"
+        "    loop.countdown(loop.now() + 2, 0.5, timeline, on_finish=timeline.finish)\n"
+        "    loop.run(2)\n"
+        "print(timeline.events, cadence.testing.milliseconds(0.067000001))\n"
+        "print('pytest' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "PYTHONPATH": source},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "['2@0', '1@1000', '0@2000', '|@2000'] 67\nFalse\n"
 
 
 def test_every_header_function_has_one_prototype() -> None:
@@ -105,4 +139,4 @@ def test_the_package_version_is_the_cmake_project_version() -> None:
     cmake = HEADER.parents[1] / "CMakeLists.txt"
     found = re.search(r"project\(Cadence VERSION ([\d.]+)", cmake.read_text())
     assert found is not None
-    assert cadence.__version__ == found.group(1) == cadence.library_version()
+    assert cadence.__version__ == found.group(1) == cadence.library_version

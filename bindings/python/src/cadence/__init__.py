@@ -24,12 +24,14 @@ coroutine function::
                 print(fire_date)
 
 The shared library is found through the environment variable ``CADENCE_LIBRARY``, then a copy
-bundled in this package, then ``build/libcadence.so`` of a source checkout, then the system.
+bundled in this package, then ``build/libcadence.so`` of a source checkout, then the system;
+:data:`library_path` and :data:`library_version` say what was loaded. :mod:`cadence.testing`
+(``Timeline``, ``milliseconds``) comes with ``import cadence``; it does not need pytest.
 """
 
 from __future__ import annotations
 
-from . import _lib
+from . import _lib, testing
 from ._async import AsyncStream
 from .cancellable import Cancellable, Connection, ScheduledTimer, Subscription
 from .countdown import Countdown
@@ -75,15 +77,27 @@ __all__ = [
     "__version__",
     "library_path",
     "library_version",
+    "testing",
 ]
 
 #: The version of this binding.
 __version__ = "0.2.0"
 
-#: The path of the shared library that was loaded.
+
+class _LibraryVersion(str):
+    """A ``str`` that may also be called, as :data:`library_version` once had to be."""
+
+    __slots__ = ()
+
+    def __call__(self) -> str:
+        """The same string, for code that calls ``cadence.library_version()``."""
+        return str(self)
+
+
+#: The path of the shared library that was loaded, such as ``"/usr/lib/libcadence.so"``.
 library_path: str = _lib.path
 
-
-def library_version() -> str:
-    """The loaded C library's version, ``"major.minor.patch"`` (from ``cadence_version_string``)."""
-    return _lib.version_string()
+#: The loaded library's version, ``"major.minor.patch"`` (from ``cadence_version_string``).
+#: Like :data:`library_path` it is a string, fixed at import. Calling it,
+#: ``cadence.library_version()``, is the older spelling; it still works and returns the same string.
+library_version: str = _LibraryVersion(_lib.version_string())

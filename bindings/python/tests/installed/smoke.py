@@ -50,7 +50,7 @@ async def in_asyncio() -> int:
 def main() -> None:
     report: dict[str, object] = {
         "library_path": cadence.library_path,
-        "library_version": cadence.library_version(),
+        "library_version": cadence.library_version,
         "environment": sorted(os.environ),
         "path": os.environ.get("PATH", ""),
     }
