@@ -9,7 +9,7 @@ enum Command: Equatable {
     /// Run `command` every `interval` seconds without overlap, `count` times or until interrupted;
     /// `tolerance` nil means the poller's default.
     case every(interval: Double, tolerance: Double?, count: Int?, command: [String])
-    /// Show the help for the tool (nil) or for one command.
+    /// Show the help for the tool (nil) or for one command (`help` included).
     case help(topic: String?)
     /// Show the version.
     case version
@@ -52,10 +52,11 @@ enum Arguments {
             try expectNothing(after: first, rest, command: nil)
             return .version
         case "help":
+            if rest.contains("-h") || rest.contains("--help") { return .help(topic: first) }
             guard rest.count <= 1 else {
                 throw UsageError(message: "help takes at most one command", command: nil)
             }
-            if let topic = rest.first, !commands.contains(topic) {
+            if let topic = rest.first, !commands.contains(topic), topic != first {
                 throw UsageError(message: "unknown command '\(topic)'", command: nil)
             }
             return .help(topic: rest.first)
@@ -114,6 +115,33 @@ enum Arguments {
             let what = first.hasPrefix("-") ? "unknown option" : "unknown command"
             throw UsageError(message: "\(what) '\(first)'", command: nil)
         }
+    }
+
+    /// Whether `text` is a decimal number: an optional sign, digits with at most one point (at
+    /// least one digit in all), then optionally `e` or `E`, an optional sign and digits.
+    static func isDecimal(_ text: String) -> Bool {
+        var bytes = Substring(text).utf8[...]
+        func digits() -> Int {
+            let count = bytes.prefix(while: { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }).count
+            bytes = bytes.dropFirst(count)
+            return count
+        }
+        func skipSign() {
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        }
+        skipSign()
+        var mantissa = digits()
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return false }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            skipSign()
+            guard digits() > 0 else { return false }
+        }
+        return bytes.isEmpty
     }
 
     private static func expectNothing(after word: String, _ rest: [String], command: String?) throws(UsageError) {
@@ -202,11 +230,16 @@ private struct Options {
         return value
     }
 
-    /// `text` as a duration in seconds: a finite number, not negative, not zero unless allowed,
-    /// and at most ``Arguments/maximumSeconds``.
+    /// `text` as a duration in seconds: a decimal number (digits with an optional point and
+    /// exponent, as `0.25` or `1e-3`; not hexadecimal, which `Double(_:)` would also read), finite,
+    /// not negative, not zero unless allowed, and at most ``Arguments/maximumSeconds``.
     func seconds(_ text: String, named name: String, allowZero: Bool) throws(UsageError) -> Double {
         guard let value = Double(text) else {
             throw UsageError(message: "\(name): '\(text)' is not a number", command: command)
+        }
+        guard !value.isFinite || Arguments.isDecimal(text) else {
+            throw UsageError(message: "\(name): '\(text)' is not a decimal number of seconds "
+                             + "(such as 0.25 or 1e-3)", command: command)
         }
         guard value.isFinite else {
             throw UsageError(message: "\(name) must be a finite number of seconds, not '\(text)'",

@@ -32,7 +32,7 @@ enum Every {
             runs.start(completion: completion)
         }
         runs.poller = poller
-        Console.out("every \(Format.seconds(interval)) s, tolerance \(Format.seconds(poller.tolerance)) s"
+        Console.out("every \(Format.duration(interval)), tolerance \(Format.duration(poller.tolerance))"
                     + "\(count.map { ", \($0) run\($0 == 1 ? "" : "s")" } ?? ""): \(shellWords(command))\n"
                     + "lateness = loop clock at the start - the tick it was due on (poll timer's grid)\n")
         Console.out(row("run", "lateness (ms)", "duration (ms)", "status"))

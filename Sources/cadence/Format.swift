@@ -33,6 +33,15 @@ enum Format {
         return text
     }
 
+    /// A duration in the largest of s, ms, µs and ns that shows it as 1 or more (seconds for 0),
+    /// with up to six decimals: `0.05` is `50 ms`, `1e-9` is `1 ns`, `2.5` is `2.5 s`. Below a
+    /// nanosecond it stays in ns (`0.1 ns`), so nothing the command line accepts reads as 0.
+    static func duration(_ seconds: Double) -> String {
+        let units: [(name: String, scale: Double)] = [("s", 1), ("ms", 1e3), ("µs", 1e6), ("ns", 1e9)]
+        let unit = units.first { seconds == 0 || (seconds * $0.scale).magnitude >= 1 } ?? units[3]
+        return self.seconds(seconds * unit.scale) + " " + unit.name
+    }
+
     /// `text` padded with spaces to `width` characters, on the left when `right` is true.
     static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
         let fill = String(repeating: " ", count: max(0, width - text.count))

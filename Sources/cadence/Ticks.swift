@@ -15,8 +15,7 @@ enum Ticks {
         let loop = try Loop()
         defer { try? loop.close() }
         let publisher = try TimerPublisher(every: interval, tolerance: tolerance, on: loop, in: .default)
-        Console.out("timer every \(Format.seconds(interval)) s, tolerance \(Format.seconds(tolerance)) s, "
-                    + "for \(Format.seconds(duration)) s; lateness = clock read in the callback - fire date\n")
+        Console.out(header(every: interval, tolerance: tolerance, duration: duration))
         Console.out(row("#", "fire date (s)", "lateness (ms)", "skipped"))
         var latenesses: [Double] = []
         var skipped = 0
@@ -34,6 +33,13 @@ enum Ticks {
         connection.cancel()
         subscription.cancel()
         Console.out(summary(LatenessSummary(latenesses), skipped: skipped, wakeUps: loop.wakeups - wakeUpsBefore))
+    }
+
+    /// The first line: the timer's settings, each in a unit that shows it (a 1e-9 s interval is
+    /// `1 ns`, not `0 s`), and what lateness means.
+    static func header(every interval: Double, tolerance: Double, duration: Double) -> String {
+        "timer every \(Format.duration(interval)), tolerance \(Format.duration(tolerance)), "
+            + "for \(Format.duration(duration)); lateness = clock read in the callback - fire date\n"
     }
 
     /// One line of the fire table, columns right-aligned.

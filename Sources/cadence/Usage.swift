@@ -33,6 +33,7 @@ enum Usage {
         case "countdown": return countdown
         case "ticks": return ticks
         case "every": return every
+        case "help": return help
         default: return tool
         }
     }
@@ -44,9 +45,18 @@ enum Usage {
         case "countdown": return "usage: cadence countdown SECONDS [--tick S]"
         case "ticks": return "usage: cadence ticks --every S [--tolerance S] [--for S]"
         case "every": return "usage: cadence every INTERVAL [--tolerance S] [--count N] -- COMMAND [ARGS...]"
+        case "help": return "usage: cadence help [COMMAND]"
         default: return "usage: cadence <tour|countdown|ticks|every|help> [options]"
         }
     }
+
+    static let help = """
+        usage: cadence help [COMMAND]
+
+        Shows the tool's help, or the help of COMMAND (tour, countdown, ticks, every or help).
+        'cadence COMMAND --help' shows the same.
+
+        """
 
     static let tour = """
         usage: cadence tour
