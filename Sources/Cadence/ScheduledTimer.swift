@@ -10,9 +10,12 @@ extension Loop {
     ///     in a pass already running).
     ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite.
     ///   - mode: a registered mode or ``RunLoopMode/common``.
+    ///   - action: called once, on the thread that runs the loop, with a ``TimerTick`` whose
+    ///     ``TimerTick/fireDate`` is the time it was due; it may call any method of the loop,
+    ///     including cancelling this timer or scheduling another.
     /// - Returns: a handle whose ``ScheduledTimer/cancel()`` prevents the action if it has not started.
     /// - Throws: ``CadenceError/invalidArgument``, ``CadenceError/unknownMode`` or
-    ///   ``CadenceError/badHandle``, as ``TimerPublisher/init(every:tolerance:on:in:)``. When it
+    ///   ``CadenceError/badHandle``, as ``TimerPublisher/init(every:tolerance:on:in:missedTicks:)``. When it
     ///   throws, `action` is never called.
     @discardableResult
     public func schedule(after delay: Double, tolerance: Double = 0, in mode: RunLoopMode = .default,
@@ -70,6 +73,9 @@ extension Loop {
     ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite.
     ///   - mode: a registered mode or ``RunLoopMode/common``.
     ///   - missedTicks: what a late timer does about the fire dates it missed (default: skip them).
+    ///   - action: called on the thread that runs the loop, once per fire, with a ``TimerTick``
+    ///     giving the fire date and the ticks skipped before it (``TimerTick/skipped``); it may call
+    ///     any method of the loop, including cancelling this timer, after which it is not called again.
     /// - Throws: as ``schedule(after:tolerance:in:_:)``, and ``CadenceError/invalidArgument`` for a
     ///   bad interval. When it throws, `action` is never called.
     @discardableResult

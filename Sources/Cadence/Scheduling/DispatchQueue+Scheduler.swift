@@ -14,7 +14,8 @@ extension DispatchQueue: Scheduler {
     /// Dispatch fires at the deadline when idle.
     public var minimumTolerance: Double { 0 }
 
-    /// Runs `action` once on this queue at `date`, within `tolerance` seconds of leeway.
+    /// Runs `action` once on this queue at `date`, within `tolerance` seconds of leeway (see
+    /// ``Scheduler/schedule(after:tolerance:_:)``).
     public func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
         throws(CadenceError) -> any Cancellable {
         let deadline = try Self.deadline(date)
@@ -30,7 +31,8 @@ extension DispatchQueue: Scheduler {
         return timer
     }
 
-    /// Runs `action` on this queue at `date` and then every `interval` seconds.
+    /// Runs `action` on this queue at `date` and then every `interval` seconds (see
+    /// ``Scheduler/schedule(after:interval:tolerance:_:)``).
     public func schedule(after date: Date, interval: Double, tolerance: Double,
                          _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
         let deadline = try Self.deadline(date)

@@ -15,6 +15,12 @@ public protocol Scheduler: AnyObject, Sendable {
 
     /// Runs `action` once, at `date` or up to `tolerance` seconds later (at once if `date` has passed).
     ///
+    /// - Parameters:
+    ///   - date: when to run, on the scale of ``now``; a date in the past means the next chance.
+    ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite.
+    ///   - action: the work, run once on the scheduler's thread (the loop's, the queue's, or the one
+    ///     advancing a virtual clock), unless the returned cancellable is cancelled first.
+    /// - Returns: a cancellable whose `cancel()` stops `action` if it has not started.
     /// - Throws: ``CadenceError/invalidArgument`` for a date that is not finite (NaN or infinite
     ///   seconds since 1970) or a NaN or negative tolerance; ``CadenceError/badHandle`` if the
     ///   scheduler is closed. When it throws, `action` never runs.
@@ -24,6 +30,13 @@ public protocol Scheduler: AnyObject, Sendable {
     /// Runs `action` at `date`, then every `interval` seconds on that grid, each fire up to
     /// `tolerance` seconds late; missed fires are skipped, not replayed.
     ///
+    /// - Parameters:
+    ///   - date: the first fire date, on the scale of ``now``.
+    ///   - interval: seconds between fire dates, > 0 and finite.
+    ///   - tolerance: seconds of allowed lateness per fire, ≥ 0 and finite.
+    ///   - action: the work, run on the scheduler's thread once per fire until the returned
+    ///     cancellable is cancelled.
+    /// - Returns: a cancellable whose `cancel()` stops the repetition.
     /// - Throws: ``CadenceError/invalidArgument`` for an interval that is not > 0 and finite, a
     ///   date that is not finite, or a bad tolerance; ``CadenceError/badHandle`` if the scheduler
     ///   is closed. When it throws, `action` never runs.
@@ -37,7 +50,8 @@ extension Loop: Scheduler {
     /// Cadence fires at the exact fire date when the loop is idle, so no tolerance is needed.
     public var minimumTolerance: Double { 0 }
 
-    /// Arms a one-shot timer at `date` in ``RunLoopMode/common``.
+    /// Arms a one-shot timer at `date` in ``RunLoopMode/common``; `action` runs on the thread
+    /// that runs the loop (see ``Scheduler/schedule(after:tolerance:_:)``).
     public func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
         throws(CadenceError) -> any Cancellable {
         let id = try arm(delay: 0, at: try monotonic(at: date), interval: 0,
@@ -46,7 +60,8 @@ extension Loop: Scheduler {
         return ScheduledTimer(loop: self, id: id)
     }
 
-    /// Arms a repeating timer first due at `date` in ``RunLoopMode/common``.
+    /// Arms a repeating timer first due at `date` in ``RunLoopMode/common``; `action` runs on the
+    /// thread that runs the loop (see ``Scheduler/schedule(after:interval:tolerance:_:)``).
     public func schedule(after date: Date, interval: Double, tolerance: Double,
                          _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
         let id = try arm(delay: 0, at: try monotonic(at: date),

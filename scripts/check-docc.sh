@@ -1,0 +1,16 @@
+#!/bin/sh
+# Builds the DocC documentation of the Cadence module (the catalog and every `///` comment, down to
+# private declarations) and fails on any DocC warning: a symbol link that does not resolve, a
+# parameter left undocumented, a documented parameter that does not exist.
+#   scripts/check-docc.sh        (from the repository root; needs `docc` beside `swift`)
+set -eu
+docc=$(dirname "$(command -v swift)")/docc
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+swift package dump-symbol-graph --minimum-access-level private >/dev/null
+graphs=$(find .build -path '*/symbolgraph/*' -name 'Cadence.symbols.json' | head -n 1)
+mkdir "$work/graphs"
+cp "$(dirname "$graphs")"/Cadence.symbols.json "$(dirname "$graphs")"/Cadence@*.symbols.json "$work/graphs/"
+"$docc" convert Sources/Cadence/Cadence.docc --additional-symbol-graph-dir "$work/graphs" \
+    --fallback-display-name Cadence --fallback-bundle-identifier org.cadence.Cadence \
+    --output-path "$work/Cadence.doccarchive" --analyze --warnings-as-errors
