@@ -9,6 +9,8 @@ struct ExperimentResult: Equatable {
     let expected: String
     /// Whether every check passed.
     let passed: Bool
+    /// What the experiment does and why it matters, in plain words (``TourExperiment/note``).
+    var note: String = ""
 }
 
 /// Collects the checks of one experiment, one line each, into an ``ExperimentResult``.
@@ -24,10 +26,11 @@ struct Checks {
         allPassed = allPassed && passed
     }
 
-    /// The result named `name`; it passes if every check did (and there was at least one).
-    func result(_ name: String) -> ExperimentResult {
+    /// The result named `name`, with `note`; it passes if every check did (and there was at
+    /// least one).
+    func result(_ name: String, note: String) -> ExperimentResult {
         ExperimentResult(name: name, figure: figures.joined(separator: "\n"),
                          expected: expectations.joined(separator: "\n"),
-                         passed: allPassed && !figures.isEmpty)
+                         passed: allPassed && !figures.isEmpty, note: note)
     }
 }

@@ -4,6 +4,12 @@ struct Table {
     let header: [String]
     /// Rows of cells, one cell per column; a cell's lines are separated by `\n`.
     var rows: [[String]] = []
+    /// Text printed under each row (by index), indented and wrapped to the table's width (at least
+    /// ``noteWidth``), outside the columns; a blank line then separates it from the next row.
+    var notes: [Int: String] = [:]
+
+    /// The narrowest width notes are wrapped to.
+    static let noteWidth = 80
 
     /// The table as text: header, a rule, then the rows, columns two spaces apart, each line
     /// ending in a newline.
@@ -17,6 +23,7 @@ struct Table {
                 widths[column] = max(widths[column], lines.map(\.count).max() ?? 0)
             }
         }
+        let width = max(Self.noteWidth, widths.reduce(0, +) + 2 * (widths.count - 1))
         var text = ""
         for (index, row) in split.enumerated() {
             let height = row.map(\.count).max() ?? 1
@@ -27,11 +34,31 @@ struct Table {
                 }
                 text += trimmedRight(cells.joined(separator: "  ")) + "\n"
             }
+            if index > 0, let note = notes[index - 1] {
+                text += Self.wrapped(note, width: width, indent: "  ").map { $0 + "\n" }.joined()
+                if index < split.count - 1 { text += "\n" }
+            }
             if index == 0 {
                 text += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
             }
         }
         return text
+    }
+
+    /// `text` broken at spaces into lines of at most `width` characters, each after `indent`
+    /// (a word longer than a line gets a line of its own).
+    static func wrapped(_ text: String, width: Int, indent: String) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, indent.count + line.count + 1 + word.count > width {
+                lines.append(indent + line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(indent + line) }
+        return lines
     }
 
     private func trimmedRight(_ line: String) -> String {

@@ -5,8 +5,7 @@ enum Tour {
     /// Runs the tour and prints it; returns the exit status (0 if every experiment passed).
     static func run() -> Int32 {
         Console.out("Cadence \(cadenceVersion) tour on \(Machine.summary())\n")
-        Console.out("The seed article's timer measurements, replayed with its windows on a real loop (1-6),\n"
-                    + "then its countdown and its exercise, a poller, in virtual time (7, 8).\n\n")
+        Console.out(introduction)
         let started = ThreadTime.monotonicSeconds()
         let progress = Console.errorIsTerminal
         let experiments = TourExperiment.allCases
@@ -25,13 +24,24 @@ enum Tour {
         return passed == results.count ? 0 : 1
     }
 
+    /// The article the tour replays, by its title and subject.
+    static let article = "the article \"Timers\" (on Foundation's Timer.publish in Combine)"
+
+    /// What the tour is and how to read its table.
+    static let introduction = Table.wrapped(
+        "The measurements of \(article), replayed on a real Cadence loop with the article's time "
+            + "windows (1-6), then its countdown and its exercise, a poller, in virtual time (7, 8). "
+            + "Each row shows what was measured, the range the article expects (✗ marks a line "
+            + "outside it) and PASS or FAIL; under it, what the experiment does and why it matters.",
+        width: Table.noteWidth, indent: "").map { $0 + "\n" }.joined() + "\n"
+
     /// Runs one experiment; a ``CadenceError`` becomes a failed result that shows the error.
     static func outcome(of experiment: TourExperiment) -> ExperimentResult {
         do {
             return try experiment.run()
         } catch {
             return ExperimentResult(name: experiment.name, figure: "error: \(error) (\(error.name))",
-                                    expected: "no error", passed: false)
+                                    expected: "no error", passed: false, note: experiment.note)
         }
     }
 
@@ -39,6 +49,7 @@ enum Tour {
     static func table(_ results: [ExperimentResult]) -> Table {
         var table = Table(header: ["experiment", "measured", "expected", "result"])
         for result in results {
+            table.notes[table.rows.count] = result.note
             table.rows.append([result.name, result.figure, result.expected, result.passed ? "PASS" : "FAIL"])
         }
         return table

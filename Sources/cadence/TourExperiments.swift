@@ -1,9 +1,10 @@
 import Cadence
 import FoundationEssentials
 
-/// The measurements of the seed article "Timers", replayed on a real loop with the article's
-/// windows, then its countdown and its exercise (a poller) in virtual time. Each experiment makes
-/// its own loop or virtual scheduler, prints nothing, and returns its figures.
+/// The measurements of the article "Timers" (on Foundation's `Timer.publish`, see
+/// ``Tour/article``), replayed on a real loop with the article's windows, then its countdown and
+/// its exercise (a poller) in virtual time. Each experiment makes its own loop or virtual
+/// scheduler, prints nothing, and returns its figures.
 enum TourExperiment: CaseIterable {
     case unconnectedTimer, autoconnectSharing, runLoopModes, blockedThread, tolerance, loopNotRun
     case virtualCountdown, poller
@@ -22,6 +23,44 @@ enum TourExperiment: CaseIterable {
         }
     }
 
+    /// What the experiment does and why it matters, in plain words, printed under its row.
+    var note: String {
+        switch self {
+        case .unconnectedTimer:
+            "A 50 ms timer publisher with a subscriber but no connect(), then connected for 0.31 s, "
+                + "then cancelled. A timer publisher does nothing until it is connected, and cancelling "
+                + "the connection stops it for good: a subscription alone never starts a timer."
+        case .autoconnectSharing:
+            "A 100 ms autoconnect timer; a second subscriber joins after 0.25 s, both leave, then a "
+                + "new one arrives. Subscribers share one timer (the late one gets the same fire dates, "
+                + "not a timer of its own); the timer stops when nobody listens and starts afresh."
+        case .runLoopModes:
+            "Two 50 ms timers, one in the default mode and one in common, while the loop runs 0.5 s "
+                + "in a custom mode registered as common (as an app's scroll-tracking mode). A timer "
+                + "fires only in its modes: a clock in the default mode freezes while the user scrolls."
+        case .blockedThread:
+            "A 100 ms timer whose thread sleeps 0.55 s without running the loop. The missed ticks are "
+                + "skipped, not fired in a burst, and the late fire says how many; so counting ticks "
+                + "(ticks × interval) falls behind the clock: compute elapsed time from dates."
+        case .tolerance:
+            "A 100 ms timer allowed 50 ms of lateness, for 1.05 s; lateness is the clock read in the "
+                + "callback minus the fire date. Tolerance lets timers share wake-ups to save power; "
+                + "a timer never fires early, and the lateness never adds up over the ticks."
+        case .loopNotRun:
+            "A connected 50 ms timer on a loop that nobody runs, over 0.3 s of sleep, then one pass "
+                + "of the loop. Timers fire only while their loop runs (a timer on a thread without a "
+                + "run loop is silently dead); when it runs, an overdue timer fires once."
+        case .virtualCountdown:
+            "A 3 s countdown with 250 ms ticks on a virtual clock moved in jumps of 1.2, 1.5 and 2 s; "
+                + "each event is the whole seconds left and the virtual time it came at. Computed from "
+                + "the deadline, not by counting ticks, it is right after any gap, and tests exactly."
+        case .poller:
+            "A poller every 30 s in virtual time: steady, paused from 40 to 100 s, with 45 s responses, "
+                + "and the tolerance it asks its scheduler for. Polls never overlap and stop while "
+                + "inactive, and 10 % tolerance lets their wake-ups be shared."
+        }
+    }
+
     /// Runs the experiment (each on a real loop takes 0.3 to 1.2 s of real time, each in virtual
     /// time next to none) and returns its result.
     ///
@@ -37,7 +76,7 @@ enum TourExperiment: CaseIterable {
         case .virtualCountdown: try Self.virtualCountdown()
         case .poller: try Self.poller()
         }
-        return checks.result(name)
+        return checks.result(name, note: note)
     }
 
     /// A 0.05 s timer that is subscribed but not connected fires 0 times in 0.3 s, 5 to 7 times
@@ -91,7 +130,8 @@ enum TourExperiment: CaseIterable {
         var checks = Checks()
         checks.add("early \(earlyDates.count), late \(lateDates.count) ticks", expected: "early > late > 0",
                    earlyDates.count > lateDates.count && !lateDates.isEmpty)
-        checks.add("late dates ⊆ early dates: \(subset ? "yes" : "no")", expected: "yes", subset)
+        checks.add("late one's dates all among the early one's: \(subset ? "yes" : "no")", expected: "yes",
+                   subset)
         checks.add("\(idleTicks) ticks in 0.3 s after both cancel", expected: "0", idleTicks == 0)
         checks.add("\(restarted) ticks for a new subscriber", expected: "≥ 2", restarted >= 2)
         return checks
@@ -147,13 +187,12 @@ enum TourExperiment: CaseIterable {
         let undercount = elapsed - tickBased
 
         var checks = Checks()
-        checks.add("gaps " + gaps.map(Format.wholeMilliseconds).joined(separator: " ") + " ms",
-                   expected: "one > 500 ms", largestGap > 0.5 && longGaps == 1)
-        checks.add("late tick skipped \(skipped)", expected: "≥ 5 (gap ÷ T − 1)",
+        checks.add("gaps between fire dates: " + gaps.map(Format.wholeMilliseconds).joined(separator: " ")
+                   + " ms", expected: "one > 500 ms", largestGap > 0.5 && longGaps == 1)
+        checks.add("the late fire skipped \(skipped) ticks", expected: "≥ 5 (gap ÷ interval − 1)",
                    skipped >= 5 && skipped == gapInTicks - 1)
-        let counted = "\(Format.fixed(tickBased, 2)) of \(Format.fixed(elapsed, 2)) s"
-        checks.add("undercount \(Format.fixed(undercount, 2)) s (\(counted))", expected: "> 0.30 s",
-                   undercount > 0.3)
+        checks.add("ticks × interval \(Format.fixed(tickBased, 2)) s, elapsed \(Format.fixed(elapsed, 2)) s: "
+                   + "\(Format.fixed(undercount, 2)) s short", expected: "> 0.30 s short", undercount > 0.3)
         return checks
     }
 
@@ -199,8 +238,8 @@ enum TourExperiment: CaseIterable {
         let skipped = ticks.last?.skipped ?? 0
         var checks = Checks()
         checks.add("\(whileAsleep) ticks in 0.3 s, loop not run", expected: "0", whileAsleep == 0)
-        checks.add("then run(for: 0): \(onRun) tick", expected: "1", onRun == 1)
-        checks.add("  that tick skipped \(skipped)", expected: "≥ 5", skipped >= 5)
+        checks.add("then run(for: 0): \(onRun) fire", expected: "1", onRun == 1)
+        checks.add("  that fire skipped \(skipped) ticks", expected: "≥ 5", skipped >= 5)
         return checks
     }
 
@@ -214,16 +253,26 @@ enum TourExperiment: CaseIterable {
         let events = recorder.events
         let expected = ["3@0", "2@1000", "1@2000", "0@3000", "|@3000"]
 
-        // Three events a line, to keep the columns narrow.
+        // In words ("3 at 0 ms", "finished at 3000 ms"), two events a line to keep the columns narrow.
         func lines(_ events: [String]) -> String {
-            stride(from: 0, to: events.count, by: 3)
-                .map { events[$0..<min($0 + 3, events.count)].joined(separator: ", ") }
+            let words = events.map(Self.inWords)
+            return stride(from: 0, to: words.count, by: 2)
+                .map { words[$0..<min($0 + 2, words.count)].joined(separator: ", ") }
                 .joined(separator: ",\n")
         }
         var checks = Checks()
         checks.add(lines(events), expected: lines(expected), events == expected)
         checks.add("\(clock.pendingCount) timers left after the finish", expected: "0", clock.pendingCount == 0)
         return checks
+    }
+
+    /// A ``TimelineRecorder`` event in words: `3@1000` is `3 at 1000 ms`, `|@3000` is
+    /// `finished at 3000 ms`.
+    static func inWords(_ event: String) -> String {
+        guard let at = event.lastIndex(of: "@") else { return event }
+        let value = event[..<at]
+        let time = event[event.index(after: at)...]
+        return (value == "|" ? "finished" : String(value)) + " at \(time) ms"
     }
 
     /// The seed's exercise, a ``Poller`` every 30 s in virtual time: polls at 30, 60 and 90 s in

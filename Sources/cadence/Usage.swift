@@ -7,8 +7,8 @@ enum Usage {
         Timers on a libuv event loop, measured on this machine.
 
         commands:
-          tour                           replay the timer measurements of the seed article
-                                         and check each against its expected range
+          tour                           replay the timer measurements of the article
+                                         "Timers" and check each against its expected range
           countdown SECONDS [--tick S]   count down to a deadline in whole seconds
           ticks --every S [--tolerance S] [--for S]
                                          run a repeating timer and report each fire's lateness
@@ -61,12 +61,14 @@ enum Usage {
     static let tour = """
         usage: cadence tour
 
-        Replays the measurements of the seed article "Timers" on a real Cadence loop, with the
-        article's windows: an unconnected timer, an autoconnected timer shared by two
-        subscribers, run loop modes, a blocked thread, tolerance, and a loop nobody runs. Then,
-        in virtual time, its countdown (exact events) and its exercise, a poller that never
-        overlaps and pauses while inactive. Prints one row per experiment with the measured
-        figures, the expected range, and PASS or FAIL. Takes about five seconds.
+        Replays the measurements of the article "Timers" (on Foundation's Timer.publish in
+        Combine), the model Cadence follows, on a real Cadence loop with the article's time
+        windows: an unconnected timer, an autoconnected timer shared by two subscribers, run
+        loop modes, a blocked thread, tolerance, and a loop nobody runs. Then, in virtual time,
+        its countdown (exact events) and its exercise, a poller that never overlaps and pauses
+        while inactive. Prints one row per experiment with the measured figures, the range the
+        article expects, and PASS or FAIL, and under it what the experiment does and why it
+        matters. Takes about five seconds.
 
         Exit status: 0 if every experiment passes, 1 otherwise.
 
