@@ -16,5 +16,6 @@ echo "pkg-config: $flags"
 # shellcheck disable=SC2086 # the flags are words
 "$cc" -std=c11 -Wall -Wextra -Werror "$source/examples/c/ticker.c" $flags -o "$work/ticker"
 
-# libcadence comes from the prefix; the Swift runtime through libcadence's RPATH.
+# libcadence comes from the prefix, the Swift runtime inside it (consumer.installed_library checks
+# that; with CADENCE_STATIC_STDLIB=OFF, from the toolchain through libcadence's RUNPATH).
 LD_LIBRARY_PATH="$prefix/$libdir" "$work/ticker"
