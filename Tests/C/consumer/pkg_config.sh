@@ -11,6 +11,9 @@ mkdir -p "$work"
 "$cmake" --install "$build" --prefix "$prefix" >/dev/null
 
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+# The license goes with the install: its text, and its SPDX identifier in the .pc file.
+grep -q "Apache License" "$prefix/share/doc/cadence/LICENSE"
+grep -qx "License: Apache-2.0" "$PKG_CONFIG_PATH/cadence.pc"
 flags=$(pkg-config --cflags --libs cadence)
 echo "pkg-config: $flags"
 # shellcheck disable=SC2086 # the flags are words
