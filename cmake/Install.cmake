@@ -1,12 +1,17 @@
 # Installs libcadence, its headers, a pkg-config file and a CMake package, so C programs can use
-# `pkg-config --cflags --libs cadence` or `find_package(Cadence)` + `Cadence::cadence`.
+# `pkg-config --cflags --libs cadence` or `find_package(Cadence)` + `Cadence::cadence`, and the
+# license (Apache-2.0) as <prefix>/share/doc/cadence/LICENSE.
 include(CMakePackageConfigHelpers)
+
+# The SPDX identifier of Cadence's license, for the pkg-config file and the CMake package.
+set(CADENCE_LICENSE "Apache-2.0")
 
 set(CADENCE_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/Cadence")
 
 install(TARGETS CCadence EXPORT CadenceTargets LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 install(FILES include/cadence.h DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(FILES include/cadence/version.h DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/cadence")
+install(FILES LICENSE DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/cadence")
 
 # pkg-config: paths relative to the .pc file's own folder, so the install can be moved or made
 # with `cmake --install --prefix` into any prefix.

@@ -7,7 +7,9 @@ if(NOT CADENCE_STATIC_STDLIB)
 endif()
 
 # One file named libcadence.so (a wheel cannot hold the libcadence.so -> .so.0 -> .so.0.2.0
-# symlinks; it would store three copies). ctypes loads it by path, so its SONAME matters to nobody.
-set_property(TARGET CCadence PROPERTY VERSION)
-set_property(TARGET CCadence PROPERTY SOVERSION)
+# symlinks; it would store three copies), with the SONAME of the C install, libcadence.so.N for
+# major version N: one library, one name for the ABI it offers, however it was installed.
+set_target_properties(CCadence PROPERTIES VERSION "" SOVERSION "" NO_SONAME ON)
+target_link_options(CCadence PRIVATE
+  "SHELL:-Xlinker -soname -Xlinker libcadence.so.${PROJECT_VERSION_MAJOR}")
 install(TARGETS CCadence LIBRARY DESTINATION cadence COMPONENT python)

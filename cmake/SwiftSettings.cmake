@@ -7,6 +7,11 @@ add_compile_options(
 # Whole-module optimization outside Debug builds, as `swift build -c release` does: without it the
 # generic timer heap is not specialized and every operation pays for run-time generics.
 add_compile_options("$<$<AND:$<COMPILE_LANGUAGE:Swift>,$<NOT:$<CONFIG:Debug>>>:-wmo>")
+# A parent project that sets no build type (Cadence alone defaults to Release) still gets the
+# engine optimized, -O as in Release, in Cadence's directories only.
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  add_compile_options("$<$<COMPILE_LANGUAGE:Swift>:-O>")
+endif()
 if(CADENCE_WARNINGS_AS_ERRORS)
   add_compile_options("$<$<COMPILE_LANGUAGE:Swift>:-warnings-as-errors>")
 endif()

@@ -2,6 +2,7 @@
  *
  * Build against an installed Cadence:
  *     cc ticker.c $(pkg-config --cflags --libs cadence) -o ticker
+ * or with CMake, against an install or with Cadence's sources: see CMakeLists.txt beside it.
  * It prints each fire date and the count, and exits 0 if the count is 4 to 6. */
 #include <stdio.h>
 #include <stdlib.h>

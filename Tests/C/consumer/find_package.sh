@@ -1,14 +1,13 @@
 #!/bin/sh
-# Builds and runs examples/c/ticker.c with CMake and find_package(Cadence), against the prefix
-# that pkg_config.sh installed.
+# Builds and runs examples/c (its CMakeLists.txt: find_package(Cadence), Cadence::cadence) against
+# the prefix that pkg_config.sh installed.
 # Usage: find_package.sh CMAKE SOURCE_DIR WORK_DIR GENERATOR CC
 set -eu
 cmake=$1 source=$2 work=$3 generator=$4 cc=$5
 
 rm -rf "$work/find_package"
-"$cmake" -S "$source/Tests/C/consumer/find_package" -B "$work/find_package" -G "$generator" \
-  -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$work/prefix" \
-  -DTICKER_SOURCE="$source/examples/c/ticker.c" >/dev/null
+"$cmake" -S "$source/examples/c" -B "$work/find_package" -G "$generator" \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 "$cmake" --build "$work/find_package" >/dev/null
 # CMake's build RPATH points at the prefix's libcadence.
 "$work/find_package/ticker"

@@ -11,10 +11,14 @@ mkdir -p "$work"
 "$cmake" --install "$build" --prefix "$prefix" >/dev/null
 
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+# The license goes with the install: its text, and its SPDX identifier in the .pc file.
+grep -q "Apache License" "$prefix/share/doc/cadence/LICENSE"
+grep -qx "License: Apache-2.0" "$PKG_CONFIG_PATH/cadence.pc"
 flags=$(pkg-config --cflags --libs cadence)
 echo "pkg-config: $flags"
 # shellcheck disable=SC2086 # the flags are words
 "$cc" -std=c11 -Wall -Wextra -Werror "$source/examples/c/ticker.c" $flags -o "$work/ticker"
 
-# libcadence comes from the prefix; the Swift runtime through libcadence's RPATH.
+# libcadence comes from the prefix, the Swift runtime inside it (consumer.installed_library checks
+# that; with CADENCE_STATIC_STDLIB=OFF, from the toolchain through libcadence's RUNPATH).
 LD_LIBRARY_PATH="$prefix/$libdir" "$work/ticker"

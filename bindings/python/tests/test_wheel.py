@@ -176,7 +176,8 @@ def test_the_wheel_is_small_and_its_library_needs_only_system_libraries(
 ) -> None:
     size = wheel.stat().st_size
     assert size < MAX_WHEEL_BYTES, f"{wheel.name} is {size} bytes"
-    assert re.fullmatch(r"cadence-[\d.]+-py3-none-linux_\w+\.whl", wheel.name)
+    name = re.fullmatch(r"cadence-(\d+)\.[\d.]+-py3-none-linux_\w+\.whl", wheel.name)
+    assert name
     library = bundled_library(wheel, tmp_path)
     names = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
     assert {"cadence/py.typed", "cadence/pytest_plugin.py", "cadence/testing.py"} <= names
@@ -184,11 +185,19 @@ def test_the_wheel_is_small_and_its_library_needs_only_system_libraries(
     assert [n for n in names if ".so" in n] == ["cadence/libcadence.so"]
     (entry_points,) = tmp_path.glob("cadence-*.dist-info/entry_points.txt")
     assert "[pytest11]\ncadence.pytest_plugin = cadence.pytest_plugin" in entry_points.read_text()
+    # The license: its SPDX expression in the metadata and its text beside it (PEP 639).
+    (metadata,) = tmp_path.glob("cadence-*.dist-info/METADATA")
+    assert "License-Expression: Apache-2.0" in metadata.read_text().splitlines()
+    (license_text,) = tmp_path.glob("cadence-*.dist-info/licenses/LICENSE")
+    assert license_text.read_text() == (REPO / "LICENSE").read_text()
 
     needed, paths = dynamic_section(library)
     assert needed <= SYSTEM_LIBRARIES, needed - SYSTEM_LIBRARIES
     assert paths == ["$ORIGIN"]
     dynamic = run(["readelf", "-d", str(library)]).stdout
+    # The SONAME of the C install (ctest consumer.installed_library checks that one): one library,
+    # one name for its ABI, libcadence.so.N for major version N.
+    assert re.findall(r"\(SONAME\).*\[(.+)\]", dynamic) == [f"libcadence.so.{name[1]}"]
     assert str(toolchain_prefix()) not in dynamic
     assert "swift" not in dynamic.lower()
     # The Swift runtime is inside, FoundationEssentials without ICU: a few MB, not tens.
