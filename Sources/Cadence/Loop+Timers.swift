@@ -47,7 +47,7 @@ extension Loop {
         // it captured may call into the loop when freed.
         var action = TimerAction.idle
         lock.lock()
-        let disarmed = queues.disarm(id, releasing: &action)
+        let disarmed = disarmLocked(id, releasing: &action)
         lock.unlock()
         withExtendedLifetime(action) {}
         return disarmed
@@ -63,7 +63,7 @@ extension Loop {
     func disarmAndWait(_ id: TimerID) -> Bool {
         var action = TimerAction.idle  // released after the lock, as in `disarm`
         lock.lock()
-        let disarmed = queues.disarm(id, releasing: &action)
+        let disarmed = disarmLocked(id, releasing: &action)
         waitForCallbackLocked(of: id)
         lock.unlock()
         withExtendedLifetime(action) {}
@@ -76,7 +76,7 @@ extension Loop {
     func disarmReportingCallback(_ id: TimerID) -> (disarmed: Bool, callbackRunning: Bool) {
         var action = TimerAction.idle  // released after the lock, as in `disarm`
         lock.lock()
-        let disarmed = queues.disarm(id, releasing: &action)
+        let disarmed = disarmLocked(id, releasing: &action)
         let running = isRunningCallbackLocked(of: id)
         lock.unlock()
         withExtendedLifetime(action) {}
