@@ -43,7 +43,7 @@ struct TimerQueues {
     /// How many timers are armed, in all modes.
     private(set) var count = 0
     /// How many armed timers are referenced, per mode index (TimerQueues+References.swift).
-    var referencedCount = [0, 0]
+    let referencedCount = ModeCounters(count: 2)
 
     init(firstGeneration: UInt32 = 1) { nextGeneration = firstGeneration }
 
@@ -70,7 +70,7 @@ struct TimerQueues {
         indexByName[mode] = isCommon.count
         heaps += [TimerHeap](repeating: TimerHeap(), count: Kind.allCases.count)
         isCommon.append(common)
-        referencedCount.append(0)
+        referencedCount.append()
     }
 
     // MARK: Timers
@@ -94,7 +94,7 @@ struct TimerQueues {
         slots[index].action = action
         slots[index].isArmed = true
         slots[index].isReferenced = true
-        referencedCount[modeIndex] += 1
+        referencedCount[modeIndex] &+= 1
         count += 1
         enqueue(slot)
         return TimerID(slot: slot, generation: slots[index].generation)
@@ -133,7 +133,7 @@ struct TimerQueues {
         deferred.removeAll()
         for index in heaps.indices { heaps[index] = TimerHeap() }
         count = 0
-        for index in referencedCount.indices { referencedCount[index] = 0 }
+        referencedCount.reset()
         return actions
     }
 
@@ -186,7 +186,7 @@ struct TimerQueues {
         swap(&action, &slots[index].action)
         slots[index].action = .idle
         slots[index].isArmed = false
-        if slots[index].isReferenced { referencedCount[Int(slots[index].modeIndex)] -= 1 }
+        if slots[index].isReferenced { referencedCount[Int(slots[index].modeIndex)] &-= 1 }
         slots[index].generation &+= 1
         noteGeneration(slots[index].generation)
         freeSlots.append(slot)
