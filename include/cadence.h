@@ -10,8 +10,8 @@
  *  - Handles are small values with a generation count: a stale, released or foreign handle gives
  *    CADENCE_EBADF, never a crash. A zero handle ({0}) is "no handle"; releasing it is a no-op.
  *  - Threads: every function may be called from any thread. Callbacks run on the thread that is
- *    inside cadence_loop_run for their loop, or on the loop's own thread
- *    (cadence_loop_start_thread).
+ *    inside cadence_loop_run (or cadence_loop_run_until_idle) for their loop, or on the loop's own
+ *    thread (cadence_loop_start_thread).
  *  - Durations are rounded up to whole nanoseconds (never early): 1e-12 s is 1 ns, and 0.067 s,
  *    a double slightly above 67 ms, is 67 000 001 ns.
  */

@@ -230,9 +230,10 @@ class Loop(LoopThreadMethods):
 
     @property
     def running(self) -> bool:
-        """Whether the loop is running: a :meth:`run` call is in progress on any thread (counted
-        from just before the call enters C, so it may be True a moment before the loop really
-        runs), or the loop runs on its own thread (:attr:`has_thread`)."""
+        """Whether the loop is running: a :meth:`run` (or :meth:`run_until_idle`) call is in
+        progress on any thread (counted from just before the call enters C, so it may be True a
+        moment before the loop really runs), or the loop runs on its own thread
+        (:attr:`has_thread`)."""
         return self._state.running or self._state.thread
 
     # ---- Modes ----
