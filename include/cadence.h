@@ -10,8 +10,8 @@
  *  - Handles are small values with a generation count: a stale, released or foreign handle gives
  *    CADENCE_EBADF, never a crash. A zero handle ({0}) is "no handle"; releasing it is a no-op.
  *  - Threads: every function may be called from any thread. Callbacks run on the thread that is
- *    inside cadence_loop_run for their loop, or on the loop's own thread
- *    (cadence_loop_start_thread).
+ *    inside cadence_loop_run (or cadence_loop_run_until_idle) for their loop, or on the loop's own
+ *    thread (cadence_loop_start_thread).
  *  - Durations are rounded up to whole nanoseconds (never early): 1e-12 s is 1 ns, and 0.067 s,
  *    a double slightly above 67 ms, is 67 000 001 ns.
  */
@@ -98,6 +98,23 @@ CADENCE_EXPORT int cadence_loop_destroy(cadence_loop loop);
  * cadence_loop_advance_clock), CADENCE_ENOENT (mode not registered), CADENCE_EBUSY (already running, for example
  * when called from one of its callbacks), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_run(cadence_loop loop, const char *_Nullable mode, double seconds);
+
+/* Runs the loop in `mode` as cadence_loop_run does, until no referenced timer that can fire in
+ * `mode` is armed, then returns (libuv's UV_RUN_DEFAULT; early after cadence_loop_stop). Every
+ * timer is referenced unless cadence_timer_unref was called on it (only scheduled timers can be
+ * unreferenced): a one-shot until it fires or is cancelled; a repeating scheduled timer, a
+ * connected publisher and a poller until cancelled; a countdown until it finishes. Only timers
+ * in `mode`, and in "common" when `mode` is a common mode (read at each pass), count: a timer of
+ * another mode can never fire in this run. The check follows each pass, so with nothing
+ * referenced it fires what is due and returns, and after the last referenced one-shot fires it
+ * returns at once (on a virtual loop the clock then reads that one-shot's fire date). A cancel or
+ * unref from another thread that leaves nothing referenced wakes the run, which returns. On a
+ * virtual loop the clock steps from wake-up to wake-up as in cadence_loop_run, with no bound (as
+ * libuv): a referenced repeating timer keeps it going until a callback stops the loop, cancels or
+ * unreferences the timer. Errors: CADENCE_EINVAL (mode NULL, empty, malformed or "common"),
+ * CADENCE_ENOENT (mode not registered), CADENCE_EBUSY (already running, for example when called
+ * from one of its callbacks, or the loop has a thread of its own), CADENCE_EBADF. Added in 0.3. */
+CADENCE_EXPORT int cadence_loop_run_until_idle(cadence_loop loop, const char *_Nullable mode);
 
 /* Makes a running cadence_loop_run return after its current pass; does nothing if the loop is not
  * running. Callable from callbacks and other threads. Errors: CADENCE_EBADF. */
@@ -231,6 +248,24 @@ CADENCE_EXPORT int cadence_loop_schedule_repeating(cadence_loop loop, double del
                                                    const char *_Nullable mode,
                                                    cadence_tick_fn _Nullable fn, void *_Nullable userdata,
                                                    cadence_cancellable *_Nullable out);
+
+/* Makes a scheduled timer (one-shot or repeating) no longer keep cadence_loop_run_until_idle
+ * going (libuv's uv_unref, Node's timeout.unref()); it still fires as usual while the loop runs,
+ * a repeating one on every tick. Calling it twice, or on a timer that has ended (cancelled, or a
+ * one-shot that has fired), does nothing and returns 0. Callable from any thread.
+ * Errors: CADENCE_ENOTSUP (a cancellable that is not a scheduled timer), CADENCE_EBADF. Added in 0.3. */
+CADENCE_EXPORT int cadence_timer_unref(cadence_cancellable timer);
+
+/* Makes a scheduled timer keep cadence_loop_run_until_idle going again, as it did when it was
+ * scheduled (libuv's uv_ref). On a timer that has ended it does nothing and returns 0.
+ * Errors: as cadence_timer_unref. Added in 0.3. */
+CADENCE_EXPORT int cadence_timer_ref(cadence_cancellable timer);
+
+/* Writes 1 to *out if the scheduled timer is armed and referenced (it keeps a run until idle in
+ * one of its modes going; libuv's uv_has_ref), else 0 (also once it has ended).
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOTSUP (not a scheduled timer), CADENCE_EBADF.
+ * Added in 0.3. */
+CADENCE_EXPORT int cadence_timer_has_ref(cadence_cancellable timer, int *_Nullable out);
 
 /* ---- Countdowns ---- */
 

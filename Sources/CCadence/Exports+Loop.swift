@@ -37,6 +37,14 @@ public func cadence_loop_run(_ handle: cadence_loop, _ mode: UnsafePointer<CChar
 }
 
 @c @implementation
+public func cadence_loop_run_until_idle(_ handle: cadence_loop, _ mode: UnsafePointer<CChar>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        let loop = try lookUpLoop(handle)
+        try loop.runUntilIdle(mode: try CCadence.mode(mode))
+    }
+}
+
+@c @implementation
 public func cadence_loop_stop(_ handle: cadence_loop) -> Int32 {
     cResult { () throws(CadenceError) in try lookUpLoop(handle).stop() }
 }

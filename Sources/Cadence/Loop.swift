@@ -26,6 +26,9 @@ public final class Loop: @unchecked Sendable {
     var isRunningFlag = false
     var stopRequested = false
     var runningThread = pthread_t()
+    /// Whether the run in progress is a run until idle, and the index of its mode (Loop+Idle.swift).
+    var runningUntilIdle = false
+    var runningModeIndex = 0
     private var wakeUpCount: UInt64 = 0
     /// The timer whose callback is running, so that a cancel from another thread can wait for it,
     /// and how many threads wait.
@@ -77,19 +80,23 @@ public final class Loop: @unchecked Sendable {
     ///   of its own callbacks);
     ///   ``CadenceError/badHandle`` after ``close()``.
     public func run(mode: RunLoopMode = .default, for seconds: Double) throws(CadenceError) {
-        _ = try run(mode: mode, for: seconds, onOwnThread: false)
+        _ = try run(mode: mode, for: try nanoseconds(fromSeconds: seconds, allowZero: true), onOwnThread: false)
     }
 
     /// One run by the loop's own thread; returns false once the thread has been asked to stop.
     func runOnOwnThread(mode: RunLoopMode, for seconds: Double) throws(CadenceError) -> Bool {
-        try run(mode: mode, for: seconds, onOwnThread: true)
+        try run(mode: mode, for: try nanoseconds(fromSeconds: seconds, allowZero: true), onOwnThread: true)
     }
 
-    private func run(mode: RunLoopMode, for seconds: Double, onOwnThread: Bool) throws(CadenceError) -> Bool {
-        let duration = try nanoseconds(fromSeconds: seconds, allowZero: true)
-        if let virtualClock = clock as? VirtualClock, !virtualClock.canAdvance(by: duration) {
+    /// The run behind ``run(mode:for:)`` and ``runUntilIdle(mode:)``: for `duration` of the
+    /// loop's clock, or, when `duration` is nil, until no referenced timer can fire in `mode`
+    /// (see ``TimerQueues/hasReferencedTimers(runningIn:)``).
+    func run(mode: RunLoopMode, for duration: Nanoseconds?, onOwnThread: Bool) throws(CadenceError) -> Bool {
+        let virtualClock = clock as? VirtualClock
+        if let virtualClock, let duration, !virtualClock.canAdvance(by: duration) {
             throw .invalidArgument
         }
+        let untilIdle = duration == nil
         let modeIndex = try lock.withLock { () throws(CadenceError) -> Int? in
             guard !isClosedFlag else { throw .badHandle }
             guard !isRunningFlag, onOwnThread || ownThread == nil else { throw .busy }
@@ -99,11 +106,13 @@ public final class Loop: @unchecked Sendable {
             isRunningFlag = true
             stopRequested = false
             runningThread = pthread_self()
+            runningUntilIdle = untilIdle
+            runningModeIndex = index
             return index
         }
         guard let modeIndex else { return false }
-        defer { lock.withLock { isRunningFlag = false } }
-        let end = clock.now().saturatingAdd(duration)
+        defer { lock.withLock { isRunningFlag = false; runningUntilIdle = false } }
+        let end = duration.map { clock.now().saturatingAdd($0) } ?? .max
         var wokeForTimer = false
         while true {
             let now = clock.now()
@@ -114,11 +123,14 @@ public final class Loop: @unchecked Sendable {
             // A wake-up counts when it was at a timer's wake time and fired something: not one
             // made early by another thread, nor one for a timer cancelled meanwhile.
             if fired > 0 && wokeForTimer { wakeUpCount &+= 1 }
-            let goOn = !stopRequested && now < end
+            let goOn = !stopRequested && now < end && (!untilIdle || queues.hasReferencedTimers(runningIn: modeIndex))
             let wake = goOn ? queues.nextWake(runningIn: modeIndex) ?? .max : 0
             lock.unlock()
             guard goOn else { return true }
             let until = min(wake, end)
+            // A run until idle whose timers can never fire (their fire dates saturated): a real
+            // loop sleeps until stop(); a virtual clock cannot get there, so the run ends.
+            if until == .max && virtualClock != nil { return true }
             wokeForTimer = false
             if until > clock.now() {
                 clock.sleep(until: until)

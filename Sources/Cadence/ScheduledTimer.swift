@@ -132,3 +132,22 @@ public struct ScheduledTimer: Cancellable, Hashable, Sendable {
         hasher.combine(id)
     }
 }
+
+// MARK: Keeping a run until idle going
+
+extension ScheduledTimer {
+    /// Lets ``Loop/runUntilIdle(mode:)`` return while this timer is armed (libuv's `uv_unref`,
+    /// Node's `timeout.unref()`). The timer still fires as usual while the loop runs; a repeating
+    /// one stays unreferenced on every tick. Callable from any thread; calling it twice, or on a
+    /// timer that has ended (cancelled, or a one-shot that has fired), does nothing.
+    public func unref() { _ = loop.setReferenced(id, false) }
+
+    /// Makes this timer keep ``Loop/runUntilIdle(mode:)`` going again while it is armed, as it
+    /// did when it was scheduled (libuv's `uv_ref`, Node's `timeout.ref()`). Does nothing on a
+    /// timer that has ended.
+    public func ref() { _ = loop.setReferenced(id, true) }
+
+    /// Whether the timer is armed and referenced, so that it keeps a run until idle in one of its
+    /// modes going (libuv's `uv_has_ref`, Node's `timeout.hasRef()`); false once it has ended.
+    public var hasRef: Bool { loop.isReferenced(id) }
+}

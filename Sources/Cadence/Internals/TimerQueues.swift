@@ -42,6 +42,8 @@ struct TimerQueues {
     static let takeAllMinimum = 256
     /// How many timers are armed, in all modes.
     private(set) var count = 0
+    /// How many armed timers are referenced, per mode index (TimerQueues+References.swift).
+    let referencedCount = ModeCounters(count: 2)
 
     init(firstGeneration: UInt32 = 1) { nextGeneration = firstGeneration }
 
@@ -68,6 +70,7 @@ struct TimerQueues {
         indexByName[mode] = isCommon.count
         heaps += [TimerHeap](repeating: TimerHeap(), count: Kind.allCases.count)
         isCommon.append(common)
+        referencedCount.append()
     }
 
     // MARK: Timers
@@ -90,6 +93,8 @@ struct TimerQueues {
         slots[index].modeIndex = Int32(modeIndex)
         slots[index].action = action
         slots[index].isArmed = true
+        slots[index].isReferenced = true
+        referencedCount[modeIndex] &+= 1
         count += 1
         enqueue(slot)
         return TimerID(slot: slot, generation: slots[index].generation)
@@ -128,6 +133,7 @@ struct TimerQueues {
         deferred.removeAll()
         for index in heaps.indices { heaps[index] = TimerHeap() }
         count = 0
+        referencedCount.reset()
         return actions
     }
 
@@ -180,6 +186,7 @@ struct TimerQueues {
         swap(&action, &slots[index].action)
         slots[index].action = .idle
         slots[index].isArmed = false
+        if slots[index].isReferenced { referencedCount[Int(slots[index].modeIndex)] &-= 1 }
         slots[index].generation &+= 1
         noteGeneration(slots[index].generation)
         freeSlots.append(slot)

@@ -39,6 +39,9 @@ struct TimerSlot {
     var isQueued = false
     /// Whether the slot holds an armed timer.
     var isArmed = false
+    /// Whether the armed timer keeps a run until idle going (libuv's `uv_ref`); see
+    /// TimerQueues+References.swift.
+    var isReferenced = true
     /// The armed timer's action; ``TimerAction/idle`` otherwise.
     var action = TimerAction.idle
 

@@ -110,6 +110,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "cadence_loop_create": (_int, [_handle_out]),
     "cadence_loop_destroy": (_int, [Handle]),
     "cadence_loop_run": (_int, [Handle, _char_p, _double]),
+    "cadence_loop_run_until_idle": (_int, [Handle, _char_p]),
     "cadence_loop_stop": (_int, [Handle]),
     "cadence_loop_add_mode": (_int, [Handle, _char_p]),
     "cadence_loop_add_common_mode": (_int, [Handle, _char_p]),
@@ -168,6 +169,9 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
             _handle_out,
         ],
     ),
+    "cadence_timer_unref": (_int, [Handle]),
+    "cadence_timer_ref": (_int, [Handle]),
+    "cadence_timer_has_ref": (_int, [Handle, ctypes.POINTER(_int)]),
     # Countdowns
     "cadence_countdown_start": (
         _int,

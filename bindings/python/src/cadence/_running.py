@@ -8,7 +8,9 @@ given to :func:`signal.set_wakeup_fd`, and a watcher thread reading it calls ``c
 (safe from any thread). The C call returns, CPython runs the Python handler, and the run either
 ends (the handler stopped or interrupted it) or goes on for the time left. When the wake-up fd is
 already taken (asyncio sets one while its loop runs), the run falls back to slices of at most
-``step`` seconds, between which pending handlers run.
+``step`` seconds, between which pending handlers run. A run until idle (``seconds`` None) goes
+through the watcher on a virtual loop too (a referenced repeating timer keeps it going without
+end); it cannot be sliced, so with the wake-up fd taken it is one C call.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ class _SignalWatcher:
         self.current: _registry.LoopState | None = None
         #: Counts the main thread's returns from ``cadence_loop_run``.
         self.returns = 0
+        #: Counts the signals read, so that a run until idle knows whether C returned for one.
+        self.signals = 0
         threading.Thread(target=self._watch, name="cadence-signals", daemon=True).start()
 
     def _watch(self) -> None:
@@ -78,6 +82,7 @@ class _SignalWatcher:
                     return
             except OSError:
                 return
+            self.signals += 1
             state, returns = self.current, self.returns
             # Until that C call returns: a signal that came just before it started would
             # otherwise wait for the end of the run.
@@ -85,9 +90,11 @@ class _SignalWatcher:
                 _lib.lib.cadence_loop_stop(state.handle)
                 time.sleep(0.001)
 
-    def run(self, state: _registry.LoopState, mode: bytes, seconds: float) -> int:
-        """Runs the C loop for ``seconds`` of its clock, going on after a signal whose handler
-        did not stop the run; returns the C code."""
+    def run(self, state: _registry.LoopState, mode: bytes, seconds: float | None) -> int:
+        """Runs the C loop for ``seconds`` of its clock (until idle if None), going on after a
+        signal whose handler did not stop the run; returns the C code."""
+        if seconds is None:
+            return self._run_until_idle(state, mode)
         if not (math.isfinite(seconds) and seconds > 0):
             return int(_lib.lib.cadence_loop_run(state.handle, mode, seconds))  # C judges it
         end = _now(state) + seconds
@@ -108,7 +115,24 @@ class _SignalWatcher:
             if left <= 0:
                 return 0
 
+    def _run_until_idle(self, state: _registry.LoopState, mode: bytes) -> int:
+        while True:
+            outer, self.current = self.current, state
+            try:
+                if state.stopping:
+                    return 0
+                signals = self.signals
+                code = int(_c_run_until_idle(state.handle, mode))
+            finally:
+                self.returns += 1
+                self.current = outer
+            # Idle, unless the watcher stopped the C call for a signal whose handler let the
+            # run go on (then it goes on; an idle loop returns from the next call at once).
+            if code != 0 or state.stopping or self.signals == signals:
+                return code
 
+
+_c_run_until_idle = _lib.lib.cadence_loop_run_until_idle
 _watcher: _SignalWatcher | None = None
 
 
@@ -134,15 +158,21 @@ def _signals_wake() -> Iterator[_SignalWatcher | None]:
         signal.set_wakeup_fd(previous)
 
 
-def run(state: _registry.LoopState, mode: bytes, seconds: float, step: float) -> int:
-    """One :meth:`Loop.run` in C. On the main thread a real loop is woken by signals (see the
-    module's notes), or runs in slices of ``step`` seconds when the wake-up fd is taken; a
-    virtual loop does not sleep, and other threads get no signals."""
-    if state.virtual or threading.current_thread() is not threading.main_thread():
+def run(state: _registry.LoopState, mode: bytes, seconds: float | None, step: float) -> int:
+    """One :meth:`Loop.run` in C, or :meth:`Loop.run_until_idle` when ``seconds`` is None. On
+    the main thread a real loop is woken by signals (see the module's notes), or runs in slices
+    of ``step`` seconds when the wake-up fd is taken; a virtual loop does not sleep (but may run
+    until idle without end), and other threads get no signals."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or (state.virtual and seconds is not None):
+        if seconds is None:
+            return int(_c_run_until_idle(state.handle, mode))
         return int(_lib.lib.cadence_loop_run(state.handle, mode, seconds))
     with _signals_wake() as watcher:
         if watcher is not None:
             return watcher.run(state, mode, seconds)
+    if seconds is None:
+        return int(_c_run_until_idle(state.handle, mode))
     return run_in_slices(state, mode, seconds, step)
 
 

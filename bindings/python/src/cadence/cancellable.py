@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Callable, TypeVar, cast
 
 from . import _lib, _registry
 from ._owned import Owned
@@ -19,6 +19,8 @@ __all__ = ["Cancellable", "Connection", "ScheduledTimer", "Subscription"]
 
 _C = TypeVar("_C", bound="Cancellable")
 _cancel = _lib.lib.cadence_cancel
+_unref = _lib.lib.cadence_timer_unref
+_ref = _lib.lib.cadence_timer_ref
 
 
 def _release(state: LoopState, handle: int) -> None:
@@ -245,6 +247,49 @@ class ScheduledTimer(Cancellable):
             BadHandle: the object or its loop is closed.
         """
         return not self._is_cancelled("ScheduledTimer.pending")
+
+    # ---- Keeping a run until idle going (libuv's uv_ref / uv_unref) ----
+
+    def unref(self) -> None:
+        """Lets :meth:`Loop.run_until_idle` return while this timer is armed (libuv's
+        ``uv_unref``, Node's ``timeout.unref()``). The timer still fires as usual while the loop
+        runs; a repeating one stays unreferenced on every tick. Callable from any thread;
+        calling it twice, or on a timer that has ended (cancelled, or a one-shot that has
+        fired), does nothing.
+
+        Raises:
+            BadHandle: the object or its loop is closed.
+        """
+        self._reference(_unref, "ScheduledTimer.unref()")
+
+    def ref(self) -> None:
+        """Makes this timer keep :meth:`Loop.run_until_idle` going again while it is armed, as
+        it did when it was scheduled (libuv's ``uv_ref``, Node's ``timeout.ref()``). Does nothing
+        on a timer that has ended.
+
+        Raises:
+            BadHandle: the object or its loop is closed.
+        """
+        self._reference(_ref, "ScheduledTimer.ref()")
+
+    @property
+    def has_ref(self) -> bool:
+        """Whether the timer is armed and referenced, so that it keeps a run until idle in one of
+        its modes going (libuv's ``uv_has_ref``, Node's ``timeout.hasRef()``); False once it has
+        ended.
+
+        Raises:
+            BadHandle: the object or its loop is closed.
+        """
+        where = "ScheduledTimer.has_ref"
+        self._require_open(where)
+        out = ctypes.c_int()
+        check(int(_lib.lib.cadence_timer_has_ref(self._handle, out)), where)
+        return bool(out.value)
+
+    def _reference(self, function: Callable[[int], int], where: str) -> None:
+        self._require_open(where)
+        check(int(function(self._handle)), where)
 
     def _status(self) -> str:
         closed = self._state_word()

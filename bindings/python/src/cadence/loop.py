@@ -154,14 +154,56 @@ class Loop(LoopThreadMethods):
         """
         value = _args.seconds(seconds, "Loop.run()", "seconds")
         name = _args.mode(mode, "Loop.run()")
-        state = self._require_open("Loop.run()")
+        self._run(name, value, "Loop.run()", f"Loop.run(seconds={seconds!r}, mode={mode!r})")
+
+    def run_until_idle(self, *, mode: str = "default") -> None:
+        """Runs the loop in ``mode`` as :meth:`run` does, until no referenced timer that can fire
+        in ``mode`` is armed, then returns (early after :meth:`stop`): libuv's
+        ``UV_RUN_DEFAULT``, asyncio's ``run_until_complete``, Node's exit rule (Swift's
+        ``runUntilIdle(mode:)``, C's ``cadence_loop_run_until_idle``).
+
+        Every timer is referenced unless :meth:`ScheduledTimer.unref` was called on it (only
+        scheduled timers can be unreferenced): a one-shot until it fires or is cancelled; a
+        repeating scheduled timer, a connected publisher and an active poller until cancelled; a
+        countdown until it finishes. Only timers in ``mode``, and in ``"common"`` when ``mode``
+        is a common mode (read at each pass), count: a timer of another mode can never fire in
+        this run. The check follows each pass: with nothing referenced the run fires what is
+        due and returns; after the last referenced one-shot fires it returns at once (on a
+        virtual loop the clock then reads that one-shot's fire date). A cancel or ``unref()``
+        from another thread that leaves nothing referenced wakes the run, which returns.
+
+        On a virtual loop the clock steps from wake-up to wake-up as in :meth:`run`, with no
+        bound (as libuv): a referenced repeating timer keeps it going until a callback calls
+        :meth:`stop`, cancels the timer or unreferences it. Ctrl-C is answered as in :meth:`run`
+        (on a virtual loop too), except while another wake-up fd is set (asyncio's), when it is
+        seen once the run returns.
+
+        Args:
+            mode: a registered mode other than ``"common"``; default ``"default"``. Keyword-only.
+
+        Raises:
+            Exception: whatever a callback raised during this run, as for :meth:`run`.
+            KeyboardInterrupt: as for :meth:`run`.
+            TypeError: ``mode`` is not a str.
+            InvalidArgument: ``mode`` is empty, malformed or ``"common"``.
+            UnknownMode: ``mode`` is not registered.
+            LoopBusy: the loop is already running (for example, from one of its callbacks) or
+                has a thread of its own.
+            BadHandle: the loop is closed.
+        """
+        name = _args.mode(mode, "Loop.run_until_idle()")
+        self._run(name, None, "Loop.run_until_idle()", f"Loop.run_until_idle(mode={mode!r})")
+
+    def _run(self, name: bytes, seconds: float | None, call: str, where: str) -> None:
+        """:meth:`run` for ``seconds``, or :meth:`run_until_idle` when ``seconds`` is None."""
+        state = self._require_open(call)
         # Only the call that actually runs collects a callback's exception: a nested run,
         # rejected here, must not steal it.
         if not state.enter_run():
-            raise LoopBusy(context="Loop.run() while the loop is running or has a thread")
+            raise LoopBusy(context=f"{call} while the loop is running or has a thread")
         try:
             with _registry.binding_code(), _running.sigint_stops_run():
-                code = _running.run(state, name, value, RUN_SLICE)
+                code = _running.run(state, name, seconds, RUN_SLICE)
         finally:
             interrupted = state.leave_run()
         error = state.take_error() if code == 0 else None
@@ -173,8 +215,8 @@ class Loop(LoopThreadMethods):
             finally:
                 del error
         if code == EBUSY:
-            raise LoopBusy(context="Loop.run() while the loop is running")
-        check(code, f"Loop.run(seconds={seconds!r}, mode={mode!r})")
+            raise LoopBusy(context=f"{call} while the loop is running")
+        check(code, where)
 
     def stop(self) -> None:
         """Makes a running :meth:`run` return after its current pass; does nothing if the loop is
@@ -188,9 +230,10 @@ class Loop(LoopThreadMethods):
 
     @property
     def running(self) -> bool:
-        """Whether the loop is running: a :meth:`run` call is in progress on any thread (counted
-        from just before the call enters C, so it may be True a moment before the loop really
-        runs), or the loop runs on its own thread (:attr:`has_thread`)."""
+        """Whether the loop is running: a :meth:`run` (or :meth:`run_until_idle`) call is in
+        progress on any thread (counted from just before the call enters C, so it may be True a
+        moment before the loop really runs), or the loop runs on its own thread
+        (:attr:`has_thread`)."""
         return self._state.running or self._state.thread
 
     # ---- Modes ----

@@ -1,0 +1,78 @@
+/// Running until nothing is left to do: libuv's `UV_RUN_DEFAULT` with `uv_ref` / `uv_unref`,
+/// Node's exit rule with `ref()` / `unref()`.
+extension Loop {
+    /// Runs the loop in `mode` until no referenced timer that can fire in `mode` is armed, then
+    /// returns (early if ``stop()`` is called). The run is ``run(mode:for:)``'s, without an end.
+    ///
+    /// Which timers keep it going: every armed timer is referenced unless unreferenced with
+    /// ``ScheduledTimer/unref()`` (only scheduled timers, one-shot and repeating, can be): a
+    /// one-shot until it fires or is cancelled, a repeating scheduled timer, a connected
+    /// publisher and an active poller until they are cancelled, a countdown until it finishes. Of
+    /// these, only the timers in `mode`, and in ``RunLoopMode/common`` when `mode` is a common
+    /// mode, count: a timer of another mode can never fire in this run. Whether `mode` is common is
+    /// read at each pass, so a mode made common during the run counts the common timers from then
+    /// on. Unreferenced timers fire as usual while the run lasts.
+    ///
+    /// The check comes after each pass: a run with nothing referenced fires what is due at once
+    /// and returns; a run whose last referenced one-shot fires returns right after that pass, the
+    /// clock at its fire date. A cancel or ``ScheduledTimer/unref()`` from another thread that
+    /// leaves nothing referenced wakes the loop, which then returns.
+    ///
+    /// On a virtual loop the clock steps from wake-up to wake-up as in ``run(mode:for:)``, until
+    /// idle. Nothing bounds it (as libuv): a referenced repeating timer keeps it going until a
+    /// callback calls ``stop()``, cancels it or unreferences it; use ``run(mode:for:)`` for a
+    /// bounded run. A virtual run whose remaining timers can never fire (a fire date past the end
+    /// of the clock) returns.
+    ///
+    /// (`cadence_loop_run_until_idle` in C, `Loop.run_until_idle` in Python.)
+    ///
+    /// - Parameter mode: a registered mode other than ``RunLoopMode/common``.
+    /// - Throws: ``CadenceError/invalidArgument`` for `common` or a malformed mode;
+    ///   ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/busy`` if the loop
+    ///   is already running (for example when called from one of its own callbacks) or has a
+    ///   thread of its own; ``CadenceError/badHandle`` after ``close()``.
+    public func runUntilIdle(mode: RunLoopMode = .default) throws(CadenceError) {
+        _ = try run(mode: mode, for: nil, onOwnThread: false)
+    }
+
+    /// Marks an armed timer as keeping a run until idle going or not; false if it is not armed.
+    func setReferenced(_ id: TimerID, _ referenced: Bool) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let armed = queues.setReferenced(id, referenced)
+        if !referenced { wakeIdleRunIfDoneLocked() }
+        return armed
+    }
+
+    /// Whether a timer is armed and referenced.
+    func isReferenced(_ id: TimerID) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return queues.isReferenced(id)
+    }
+
+    /// ``TimerQueues/disarm(_:releasing:)``, waking a run until idle on another thread that the
+    /// cancel leaves with nothing referenced (it would otherwise sleep until the cancelled
+    /// timer's fire date). Call with the lock held.
+    @inline(__always)
+    func disarmLocked(_ id: TimerID, releasing action: inout TimerAction) -> Bool {
+        let disarmed = queues.disarm(id, releasing: &action)
+        if runningUntilIdle && disarmed { wakeIdleRunIfDoneLocked() }
+        return disarmed
+    }
+
+    private func wakeIdleRunIfDoneLocked() {
+        if runningUntilIdle && !queues.hasReferencedTimers(runningIn: runningModeIndex) { wakeIfRemote() }
+    }
+
+    /// ``ScheduledTimer/unref()`` and ``ScheduledTimer/ref()`` for the C API's timers, by packed
+    /// id; false if the timer is not armed.
+    package func setReferenced(packedID: UInt64, _ referenced: Bool) -> Bool {
+        setReferenced(TimerID(packed: packedID), referenced)
+    }
+
+    /// ``ScheduledTimer/hasRef`` for the C API's timers, by packed id.
+    package func isReferenced(packedID: UInt64) -> Bool {
+        isReferenced(TimerID(packed: packedID))
+    }
+}
