@@ -411,7 +411,11 @@ def print_cross_check(ours, peers, kit):
             continue
         print(f"| {metric} ({unit}) | " + " | ".join(cells) + " |")
     if kit_errors:
-        print("| **error** (kit) | " + " | ".join("; ".join(kit_errors.get(p, [])) or "—" for p in names) + " |")
+        print(
+            "| **error** (kit) | "
+            + " | ".join("; ".join(kit_errors.get(p, [])) or "—" for p in names)
+            + " |"
+        )
     print()
 
 

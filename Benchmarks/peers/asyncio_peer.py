@@ -108,8 +108,11 @@ def ops(loop):
         if fired[0] != n:
             sys.exit(f"fired {fired[0]} of {n} timers")
         fire.append((t1 - t0) / n)
-        print(f"round {len(fire) - 1}: start {start[-1]:.0f} stop {stop[-1]:.0f} "
-              f"fire {fire[-1]:.0f} ns", file=sys.stderr)
+        print(
+            f"round {len(fire) - 1}: start {start[-1]:.0f} stop {stop[-1]:.0f} "
+            f"fire {fire[-1]:.0f} ns",
+            file=sys.stderr,
+        )
     emit("start_ns", n, median(start), "ns/op")
     emit("stop_ns", n, median(stop), "ns/op")
     emit("start_cpu_ns", n, median(start_cpu), "ns/op")
