@@ -1,14 +1,15 @@
-# Cadence: the two commands of the README, and the steps they are made of.
+# Cadence: the three commands of the README, and the steps they are made of.
 #   make demo   builds the command-line tool and runs `cadence tour` (the main job)
 #   make test   runs every test: Swift (swift test), C (ctest, valgrind, sanitizers) and Python (pytest)
-# Both install what is missing first (scripts/install-deps.sh) and do nothing extra otherwise.
+#   make bench  runs the timer benchmarks: Cadence beside six other timer engines (Benchmarks/run)
+# Each installs what is missing first (scripts/install-deps.sh) and does nothing extra otherwise.
 
 PYTHON ?= python3
 BUILD  ?= build
 # The Swift toolchain's clang and lld, which the sanitizer builds need.
 CLANG  ?= $(dir $(shell command -v swiftc))clang
 
-.PHONY: demo test bench deps deps-test swift-test c-build c-test python-test example-swift sanitize clean
+.PHONY: demo test bench deps deps-test deps-bench swift-test c-build c-test python-test example-swift sanitize clean
 
 demo: deps
 	swift build -c release --product cadence
@@ -21,6 +22,9 @@ deps:
 
 deps-test:
 	@scripts/install-deps.sh test
+
+deps-bench:
+	@scripts/install-deps.sh bench
 
 swift-test:
 	swift test
@@ -55,9 +59,10 @@ sanitize: deps-test
 	ctest --test-dir $(BUILD)-tsan --output-on-failure
 	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests'
 
-# The timer benchmarks beside the peers in ../shared/peers (about 6 minutes; tables on stdout).
-# docs/BENCHMARKS.md explains the figures; Benchmarks/profile.py counts instructions per operation.
-bench: deps c-build
+# The timer benchmarks: Cadence beside the peers of Benchmarks/peers (libuv, Foundation, Dispatch,
+# asyncio, uvloop, Node), about 6 minutes, tables on stdout. docs/BENCHMARKS.md explains the
+# figures; Benchmarks/profile.py counts instructions per operation.
+bench: deps-bench c-build
 	CADENCE_BUILD_DIR=$(abspath $(BUILD)) Benchmarks/run
 
 clean:

@@ -3,19 +3,20 @@
 
 Usage:
   tables.py --peers RESULTS.jsonl [--cadence RUN.jsonl ...] [--scale SCALE.jsonl]
-            [--floors FLOORS.jsonl]
+            [--floors FLOORS.jsonl] [--cross-check KIT.jsonl]
 
---peers    run-all's results.jsonl: the peers and the Cadence programs of that one run
-           (EXTRA_PEERS). The peer columns and the "best peer" of every ratio come from it.
---cadence  more passes of the Cadence programs alone (the same JSON lines). Each Cadence cell is
-           the median (element floor(k/2) of the k sorted values, the peers' rule) of its value in
-           run-all's run and in these passes.
---scale    JSON lines of the `scale N` runs (start_ns, stop_ns, fire_ns at several N).
---floors   JSON lines of floors.c (a clock read, a mutex, an atomic operation on this machine).
+--peers        the peers' pass (Benchmarks/peers and the Cadence programs, one after another).
+               The peer columns and the "best peer" of every ratio come from it.
+--cadence      more passes of the Cadence programs alone (the same JSON lines). Each Cadence cell
+               is the median (element floor(k/2) of the k sorted values, the rounds' rule) of its
+               value in the peers' pass and in these passes.
+--scale        JSON lines of the `scale N` runs (start_ns, stop_ns, fire_ns at several N).
+--floors       JSON lines of floors.c (a clock read, a mutex, an atomic operation on this machine).
+--cross-check  JSON lines of another kit of the same peers (PEERS_DIR): its figures beside ours.
 
 Prints: the main table (rows = metrics; columns = Cadence Swift, C, Python, then each peer), the
-ratios to the best peer, the goals of DESIGN.md section 4 met or missed, the floors, the spread of
-the Cadence runs, and the scaling table.
+ratios to the best peer, the goals met or missed, the floors, the spread of the Cadence runs, the
+scaling table, and the cross-check if given.
 """
 
 import argparse
@@ -161,6 +162,7 @@ def main():
     ap.add_argument("--cadence", nargs="*", default=[])
     ap.add_argument("--scale")
     ap.add_argument("--floors")
+    ap.add_argument("--cross-check")
     args = ap.parse_args()
 
     peer_cells, peer_errors = load(args.peers)
@@ -187,8 +189,8 @@ def main():
     # 1. main table
     print("### Cadence beside the peers\n")
     print(
-        f"Cadence columns: median of {nruns} runs (run-all's own run and {nruns - 1} more "
-        f"passes of the same programs); peer columns: the one run-all run. Cells marked * had "
+        f"Cadence columns: median of {nruns} runs (the peers' pass and {nruns - 1} more "
+        f"passes of the same programs); peer columns: the peers' pass. Cells marked * had "
         f"fewer than {nruns} values (a run failed; see the error row).\n"
     )
     head = [label for _, label in CADENCE] + peers
@@ -207,7 +209,7 @@ def main():
     if peer_errors:
         row = ["; ".join(peer_errors.get(impl, [])) or "—" for impl, _ in CADENCE]
         row += ["; ".join(peer_errors.get(p, [])) or "—" for p in peers]
-        print("| **error** (run-all) | " + " | ".join(row) + " |")
+        print("| **error** | " + " | ".join(row) + " |")
     print()
 
     # 2. ratios to the best peer
@@ -239,7 +241,7 @@ def main():
             print(f"| {metric} | {text} | — | " + " | ".join(shown) + " | — |")
     print()
 
-    # 3. goals (DESIGN.md section 4 and the benchmark issue)
+    # 3. goals (docs/BENCHMARKS.md: the limits of each row)
     print("### Goals\n")
     print("| goal | Swift | C | Python |")
     print("|---|---|---|---|")
@@ -376,6 +378,45 @@ def main():
                     + f" | {growth} |"
                 )
         print()
+
+    # 7. the peers against another kit of the same peers
+    if args.cross_check:
+        print_cross_check(peer_cells, peers, load(args.cross_check))
+
+
+def print_cross_check(ours, peers, kit):
+    """Each peer's figure from Benchmarks/peers beside the same peer's from the other kit."""
+    kit_cells, kit_errors = kit
+    names = [p for p in peers if any(impl == p for (_, impl) in kit_cells) or p in kit_errors]
+    print("### Cross-check: the peers beside another kit of the same peers\n")
+    if not names:
+        print("The kit's run gave no figure for these peers.\n")
+        return
+    print(
+        "Cell: Benchmarks/peers / the kit (ratio), each from one run of this invocation; on a "
+        "shared machine differences under about 30 % are noise.\n"
+    )
+    print("| metric | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(names))
+    for metric, unit, _ in ROWS:
+        cells = []
+        for p in names:
+            a, b = ours.get((metric, p)), kit_cells.get((metric, p))
+            if a is None and b is None:
+                cells.append("—")
+                continue
+            ratio = f" ({fmt_ratio(a / b)})" if a is not None and b else ""
+            cells.append(f"{fmt(a)} / {fmt(b)}{ratio}")
+        if all(c == "—" for c in cells):
+            continue
+        print(f"| {metric} ({unit}) | " + " | ".join(cells) + " |")
+    if kit_errors:
+        print(
+            "| **error** (kit) | "
+            + " | ".join("; ".join(kit_errors.get(p, [])) or "—" for p in names)
+            + " |"
+        )
+    print()
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-/* bench.c - Cadence's C API (include/cadence.h, libcadence.so) measured with the timer peers'
- * metric definitions (shared/peers/README.md): one JSON line per metric, one group per process.
+/* bench.c - Cadence's C API (include/cadence.h, libcadence.so) measured with the peers' metric
+ * definitions (docs/BENCHMARKS.md, "What each figure means"): one JSON line per metric, one group
+ * per process.
  * Build: gcc -O2 -I include Benchmarks/c/bench.c -L build -lcadence -Wl,-rpath,$PWD/build -lm
  * Run:   bench {ops|lat|idle|wake|mem}   and   bench scale N   (start/stop/fire at N timers)
  *

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """bench.py - Cadence's Python bindings measured with the timer peers' metric definitions.
 
-Definitions: shared/peers/README.md. One JSON line per metric on stdout, one group per process.
+Definitions: docs/BENCHMARKS.md ("What each figure means"). One JSON line per metric on stdout,
+one group per process.
 Run: python bench.py {ops|lat|idle|wake|mem}   (also: python bench.py scale N)
 
-The code follows peer_asyncio.py line for line where it can, so the two columns compare the
+The code follows Benchmarks/peers/asyncio_peer.py where it can, so the two columns compare the
 libraries, not the benchmark code: one-shots are ``loop.schedule(delay, callback)`` (a
 ``ScheduledTimer`` each, kept in a list) and ``ScheduledTimer.cancel()``; deadlines have ns
 resolution. A repeating timer is ``loop.schedule(delay, callback, interval=...)`` (Swift's

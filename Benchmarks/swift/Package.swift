@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 // The Swift column of the timer benchmarks: Cadence's Swift API measured with the peers' metric
-// definitions (../../../shared/peers/README.md). Build: swift build -c release
+// definitions (docs/BENCHMARKS.md). Build: swift build -c release
+// Sources/CadenceBench/Common.swift (Glibc only) is also compiled into the Foundation and Dispatch
+// peers (Benchmarks/peers), so the Swift programs share one clock, CPU, RSS and percentile code.
 import PackageDescription
 
 let package = Package(

@@ -1,5 +1,6 @@
-// Helpers with the same definitions as the peers' common.swift (clock, rusage, RSS, JSON, stats),
-// written against Glibc only so that the benchmark adds nothing to Cadence's own imports.
+// Helpers of the metric definitions (clock, rusage, RSS, JSON, stats), written against Glibc only so
+// that the benchmark adds nothing to Cadence's own imports. Benchmarks/run also compiles this file
+// into the Foundation and Dispatch peers (Benchmarks/peers): it must not import Cadence.
 import Glibc
 
 /// CLOCK_MONOTONIC in ns: the clock every peer uses (and the one Cadence's loop reads).

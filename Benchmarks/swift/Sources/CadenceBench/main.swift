@@ -1,5 +1,5 @@
-// CadenceBench - Cadence's Swift API measured with the timer peers' metric definitions
-// (shared/peers/README.md): one JSON line per metric on stdout, one group per process.
+// CadenceBench - Cadence's Swift API measured with the metric definitions of the peers
+// (docs/BENCHMARKS.md, "What each figure means"): one JSON line per metric, one group per process.
 //
 // Run: CadenceBench {ops|lat|idle|wake|mem}   and   CadenceBench scale N   (start/stop/fire at N)
 //
