@@ -191,7 +191,7 @@ static void messages(cadence_loop loop) {
                   "cadence_loop_schedule_repeating: missed_ticks must be a cadence_missed_ticks value "
                   "(0 skip, 1 burst, 2 delay), got 7");
     CHECK_ERR_MSG(cadence_loop_schedule(loop, 0, 0, "fast", record_tick, &never, &out), CADENCE_ENOENT,
-                  "cadence_loop_schedule: mode must be registered on the loop first (addMode or addCommonMode), "
+                  "cadence_loop_schedule: mode must be registered on the loop first (added as a mode or a common mode), "
                   "got \"fast\"");
     CHECK_ERR_MSG(cadence_loop_add_mode(loop, ""), CADENCE_EINVAL,
                   "cadence_loop_add_mode: mode must be 1-255 bytes of UTF-8 without control characters, got \"\"");

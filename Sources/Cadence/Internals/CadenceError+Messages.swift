@@ -33,7 +33,7 @@ extension CadenceError {
     /// A mode that is well formed but not registered on the loop.
     @inline(never)
     static func unregisteredMode(_ mode: RunLoopMode) -> CadenceError {
-        unknownMode.with("mode must be registered on the loop first (addMode or addCommonMode), got \(quoted(mode))")
+        unknownMode.with("mode must be registered on the loop first (added as a mode or a common mode), got \(quoted(mode))")
     }
 
     /// `common` where a mode to run in, or to register, was wanted.

@@ -97,14 +97,14 @@ class Cancellable(Owned):
         """
         state = self._state
         if state.closed or not self._handle:
-            self._require_open(f"{type(self).__name__}.cancel()")
+            self._require_open(f"{type(self).__name__}.cancel")
         code = int(_cancel(self._handle))
         if self._key is not None:
             _registry.unregister(state, self._key)
         if code == EALREADY:
             return False
         if code < 0:
-            check(code, f"{type(self).__name__}.cancel()")
+            check(code, f"{type(self).__name__}.cancel")
         return True
 
     @property
