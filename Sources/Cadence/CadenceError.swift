@@ -93,12 +93,13 @@ public struct CadenceError: Error, Hashable, Sendable, CustomStringConvertible {
         return "\(detail.call): \(detail.message)"
     }
 
-    /// This error, naming `call` as the call that threw it, unless it names one already (the
-    /// innermost public call is the one the caller made). Made only on the error path.
+    /// This error, naming `call` as the call that threw it. A public function that calls another
+    /// renames the error on its way out, so the name is that of the outermost call, the one the
+    /// caller made: `do { ... } catch { throw error.in("Loop.run(mode:for:)") }`, which costs
+    /// nothing unless it throws.
     @inline(never)
     public func `in`(_ call: String) -> CadenceError {
-        if let detail, !detail.call.isEmpty { return self }
-        return CadenceError(code: code, detail: Detail(message: message, call: call))
+        CadenceError(code: code, detail: Detail(message: message, call: call))
     }
 
     public static func == (lhs: CadenceError, rhs: CadenceError) -> Bool { lhs.code == rhs.code }
