@@ -18,6 +18,7 @@ extension Loop {
 
     /// ``arm(delay:at:interval:tolerance:missedTicks:modeIndex:action:)`` in `mode`, looked up
     /// under the same lock.
+    @inline(__always)
     func arm(delay: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
              missedTicks: MissedTickPolicy = .skip, mode: RunLoopMode,
              action: TimerAction) throws(CadenceError) -> TimerID {
