@@ -45,6 +45,12 @@ extension CadenceError {
                        + "(released, destroyed with its loop, of another kind, or never made)")
     }
 
+    /// A C string that is not UTF-8, shown with U+FFFD for the bytes that are not.
+    @inline(never)
+    static func notUTF8(_ argument: StaticString, _ string: UnsafePointer<CChar>) -> CadenceError {
+        invalidArgument.with("\(argument) must be UTF-8, got \(String(reflecting: String(cString: string)))")
+    }
+
     /// A number that is not a `cadence_missed_ticks` value.
     @inline(never)
     static func badPolicy(_ argument: StaticString, _ value: Int32) -> CadenceError {
@@ -58,9 +64,7 @@ func mode(_ name: UnsafePointer<CChar>?) throws(CadenceError) -> RunLoopMode {
     // The built-in modes without making a String: most calls name one of them.
     if name.isEqual(to: "default") { return .default }
     if name.isEqual(to: "common") { return .common }
-    guard let string = String(validatingCString: name) else {
-        throw .invalidArgument.with("mode must be valid UTF-8, got \(String(decoding: UnsafeRawBufferPointer(start: name, count: strlen(name)), as: UTF8.self).debugDescription)")
-    }
+    guard let string = String(validatingCString: name) else { throw .notUTF8("mode", name) }
     return RunLoopMode(string)
 }
 

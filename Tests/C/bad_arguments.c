@@ -201,6 +201,8 @@ static void messages(cadence_loop loop) {
     CHECK_ERR_MSG(cadence_loop_run(loop, "common", 0), CADENCE_EINVAL,
                   "cadence_loop_run: mode must not be \"common\" (a pseudo-mode, never run itself), got \"common\"");
     CHECK_ERR_MSG(cadence_loop_run(loop, NULL, 0), CADENCE_EINVAL, "cadence_loop_run: mode must not be NULL, got NULL");
+    CHECK_ERR_MSG(cadence_loop_add_mode(loop, "\xff\xfe"), CADENCE_EINVAL,
+                  "cadence_loop_add_mode: mode must be UTF-8, got \"\xef\xbf\xbd\xef\xbf\xbd\"");  /* U+FFFD twice */
     CHECK_ERR_MSG(cadence_loop_now(loop, NULL), CADENCE_EINVAL, "cadence_loop_now: out must not be NULL, got NULL");
     CHECK_ERR_MSG(cadence_loop_schedule(loop, 0, 0, "default", NULL, NULL, &out), CADENCE_EINVAL,
                   "cadence_loop_schedule: fn must not be NULL, got NULL");
