@@ -77,6 +77,16 @@ CADENCE_EXPORT const char *_Nonnull cadence_version_string(void);
 CADENCE_EXPORT const char *_Nonnull cadence_strerror(int err);
 /* The symbolic name of an error code, such as "EINVAL" ("OK" for 0); "UNKNOWN" for codes Cadence does not define. */
 CADENCE_EXPORT const char *_Nonnull cadence_err_name(int err);
+/* What the calling thread's last failed Cadence call found wrong, as "<function>: <argument>
+ * <rule>, got <value>", for example "cadence_timer_publish: tolerance must be >= 0 and finite, got
+ * -1.0" (dlerror and sqlite3_errmsg keep the same kind of message). Thread-local: a call that fails
+ * on one thread never changes another thread's message. Every function that returns a negative
+ * code sets it; a call that succeeds leaves it alone (as errno), so read it right after the call
+ * that failed. The string belongs to Cadence and stays valid until the next failing Cadence call on
+ * this thread or the thread's end; copy it to keep it. Never NULL: "" before any call has failed on
+ * this thread. The text is for people, and may change between versions; branch on the code.
+ * Added in 0.3. */
+CADENCE_EXPORT const char *_Nonnull cadence_last_error_message(void);
 
 /* ---- Loops ---- */
 

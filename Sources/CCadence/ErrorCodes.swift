@@ -2,24 +2,69 @@ import Cadence
 import Glibc
 import CCadenceHeader
 
-/// Runs `body` and turns its outcome into a C return code: 0, or the error's negative code.
+/// Runs `body` and turns its outcome into a C return code: 0, or the error's negative code after
+/// setting the thread's last error message (see ``fail(_:_:)``). `function` is the calling
+/// export's name, filled in by the compiler, so an export writes only `cResult { ... }`.
 @inline(__always)
-func cResult(_ body: () throws(CadenceError) -> Void) -> Int32 {
+func cResult(_ function: StaticString = #function, _ body: () throws(CadenceError) -> Void) -> Int32 {
     do {
         try body()
         return 0
     } catch {
-        return error.code
+        return fail(error, function)
+    }
+}
+
+/// Records `error` as the calling thread's last error, as `"<C function>: <message>"`, and returns
+/// its code: for exports that return a code without ``cResult(_:_:)``. The success path never
+/// comes here, so a call that succeeds costs nothing for the message.
+@inline(never)
+func fail(_ error: CadenceError, _ function: StaticString = #function) -> Int32 {
+    LastError.set("\(cName(function)): \(error.message)")
+    return error.code
+}
+
+/// `cadence_loop_run` from `#function`'s `cadence_loop_run(_:_:_:)`.
+private func cName(_ function: StaticString) -> Substring {
+    let name = "\(function)"
+    return name.prefix { $0 != "(" }
+}
+
+/// The C layer's own checks, in the words of the errors they make.
+extension CadenceError {
+    /// A NULL pointer argument: `"out must not be NULL, got NULL"`.
+    @inline(never)
+    static func null(_ argument: StaticString) -> CadenceError {
+        invalidArgument.with("\(argument) must not be NULL, got NULL")
+    }
+
+    /// A handle that names nothing live of its kind.
+    @inline(never)
+    static func deadHandle(_ argument: StaticString, _ id: UInt64, kind: StaticString) -> CadenceError {
+        badHandle.with("\(argument) must be a live \(kind) handle, got 0x\(String(id, radix: 16)) "
+                       + "(released, destroyed with its loop, of another kind, or never made)")
+    }
+
+    /// A C string that is not UTF-8, shown with U+FFFD for the bytes that are not.
+    @inline(never)
+    static func notUTF8(_ argument: StaticString, _ string: UnsafePointer<CChar>) -> CadenceError {
+        invalidArgument.with("\(argument) must be UTF-8, got \(String(reflecting: String(cString: string)))")
+    }
+
+    /// A number that is not a `cadence_missed_ticks` value.
+    @inline(never)
+    static func badPolicy(_ argument: StaticString, _ value: Int32) -> CadenceError {
+        invalidArgument.with("\(argument) must be a cadence_missed_ticks value (0 skip, 1 burst, 2 delay), got \(value)")
     }
 }
 
 /// A C string argument as a run loop mode; NULL or invalid UTF-8 is an invalid argument.
 func mode(_ name: UnsafePointer<CChar>?) throws(CadenceError) -> RunLoopMode {
-    guard let name else { throw .invalidArgument }
+    guard let name else { throw .null("mode") }
     // The built-in modes without making a String: most calls name one of them.
     if name.isEqual(to: "default") { return .default }
     if name.isEqual(to: "common") { return .common }
-    guard let string = String(validatingCString: name) else { throw .invalidArgument }
+    guard let string = String(validatingCString: name) else { throw .notUTF8("mode", name) }
     return RunLoopMode(string)
 }
 
@@ -40,7 +85,7 @@ extension UnsafePointer<CChar> {
 
 /// Writes through a C out-pointer, which must not be NULL.
 func write<T>(_ value: T, to out: UnsafeMutablePointer<T>?) throws(CadenceError) {
-    guard let out else { throw .invalidArgument }
+    guard let out else { throw .null("out") }
     out.pointee = value
 }
 
@@ -61,7 +106,7 @@ enum ErrorStrings {
     static let byCode: [Int32: (name: PermanentCString, message: PermanentCString)] = {
         var table: [Int32: (name: PermanentCString, message: PermanentCString)] = [:]
         for error in CadenceError.all {
-            table[error.code] = (PermanentCString(error.name), PermanentCString(error.description))
+            table[error.code] = (PermanentCString(error.name), PermanentCString(error.summary))
         }
         table[0] = (PermanentCString("OK"), PermanentCString("success"))
         return table

@@ -7,7 +7,8 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
                                   _ userdata: UnsafeMutableRawPointer?,
                                   _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let fn, let out else { throw .invalidArgument }
+        guard let fn else { throw .null("fn") }
+        guard let out else { throw .null("out") }
         let mode = try CCadence.mode(mode)
         out.pointee = try scheduleTimer(loopHandle, fn, userdata) { loop, function throws(CadenceError) in
             try loop.schedule(after: delay, tolerance: tolerance, in: mode, function: function)
@@ -22,7 +23,9 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
                                             _ userdata: UnsafeMutableRawPointer?,
                                             _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let fn, let out, let policy = MissedTickPolicy(rawValue: missedTicks) else { throw .invalidArgument }
+        guard let fn else { throw .null("fn") }
+        guard let out else { throw .null("out") }
+        guard let policy = MissedTickPolicy(rawValue: missedTicks) else { throw .badPolicy("missed_ticks", missedTicks) }
         let mode = try CCadence.mode(mode)
         out.pointee = try scheduleTimer(loopHandle, fn, userdata) { loop, function throws(CadenceError) in
             try loop.schedule(after: delay, interval: interval, tolerance: tolerance, in: mode,
@@ -52,18 +55,20 @@ private let invokeTickFunction: TimerFunction.Invoke = { function, userdata, sou
 @c @implementation
 public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
     if let cancelled = HandleTable.shared.cancelTimer(handle.id) {
-        return cancelled ? 0 : CadenceError.alreadyCancelled.code
+        return cancelled ? 0 : failedCancel(handle.id, live: true)
     }
-    guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return CadenceError.badHandle.code }
-    return cancellable.cancel() ? 0 : CadenceError.alreadyCancelled.code
+    guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
+    return cancellable.cancel() ? 0 : failedCancel(handle.id, live: true)
 }
 
 @c @implementation
 public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard out != nil else { throw .invalidArgument }
+        guard out != nil else { throw .null("out") }
         if let timer = HandleTable.shared.timer(handle.id) { return try write(timer.isCancelled ? 1 : 0, to: out) }
-        guard let cancellable = HandleTable.shared.cancellable(handle.id) else { throw .badHandle }
+        guard let cancellable = HandleTable.shared.cancellable(handle.id) else {
+            throw .deadHandle("cancellable", handle.id, kind: "cancellable")
+        }
         try write(cancellable.isCancelled ? 1 : 0, to: out)
     }
 }
@@ -73,8 +78,18 @@ public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 
     guard handle.id != 0 else { return 0 }
     if HandleTable.shared.removeTimer(handle.id) { return 0 }  // a scheduled timer goes on running
     guard let cancellable = HandleTable.shared.remove(handle.id, kind: .cancellable) as? CancellableHandle else {
-        return CadenceError.badHandle.code
+        return failedCancel(handle.id, live: false)
     }
     cancellable.release()
     return 0
+}
+
+/// The failure of `cadence_cancel` or `cadence_cancellable_release` (named by `function`): a
+/// cancellable cancelled already (`live`) or a dead handle. One small call on the error path, so
+/// that these hot exports do no more work than before on success.
+@inline(never)
+private func failedCancel(_ id: UInt64, live: Bool, _ function: StaticString = #function) -> Int32 {
+    guard live else { return fail(.deadHandle("cancellable", id, kind: "cancellable"), function) }
+    return fail(.alreadyCancelled.with("cancellable must not be cancelled already, got one that was "
+                                       + "(cancelled before, or a one-shot that has fired)"), function)
 }

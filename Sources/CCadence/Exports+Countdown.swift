@@ -7,7 +7,8 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
                                     _ fn: cadence_countdown_fn?, _ userdata: UnsafeMutableRawPointer?,
                                     _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let fn, let out else { throw .invalidArgument }
+        guard let fn else { throw .null("fn") }
+        guard let out else { throw .null("out") }
         let loop = try lookUpLoop(loopHandle)
         let context = CallbackContext(userdata)
         let countdown = loop.countdown(to: Date(timeIntervalSince1970: deadline), tick: tick)

@@ -2,14 +2,14 @@ import Cadence
 import CCadenceHeader
 
 func lookUpLoop(_ handle: cadence_loop) throws(CadenceError) -> Loop {
-    guard let loop = HandleTable.shared.loop(handle.id) else { throw .badHandle }
+    guard let loop = HandleTable.shared.loop(handle.id) else { throw .deadHandle("loop", handle.id, kind: "loop") }
     return loop
 }
 
 @c @implementation
 public func cadence_loop_create(_ out: UnsafeMutablePointer<cadence_loop>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let out else { throw .invalidArgument }
+        guard let out else { throw .null("out") }
         let loop = try Loop()
         out.pointee = cadence_loop(id: HandleTable.shared.insert(loop, kind: .loop, owner: 0))
     }
@@ -22,7 +22,9 @@ public func cadence_loop_destroy(_ handle: cadence_loop) -> Int32 {
         let loop = try lookUpLoop(handle)
         try loop.close()
         // Of two destroys at once, both may close (the second does nothing); one removes.
-        guard HandleTable.shared.remove(handle.id, kind: .loop) != nil else { throw .badHandle }
+        guard HandleTable.shared.remove(handle.id, kind: .loop) != nil else {
+            throw .deadHandle("loop", handle.id, kind: "loop")
+        }
         let owned = HandleTable.shared.removeAll(ownedBy: handle.id)
         for case let cancellable as CancellableHandle in owned { cancellable.release() }
     }
@@ -62,7 +64,7 @@ public func cadence_loop_add_common_mode(_ handle: cadence_loop, _ mode: UnsafeP
 @c @implementation
 public func cadence_loop_now(_ handle: cadence_loop, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard out != nil else { throw .invalidArgument }
+        guard out != nil else { throw .null("out") }
         try write(try lookUpLoop(handle).nowSeconds, to: out)
     }
 }
@@ -70,7 +72,7 @@ public func cadence_loop_now(_ handle: cadence_loop, _ out: UnsafeMutablePointer
 @c @implementation
 public func cadence_loop_wakeups(_ handle: cadence_loop, _ out: UnsafeMutablePointer<UInt64>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard out != nil else { throw .invalidArgument }
+        guard out != nil else { throw .null("out") }
         try write(try lookUpLoop(handle).wakeups, to: out)
     }
 }
@@ -78,7 +80,7 @@ public func cadence_loop_wakeups(_ handle: cadence_loop, _ out: UnsafeMutablePoi
 @c @implementation
 public func cadence_loop_armed_timers(_ handle: cadence_loop, _ out: UnsafeMutablePointer<UInt64>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard out != nil else { throw .invalidArgument }
+        guard out != nil else { throw .null("out") }
         try write(UInt64(try lookUpLoop(handle).armedTimerCount), to: out)
     }
 }
@@ -96,7 +98,7 @@ public func cadence_loop_stop_thread(_ handle: cadence_loop) -> Int32 {
 @c @implementation
 public func cadence_loop_create_virtual(_ out: UnsafeMutablePointer<cadence_loop>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let out else { throw .invalidArgument }
+        guard let out else { throw .null("out") }
         out.pointee = cadence_loop(id: HandleTable.shared.insert(Loop.virtual(), kind: .loop, owner: 0))
     }
 }

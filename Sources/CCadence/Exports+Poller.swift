@@ -34,7 +34,7 @@ final class PollerHandle: Cancellable, @unchecked Sendable {
 
 private func lookUpPoller(_ handle: cadence_cancellable) throws(CadenceError) -> PollerHandle {
     guard let poller = HandleTable.shared.cancellable(handle.id)?.object as? PollerHandle else {
-        throw .badHandle
+        throw .deadHandle("poller", handle.id, kind: "poller")
     }
     return poller
 }
@@ -44,7 +44,8 @@ public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double,
                                  _ fn: cadence_poll_fn?, _ userdata: UnsafeMutableRawPointer?,
                                  _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let fn, let out else { throw .invalidArgument }
+        guard let fn else { throw .null("fn") }
+        guard let out else { throw .null("out") }
         let loop = try lookUpLoop(loopHandle)
         let context = CallbackContext(userdata)
         let tolerance = tolerance == CADENCE_TOLERANCE_DEFAULT ? nil : tolerance
@@ -66,7 +67,9 @@ public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double,
 @c @implementation
 public func cadence_poller_finish(_ handle: cadence_cancellable, _ number: UInt64) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard try lookUpPoller(handle).finish(number) else { throw .alreadyCancelled }
+        guard try lookUpPoller(handle).finish(number) else {
+            throw .alreadyCancelled.with("number must be a running poll's, got \(number) (finished already, or never started)")
+        }
     }
 }
 
@@ -74,7 +77,9 @@ public func cadence_poller_finish(_ handle: cadence_cancellable, _ number: UInt6
 public func cadence_poller_set_active(_ handle: cadence_cancellable, _ active: Int32) -> Int32 {
     cResult { () throws(CadenceError) in
         let poller = try lookUpPoller(handle)
-        guard !poller.isCancelled else { throw .alreadyCancelled }
+        guard !poller.isCancelled else {
+            throw .alreadyCancelled.with("poller must not be cancelled, got a cancelled poller")
+        }
         poller.poller?.setActive(active != 0)
     }
 }
@@ -82,7 +87,7 @@ public func cadence_poller_set_active(_ handle: cadence_cancellable, _ active: I
 @c @implementation
 public func cadence_poller_tolerance(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard out != nil else { throw .invalidArgument }
+        guard out != nil else { throw .null("out") }
         try write(try lookUpPoller(handle).poller?.tolerance ?? 0, to: out)
     }
 }

@@ -22,7 +22,9 @@ func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, 
 }
 
 private func lookUpPublisher(_ handle: cadence_publisher) throws(CadenceError) -> (AnyObject, owner: UInt64) {
-    guard let found = HandleTable.shared.lookUp(handle.id, kind: .publisher) else { throw .badHandle }
+    guard let found = HandleTable.shared.lookUp(handle.id, kind: .publisher) else {
+        throw .deadHandle("publisher", handle.id, kind: "publisher")
+    }
     return (found.object, found.owner)
 }
 
@@ -30,7 +32,7 @@ private func lookUpPublisher(_ handle: cadence_publisher) throws(CadenceError) -
 public func cadence_timer_publish(_ loopHandle: cadence_loop, _ interval: Double, _ tolerance: Double,
                                   _ mode: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<cadence_publisher>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let out else { throw .invalidArgument }
+        guard let out else { throw .null("out") }
         let loop = try lookUpLoop(loopHandle)
         let mode = try CCadence.mode(mode)
         out.pointee = cadence_publisher(id: try HandleTable.shared.insert(kind: .publisher, owner: loopHandle.id, of: loop) {
@@ -42,9 +44,9 @@ public func cadence_timer_publish(_ loopHandle: cadence_loop, _ interval: Double
 @c @implementation
 public func cadence_publisher_autoconnect(_ handle: cadence_publisher, _ out: UnsafeMutablePointer<cadence_publisher>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let out else { throw .invalidArgument }
+        guard let out else { throw .null("out") }
         let (object, owner) = try lookUpPublisher(handle)
-        guard let publisher = object as? TimerPublisher else { throw .notSupported }
+        guard let publisher = object as? TimerPublisher else { throw .autoconnectPublisher }
         out.pointee = cadence_publisher(id: try HandleTable.shared.insert(kind: .publisher, owner: owner, of: publisher.loop) {
             _ in publisher.autoconnect()
         })
@@ -56,16 +58,17 @@ public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: caden
                                         _ userdata: UnsafeMutableRawPointer?,
                                         _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let fn, let out else { throw .invalidArgument }
+        guard let fn else { throw .null("fn") }
+        guard let out else { throw .null("out") }
         let (object, owner) = try lookUpPublisher(handle)
         let loop: Loop
         let subscribe: (@escaping (TimerTick) -> Void) -> TimerSubscription
         switch object {
         case let publisher as TimerPublisher: (loop, subscribe) = (publisher.loop, publisher.subscribe)
         case let publisher as AutoconnectTimerPublisher: (loop, subscribe) = (publisher.loop, publisher.subscribe)
-        default: throw .badHandle
+        default: throw .deadHandle("publisher", handle.id, kind: "publisher")
         }
-        guard !loop.isClosed else { throw .badHandle }
+        guard !loop.isClosed else { throw .loopClosed() }
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: owner, of: loop) {
             handle in subscribe(tickForwarder(fn, userdata, handle))
         })
@@ -75,10 +78,10 @@ public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: caden
 @c @implementation
 public func cadence_publisher_connect(_ handle: cadence_publisher, _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let out else { throw .invalidArgument }
+        guard let out else { throw .null("out") }
         let (object, owner) = try lookUpPublisher(handle)
-        guard let publisher = object as? TimerPublisher else { throw .notSupported }
-        guard !publisher.loop.isClosed else { throw .badHandle }
+        guard let publisher = object as? TimerPublisher else { throw .autoconnectPublisher }
+        guard !publisher.loop.isClosed else { throw .loopClosed() }
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: owner, of: publisher.loop) {
             _ in publisher.connect()
         })
@@ -88,18 +91,29 @@ public func cadence_publisher_connect(_ handle: cadence_publisher, _ out: Unsafe
 @c @implementation
 public func cadence_publisher_release(_ handle: cadence_publisher) -> Int32 {
     guard handle.id != 0 else { return 0 }
-    return HandleTable.shared.remove(handle.id, kind: .publisher) == nil ? CadenceError.badHandle.code : 0
+    guard HandleTable.shared.remove(handle.id, kind: .publisher) != nil else {
+        return fail(.deadHandle("publisher", handle.id, kind: "publisher"))
+    }
+    return 0
 }
 
 @c @implementation
 public func cadence_publisher_set_missed_ticks(_ handle: cadence_publisher, _ policy: Int32) -> Int32 {
     cResult { () throws(CadenceError) in
         let (object, _) = try lookUpPublisher(handle)
-        guard let policy = MissedTickPolicy(rawValue: policy) else { throw .invalidArgument }
+        guard let policy = MissedTickPolicy(rawValue: policy) else { throw .badPolicy("policy", policy) }
         switch object {
         case let publisher as TimerPublisher: publisher.missedTicks = policy
         case let publisher as AutoconnectTimerPublisher: publisher.missedTicks = policy
-        default: throw .badHandle
+        default: throw .deadHandle("publisher", handle.id, kind: "publisher")
         }
+    }
+}
+
+extension CadenceError {
+    /// `connect` or `autoconnect` on an autoconnect publisher.
+    @inline(never)
+    fileprivate static var autoconnectPublisher: CadenceError {
+        notSupported.with("publisher must be a connectable publisher, got an autoconnect publisher")
     }
 }

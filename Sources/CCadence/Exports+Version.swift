@@ -21,3 +21,6 @@ public func cadence_strerror(_ err: Int32) -> UnsafePointer<CChar> {
 public func cadence_err_name(_ err: Int32) -> UnsafePointer<CChar> {
     (ErrorStrings.byCode[err]?.name ?? ErrorStrings.unknownName).pointer
 }
+
+@c @implementation
+public func cadence_last_error_message() -> UnsafePointer<CChar> { LastError.message }

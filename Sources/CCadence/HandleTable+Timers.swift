@@ -14,7 +14,7 @@ extension HandleTable {
                      _ arm: (Loop, UInt64) throws(CadenceError) -> UInt64) throws(CadenceError) -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
-        guard let loop = borrowedLoop(loopID) else { throw .badHandle }
+        guard let loop = borrowedLoop(loopID) else { throw .deadHandle("loop", loopID, kind: "loop") }
         let (index, id) = Self.reserve(in: &storage)
         let armed = loop._withUnsafeGuaranteedRef { loop in
             Result { () throws(CadenceError) in try arm(loop, id) }

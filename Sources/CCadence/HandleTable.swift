@@ -174,7 +174,7 @@ extension HandleTable {
         guard !loop.isClosed else {
             _ = remove(handle.id, kind: kind)
             (object as? any Cancellable)?.cancel()
-            throw .badHandle
+            throw .badHandle.with("loop must stay live during the call, got a loop destroyed meanwhile")
         }
         return handle.id
     }

@@ -32,7 +32,7 @@ extension Loop {
     ///   is already running (for example when called from one of its own callbacks) or has a
     ///   thread of its own; ``CadenceError/badHandle`` after ``close()``.
     public func runUntilIdle(mode: RunLoopMode = .default) throws(CadenceError) {
-        _ = try run(mode: mode, for: nil, onOwnThread: false)
+        do { _ = try run(mode: mode, for: nil, onOwnThread: false) } catch { throw error.in("Loop.runUntilIdle(mode:)") }
     }
 
     /// Marks an armed timer as keeping a run until idle going or not; false if it is not armed.

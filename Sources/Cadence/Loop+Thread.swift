@@ -14,18 +14,25 @@ extension Loop {
     public func startThread(mode: RunLoopMode = .default) throws(CadenceError) {
         let thread = LoopThread(loop: self, mode: mode)
         // A virtual clock on a thread would race through virtual time, an hour per run.
-        guard !isVirtual else { throw .notSupported }
-        try lock.withLock { () throws(CadenceError) in
-            guard !isClosedFlag else { throw .badHandle }
-            guard !isRunningFlag, ownThread == nil else { throw .busy }
-            guard mode != .common else { throw .invalidArgument }
-            _ = try queues.index(of: mode)
-            ownThread = thread
-            ownThreadStopping = false
-        }
-        guard thread.start() else {
-            lock.withLock { ownThread = nil }
-            throw .outOfMemory
+        do throws(CadenceError) {
+            guard !isVirtual else {
+                throw .notSupported.with("loop must be a real loop, got a virtual loop (its clock moves only when told)")
+            }
+            try lock.withLock { () throws(CadenceError) in
+                guard !isClosedFlag else { throw .loopClosed() }
+                guard !isRunningFlag else { throw .alreadyRunning("start a thread") }
+                guard ownThread == nil else { throw .hasOwnThread("start another") }
+                guard mode != .common else { throw .commonModeNotAllowed("never run itself") }
+                _ = try queues.index(of: mode)
+                ownThread = thread
+                ownThreadStopping = false
+            }
+            guard thread.start() else {
+                lock.withLock { ownThread = nil }
+                throw .outOfMemory.with("the loop's thread could not be started (pthread_create failed)")
+            }
+        } catch {
+            throw error.in("Loop.startThread(mode:)")
         }
     }
 
@@ -38,7 +45,10 @@ extension Loop {
     public func stopThread() throws(CadenceError) {
         let thread: LoopThread? = try lock.withLock { () throws(CadenceError) -> LoopThread? in
             guard let ownThread else { return nil }
-            guard !ownThread.isCurrent else { throw .busy }
+            guard !ownThread.isCurrent else {
+                throw CadenceError.busy.with("the calling thread must not be the loop's own thread (a callback), "
+                                             + "which cannot wait for itself to end").in("Loop.stopThread()")
+            }
             if ownThreadStopping {
                 // Another caller is joining the thread (a thread is joined once): wait with it.
                 while self.ownThread === ownThread { lock.wait() }

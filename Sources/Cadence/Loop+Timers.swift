@@ -33,7 +33,7 @@ extension Loop {
     private func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
                            tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
                            action: TimerAction) throws(CadenceError) -> TimerID {
-        guard !isClosedFlag else { throw .badHandle }
+        guard !isClosedFlag else { throw .loopClosed() }
         let first = fireDate ?? clock.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
                             missedTicks: missedTicks, modeIndex: modeIndex, action: action)
@@ -113,7 +113,7 @@ extension Loop {
     }
 
     private func modeIndexLocked(of mode: RunLoopMode) throws(CadenceError) -> Int {
-        guard !isClosedFlag else { throw .badHandle }
+        guard !isClosedFlag else { throw .loopClosed() }
         // The built-in modes without calling into `queues`, which would copy it (an opaque call
         // on a class's struct property reads a copy).
         if let builtin = mode.builtinIndex { return builtin }

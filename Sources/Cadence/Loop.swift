@@ -46,7 +46,7 @@ public final class Loop: @unchecked Sendable {
     ///
     /// - Throws: ``CadenceError/ioError`` if libuv cannot create its loop.
     public convenience init() throws(CadenceError) {
-        self.init(clock: try UVBackend())
+        do { self.init(clock: try UVBackend()) } catch { throw error.in("Loop()") }
     }
 
     init(clock: any LoopClock) {
@@ -80,12 +80,16 @@ public final class Loop: @unchecked Sendable {
     ///   of its own callbacks);
     ///   ``CadenceError/badHandle`` after ``close()``.
     public func run(mode: RunLoopMode = .default, for seconds: Double) throws(CadenceError) {
-        _ = try run(mode: mode, for: try nanoseconds(fromSeconds: seconds, allowZero: true), onOwnThread: false)
+        do {
+            _ = try run(mode: mode, for: try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds"),
+                        onOwnThread: false)
+        } catch { throw error.in("Loop.run(mode:for:)") }
     }
 
     /// One run by the loop's own thread; returns false once the thread has been asked to stop.
     func runOnOwnThread(mode: RunLoopMode, for seconds: Double) throws(CadenceError) -> Bool {
-        try run(mode: mode, for: try nanoseconds(fromSeconds: seconds, allowZero: true), onOwnThread: true)
+        try run(mode: mode, for: try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds"),
+                onOwnThread: true)
     }
 
     /// The run behind ``run(mode:for:)`` and ``runUntilIdle(mode:)``: for `duration` of the
@@ -94,13 +98,14 @@ public final class Loop: @unchecked Sendable {
     func run(mode: RunLoopMode, for duration: Nanoseconds?, onOwnThread: Bool) throws(CadenceError) -> Bool {
         let virtualClock = clock as? VirtualClock
         if let virtualClock, let duration, !virtualClock.canAdvance(by: duration) {
-            throw .invalidArgument
+            throw .beyondClockEnd(Double(duration) / 1e9)
         }
         let untilIdle = duration == nil
         let modeIndex = try lock.withLock { () throws(CadenceError) -> Int? in
-            guard !isClosedFlag else { throw .badHandle }
-            guard !isRunningFlag, onOwnThread || ownThread == nil else { throw .busy }
-            guard mode != .common else { throw .invalidArgument }
+            guard !isClosedFlag else { throw .loopClosed() }
+            guard !isRunningFlag else { throw .alreadyRunning("run") }
+            guard onOwnThread || ownThread == nil else { throw .hasOwnThread("run") }
+            guard mode != .common else { throw .commonModeNotAllowed("never run itself") }
             let index = try queues.index(of: mode)
             if onOwnThread && ownThreadStopping { return nil }
             isRunningFlag = true
@@ -185,7 +190,7 @@ public final class Loop: @unchecked Sendable {
     /// - Throws: ``CadenceError/invalidArgument`` for a malformed name or for `common`;
     ///   ``CadenceError/badHandle`` after ``close()``.
     public func addMode(_ mode: RunLoopMode) throws(CadenceError) {
-        try register(mode, common: false)
+        do { try register(mode, common: false) } catch { throw error.in("Loop.addMode(_:)") }
     }
 
     /// Registers `mode` (if needed) as a common mode: timers added to ``RunLoopMode/common``,
@@ -193,12 +198,12 @@ public final class Loop: @unchecked Sendable {
     ///
     /// - Throws: as ``addMode(_:)``.
     public func addCommonMode(_ mode: RunLoopMode) throws(CadenceError) {
-        try register(mode, common: true)
+        do { try register(mode, common: true) } catch { throw error.in("Loop.addCommonMode(_:)") }
     }
 
     private func register(_ mode: RunLoopMode, common: Bool) throws(CadenceError) {
         try lock.withLock { () throws(CadenceError) in
-            guard !isClosedFlag else { throw .badHandle }
+            guard !isClosedFlag else { throw .loopClosed() }
             try queues.register(mode, common: common)
             wakeIfRemote()  // a sleeping loop may now have more timers to fire
         }
@@ -214,7 +219,8 @@ public final class Loop: @unchecked Sendable {
     public func close() throws(CadenceError) {
         // Checked and closed under one lock, so that no run can start in between.
         let actions = try lock.withLock { () throws(CadenceError) -> [TimerAction]? in
-            guard !isRunningFlag, ownThread == nil else { throw .busy }
+            guard !isRunningFlag else { throw CadenceError.alreadyRunning("be closed").in("Loop.close()") }
+            guard ownThread == nil else { throw CadenceError.hasOwnThread("be closed").in("Loop.close()") }
             return closeLocked()
         }
         // The timers' actions are released here, after the lock (see `disarm`).

@@ -20,8 +20,12 @@ extension Loop {
     @discardableResult
     public func schedule(after delay: Double, tolerance: Double = 0, in mode: RunLoopMode = .default,
                          _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
-        ScheduledTimer(loop: self, id: try scheduleOnce(after: delay, tolerance: tolerance, in: mode,
-                                                        action: .closure(action)))
+        do {
+            return ScheduledTimer(loop: self, id: try scheduleOnce(after: delay, tolerance: tolerance, in: mode,
+                                                                   action: .closure(action)))
+        } catch {
+            throw error.in("Loop.schedule(after:tolerance:in:_:)")
+        }
     }
 
     /// ``schedule(after:tolerance:in:_:)`` with a C callback, stored without a closure: the C API's
@@ -36,9 +40,9 @@ extension Loop {
     /// closure: the C API's repeating scheduled timers. Returns the timer's ``TimerID/packed`` id.
     package func schedule(after delay: Double, interval: Double, tolerance: Double, in mode: RunLoopMode,
                           missedTicks: MissedTickPolicy, function: TimerFunction) throws(CadenceError) -> UInt64 {
-        try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true),
-                interval: try nanoseconds(fromSeconds: interval, allowZero: false),
-                tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
+        try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"),
+                interval: try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval"),
+                tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
                 missedTicks: missedTicks, mode: mode, action: .function(function)).packed
     }
 
@@ -58,8 +62,8 @@ extension Loop {
 
     private func scheduleOnce(after delay: Double, tolerance: Double, in mode: RunLoopMode,
                               action: TimerAction) throws(CadenceError) -> TimerID {
-        try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true), interval: 0,
-                tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true), mode: mode, action: action)
+        try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"), interval: 0,
+                tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"), mode: mode, action: action)
     }
 
     /// Runs `action` every `interval` seconds, first `delay` seconds from now, on a fixed grid:
@@ -82,11 +86,15 @@ extension Loop {
     public func schedule(after delay: Double, interval: Double, tolerance: Double = 0,
                          in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip,
                          _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
-        let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true),
-                         interval: try nanoseconds(fromSeconds: interval, allowZero: false),
-                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                         missedTicks: missedTicks, mode: mode, action: .closure(action))
-        return ScheduledTimer(loop: self, id: id)
+        do {
+            let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"),
+                             interval: try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval"),
+                             tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
+                             missedTicks: missedTicks, mode: mode, action: .closure(action))
+            return ScheduledTimer(loop: self, id: id)
+        } catch {
+            throw error.in("Loop.schedule(after:interval:tolerance:in:missedTicks:_:)")
+        }
     }
 }
 

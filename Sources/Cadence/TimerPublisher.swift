@@ -49,9 +49,14 @@ public final class TimerPublisher: @unchecked Sendable {
     ///   closed loop.
     public init(every interval: Double, tolerance: Double = 0, on loop: Loop,
                 in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip) throws(CadenceError) {
-        let intervalNs = try nanoseconds(fromSeconds: interval, allowZero: false)
-        let toleranceNs = try nanoseconds(fromSeconds: tolerance, allowZero: true)
-        let modeIndex = try loop.modeIndex(of: mode)
+        let intervalNs: Nanoseconds, toleranceNs: Nanoseconds, modeIndex: Int
+        do {
+            intervalNs = try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval")
+            toleranceNs = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
+            modeIndex = try loop.modeIndex(of: mode)
+        } catch {
+            throw error.in("TimerPublisher(every:tolerance:on:in:missedTicks:)")
+        }
         self.loop = loop
         self.interval = interval
         self.tolerance = tolerance

@@ -170,6 +170,71 @@ static void virtual_thread_countdown_poller_functions(cadence_loop real) {
     CHECK_OK(cadence_loop_run(real, "default", 0));  /* no thread was started */
 }
 
+/* One error of each kind, with the message it leaves (cadence_last_error_message): the function,
+ * the argument, the rule and the value. */
+static void messages(cadence_loop loop) {
+    cadence_publisher publisher = {SENTINEL};
+    cadence_cancellable out = {SENTINEL};
+    recorder never = {.loop = loop};
+    CHECK_ERR_MSG(cadence_timer_publish(loop, NAN, 0, "default", &publisher), CADENCE_EINVAL,
+                  "cadence_timer_publish: interval must be > 0 and finite, got nan");
+    CHECK_ERR_MSG(cadence_timer_publish(loop, INFINITY, 0, "default", &publisher), CADENCE_EINVAL,
+                  "cadence_timer_publish: interval must be > 0 and finite, got inf");
+    CHECK_ERR_MSG(cadence_timer_publish(loop, 0, 0, "default", &publisher), CADENCE_EINVAL,
+                  "cadence_timer_publish: interval must be > 0 and finite, got 0.0");
+    CHECK_ERR_MSG(cadence_timer_publish(loop, 1, -1, "default", &publisher), CADENCE_EINVAL,
+                  "cadence_timer_publish: tolerance must be >= 0 and finite, got -1.0");
+    CHECK_ERR_MSG(cadence_loop_schedule(loop, -0.5, 0, "default", record_tick, &never, &out), CADENCE_EINVAL,
+                  "cadence_loop_schedule: delay must be >= 0 and finite, got -0.5");
+    CHECK_ERR_MSG(cadence_loop_schedule_repeating(loop, 0, 1, 0, 7, "default", record_tick, &never, &out),
+                  CADENCE_EINVAL,
+                  "cadence_loop_schedule_repeating: missed_ticks must be a cadence_missed_ticks value "
+                  "(0 skip, 1 burst, 2 delay), got 7");
+    CHECK_ERR_MSG(cadence_loop_schedule(loop, 0, 0, "fast", record_tick, &never, &out), CADENCE_ENOENT,
+                  "cadence_loop_schedule: mode must be registered on the loop first (added as a mode or a common mode), "
+                  "got \"fast\"");
+    CHECK_ERR_MSG(cadence_loop_add_mode(loop, ""), CADENCE_EINVAL,
+                  "cadence_loop_add_mode: mode must be 1-255 bytes of UTF-8 without control characters, got \"\"");
+    CHECK_ERR_MSG(cadence_loop_add_mode(loop, "tab\there"), CADENCE_EINVAL,
+                  "cadence_loop_add_mode: mode must be 1-255 bytes of UTF-8 without control characters, "
+                  "got \"tab\\there\"");
+    CHECK_ERR_MSG(cadence_loop_run(loop, "common", 0), CADENCE_EINVAL,
+                  "cadence_loop_run: mode must not be \"common\" (a pseudo-mode, never run itself), got \"common\"");
+    CHECK_ERR_MSG(cadence_loop_run(loop, NULL, 0), CADENCE_EINVAL, "cadence_loop_run: mode must not be NULL, got NULL");
+    CHECK_ERR_MSG(cadence_loop_add_mode(loop, "\xff\xfe"), CADENCE_EINVAL,
+                  "cadence_loop_add_mode: mode must be UTF-8, got \"\xef\xbf\xbd\xef\xbf\xbd\"");  /* U+FFFD twice */
+    CHECK_ERR_MSG(cadence_loop_now(loop, NULL), CADENCE_EINVAL, "cadence_loop_now: out must not be NULL, got NULL");
+    CHECK_ERR_MSG(cadence_loop_schedule(loop, 0, 0, "default", NULL, NULL, &out), CADENCE_EINVAL,
+                  "cadence_loop_schedule: fn must not be NULL, got NULL");
+    CHECK_ERR_MSG(cadence_loop_create(NULL), CADENCE_EINVAL, "cadence_loop_create: out must not be NULL, got NULL");
+    CHECK_ERR_MSG(cadence_loop_advance_clock(loop, 1), CADENCE_ENOTSUP,
+                  "cadence_loop_advance_clock: loop must be a virtual loop, got a real loop (its clock is libuv's)");
+    CHECK_EQ(publisher.id, SENTINEL);
+    CHECK_EQ(out.id, SENTINEL);
+
+    /* A cancel after a cancel. */
+    CHECK_OK(cadence_loop_schedule(loop, 10, 0, "default", record_tick, &never, &out));
+    CHECK_OK(cadence_cancel(out));
+    CHECK_ERR_MSG(cadence_cancel(out), CADENCE_EALREADY,
+                  "cadence_cancel: cancellable must not be cancelled already, got one that was "
+                  "(cancelled before, or a one-shot that has fired)");
+    /* A call that succeeds leaves the message alone. */
+    CHECK_OK(cadence_cancellable_release(out));
+    CHECK_STR(cadence_last_error_message(), "cadence_cancel: cancellable must not be cancelled already, got one "
+                                            "that was (cancelled before, or a one-shot that has fired)");
+
+    cadence_loop virtual_loop;
+    CHECK_OK(cadence_loop_create_virtual(&virtual_loop));
+    CHECK_ERR_MSG(cadence_loop_start_thread(virtual_loop, "default"), CADENCE_ENOTSUP,
+                  "cadence_loop_start_thread: loop must be a real loop, got a virtual loop (its clock moves only "
+                  "when told)");
+    CHECK_ERR_MSG(cadence_loop_advance_clock(virtual_loop, 1e30), CADENCE_EINVAL,
+                  "cadence_loop_advance_clock: seconds must keep a virtual clock before its end (2^64 - 1 ns, about "
+                  "584 years after its start), got 1e+30");
+    CHECK_OK(cadence_loop_destroy(virtual_loop));
+    CHECK_EQ(never.count, 0);
+}
+
 int main(void) {
     memset(too_long, 'm', sizeof too_long - 1);  /* 256 bytes; too_long + 1 is the longest valid */
     cadence_loop loop;
@@ -178,6 +243,7 @@ int main(void) {
     publisher_functions(loop);
     one_shot_and_cancellable_functions(loop);
     virtual_thread_countdown_poller_functions(loop);
+    messages(loop);
 
     /* The loop still works after all that. */
     recorder ticks = {.loop = loop};

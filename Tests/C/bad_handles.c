@@ -149,6 +149,28 @@ static void destroyed_loop(void) {
     check_bad_loop(loop);
 }
 
+/* The messages name the function, the argument and the handle. */
+static void messages(void) {
+    double now;
+    CHECK_ERR_MSG(cadence_loop_now((cadence_loop){0x100000007ull}, &now), CADENCE_EBADF,
+                  "cadence_loop_now: loop must be a live loop handle, got 0x100000007 "
+                  "(released, destroyed with its loop, of another kind, or never made)");
+    cadence_loop loop;
+    cadence_publisher publisher;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_release(publisher));
+    char expected[256];
+    snprintf(expected, sizeof expected, "cadence_publisher_release: publisher must be a live publisher handle, "
+             "got 0x%llx (released, destroyed with its loop, of another kind, or never made)",
+             (unsigned long long)publisher.id);
+    CHECK_ERR_MSG(cadence_publisher_release(publisher), CADENCE_EBADF, expected);
+    CHECK_OK(cadence_loop_destroy(loop));
+    snprintf(expected, sizeof expected, "cadence_loop_run: loop must be a live loop handle, got 0x%llx "
+             "(released, destroyed with its loop, of another kind, or never made)", (unsigned long long)loop.id);
+    CHECK_ERR_MSG(cadence_loop_run(loop, "default", 1), CADENCE_EBADF, expected);  /* a destroyed loop */
+}
+
 int main(void) {
     cadence_loop loop;
     CHECK_OK(cadence_loop_create(&loop));
@@ -156,6 +178,7 @@ int main(void) {
     made_up_handles();
     wrong_kind_and_stale(loop);
     destroyed_loop();
+    messages();
 
     CHECK_OK(cadence_loop_run(loop, "default", 0.02));
     CHECK_EQ(never.count, 0);

@@ -9,12 +9,14 @@ typedef struct reentry {
     cadence_loop loop;
     int count;
     int run_result, destroy_result, stop_result;
+    char run_message[256];  /* cadence_last_error_message() after the run */
 } reentry;
 
 static void reenter(const cadence_tick *tick, void *userdata) {
     reentry *r = userdata;
     r->count++;
     r->run_result = cadence_loop_run(r->loop, "default", 0.01);
+    snprintf(r->run_message, sizeof r->run_message, "%s", cadence_last_error_message());
     r->destroy_result = cadence_loop_destroy(r->loop);
     r->stop_result = cadence_loop_stop(r->loop);
     CHECK_ERR(cadence_cancel(tick->source), CADENCE_EALREADY);  /* a one-shot has fired by now */
@@ -29,6 +31,8 @@ static void from_a_callback(cadence_loop loop) {
     CHECK_RANGE(loop_now(loop) - before, 0.01, 0.5);  /* the stop made run return early */
     CHECK_EQ(r.count, 1);
     CHECK_ERR(r.run_result, CADENCE_EBUSY);
+    CHECK_STR(r.run_message, "cadence_loop_run: loop must not be running to run, got a running loop (a run has "
+                             "not returned: called from one of its callbacks or from another thread?)");
     CHECK_ERR(r.destroy_result, CADENCE_EBUSY);
     CHECK_OK(r.stop_result);
     CHECK_OK(cadence_cancellable_release(once));
@@ -57,7 +61,8 @@ static void autoconnect_publisher(cadence_loop loop) {
     cadence_cancellable connection = {0x5e5e};
     CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &timer));
     CHECK_OK(cadence_publisher_autoconnect(timer, &shared));
-    CHECK_ERR(cadence_publisher_connect(shared, &connection), CADENCE_ENOTSUP);
+    CHECK_ERR_MSG(cadence_publisher_connect(shared, &connection), CADENCE_ENOTSUP,
+                  "cadence_publisher_connect: publisher must be a connectable publisher, got an autoconnect publisher");
     CHECK_ERR(cadence_publisher_autoconnect(shared, &twice), CADENCE_ENOTSUP);
     CHECK_EQ(connection.id, 0x5e5e);
     CHECK_EQ(twice.id, 0x5e5e);

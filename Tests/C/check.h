@@ -39,6 +39,14 @@
                                   cadence_err_name(r_), c_, cadence_err_name(c_));        \
     } while (0)
 
+/* A Cadence call that must fail with `code` and leave `message` as the thread's last error
+ * message: the C function, the argument, the rule and the value. */
+#define CHECK_ERR_MSG(call, code, message)                                                \
+    do {                                                                                  \
+        CHECK_ERR(call, code);                                                            \
+        CHECK_STR(cadence_last_error_message(), message);                                 \
+    } while (0)
+
 /* Extra seconds of lateness to allow when CTest runs a program under valgrind (it sets
  * CADENCE_TEST_SLOW=1): valgrind slows every callback, but it must never make a timer early, so
  * only upper bounds on lateness use this. */

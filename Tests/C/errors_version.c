@@ -1,6 +1,7 @@
-/* Error names and messages for every code, for 0 and for unknown codes, and the loaded library's version
- * against the header's macros. */
+/* Error names and messages for every code, for 0 and for unknown codes; the last error message,
+ * per thread; and the loaded library's version against the header's macros. */
 #include <limits.h>
+#include <pthread.h>
 
 #include "check.h"
 
@@ -11,7 +12,33 @@ static const struct { int code; const char *name; } known[] = {
 };
 #define KNOWN_COUNT (int)(sizeof known / sizeof *known)
 
+/* On a thread of its own: no message before a failure, then only this thread's. */
+static void *fail_on_another_thread(void *unused) {
+    (void)unused;
+    CHECK_STR(cadence_last_error_message(), "");
+    CHECK_ERR(cadence_loop_create_virtual(NULL), CADENCE_EINVAL);
+    CHECK_STR(cadence_last_error_message(), "cadence_loop_create_virtual: out must not be NULL, got NULL");
+    return NULL;
+}
+
+static void last_error_message(void) {
+    const char *none = cadence_last_error_message();
+    CHECK(none != NULL);
+    CHECK_STR(none, "");                       /* nothing has failed on this thread yet */
+    CHECK_ERR(cadence_loop_create(NULL), CADENCE_EINVAL);
+    CHECK_STR(cadence_last_error_message(), "cadence_loop_create: out must not be NULL, got NULL");
+    pthread_t other;
+    CHECK_EQ(pthread_create(&other, NULL, fail_on_another_thread, NULL), 0);
+    CHECK_EQ(pthread_join(other, NULL), 0);
+    /* The other thread's failure left this thread's message alone, and so does a success. */
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_STR(cadence_last_error_message(), "cadence_loop_create: out must not be NULL, got NULL");
+}
+
 int main(void) {
+    last_error_message();
     const char *unknown_message = cadence_strerror(INT_MIN);
     CHECK(unknown_message != NULL && unknown_message[0] != '\0');
     for (int i = 0; i < KNOWN_COUNT; i++) {

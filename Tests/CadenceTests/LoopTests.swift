@@ -59,7 +59,10 @@ import Testing
         try v.loop.schedule(after: 0.5) { _ in later = true }
         try v.loop.run(for: 10)
         #expect(nested == .busy)
+        #expect(nested?.description == "Loop.run(mode:for:): loop must not be running to run, got a running loop "
+                + "(a run has not returned: called from one of its callbacks or from another thread?)")
         #expect(closeError == .busy)
+        #expect(closeError?.description.hasPrefix("Loop.close(): loop must not be running to be closed") == true)
         #expect(!later)
         #expect(v.milliseconds == 100)  // stop returned from the run at the pass
         #expect(!v.loop.isClosed && !v.loop.isRunning)
@@ -146,6 +149,73 @@ import Testing
             try TimerPublisher(every: 1, tolerance: value, on: v.loop, in: .default)
         }
         #expect(v.loop.armedTimerCount == 0)
+    }
+
+    /// One error of each kind, with what its description says: the call, the argument, the rule
+    /// and the value (the same words as the C and Python messages).
+    @Test func eachKindOfErrorSaysWhatIsWrong() throws {
+        let v = VirtualLoop()
+        let real = try Loop()
+        defer { try? real.close() }
+        let cases: [(CadenceError, String, () throws(CadenceError) -> Void)] = [
+            (.invalidArgument, "Loop.schedule(after:tolerance:in:_:): delay must be >= 0 and finite, got nan",
+             { () throws(CadenceError) in try v.loop.schedule(after: .nan) { _ in } }),
+            (.invalidArgument, "TimerPublisher(every:tolerance:on:in:missedTicks:): interval must be > 0 and finite, got inf",
+             { () throws(CadenceError) in _ = try TimerPublisher(every: .infinity, on: v.loop) }),
+            (.invalidArgument, "Loop.run(mode:for:): seconds must be >= 0 and finite, got -1.0",
+             { () throws(CadenceError) in try v.loop.run(for: -1) }),
+            (.invalidArgument, "Loop.schedule(after:interval:tolerance:in:missedTicks:_:): interval must be > 0 and finite, got 0.0",
+             { () throws(CadenceError) in try v.loop.schedule(after: 0, interval: 0) { _ in } }),
+            (.invalidArgument, "TimerPublisher(every:tolerance:on:in:missedTicks:): tolerance must be >= 0 and finite, got -1.0",
+             { () throws(CadenceError) in _ = try TimerPublisher(every: 1, tolerance: -1, on: v.loop) }),
+            (.unknownMode, "TimerPublisher(every:tolerance:on:in:missedTicks:): mode must be registered on the loop first "
+                + "(added as a mode or a common mode), got \"fast\"",
+             { () throws(CadenceError) in _ = try TimerPublisher(every: 1, on: v.loop, in: RunLoopMode("fast")) }),
+            (.invalidArgument, "Loop.addMode(_:): mode must be 1-255 bytes of UTF-8 without control characters, got \"\"",
+             { () throws(CadenceError) in try v.loop.addMode(RunLoopMode("")) }),
+            (.invalidArgument, "Loop.run(mode:for:): mode must not be \"common\" (a pseudo-mode, never run itself), got \"common\"",
+             { () throws(CadenceError) in try v.loop.run(mode: .common, for: 1) }),
+            (.notSupported, "Loop.startThread(mode:): loop must be a real loop, got a virtual loop (its clock moves only when told)",
+             { () throws(CadenceError) in try v.loop.startThread() }),
+            (.notSupported, "Loop.advanceClock(by:): loop must be a virtual loop, got a real loop (its clock is libuv's)",
+             { () throws(CadenceError) in try real.advanceClock(by: 1) }),
+            (.invalidArgument, "Countdown.subscribe(_:): tick must be > 0 and finite, got 0.0",
+             { () throws(CadenceError) in _ = try v.loop.countdown(to: v.loop.now, tick: 0).subscribe { _ in } }),
+        ]
+        for (code, description, call) in cases {
+            do {
+                try call()
+                Issue.record("no error for \(description)")
+            } catch {
+                #expect(error == code)
+                #expect(error.description == description)
+            }
+        }
+        try v.loop.close()
+        do {
+            try v.loop.schedule(after: 1) { _ in }
+            Issue.record("a closed loop scheduled a timer")
+        } catch {
+            #expect(error.description == "Loop.schedule(after:tolerance:in:_:): loop must be open, got a closed loop")
+        }
+        #expect(v.loop.armedTimerCount == 0)
+    }
+
+    /// The message is detail: errors compare and hash by code, so `#expect(throws:)` and
+    /// `catch CadenceError.busy` match whatever the message says.
+    @Test func errorsCompareAndHashByCode() {
+        let detailed = CadenceError(code: -16, message: "loop must not be running")
+        #expect(detailed == .busy)
+        #expect(detailed.in("Loop.run(mode:for:)") == .busy)
+        #expect(Set([detailed, .busy, .badHandle]).count == 2)
+        #expect(detailed.description == "loop must not be running")
+        #expect(detailed.in("Loop.run(mode:for:)").description == "Loop.run(mode:for:): loop must not be running")
+        #expect(detailed.in("A.b()").in("C.d()").call == "C.d()")  // the outermost call names it
+        #expect(CadenceError.busy.message == "loop is running" && CadenceError.busy.call.isEmpty)
+        switch detailed {
+        case CadenceError.busy: break
+        default: Issue.record("a detailed EBUSY did not match .busy")
+        }
     }
 
     @Test func errorsHaveNamesAndMessages() {

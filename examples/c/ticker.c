@@ -9,10 +9,10 @@
 
 #include <cadence.h>
 
-/* Stops the program with a message if a Cadence call failed. */
+/* Stops the program with a message if a Cadence call failed: what was wrong, and the code's name. */
 static void check(int err, const char *what) {
     if (err != 0) {
-        fprintf(stderr, "ticker: %s: %s (%s)\n", what, cadence_strerror(err), cadence_err_name(err));
+        fprintf(stderr, "ticker: %s: %s (%s)\n", what, cadence_last_error_message(), cadence_err_name(err));
         exit(1);
     }
 }

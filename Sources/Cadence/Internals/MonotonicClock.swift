@@ -50,7 +50,7 @@ enum MonotonicClock {
     /// - Throws: ``CadenceError/invalidArgument`` for a date that is not finite (NaN or infinite
     ///   seconds since 1970): it names no time at which to fire.
     static func monotonic(at date: Date, offset: Int64 = epochOffset) throws(CadenceError) -> Nanoseconds {
-        guard date.timeIntervalSince1970.isFinite else { throw .invalidArgument }
+        guard date.timeIntervalSince1970.isFinite else { throw .badDate("date", date.timeIntervalSince1970) }
         let value = (date.timeIntervalSince1970 * 1e6).rounded() * 1e3 - Double(offset)
         guard value.isFinite else { return value > 0 ? .max : 0 }
         return value <= 0 ? 0 : value >= 1.8e19 ? .max : Nanoseconds(value)

@@ -20,13 +20,14 @@ extension UInt64 {
 
 /// Converts public seconds to engine nanoseconds after checking them.
 ///
+/// - Parameter argument: the argument's name, for the error's message.
 /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinities, negative values, or zero when
 ///   `allowZero` is false. Values beyond about 584 years saturate.
 @inline(__always)
-func nanoseconds(fromSeconds seconds: Double, allowZero: Bool) throws(CadenceError) -> Nanoseconds {
+func nanoseconds(fromSeconds seconds: Double, allowZero: Bool, argument: StaticString) throws(CadenceError) -> Nanoseconds {
     // The usual case first, in one range test (false for NaN and infinities).
     if seconds > 0 && seconds < 1.8e10 { return Nanoseconds((seconds * 1e9).rounded(.up)) }
     if seconds == 0 && allowZero { return 0 }
     if seconds >= 1.8e10 && seconds.isFinite { return .max }
-    throw .invalidArgument
+    throw .badSeconds(argument, seconds, allowZero: allowZero)  // out of line: built only here
 }

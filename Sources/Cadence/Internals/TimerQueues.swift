@@ -55,14 +55,15 @@ struct TimerQueues {
     func index(of mode: RunLoopMode) throws(CadenceError) -> Int {
         // The built-in modes, by far the most used, need no checks, compare or hash.
         if let builtin = mode.builtinIndex { return builtin }
-        guard mode.isWellFormed else { throw .invalidArgument }
-        guard let index = indexByName[mode] else { throw .unknownMode }
+        guard mode.isWellFormed else { throw .malformedMode(mode) }
+        guard let index = indexByName[mode] else { throw .unregisteredMode(mode) }
         return index
     }
 
     /// Registers a mode (idempotent); `common: true` also makes it a common mode.
     mutating func register(_ mode: RunLoopMode, common: Bool) throws(CadenceError) {
-        guard mode.isWellFormed, mode != .common else { throw .invalidArgument }
+        guard mode.isWellFormed else { throw .malformedMode(mode) }
+        guard mode != .common else { throw .commonModeNotAllowed("registered already") }
         if let index = indexByName[mode] {
             if common { isCommon[index] = true }
             return

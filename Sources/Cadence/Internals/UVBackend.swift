@@ -1,3 +1,4 @@
+import Glibc
 import CLibUV
 
 /// The real clock: a libuv loop that watches one timerfd for the next wake-up and one
@@ -16,14 +17,15 @@ final class UVBackend: LoopClock {
 
     init() throws(CadenceError) {
         let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        guard fd >= 0 else { throw .ioError }
+        guard fd >= 0 else { throw .ioError.with("timerfd_create failed: \(String(cString: uv_strerror(-errno)))") }
         loop = .allocate(capacity: 1)
         poll = .allocate(capacity: 1)
         async = .allocate(capacity: 1)
-        guard uv_loop_init(loop) == 0 else {
+        let status = uv_loop_init(loop)
+        guard status == 0 else {
             CLibUV.close(fd)
             loop.deallocate(); poll.deallocate(); async.deallocate()
-            throw .ioError
+            throw .ioError.with("uv_loop_init failed: \(String(cString: uv_strerror(status)))")
         }
         timerFD = fd
         uv_poll_init(loop, poll, fd)

@@ -20,7 +20,7 @@ final class VirtualClock: LoopClock, @unchecked Sendable {
     ///   ``canAdvance(by:)``); it is then left alone.
     func advance(by duration: Nanoseconds) throws(CadenceError) {
         try lock.withLock { () throws(CadenceError) in
-            guard Self.canAdvance(current, by: duration) else { throw .invalidArgument }
+            guard Self.canAdvance(current, by: duration) else { throw .beyondClockEnd(Double(duration) / 1e9) }
             current += duration
         }
     }

@@ -18,8 +18,13 @@ extension DispatchQueue: Scheduler {
     /// ``Scheduler/schedule(after:tolerance:_:)``).
     public func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
         throws(CadenceError) -> any Cancellable {
-        let deadline = try Self.deadline(date)
-        let leeway = try nanoseconds(fromSeconds: tolerance, allowZero: true)
+        let deadline: DispatchTime, leeway: Nanoseconds
+        do {
+            deadline = try Self.deadline(date)
+            leeway = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
+        } catch {
+            throw error.in("DispatchQueue.schedule(after:tolerance:_:)")
+        }
         let source = DispatchSource.makeTimerSource(queue: self)
         let timer = DispatchTimer(source)
         source.schedule(deadline: deadline, leeway: .nanoseconds(Self.clamped(leeway)))
@@ -35,9 +40,14 @@ extension DispatchQueue: Scheduler {
     /// ``Scheduler/schedule(after:interval:tolerance:_:)``).
     public func schedule(after date: Date, interval: Double, tolerance: Double,
                          _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
-        let deadline = try Self.deadline(date)
-        let period = try nanoseconds(fromSeconds: interval, allowZero: false)
-        let leeway = try nanoseconds(fromSeconds: tolerance, allowZero: true)
+        let deadline: DispatchTime, period: Nanoseconds, leeway: Nanoseconds
+        do {
+            deadline = try Self.deadline(date)
+            period = try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval")
+            leeway = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
+        } catch {
+            throw error.in("DispatchQueue.schedule(after:interval:tolerance:_:)")
+        }
         let source = DispatchSource.makeTimerSource(queue: self)
         source.schedule(deadline: deadline, repeating: .nanoseconds(Self.clamped(period)),
                         leeway: .nanoseconds(Self.clamped(leeway)))

@@ -39,14 +39,15 @@ public final class Poller: Cancellable, @unchecked Sendable {
     ///   scheduler throws; then the operation never runs.
     public init(every interval: Double, tolerance: Double? = nil, on scheduler: some Scheduler,
                 operation: @escaping @Sendable (_ completion: @escaping @Sendable () -> Void) -> Void) throws(CadenceError) {
-        _ = try nanoseconds(fromSeconds: interval, allowZero: false)
+        let call = "Poller(every:tolerance:on:operation:)"
+        do { _ = try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval") } catch { throw error.in(call) }
         let tolerance = tolerance ?? interval / 10
-        _ = try nanoseconds(fromSeconds: tolerance, allowZero: true)
+        do { _ = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance") } catch { throw error.in(call) }
         self.interval = interval
         self.tolerance = tolerance
         self.scheduler = scheduler
         self.operation = operation
-        try lock.withLock { () throws(CadenceError) in try startTimerLocked() }
+        do { try lock.withLock { () throws(CadenceError) in try startTimerLocked() } } catch { throw error.in(call) }
     }
 
     /// Creates a poller whose operation is an `async` function; a poll finishes when it returns.

@@ -54,20 +54,28 @@ extension Loop: Scheduler {
     /// that runs the loop (see ``Scheduler/schedule(after:tolerance:_:)``).
     public func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
         throws(CadenceError) -> any Cancellable {
-        let id = try arm(delay: 0, at: try monotonic(at: date), interval: 0,
-                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                         modeIndex: TimerQueues.commonIndex, action: .closure { _ in action() })
-        return ScheduledTimer(loop: self, id: id)
+        do {
+            let id = try arm(delay: 0, at: try monotonic(at: date), interval: 0,
+                             tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
+                             modeIndex: TimerQueues.commonIndex, action: .closure { _ in action() })
+            return ScheduledTimer(loop: self, id: id)
+        } catch {
+            throw error.in("Loop.schedule(after:tolerance:_:)")
+        }
     }
 
     /// Arms a repeating timer first due at `date` in ``RunLoopMode/common``; `action` runs on the
     /// thread that runs the loop (see ``Scheduler/schedule(after:interval:tolerance:_:)``).
     public func schedule(after date: Date, interval: Double, tolerance: Double,
                          _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
-        let id = try arm(delay: 0, at: try monotonic(at: date),
-                         interval: try nanoseconds(fromSeconds: interval, allowZero: false),
-                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true),
-                         modeIndex: TimerQueues.commonIndex, action: .closure { _ in action() })
-        return ScheduledTimer(loop: self, id: id)
+        do {
+            let id = try arm(delay: 0, at: try monotonic(at: date),
+                             interval: try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval"),
+                             tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
+                             modeIndex: TimerQueues.commonIndex, action: .closure { _ in action() })
+            return ScheduledTimer(loop: self, id: id)
+        } catch {
+            throw error.in("Loop.schedule(after:interval:tolerance:_:)")
+        }
     }
 }

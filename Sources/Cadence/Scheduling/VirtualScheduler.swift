@@ -26,7 +26,7 @@ public final class VirtualScheduler: Scheduler, @unchecked Sendable {
     /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinite or negative seconds;
     ///   ``CadenceError/busy`` from inside one of its own actions.
     public func advance(by seconds: Double) throws(CadenceError) {
-        try loop.run(mode: .default, for: seconds)
+        do { try loop.run(mode: .default, for: seconds) } catch { throw error.in("VirtualScheduler.advance(by:)") }
     }
 
     /// Runs everything due up to `date`; a date in the past does nothing.
@@ -34,8 +34,12 @@ public final class VirtualScheduler: Scheduler, @unchecked Sendable {
     /// - Throws: ``CadenceError/invalidArgument`` for a date that is not finite (NaN or infinite
     ///   seconds since 1970), or as ``advance(by:)``.
     public func advance(to date: Date) throws(CadenceError) {
-        guard date.timeIntervalSince1970.isFinite else { throw .invalidArgument }
-        try advance(by: max(0, date.timeIntervalSince(now)))
+        do throws(CadenceError) {
+            guard date.timeIntervalSince1970.isFinite else { throw .badDate("date", date.timeIntervalSince1970) }
+            try loop.run(mode: .default, for: max(0, date.timeIntervalSince(now)))
+        } catch {
+            throw error.in("VirtualScheduler.advance(to:)")
+        }
     }
 
     /// Runs until nothing is scheduled, jumping from one action to the next. Repeating actions
@@ -46,23 +50,34 @@ public final class VirtualScheduler: Scheduler, @unchecked Sendable {
     ///   actions are still pending after `limit` jumps (a repeating action that was not
     ///   cancelled), or as ``advance(by:)``.
     public func run(limit: Int = 100_000) throws(CadenceError) {
-        guard limit >= 0 else { throw .invalidArgument }
-        for _ in 0..<limit {
-            guard let next = loop.nextWake() else { return }
-            try advance(to: next)
+        do throws(CadenceError) {
+            guard limit >= 0 else { throw .invalidArgument.with("limit must be >= 0, got \(limit)") }
+            for _ in 0..<limit {
+                guard let next = loop.nextWake() else { return }
+                try loop.run(mode: .default, for: max(0, next.timeIntervalSince(now)))
+            }
+            if pendingCount > 0 {
+                throw .busy.with("limit must be more than the jumps the actions need, got \(limit) with "
+                                 + "\(pendingCount) still pending (a repeating action not cancelled?)")
+            }
+        } catch {
+            throw error.in("VirtualScheduler.run(limit:)")
         }
-        if pendingCount > 0 { throw .busy }
     }
 
     /// Schedules a one-shot action; see ``Scheduler/schedule(after:tolerance:_:)``.
     public func schedule(after date: Date, tolerance: Double, _ action: @escaping @Sendable () -> Void)
         throws(CadenceError) -> any Cancellable {
-        try loop.schedule(after: date, tolerance: tolerance, action)
+        do { return try loop.schedule(after: date, tolerance: tolerance, action) } catch {
+            throw error.in("VirtualScheduler.schedule(after:tolerance:_:)")
+        }
     }
 
     /// Schedules a repeating action; see ``Scheduler/schedule(after:interval:tolerance:_:)``.
     public func schedule(after date: Date, interval: Double, tolerance: Double,
                          _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
-        try loop.schedule(after: date, interval: interval, tolerance: tolerance, action)
+        do { return try loop.schedule(after: date, interval: interval, tolerance: tolerance, action) } catch {
+            throw error.in("VirtualScheduler.schedule(after:interval:tolerance:_:)")
+        }
     }
 }

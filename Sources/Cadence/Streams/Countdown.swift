@@ -36,7 +36,10 @@ public struct Countdown<S: Scheduler>: EventPublisher {
     /// - Throws: ``CadenceError/invalidArgument`` for a tick that is not > 0 and finite or a
     ///   deadline that is not finite, or what the scheduler throws; then nothing is emitted.
     public func subscribe(_ receive: @escaping @Sendable (StreamEvent<Int>) -> Void) throws(CadenceError) -> AnyCancellable {
-        guard tick.isFinite, tick > 0, deadline.timeIntervalSince1970.isFinite else { throw .invalidArgument }
+        guard tick.isFinite, tick > 0 else { throw CadenceError.badSeconds("tick", tick, allowZero: false).in("Countdown.subscribe(_:)") }
+        guard deadline.timeIntervalSince1970.isFinite else {
+            throw CadenceError.badDate("deadline", deadline.timeIntervalSince1970).in("Countdown.subscribe(_:)")
+        }
         let gate = SubscriptionGate(receive)
         let state = CountdownState(deadline: deadline)
         let update: @Sendable () -> Void = { [scheduler] in

@@ -2,7 +2,8 @@
 
 Wrong Python types fail with TypeError before reaching C; bad values come back from the C layer
 as InvalidArgument (a ValueError) or UnknownMode (a LookupError); closed objects raise BadHandle.
-Nothing crashes, and the objects still work afterwards.
+Nothing crashes, and the objects still work afterwards. Each kind of error says the call, the
+argument, the rule and the value (the same words as in C and Swift).
 """
 
 from __future__ import annotations
@@ -322,7 +323,11 @@ def test_closed_child_raises_bad_handle(closed_children: Objects, call: Call) ->
     with pytest.raises(BH) as info:
         call(closed_children)
     assert type(info.value) is BH
-    assert "on a closed" in str(info.value)
+    # "Subscription.cancel: Subscription must be open, got a closed one"
+    call_name, _, detail = str(info.value).partition(": ")
+    kind = call_name.split(".")[0]
+    assert call_name == info.value.context
+    assert detail == f"{kind} must be open, got a closed one"
 
 
 @pytest.mark.parametrize(
@@ -334,6 +339,79 @@ def test_closed_loop_raises_bad_handle(closed_loop: Objects, call: Call) -> None
     with pytest.raises(BH) as info:
         call(closed_loop)
     assert type(info.value) is BH
+
+
+def _resume_cancelled(poller: cadence.Poller) -> None:
+    poller.cancel()
+    poller.set_active(True)
+
+
+MESSAGES: list[tuple[str, Call, type[BaseException], str]] = [
+    ("nan", lambda o: o.loop.schedule(NAN, ignore), IA,
+     "Loop.schedule: delay must be >= 0 and finite, got nan"),
+    ("infinity", lambda o: o.loop.publish(INF), IA,
+     "Loop.publish: interval must be > 0 and finite, got inf"),
+    ("negative", lambda o: o.loop.run(-1.0), IA,
+     "Loop.run: seconds must be >= 0 and finite, got -1.0"),
+    ("zero interval", lambda o: o.loop.schedule(0, ignore, interval=0), IA,
+     "Loop.schedule: interval must be > 0 and finite, got 0.0"),
+    ("negative tolerance", lambda o: o.loop.publish(1, tolerance=-1), IA,
+     "Loop.publish: tolerance must be >= 0 and finite, got -1.0"),
+    ("unknown mode", lambda o: o.loop.publish(1, mode="fast"), UM,
+     'Loop.publish: mode must be registered on the loop first (added as a mode or a common mode), '
+     'got "fast"'),
+    ("empty mode", lambda o: o.loop.add_mode(""), IA,
+     'Loop.add_mode: mode must be 1-255 bytes of UTF-8 without control characters, got ""'),
+    ("run in common", lambda o: o.loop.run(1, mode="common"), IA,
+     'Loop.run: mode must not be "common" (a pseudo-mode, never run itself), got "common"'),
+    ("countdown tick", lambda o: o.loop.countdown(5.0, 0.0, ignore_n), IA,
+     "Loop.countdown: tick must be > 0 and finite, got 0.0"),
+    ("virtual loop thread", lambda o: o.virtual.start_thread(), NS,
+     "Loop.start_thread: loop must be a real loop, got a virtual loop "
+     "(its clock moves only when told)"),
+    ("real loop clock", lambda o: o.loop.advance_clock(1.0), NS,
+     "Loop.advance_clock: loop must be a virtual loop, got a real loop (its clock is libuv's)"),
+    ("autoconnect connect", lambda o: o.auto.connect(), NS,
+     "AutoconnectTimerPublisher.connect: publisher must be a connectable publisher, "
+     "got an autoconnect publisher"),
+    ("resume cancelled", lambda o: _resume_cancelled(o.poller), cadence.AlreadyCancelled,
+     "Poller.set_active: poller must not be cancelled, got a cancelled poller"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "expected", "message"),
+    [case[1:] for case in MESSAGES],
+    ids=[case[0] for case in MESSAGES],
+)
+def test_each_kind_of_error_says_what_is_wrong(
+    live: Objects, call: Call, expected: type[BaseException], message: str
+) -> None:
+    with pytest.raises(expected) as info:
+        call(live)
+    assert type(info.value) is expected
+    assert str(info.value) == message
+
+
+def test_busy_and_closed_loops_say_what_is_wrong(live: Objects) -> None:
+    errors: list[BaseException] = []
+
+    def run_again(tick: Tick) -> None:
+        try:
+            live.virtual.run(1.0)
+        except cadence.LoopBusy as error:
+            errors.append(error)
+
+    live.virtual.schedule(1.0, run_again)
+    live.virtual.run(2.0)
+    assert [str(error) for error in errors] == [
+        "Loop.run: loop must not be running nor have a thread of its own, got one that is running "
+        "or has a thread (called from one of its callbacks, from another thread, or after "
+        "start_thread?)"
+    ]
+    live.virtual.close()
+    with pytest.raises(BH, match=r"^Loop\.now: loop must be open, got a closed Loop$"):
+        live.virtual.now()
 
 
 def test_a_bad_call_never_calls_its_callback(live: Objects) -> None:

@@ -95,8 +95,13 @@ def test_c_layer_rejects_stale_and_foreign_handles() -> None:
         out = _lib.Handle()
         code = _lib.lib.cadence_publisher_connect(auto._handle, ctypes.byref(out))
         assert code == errors.ENOTSUP
-        with pytest.raises(cadence.NotSupported, match="ENOTSUP"):
-            errors.check(code, "connect on an autoconnect publisher")
+        with pytest.raises(cadence.NotSupported) as info:
+            errors.check(code, "AutoconnectTimerPublisher.connect")
+        assert info.value.name == "ENOTSUP"
+        assert str(info.value) == (
+            "AutoconnectTimerPublisher.connect: publisher must be a connectable publisher, "
+            "got an autoconnect publisher"
+        )
 
 
 @pytest.mark.parametrize(
@@ -116,20 +121,26 @@ def test_c_layer_rejects_stale_and_foreign_handles() -> None:
 def test_error_codes_map_to_classes(
     code: int, cls: type[cadence.CadenceError], builtin: type[BaseException], name: str
 ) -> None:
-    error = errors.error_for(code, "context here")
+    assert _lib.lib.cadence_loop_create(None) == errors.EINVAL  # sets the thread's message
+    error = errors.error_for(code, "Loop.call")
     assert type(error) is cls
     assert isinstance(error, builtin)
     assert isinstance(error, cadence.CadenceError)
-    assert (error.code, error.name, error.context) == (code, name, "context here")
+    assert (error.code, error.name, error.context) == (code, name, "Loop.call")
+    assert error.detail == "out must not be NULL, got NULL"  # the C message, less the C function
     assert error.message
-    assert str(error) == f"{error.message} ({name}): context here"
+    assert str(error) == "Loop.call: out must not be NULL, got NULL"
     copy = pickle.loads(pickle.dumps(error))
     assert (type(copy), copy.code, str(copy)) == (cls, code, str(error))
 
 
 def test_error_defaults() -> None:
     assert cadence.InvalidArgument().code == errors.EINVAL
-    assert str(cadence.LoopBusy()) == "loop is running (EBUSY)"
+    assert str(cadence.LoopBusy()) == "loop is running"  # the code's message stands in
+    assert str(cadence.LoopBusy(context="Loop.run")) == "Loop.run: loop is running"
+    assert str(cadence.InvalidArgument(context="Loop.run", detail="seconds must be >= 0")) == (
+        "Loop.run: seconds must be >= 0"
+    )
     assert cadence.EventLoopError().errno == 5
     with pytest.raises(TypeError):
         cadence.CadenceError()

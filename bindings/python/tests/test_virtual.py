@@ -153,7 +153,10 @@ def test_scheduled_timers_keep_their_order_on_both_clocks(any_loop: cadence.Loop
 
 
 def test_advance_clock_is_only_for_virtual_loops(loop: cadence.Loop) -> None:
-    with pytest.raises(cadence.NotSupported, match="ENOTSUP"):
+    with pytest.raises(
+        cadence.NotSupported,
+        match=r"^Loop\.advance_clock: loop must be a virtual loop, got a real loop",
+    ):
         loop.advance_clock(1.0)
 
 
@@ -161,7 +164,10 @@ def test_a_virtual_clock_refuses_to_reach_its_end(virtual: cadence.Loop) -> None
     # 2**64 - 1 ns, about 584 years: a clock there could not move on, so steps to it are refused.
     virtual.advance_clock(1e10)
     for step in (virtual.advance_clock, virtual.run):
-        with pytest.raises(cadence.InvalidArgument, match="EINVAL"):
+        with pytest.raises(
+            cadence.InvalidArgument,
+            match=r": seconds must keep a virtual clock before its end .*, got 10000000000\.0$",
+        ):
             step(1e10)
     assert virtual.now() == 1e10
     fired: list[float] = []

@@ -231,7 +231,9 @@ def test_the_installed_package_works_without_the_toolchain(installed: Path, tmp_
     assert 3 <= report["ticks"] <= 7
     assert report["countdown"] == [1, 0]
     assert report["countdown_finished"]
-    assert report["bad_argument"].startswith("InvalidArgument: invalid argument (EINVAL)")
+    assert report["bad_argument"] == (
+        "InvalidArgument: Loop.publish: interval must be > 0 and finite, got 0.0"
+    )
     assert report["async_ticks"] == 3
 
     libraries: list[str] = report["libraries"]

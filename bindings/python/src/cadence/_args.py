@@ -24,7 +24,9 @@ def seconds(value: object, where: str, name: str) -> float:
     try:
         return float(value)
     except OverflowError:
-        raise InvalidArgument(context=f"{where}: {name}={value!r} is too large") from None
+        raise InvalidArgument(
+            context=where, detail=f"{name} must be a number a double can hold, got {value!r}"
+        ) from None
 
 
 def mode(value: object, where: str) -> bytes:
@@ -34,11 +36,13 @@ def mode(value: object, where: str) -> bytes:
     if not isinstance(value, str):
         raise TypeError(f"{where}: mode must be a str, not {type(value).__name__}")
     if "\0" in value:
-        raise InvalidArgument(context=f"{where}: mode {value!r} contains a NUL character")
+        raise InvalidArgument(context=where, detail=f"mode must not contain NUL, got {value!r}")
     try:
         return value.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidArgument(context=f"{where}: mode {value!r} is not valid UTF-8") from None
+        raise InvalidArgument(
+            context=where, detail=f"mode must be encodable as UTF-8, got {value!r}"
+        ) from None
 
 
 def callback(value: object, where: str, name: str = "callback") -> Callable[..., object]:

@@ -106,6 +106,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "cadence_version_string": (_char_p, []),
     "cadence_strerror": (_char_p, [_int]),
     "cadence_err_name": (_char_p, [_int]),
+    "cadence_last_error_message": (_char_p, []),
     # Loops
     "cadence_loop_create": (_int, [_handle_out]),
     "cadence_loop_destroy": (_int, [Handle]),

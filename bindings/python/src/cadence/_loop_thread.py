@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TypeVar
 
 from . import _args, _lib, _lifecycle, _registry
-from .errors import EBUSY, BadHandle, LoopBusy, check
+from .errors import EBUSY, RUNNING_OR_THREAD, BadHandle, LoopBusy, check
 
 __all__ = ["LoopThreadMethods"]
 
@@ -21,7 +21,7 @@ class LoopThreadMethods:
 
     def _require_open(self, what: str) -> _registry.LoopState:
         if self._state.closed:
-            raise BadHandle(context=f"{what} on a closed Loop")
+            raise BadHandle(context=what, detail="loop must be open, got a closed Loop")
         return self._state
 
     def start_thread(self, *, mode: str = "default") -> None:
@@ -50,8 +50,8 @@ class LoopThreadMethods:
             OutOfMemory: no thread could be started.
             BadHandle: the loop is closed.
         """
-        where = f"Loop.start_thread(mode={mode!r})"
-        name = _args.mode(mode, "Loop.start_thread()")
+        where = "Loop.start_thread"
+        name = _args.mode(mode, "Loop.start_thread")
         state = self._require_open(where)
         with state.lock:  # claimed first, so that no Loop.run starts meanwhile (it checks both)
             busy = state.running or state.thread
@@ -63,7 +63,7 @@ class LoopThreadMethods:
                 with state.lock:
                     state.thread = False
             if code == EBUSY:
-                raise LoopBusy(context=f"{where} while the loop is running or has a thread")
+                raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
             check(code, where)
         _lifecycle.track_thread(self, state)
 
@@ -77,11 +77,15 @@ class LoopThreadMethods:
                 itself; the thread goes on.
             BadHandle: the loop is closed.
         """
-        self._require_open("Loop.stop_thread()")
+        self._require_open("Loop.stop_thread")
         code = _lifecycle.stop_thread(self._state)
         if code == EBUSY:
-            raise LoopBusy(context="Loop.stop_thread() from the loop's own thread")
-        check(code, "Loop.stop_thread()")
+            raise LoopBusy(
+                context="Loop.stop_thread",
+                detail="the calling thread must not be the loop's own thread (a callback), which "
+                "cannot wait for itself to end",
+            )
+        check(code, "Loop.stop_thread")
 
     @property
     def has_thread(self) -> bool:

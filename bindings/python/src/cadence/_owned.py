@@ -52,9 +52,14 @@ class Owned:
 
     def _require_open(self, what: str) -> LoopState:
         if self._state.closed:
-            raise BadHandle(context=f"{what} on a {type(self).__name__} whose loop is closed")
+            raise BadHandle(
+                context=what,
+                detail=f"loop must be open, got a {type(self).__name__} whose loop is closed",
+            )
         if self._released():
-            raise BadHandle(context=f"{what} on a closed {type(self).__name__}")
+            raise BadHandle(
+                context=what, detail=f"{type(self).__name__} must be open, got a closed one"
+            )
         return self._state
 
     def _state_word(self) -> str:

@@ -31,7 +31,7 @@ from .errors import check
 
 def _now(state: _registry.LoopState) -> float:
     out = ctypes.c_double()
-    check(int(_lib.lib.cadence_loop_now(state.handle, ctypes.byref(out))), "Loop.now()")
+    check(int(_lib.lib.cadence_loop_now(state.handle, ctypes.byref(out))), "Loop.now")
     return out.value
 
 

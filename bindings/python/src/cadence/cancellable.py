@@ -99,14 +99,14 @@ class Cancellable(Owned):
         """
         state = self._state
         if state.closed or not self._handle:
-            self._require_open(f"{type(self).__name__}.cancel()")
+            self._require_open(f"{type(self).__name__}.cancel")
         code = int(_cancel(self._handle))
         if self._key is not None:
             _registry.unregister(state, self._key)
         if code == EALREADY:
             return False
         if code < 0:
-            check(code, f"{type(self).__name__}.cancel()")
+            check(code, f"{type(self).__name__}.cancel")
         return True
 
     @property
@@ -260,7 +260,7 @@ class ScheduledTimer(Cancellable):
         Raises:
             BadHandle: the object or its loop is closed.
         """
-        self._reference(_unref, "ScheduledTimer.unref()")
+        self._reference(_unref, "ScheduledTimer.unref")
 
     def ref(self) -> None:
         """Makes this timer keep :meth:`Loop.run_until_idle` going again while it is armed, as
@@ -270,7 +270,7 @@ class ScheduledTimer(Cancellable):
         Raises:
             BadHandle: the object or its loop is closed.
         """
-        self._reference(_ref, "ScheduledTimer.ref()")
+        self._reference(_ref, "ScheduledTimer.ref")
 
     @property
     def has_ref(self) -> bool:

@@ -2,7 +2,14 @@
 
 Every error from the C layer becomes a :class:`CadenceError` whose ``code`` is the negative
 ``CADENCE_E*`` value, with ``name`` and ``message`` from ``cadence_err_name`` and
-``cadence_strerror``. As in pyzmq, each subclass also inherits the built-in exception that
+``cadence_strerror``, and whose text says what was wrong: the Python call, then the argument, the
+rule and the value, as the C layer found them (``cadence_last_error_message``, with the Python
+call's name in place of the C function's)::
+
+    Loop.publish: tolerance must be >= 0 and finite, got -1.0
+
+The few errors that Python finds itself (a closed object, a run already under way, a wrong type)
+read the same way. As in pyzmq, each subclass also inherits the built-in exception that
 Python code would expect for the same situation, so ``except ValueError`` keeps working:
 
 - :class:`InvalidArgument` (``EINVAL``), a :class:`ValueError`: NaN, infinities, a negative delay
@@ -72,10 +79,14 @@ class CadenceError(Exception):
 
     Attributes:
         code: the negative ``CADENCE_E*`` code, as the C API returns it.
-        context: what was being done, such as ``"Loop.publish(interval=nan, ...)"``.
+        context: the call that failed, such as ``"Loop.publish"``.
+        detail: what was wrong with it: the argument, the rule and the value, such as
+            ``"interval must be > 0 and finite, got nan"``; for an error from C, the message of
+            ``cadence_last_error_message`` without the C function's name. Empty when not known.
 
-    ``str()`` gives the message, the name and the context:
-    ``invalid argument (EINVAL): Loop.publish(interval=nan, tolerance=0.0, mode='default')``.
+    ``str()`` gives the call and the detail,
+    ``Loop.publish: interval must be > 0 and finite, got nan`` (the code's :attr:`message` stands
+    in for a missing detail).
     """
 
     #: The code of this class; ``None`` on the base class, which takes any code.
@@ -83,15 +94,17 @@ class CadenceError(Exception):
 
     code: int
     context: str
+    detail: str
 
-    def __init__(self, code: int | None = None, context: str = "") -> None:
+    def __init__(self, code: int | None = None, context: str = "", detail: str = "") -> None:
         if code is None:
             if self.default_code is None:
                 raise TypeError("CadenceError() needs an error code")
             code = self.default_code
-        super().__init__(code, context)
+        super().__init__(code, context, detail)
         self.code = code
         self.context = context
+        self.detail = detail
 
     @property
     def name(self) -> str:
@@ -104,9 +117,8 @@ class CadenceError(Exception):
         return _lib.decode(_lib.lib.cadence_strerror(self.code))
 
     def __str__(self) -> str:
-        if self.context:
-            return f"{self.message} ({self.name}): {self.context}"
-        return f"{self.message} ({self.name})"
+        detail = self.detail or self.message
+        return f"{self.context}: {detail}" if self.context else detail
 
 
 class InvalidArgument(CadenceError, ValueError):
@@ -160,8 +172,8 @@ class EventLoopError(CadenceError, OSError):
 
     default_code = EIO
 
-    def __init__(self, code: int | None = None, context: str = "") -> None:
-        super().__init__(code, context)
+    def __init__(self, code: int | None = None, context: str = "", detail: str = "") -> None:
+        super().__init__(code, context, detail)
         self.errno = _errno.EIO
         self.strerror = self.message
 
@@ -182,10 +194,27 @@ _BY_CODE: dict[int, type[CadenceError]] = {
 }
 
 
+#: The detail of a LoopBusy that Python finds itself (a run already under way, or a thread).
+RUNNING_OR_THREAD = (
+    "loop must not be running nor have a thread of its own, got one that is running or has a "
+    "thread (called from one of its callbacks, from another thread, or after start_thread?)"
+)
+
+
+def last_detail() -> str:
+    """What the calling thread's last failed C call found wrong (``cadence_last_error_message``),
+    without the C function's name: ``"tolerance must be >= 0 and finite, got -1.0"``."""
+    message = _lib.decode(_lib.lib.cadence_last_error_message())
+    function, colon, detail = message.partition(": ")
+    return detail if colon and function.startswith("cadence_") else message
+
+
 def error_for(code: int, context: str = "") -> CadenceError:
-    """The exception for a negative C return code: the subclass for that code, or a plain
-    :class:`CadenceError` for a code this binding does not know."""
-    return _BY_CODE.get(code, CadenceError)(code, context)
+    """The exception for a negative C return code, made right after the C call that returned it
+    (on the same thread, with no Cadence call in between): the subclass for that code, or a plain
+    :class:`CadenceError` for a code this binding does not know, with ``context`` (the Python
+    call) and the C layer's :func:`last_detail`."""
+    return _BY_CODE.get(code, CadenceError)(code, context, last_detail())
 
 
 def check(code: int, context: str) -> None:

@@ -12,7 +12,7 @@ from . import _args, _async, _lib, _lifecycle, _registry, _running, countdown, p
 from ._loop_thread import LoopThreadMethods
 from .cancellable import ScheduledTimer
 from .countdown import Countdown
-from .errors import EBUSY, InvalidArgument, LoopBusy, check
+from .errors import EBUSY, RUNNING_OR_THREAD, InvalidArgument, LoopBusy, check
 from .poller import Poll, Poller
 from .publisher import MissedTickPolicy, TimerPublisher, missed_tick_policy
 
@@ -23,12 +23,6 @@ __all__ = ["RUN_SLICE", "Loop"]
 
 _schedule = _lib.lib.cadence_loop_schedule
 _schedule_repeating = _lib.lib.cadence_loop_schedule_repeating
-
-
-def _schedule_call(delay: object, tolerance: object, mode: object, repeating: str = "") -> str:
-    """How a failed ``Loop.schedule`` call is named in its error (formatted on error only);
-    ``repeating`` is ``", interval=..., missed_ticks=..."`` for a repeating timer."""
-    return f"Loop.schedule(delay={delay!r}, tolerance={tolerance!r}, mode={mode!r}{repeating})"
 
 
 #: When another wake-up fd is set (see :meth:`Loop.run`): the longest stretch of its clock, in
@@ -75,7 +69,7 @@ class Loop(LoopThreadMethods):
             OutOfMemory: no memory.
         """
         handle = _lib.Handle()
-        check(int(_lib.lib.cadence_loop_create(handle)), "Loop()")
+        check(int(_lib.lib.cadence_loop_create(handle)), "Loop")
         self._adopt(handle.value, virtual=False)
 
     @classmethod
@@ -94,7 +88,7 @@ class Loop(LoopThreadMethods):
             OutOfMemory: no memory.
         """
         handle = _lib.Handle()
-        check(int(_lib.lib.cadence_loop_create_virtual(handle)), "Loop.virtual()")
+        check(int(_lib.lib.cadence_loop_create_virtual(handle)), "Loop.virtual")
         loop = cls.__new__(cls)
         loop._adopt(handle.value, virtual=True)
         return loop
@@ -152,9 +146,9 @@ class Loop(LoopThreadMethods):
                 callbacks, from a second thread, or while it has a thread of its own).
             BadHandle: the loop is closed.
         """
-        value = _args.seconds(seconds, "Loop.run()", "seconds")
-        name = _args.mode(mode, "Loop.run()")
-        self._run(name, value, "Loop.run()", f"Loop.run(seconds={seconds!r}, mode={mode!r})")
+        value = _args.seconds(seconds, "Loop.run", "seconds")
+        name = _args.mode(mode, "Loop.run")
+        self._run(name, value, "Loop.run")
 
     def run_until_idle(self, *, mode: str = "default") -> None:
         """Runs the loop in ``mode`` as :meth:`run` does, until no referenced timer that can fire
@@ -191,16 +185,16 @@ class Loop(LoopThreadMethods):
                 has a thread of its own.
             BadHandle: the loop is closed.
         """
-        name = _args.mode(mode, "Loop.run_until_idle()")
-        self._run(name, None, "Loop.run_until_idle()", f"Loop.run_until_idle(mode={mode!r})")
+        name = _args.mode(mode, "Loop.run_until_idle")
+        self._run(name, None, "Loop.run_until_idle")
 
-    def _run(self, name: bytes, seconds: float | None, call: str, where: str) -> None:
+    def _run(self, name: bytes, seconds: float | None, call: str) -> None:
         """:meth:`run` for ``seconds``, or :meth:`run_until_idle` when ``seconds`` is None."""
         state = self._require_open(call)
         # Only the call that actually runs collects a callback's exception: a nested run,
         # rejected here, must not steal it.
         if not state.enter_run():
-            raise LoopBusy(context=f"{call} while the loop is running or has a thread")
+            raise LoopBusy(context=call, detail=RUNNING_OR_THREAD)
         try:
             with _registry.binding_code(), _running.sigint_stops_run():
                 code = _running.run(state, name, seconds, RUN_SLICE)
@@ -215,8 +209,8 @@ class Loop(LoopThreadMethods):
             finally:
                 del error
         if code == EBUSY:
-            raise LoopBusy(context=f"{call} while the loop is running")
-        check(code, where)
+            raise LoopBusy(context=call, detail=RUNNING_OR_THREAD)
+        check(code, call)
 
     def stop(self) -> None:
         """Makes a running :meth:`run` return after its current pass; does nothing if the loop is
@@ -226,7 +220,7 @@ class Loop(LoopThreadMethods):
         Raises:
             BadHandle: the loop is closed.
         """
-        self._require_open("Loop.stop()").stop()
+        self._require_open("Loop.stop").stop()
 
     @property
     def running(self) -> bool:
@@ -248,7 +242,7 @@ class Loop(LoopThreadMethods):
                 ``"common"``.
             BadHandle: the loop is closed.
         """
-        where = f"Loop.add_mode({name!r})"
+        where = "Loop.add_mode"
         encoded = _args.mode(name, where)
         state = self._require_open(where)
         check(int(_lib.lib.cadence_loop_add_mode(state.handle, encoded)), where)
@@ -260,7 +254,7 @@ class Loop(LoopThreadMethods):
         Raises:
             As :meth:`add_mode`.
         """
-        where = f"Loop.add_common_mode({name!r})"
+        where = "Loop.add_common_mode"
         encoded = _args.mode(name, where)
         state = self._require_open(where)
         check(int(_lib.lib.cadence_loop_add_common_mode(state.handle, encoded)), where)
@@ -275,9 +269,9 @@ class Loop(LoopThreadMethods):
         Raises:
             BadHandle: the loop is closed.
         """
-        state = self._require_open("Loop.now()")
+        state = self._require_open("Loop.now")
         out = ctypes.c_double()
-        check(int(_lib.lib.cadence_loop_now(state.handle, out)), "Loop.now()")
+        check(int(_lib.lib.cadence_loop_now(state.handle, out)), "Loop.now")
         return out.value
 
     @property
@@ -326,8 +320,8 @@ class Loop(LoopThreadMethods):
                 its end (2**64 - 1 ns, about 584 years after its start); the clock is left alone.
             BadHandle: the loop is closed.
         """
-        where = f"Loop.advance_clock({seconds!r})"
-        value = _args.seconds(seconds, "Loop.advance_clock()", "seconds")
+        where = "Loop.advance_clock"
+        value = _args.seconds(seconds, "Loop.advance_clock", "seconds")
         state = self._require_open(where)
         check(int(_lib.lib.cadence_loop_advance_clock(state.handle, value)), where)
 
@@ -367,11 +361,11 @@ class Loop(LoopThreadMethods):
             UnknownMode: ``mode`` is not registered.
             BadHandle: the loop is closed.
         """
-        where = f"Loop.publish(interval={interval!r}, tolerance={tolerance!r}, mode={mode!r})"
-        every = _args.seconds(interval, "Loop.publish()", "interval")
-        late = _args.seconds(tolerance, "Loop.publish()", "tolerance")
-        encoded = _args.mode(mode, "Loop.publish()")
-        policy = missed_tick_policy(missed_ticks, "Loop.publish()")
+        where = "Loop.publish"
+        every = _args.seconds(interval, "Loop.publish", "interval")
+        late = _args.seconds(tolerance, "Loop.publish", "tolerance")
+        encoded = _args.mode(mode, "Loop.publish")
+        policy = missed_tick_policy(missed_ticks, "Loop.publish")
         state = self._require_open(where)
         out = _lib.Handle()
         check(int(_lib.lib.cadence_timer_publish(state.handle, every, late, encoded, out)), where)
@@ -434,27 +428,26 @@ class Loop(LoopThreadMethods):
             )
         # The hot path of the binding (one-shots): the common argument types are checked inline,
         # and messages are formatted only on error.
-        after = delay if type(delay) is float else _args.seconds(delay, "Loop.schedule()", "delay")
+        after = delay if type(delay) is float else _args.seconds(delay, "Loop.schedule", "delay")
         if not callable(callback):
-            _args.callback(callback, "Loop.schedule()")
+            _args.callback(callback, "Loop.schedule")
         late = (
             tolerance
             if type(tolerance) is float
-            else _args.seconds(tolerance, "Loop.schedule()", "tolerance")
+            else _args.seconds(tolerance, "Loop.schedule", "tolerance")
         )
         default = type(mode) is str and mode == "default"
-        encoded = b"default" if default else _args.mode(mode, "Loop.schedule()")
+        encoded = b"default" if default else _args.mode(mode, "Loop.schedule")
         state = self._state
         on_tick = state.on_tick  # before the closed check: see _registry.refused
         if state.closed:
-            self._require_open(_schedule_call(delay, tolerance, mode))
+            self._require_open("Loop.schedule")
         key = _registry.register(state, callback, one_shot=True)
         out = _lib.Handle()
         try:  # free on the way in: an exception before the object exists drops the entry
             code = _schedule(state.handle, after, late, encoded, on_tick, key, out)
             if code < 0:
-                where = _schedule_call(delay, tolerance, mode)
-                _registry.refused(state, code, where, self._require_open)
+                _registry.refused(state, code, "Loop.schedule", self._require_open)
             return ScheduledTimer(self, state, out.value, key, after if default else (after, mode))
         except BaseException:
             _registry.abandoned(state, key, out.value)
@@ -470,7 +463,7 @@ class Loop(LoopThreadMethods):
         missed_ticks: MissedTickPolicy | None,
     ) -> ScheduledTimer:
         """:meth:`schedule` with ``interval`` (or ``missed_ticks``)."""
-        where = "Loop.schedule()"
+        where = "Loop.schedule"
         if interval is None:
             raise TypeError(f"{where}: missed_ticks applies to a repeating timer (give interval)")
         after = _args.seconds(delay, where, "delay")
@@ -481,11 +474,10 @@ class Loop(LoopThreadMethods):
         policy = missed_tick_policy(
             MissedTickPolicy.SKIP if missed_ticks is None else missed_ticks, where
         )
-        repeating = f", interval={interval!r}, missed_ticks={policy}"
         state = self._state
         on_tick = state.on_tick  # before the closed check: see _registry.refused
         if state.closed:
-            self._require_open(_schedule_call(delay, tolerance, mode, repeating))
+            self._require_open(where)
         key = _registry.register(state, callback, one_shot=False)
         out = _lib.Handle()
         try:  # as in schedule
@@ -495,7 +487,6 @@ class Loop(LoopThreadMethods):
                 )
             )
             if code < 0:
-                where = _schedule_call(delay, tolerance, mode, repeating)
                 _registry.refused(state, code, where, self._require_open)
             missed = "" if policy is MissedTickPolicy.SKIP else f", missed_ticks={policy}"
             description = f"after {after + 0.0!r} s every {every!r} s in mode {mode!r}{missed}"
@@ -549,13 +540,13 @@ class Loop(LoopThreadMethods):
             BadHandle: the loop is closed.
             Exception: what the callbacks raised before this method returned.
         """
-        where = f"Loop.countdown(deadline={deadline!r}, tick={tick!r})"
-        end = _args.seconds(deadline, "Loop.countdown()", "deadline")
-        every = _args.seconds(tick, "Loop.countdown()", "tick")
+        where = "Loop.countdown"
+        end = _args.seconds(deadline, "Loop.countdown", "deadline")
+        every = _args.seconds(tick, "Loop.countdown", "tick")
         if callback is not None:
-            _args.callback(callback, "Loop.countdown()")
+            _args.callback(callback, "Loop.countdown")
         if on_finish is not None:
-            _args.callback(on_finish, "Loop.countdown()", "on_finish")
+            _args.callback(on_finish, "Loop.countdown", "on_finish")
         on_countdown = self._state.on_countdown  # before the closed check: see _registry.refused
         state = self._require_open(where)
         progress = countdown.Progress(state)
@@ -640,16 +631,18 @@ class Loop(LoopThreadMethods):
                 infinite.
             BadHandle: the loop is closed.
         """
-        where = f"Loop.poller(interval={interval!r}, tolerance={tolerance!r})"
-        every = _args.seconds(interval, "Loop.poller()", "interval")
-        _args.callback(operation, "Loop.poller()", "operation")
+        where = "Loop.poller"
+        every = _args.seconds(interval, "Loop.poller", "interval")
+        _args.callback(operation, "Loop.poller", "operation")
         if tolerance is None:
             late = _lib.TOLERANCE_DEFAULT
         else:
-            late = _args.seconds(tolerance, "Loop.poller()", "tolerance")
+            late = _args.seconds(tolerance, "Loop.poller", "tolerance")
             if late < 0:  # C would read -1.0 as "10 % of the interval"
-                raise InvalidArgument(context=f"{where}: tolerance must be >= 0 or None")
-        _args.flag(finish_on_return, "Loop.poller()", "finish_on_return")
+                raise InvalidArgument(
+                    context=where, detail=f"tolerance must be >= 0 and finite or None, got {late!r}"
+                )
+        _args.flag(finish_on_return, "Loop.poller", "finish_on_return")
         on_poll = self._state.on_poll  # before the closed check: see _registry.refused
         state = self._require_open(where)
         try:
@@ -683,8 +676,8 @@ class Loop(LoopThreadMethods):
         """
         code = _lifecycle.destroy(self._state)
         if code == EBUSY:
-            raise LoopBusy(context="Loop.close() while the loop is running or has a thread")
-        check(code, "Loop.close()")
+            raise LoopBusy(context="Loop.close", detail=RUNNING_OR_THREAD)
+        check(code, "Loop.close")
         self._finalizer.detach()
 
     @property

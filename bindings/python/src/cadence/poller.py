@@ -34,7 +34,9 @@ def poll_number(value: object, where: str) -> int:
         raise TypeError(f"{where}: number must be an int, not {type(value).__name__}")
     number = int(value)
     if not 0 <= number <= _UINT64_MAX:
-        raise InvalidArgument(context=f"{where}: number={number!r} is out of range")
+        raise InvalidArgument(
+            context=where, detail=f"number must be 0 to 2**64 - 1, got {number!r}"
+        )
     return number
 
 
@@ -75,7 +77,7 @@ class Poll:
         code = int(_lib.lib.cadence_poller_finish(self._handle_id, self.number))
         if code in (EALREADY, EBADF):
             return False
-        check(code, "Poll.finish()")
+        check(code, "Poll.finish")
         return True
 
     def __repr__(self) -> str:
@@ -285,7 +287,7 @@ class Poller(_CancelledOnClose):
             AlreadyCancelled: the poller was cancelled (it cannot be resumed; make a new one).
             BadHandle: the poller or its loop is closed.
         """
-        where = f"Poller.set_active({active!r})"
+        where = "Poller.set_active"
         _args.flag(active, where, "active")
         self._require_open(where)
         check(int(_lib.lib.cadence_poller_set_active(self._handle, int(active))), where)
@@ -306,7 +308,7 @@ class Poller(_CancelledOnClose):
             InvalidArgument: ``number`` is negative or too large.
             BadHandle: the poller or its loop is closed.
         """
-        where = f"Poller.finish({number!r})"
+        where = "Poller.finish"
         value = poll_number(number, where)
         self._require_open(where)
         code = int(_lib.lib.cadence_poller_finish(self._handle, value))

@@ -121,7 +121,7 @@ class _Publisher(Owned):
 
     @missed_ticks.setter
     def missed_ticks(self, policy: MissedTickPolicy) -> None:
-        where = f"{type(self).__name__}.missed_ticks = {policy!r}"
+        where = f"{type(self).__name__}.missed_ticks"
         missed_tick_policy(policy, where)
         self._require_open(where)
         code = int(_lib.lib.cadence_publisher_set_missed_ticks(self._handle, policy.value))
@@ -147,7 +147,7 @@ class _Publisher(Owned):
             TypeError: ``callback`` is not callable.
             BadHandle: the publisher or its loop is closed.
         """
-        where = f"{type(self).__name__}.sink()"
+        where = f"{type(self).__name__}.sink"
         _args.callback(callback, where)
         on_tick = self._state.on_tick  # before the closed check: see _registry.refused
         state = self._require_open(where)
@@ -260,7 +260,7 @@ class TimerPublisher(_Publisher):
         Raises:
             BadHandle: the publisher or its loop is closed.
         """
-        where = "TimerPublisher.connect()"
+        where = "TimerPublisher.connect"
         state = self._require_open(where)
         out = _lib.Handle()
         check(int(_lib.lib.cadence_publisher_connect(self._handle, out)), where)
@@ -275,7 +275,7 @@ class TimerPublisher(_Publisher):
         Raises:
             BadHandle: the publisher or its loop is closed.
         """
-        where = "TimerPublisher.autoconnect()"
+        where = "TimerPublisher.autoconnect"
         state = self._require_open(where)
         out = _lib.Handle()
         check(int(_lib.lib.cadence_publisher_autoconnect(self._handle, out)), where)
@@ -311,11 +311,14 @@ class AutoconnectTimerPublisher(_Publisher):
             NotSupported: always, on an open publisher (also a :class:`TypeError`).
             BadHandle: the publisher or its loop is closed.
         """
-        where = "AutoconnectTimerPublisher.connect()"
+        where = "AutoconnectTimerPublisher.connect"
         self._require_open(where)
         out = _lib.Handle()
         code = int(_lib.lib.cadence_publisher_connect(self._handle, out))
         if code == 0:  # not what the C API promises; give the connection back and refuse anyway
             _lib.lib.cadence_cancellable_release(out.value)
         check(code, where)
-        raise NotSupported(context=where)
+        raise NotSupported(
+            context=where,
+            detail="publisher must be a connectable publisher, got an autoconnect publisher",
+        )

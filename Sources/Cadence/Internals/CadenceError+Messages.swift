@@ -1,0 +1,75 @@
+/// The messages of the engine's errors: each names the argument, its value and the rule. They are
+/// made only when an error is thrown, in functions kept out of line, so that a check on a hot path
+/// stays one compare and a branch to a call that never runs on success.
+///
+/// New code throws in one line: `throw .invalidArgument.with("limit must be >= 0, got \(limit)")`
+/// or one of the helpers below; a public function names itself with
+/// `catch { throw error.in("Type.function(label:)") }`.
+extension CadenceError {
+    /// This error's code with `message`: the argument, its value and the rule.
+    @inline(never)
+    package func with(_ message: String) -> CadenceError {
+        CadenceError(code: code, message: message)
+    }
+
+    /// A bad number of seconds: `"tolerance must be >= 0 and finite, got -1.0"`.
+    @inline(never)
+    package static func badSeconds(_ argument: StaticString, _ seconds: Double, allowZero: Bool) -> CadenceError {
+        invalidArgument.with("\(argument) must be \(allowZero ? ">= 0" : "> 0") and finite, got \(seconds)")
+    }
+
+    /// A date that names no time: NaN or infinite seconds since 1970.
+    @inline(never)
+    package static func badDate(_ argument: StaticString, _ secondsSince1970: Double) -> CadenceError {
+        invalidArgument.with("\(argument) must be a finite date, got \(secondsSince1970) seconds since 1970")
+    }
+
+    /// A mode name that is empty, too long or has control characters.
+    @inline(never)
+    static func malformedMode(_ mode: RunLoopMode) -> CadenceError {
+        invalidArgument.with("mode must be 1-255 bytes of UTF-8 without control characters, got \(quoted(mode))")
+    }
+
+    /// A mode that is well formed but not registered on the loop.
+    @inline(never)
+    static func unregisteredMode(_ mode: RunLoopMode) -> CadenceError {
+        unknownMode.with("mode must be registered on the loop first (added as a mode or a common mode), got \(quoted(mode))")
+    }
+
+    /// `common` where a mode to run in, or to register, was wanted.
+    @inline(never)
+    static func commonModeNotAllowed(_ what: StaticString) -> CadenceError {
+        invalidArgument.with("mode must not be \"common\" (a pseudo-mode, \(what)), got \"common\"")
+    }
+
+    /// A call on a closed loop.
+    @inline(never)
+    package static func loopClosed() -> CadenceError {
+        badHandle.with("loop must be open, got a closed loop")
+    }
+
+    /// A mode name as the messages show it: quoted, with control characters escaped.
+    static func quoted(_ mode: RunLoopMode) -> String { String(reflecting: mode.name) }
+}
+
+extension CadenceError {
+    /// A run, close or thread start while the loop is running.
+    @inline(never)
+    static func alreadyRunning(_ attempt: StaticString) -> CadenceError {
+        busy.with("loop must not be running to \(attempt), got a running loop "
+                  + "(a run has not returned: called from one of its callbacks or from another thread?)")
+    }
+
+    /// A run, close or second thread while the loop has a thread of its own.
+    @inline(never)
+    static func hasOwnThread(_ attempt: StaticString) -> CadenceError {
+        busy.with("loop must not have a thread of its own to \(attempt), got a loop with one (stopThread() ends it)")
+    }
+
+    /// A virtual-clock advance past the clock's end.
+    @inline(never)
+    static func beyondClockEnd(_ seconds: Double) -> CadenceError {
+        invalidArgument.with("seconds must keep a virtual clock before its end (2^64 - 1 ns, about 584 years "
+                             + "after its start), got \(seconds)")
+    }
+}
