@@ -168,7 +168,10 @@ CADENCE_EXPORT int cadence_timer_publish(cadence_loop loop, double interval, dou
  * MissedTickBehavior). SKIP (the default, Apple's Timer): fire once, report the latest grid point
  * passed and the skipped count, keep the grid. BURST: fire once per missed grid point, back to back
  * (one per loop pass). DELAY: fire once, report the missed fire date, restart the grid one interval
- * after the late fire. */
+ * after the late fire, however small the lateness (tokio's Delay); a fire is late when it comes
+ * after its tolerance window (fire date + tolerance) and more than 5 ms after its fire date (half
+ * the interval, for intervals under 10 ms), and one within that keeps the grid: a 50 ms timer
+ * whose loop is blocked until 70 ms fires at 70, 120, 170 ms. */
 typedef enum cadence_missed_ticks {
     CADENCE_MISSED_TICKS_SKIP = 0,
     CADENCE_MISSED_TICKS_BURST = 1,

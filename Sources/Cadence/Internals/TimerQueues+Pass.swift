@@ -1,12 +1,12 @@
 /// The firing pass: what is due at a pass's clock reading, taken in fire-date order.
 extension TimerQueues {
-    /// A pass in progress: the mode it runs in, whether common timers take part, the first
-    /// sequence of the pass (timers queued from then on wait for the next pass), and whether its
-    /// due timers were taken out of their heaps at the start.
+    /// A pass in progress: the mode it runs in, whether common timers take part, its number
+    /// (timers queued under it wait for the next pass), and whether its due timers were taken out
+    /// of their heaps at the start.
     struct Pass {
         let mode: Int
         let withCommon: Bool
-        let firstSequence: UInt32
+        let number: UInt32
         var tookAll = false
     }
 
@@ -22,7 +22,8 @@ extension TimerQueues {
     /// cost a few sequential ones. This happens when a loop gets to its timers late, or many
     /// timers share a fire date.
     mutating func beginPass(runningIn mode: Int, now: Nanoseconds) -> Pass {
-        var pass = Pass(mode: mode, withCommon: isCommon[mode], firstSequence: nextSequence)
+        passNumber &+= 1
+        var pass = Pass(mode: mode, withCommon: isCommon[mode], number: passNumber)
         let limit = min(now, .max - 1)  // a saturated fire date is never due
         var total = 0
         forEachHeap(of: pass) { heap in total += heaps[heap].count }
@@ -81,14 +82,13 @@ extension TimerQueues {
         }
     }
 
-    /// Whether `entry` was queued during `pass`: its sequence lies in the (short) run handed out
-    /// since the pass began. Measured as a distance from the pass's first sequence, so an entry
-    /// that has waited through any number of enqueues is not mistaken for a new one (compared as
-    /// serial numbers, one queued 2³¹ enqueues earlier would look like it came after, and would
-    /// be held back from every pass while the loop spun on its overdue date).
+    /// Whether the live `entry` was queued during `pass`: its slot carries the pass's number
+    /// (the slot was just read to tell the entry live). Compared for equality, so a timer that
+    /// waited through 2³² passes to the very pass whose number it carries waits one pass more, at
+    /// the same clock reading; none is held back longer.
     @inline(__always)
     func queuedDuring(_ pass: Pass, _ entry: TimerHeapEntry) -> Bool {
-        entry.sequence &- pass.firstSequence < nextSequence &- pass.firstSequence
+        slots[Int(entry.slot)].queuedInPass == pass.number
     }
 
     /// ``fireNext(in:now:into:)`` for a pass that took its due timers at the start. A taken entry

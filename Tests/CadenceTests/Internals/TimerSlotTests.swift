@@ -110,10 +110,10 @@ import Testing
         #expect(ids.map(\.slot) == Array(repeating: 0, count: 8))
     }
 
-    /// Heap entries carry 32-bit sequences. A timer that has waited while 2³¹ or more other
-    /// timers were queued still fires when due (it was once held back from every pass as if
-    /// queued during it, and the loop spun on its overdue date), and timers queued during a pass
-    /// still wait for the next one when the counter wraps within the pass.
+    /// Heap entries carry 32-bit scheduling sequences, slots 32-bit pass numbers. A timer that
+    /// has waited while 2³¹ or more other timers were armed still fires when due, ties still go
+    /// in scheduling order when the sequence wraps between them, and timers queued during a pass
+    /// still wait for the next one when the pass number wraps.
     @Test func sequencesWrapWithoutHoldingTimersBack() throws {
         let v = VirtualLoop()
         var fired: [String] = []
@@ -133,5 +133,14 @@ import Testing
         #expect(fired == ["old", "a"])
         try v.loop.run(for: 0)
         #expect(fired == ["old", "a", "b", "c", "d"])
+
+        v.loop.queues.passNumber = .max - 1  // the next passes wrap to 0
+        var passes = 0
+        func again() { _ = try? v.loop.schedule(after: 0) { _ in passes += 1; again() } }
+        again()
+        for expected in 1...4 {
+            try v.loop.run(for: 0)
+            #expect(passes == expected)  // one fire per pass, across the wrap
+        }
     }
 }
