@@ -235,6 +235,34 @@ CADENCE_EXPORT int cadence_loop_schedule_repeating(cadence_loop loop, double del
                                                    cadence_tick_fn _Nullable fn, void *_Nullable userdata,
                                                    cadence_cancellable *_Nullable out);
 
+/* Moves a pending scheduled timer (from cadence_loop_schedule or cadence_loop_schedule_repeating)
+ * to fire `delay` seconds (>= 0, finite) after a fresh clock read, without cancelling it:
+ * Foundation's fireDate setter, Go's Timer.Reset, Node's refresh(), libuv's uv_timer_again. A
+ * repeating timer starts a new grid there (fires at the new date, then every interval after it);
+ * a debounce is a one-shot reset on every event. Ties: the reset timer fires after the timers
+ * already due at its new fire date, as if scheduled now (as libuv and Node order a re-armed
+ * timer); reset during a pass, it waits for a later pass. Threads: any thread, and callbacks (its
+ * own included); the loop's lock decides against a fire on another thread: a reset that returns
+ * 0 before the callback starts wins (the old fire date never fires), and a one-shot whose
+ * callback has started has ended, so its reset gives CADENCE_EALREADY; a repeating timer whose
+ * callback is running moves its next fire date. Errors: CADENCE_EINVAL (delay NaN, infinite or
+ * negative), CADENCE_EALREADY (cancelled, or a one-shot that has fired or whose callback has
+ * started), CADENCE_ENOTSUP (a cancellable that is not a scheduled timer), CADENCE_EBADF; on error
+ * the timer is left as it was. Added in 0.3. */
+CADENCE_EXPORT int cadence_timer_reset(cadence_cancellable timer, double delay);
+
+/* Write a pending scheduled timer's next fire date (seconds on the fire-date scale, as
+ * tick->fire_date and cadence_loop_now; asyncio's TimerHandle.when(), Foundation's fireDate), its
+ * interval (seconds, 0 for a one-shot; Foundation's timeInterval) or its tolerance (seconds) to
+ * *out. During a repeating timer's callback the fire date is already the next grid point.
+ * Whether the timer is still valid (Foundation's isValid) is cadence_is_cancelled's answer.
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_EALREADY (no longer valid: cancelled, or a one-shot
+ * that has fired or whose callback has started), CADENCE_ENOTSUP (a cancellable that is not a
+ * scheduled timer), CADENCE_EBADF. Added in 0.3. */
+CADENCE_EXPORT int cadence_timer_fire_date(cadence_cancellable timer, double *_Nullable out);
+CADENCE_EXPORT int cadence_timer_interval(cadence_cancellable timer, double *_Nullable out);
+CADENCE_EXPORT int cadence_timer_tolerance(cadence_cancellable timer, double *_Nullable out);
+
 /* ---- Countdowns ---- */
 
 /* One call of a countdown's callback. Valid only during the call. */
