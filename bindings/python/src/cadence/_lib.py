@@ -168,6 +168,10 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
             _handle_out,
         ],
     ),
+    "cadence_timer_reset": (_int, [Handle, _double]),
+    "cadence_timer_fire_date": (_int, [Handle, ctypes.POINTER(_double)]),
+    "cadence_timer_interval": (_int, [Handle, ctypes.POINTER(_double)]),
+    "cadence_timer_tolerance": (_int, [Handle, ctypes.POINTER(_double)]),
     # Countdowns
     "cadence_countdown_start": (
         _int,
