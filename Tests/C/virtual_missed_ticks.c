@@ -138,6 +138,9 @@ static void lateness(void) {
     /* ...but a fire within its tolerance window, or within 5 ms, keeps the grid. */
     b = late_by(DELAY, 70, 0.03);
     CHECK_EVENTS(b, "50@70/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0");
+    /* A tolerance wider than the interval does not keep a grid whose next point has passed. */
+    b = late_by(DELAY, 130, 0.2);
+    CHECK_EVENTS(b, "50@130/0", "180@180/0", "230@230/0");
     b = late_by(DELAY, 53, 0);
     CHECK_EVENTS(b, "50@53/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0");
 }

@@ -75,6 +75,8 @@ import Testing
         #expect(try timeline(.delay, blockedUntil: 130) == ["50@130/0", "180@180/0", "230@230/0"])
         #expect(try timeline(.delay, blockedUntil: 70, tolerance: 0.03)
             == ["50@70/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0"])
+        // A tolerance wider than the interval does not keep a grid whose next point has passed.
+        #expect(try timeline(.delay, blockedUntil: 130, tolerance: 0.2) == ["50@130/0", "180@180/0", "230@230/0"])
         #expect(try timeline(.delay, blockedUntil: 53) == ["50@53/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0"])
     }
 

@@ -1,12 +1,12 @@
 /// The firing pass: what is due at a pass's clock reading, taken in fire-date order.
 extension TimerQueues {
-    /// A pass in progress: the mode it runs in, whether common timers take part, its number
-    /// (timers queued under it wait for the next pass), and whether its due timers were taken out
-    /// of their heaps at the start.
+    /// A pass in progress: the mode it runs in, whether common timers take part, the first
+    /// scheduling sequence of the pass (timers armed or reset from then on wait for the next
+    /// pass), and whether its due timers were taken out of their heaps at the start.
     struct Pass {
         let mode: Int
         let withCommon: Bool
-        let number: UInt32
+        let firstSequence: UInt32
         var tookAll = false
     }
 
@@ -22,8 +22,7 @@ extension TimerQueues {
     /// cost a few sequential ones. This happens when a loop gets to its timers late, or many
     /// timers share a fire date.
     mutating func beginPass(runningIn mode: Int, now: Nanoseconds) -> Pass {
-        passNumber &+= 1
-        var pass = Pass(mode: mode, withCommon: isCommon[mode], number: passNumber)
+        var pass = Pass(mode: mode, withCommon: isCommon[mode], firstSequence: nextSequence)
         let limit = min(now, .max - 1)  // a saturated fire date is never due
         var total = 0
         forEachHeap(of: pass) { heap in total += heaps[heap].count }
@@ -82,13 +81,17 @@ extension TimerQueues {
         }
     }
 
-    /// Whether the live `entry` was queued during `pass`: its slot carries the pass's number
-    /// (the slot was just read to tell the entry live). Compared for equality, so a timer that
-    /// waited through 2³² passes to the very pass whose number it carries waits one pass more, at
-    /// the same clock reading; none is held back longer.
+    /// Whether `entry` was armed or reset during `pass`: its sequence lies in the (short) run
+    /// handed out since the pass began. Measured as a distance from the pass's first sequence, so
+    /// an entry that has waited through any number of arms is not mistaken for a new one
+    /// (compared as serial numbers, one armed 2³¹ arms earlier would look like it came after, and
+    /// would be held back from every pass while the loop spun on its overdue date); one armed a
+    /// multiple of 2³² arms before waits one pass, at the same clock reading. The other way to be
+    /// queued during a pass, a re-queue after a fire of this pass, keeps the timer's sequence:
+    /// ``take(_:now:into:)`` holds such an entry back itself when it is due again at once.
     @inline(__always)
     func queuedDuring(_ pass: Pass, _ entry: TimerHeapEntry) -> Bool {
-        slots[Int(entry.slot)].queuedInPass == pass.number
+        entry.sequence &- pass.firstSequence < nextSequence &- pass.firstSequence
     }
 
     /// ``fireNext(in:now:into:)`` for a pass that took its due timers at the start. A taken entry
@@ -111,7 +114,8 @@ extension TimerQueues {
     }
 
     /// Takes the live timer of `entry`, which has left its heap, into `fire`: a repeating one
-    /// moves to its next fire date and is queued again, a one-shot ends.
+    /// moves to its next fire date and is queued again (held back until the pass ends if that
+    /// date is already due, as a burst's next missed tick is), a one-shot ends.
     private mutating func take(_ entry: TimerHeapEntry, now: Nanoseconds, into fire: inout Fire) {
         let index = Int(entry.slot)
         slots[index].isQueued = false
@@ -123,7 +127,7 @@ extension TimerQueues {
             return
         }
         fire.action = slots[index].action
-        enqueue(entry.slot)
+        enqueue(entry.slot, deferring: slots[index].fireDate <= now)
     }
 
     /// Ends a pass: the timers queued during it go back to their heaps (and so would taken ones

@@ -29,9 +29,6 @@ struct TimerQueues {
     /// The scheduling sequence that the next arm or reset gives its timer (wraps: see
     /// ``TimerHeapEntry``).
     var nextSequence: UInt32 = 0
-    /// The number of the pass under way, or of the last one: bumped when a pass begins, so that
-    /// the pass can tell the timers queued during it by their slot's ``TimerSlot/queuedInPass``.
-    var passNumber: UInt32 = 0
     /// After every generation handed out so far (in wrapping order): slots made after the table
     /// was emptied start here, so that no id of an earlier timer names them until the counter
     /// has gone all the way round (2³² generations later).
@@ -193,14 +190,19 @@ struct TimerQueues {
         return heap == self.heap(mode, .windows) && entry.key == slots[index].fireDate.saturatingAdd(tolerance)
     }
 
-    /// Queues the timer in `slot` at its fire date under its scheduling sequence.
-    mutating func enqueue(_ slot: UInt32) {
+    /// Queues the timer in `slot` at its fire date under its scheduling sequence; `deferring`
+    /// holds its fire-date entry in ``deferred`` until the pass ends, instead of its heap.
+    @inline(__always)
+    mutating func enqueue(_ slot: UInt32, deferring: Bool = false) {
         let index = Int(slot)
         let mode = Int(slots[index].modeIndex)
         let entry = TimerHeapEntry(key: slots[index].fireDate, sequence: slots[index].sequence, slot: slot)
-        slots[index].queuedInPass = passNumber
         slots[index].isQueued = true
-        heaps[fireDateHeap(of: index)].insert(entry)
+        if deferring {
+            deferred.append((entry, fireDateHeap(of: index)))
+        } else {
+            heaps[fireDateHeap(of: index)].insert(entry)
+        }
         let tolerance = slots[index].tolerance
         if tolerance > 0 {
             heaps[heap(mode, .windows)].insert(TimerHeapEntry(key: entry.key.saturatingAdd(tolerance),

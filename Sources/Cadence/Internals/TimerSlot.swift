@@ -34,9 +34,6 @@ struct TimerSlot {
     /// stale; entries with this sequence but an earlier key are stale too, since a re-queue always
     /// moves the fire date forward.
     var sequence: UInt32 = 0
-    /// The number of the firing pass that was under way, or had last run, when the timer was
-    /// queued: a pass with this number holds the timer back (libuv issue 4245).
-    var queuedInPass: UInt32 = 0
     /// Bumped when the timer ends, so that ids of the slot's earlier timers no longer match.
     var generation: UInt32
     var modeIndex: Int32 = 0
@@ -60,8 +57,9 @@ struct TimerSlot {
     ///
     /// With ``MissedTickPolicy/skip`` the reported fire date is the latest grid point not after
     /// `now`, so a late timer fires once and its grid never drifts (Apple's `Timer`). With
-    /// ``MissedTickPolicy/delay`` a fire more than ``lateAfter`` after its fire date restarts the
-    /// grid one interval after `now`; one within it keeps the grid.
+    /// ``MissedTickPolicy/delay`` a fire more than ``lateAfter`` after its fire date, or an
+    /// interval or more after it, restarts the grid one interval after `now`; any other keeps the
+    /// grid.
     mutating func advance(now: Nanoseconds) -> (fireDate: Nanoseconds, skipped: UInt64) {
         let due = fireDate
         guard interval > 0 else { return (due, 0) }
@@ -75,7 +73,9 @@ struct TimerSlot {
             fireDate = due.saturatingAdd(interval)
             return (due, 0)
         case .delay:
-            fireDate = (now - due > lateAfter ? now : due).saturatingAdd(interval)
+            // Late, or so late that the next grid point has passed too: a new grid from now.
+            let onGrid = due.saturatingAdd(interval)
+            fireDate = now - due > lateAfter || onGrid <= now ? now.saturatingAdd(interval) : onGrid
             return (due, 0)
         }
     }

@@ -110,6 +110,8 @@ ON_GRID = ["100@100/0", "150@150/0", "200@200/0", "250@250/0"]
         # Within the tolerance window, or within 5 ms: the grid stays.
         (DELAY, 70, 0.03, ["50@70/0", *ON_GRID]),
         (DELAY, 53, 0.0, ["50@53/0", *ON_GRID]),
+        # A tolerance wider than the interval does not keep a grid whose next point has passed.
+        (DELAY, 130, 0.2, ["50@130/0", "180@180/0", "230@230/0"]),
     ],
 )
 def test_missed_tick_policies_after_lateness_below_at_and_above_one_interval(
