@@ -171,8 +171,7 @@ CADENCE_EXPORT int cadence_timer_publish(cadence_loop loop, double interval, dou
  * after the late fire, however small the lateness (tokio's Delay); a fire is late when it comes
  * after its tolerance window (fire date + tolerance) and more than 5 ms after its fire date (half
  * the interval, for intervals under 10 ms), or an interval or more after it; any other fire keeps
- * the grid: a 50 ms timer
- * whose loop is blocked until 70 ms fires at 70, 120, 170 ms. */
+ * the grid: a 50 ms timer whose loop is blocked until 70 ms fires at 70, 120, 170 ms. */
 typedef enum cadence_missed_ticks {
     CADENCE_MISSED_TICKS_SKIP = 0,
     CADENCE_MISSED_TICKS_BURST = 1,

@@ -12,7 +12,8 @@ public enum MissedTickPolicy: Int32, Sendable, CaseIterable {
     /// fire: the schedule shifts by the lateness, however small (tokio's `Delay`). A fire counts as
     /// late when it comes after its tolerance window (fire date + tolerance) and more than 5 ms
     /// after its fire date (half the interval, for intervals under 10 ms), so that a wake-up's own
-    /// latency never moves the grid, or an interval or more after it; any other fire keeps the grid. A 50 ms timer whose loop is
-    /// blocked until 70 ms fires at 70, 120, 170 ms.
+    /// latency never moves the grid, or when it comes an interval or more after its fire date; any
+    /// other fire keeps the grid. A 50 ms timer whose loop is blocked until 70 ms fires at 70, 120,
+    /// 170 ms.
     case delay = 2
 }
