@@ -192,7 +192,6 @@ struct TimerQueues {
 
     /// Queues the timer in `slot` at its fire date under its scheduling sequence; `deferring`
     /// holds its fire-date entry in ``deferred`` until the pass ends, instead of its heap.
-    @inline(__always)
     mutating func enqueue(_ slot: UInt32, deferring: Bool = false) {
         let index = Int(slot)
         let mode = Int(slots[index].modeIndex)
