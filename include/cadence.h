@@ -195,7 +195,10 @@ CADENCE_EXPORT int cadence_timer_publish(cadence_loop loop, double interval, dou
  * MissedTickBehavior). SKIP (the default, Apple's Timer): fire once, report the latest grid point
  * passed and the skipped count, keep the grid. BURST: fire once per missed grid point, back to back
  * (one per loop pass). DELAY: fire once, report the missed fire date, restart the grid one interval
- * after the late fire. */
+ * after the late fire, however small the lateness (tokio's Delay); a fire is late when it comes
+ * after its tolerance window (fire date + tolerance) and more than 5 ms after its fire date (half
+ * the interval, for intervals under 10 ms), or an interval or more after it; any other fire keeps
+ * the grid: a 50 ms timer whose loop is blocked until 70 ms fires at 70, 120, 170 ms. */
 typedef enum cadence_missed_ticks {
     CADENCE_MISSED_TICKS_SKIP = 0,
     CADENCE_MISSED_TICKS_BURST = 1,
@@ -276,6 +279,34 @@ CADENCE_EXPORT int cadence_timer_ref(cadence_cancellable timer);
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOTSUP (not a scheduled timer), CADENCE_EBADF.
  * Added in 0.3. */
 CADENCE_EXPORT int cadence_timer_has_ref(cadence_cancellable timer, int *_Nullable out);
+
+/* Moves a pending scheduled timer (from cadence_loop_schedule or cadence_loop_schedule_repeating)
+ * to fire `delay` seconds (>= 0, finite) after a fresh clock read, without cancelling it:
+ * Foundation's fireDate setter, Go's Timer.Reset, Node's refresh(), libuv's uv_timer_again. A
+ * repeating timer starts a new grid there (fires at the new date, then every interval after it);
+ * a debounce is a one-shot reset on every event. Ties: the reset timer fires after the timers
+ * already due at its new fire date, as if scheduled now (as libuv and Node order a re-armed
+ * timer); reset during a pass, it waits for a later pass. Threads: any thread, and callbacks (its
+ * own included); the loop's lock decides against a fire on another thread: a reset that returns
+ * 0 before the callback starts wins (the old fire date never fires), and a one-shot whose
+ * callback has started has ended, so its reset gives CADENCE_EALREADY; a repeating timer whose
+ * callback is running moves its next fire date. Errors: CADENCE_EINVAL (delay NaN, infinite or
+ * negative), CADENCE_EALREADY (cancelled, or a one-shot that has fired or whose callback has
+ * started), CADENCE_ENOTSUP (a cancellable that is not a scheduled timer), CADENCE_EBADF; on error
+ * the timer is left as it was. Added in 0.3. */
+CADENCE_EXPORT int cadence_timer_reset(cadence_cancellable timer, double delay);
+
+/* Write a pending scheduled timer's next fire date (seconds on the fire-date scale, as
+ * tick->fire_date and cadence_loop_now; asyncio's TimerHandle.when(), Foundation's fireDate), its
+ * interval (seconds, 0 for a one-shot; Foundation's timeInterval) or its tolerance (seconds) to
+ * *out. During a repeating timer's callback the fire date is already the next grid point.
+ * Whether the timer is still valid (Foundation's isValid) is cadence_is_cancelled's answer.
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_EALREADY (no longer valid: cancelled, or a one-shot
+ * that has fired or whose callback has started), CADENCE_ENOTSUP (a cancellable that is not a
+ * scheduled timer), CADENCE_EBADF. Added in 0.3. */
+CADENCE_EXPORT int cadence_timer_fire_date(cadence_cancellable timer, double *_Nullable out);
+CADENCE_EXPORT int cadence_timer_interval(cadence_cancellable timer, double *_Nullable out);
+CADENCE_EXPORT int cadence_timer_tolerance(cadence_cancellable timer, double *_Nullable out);
 
 /* ---- Countdowns ---- */
 

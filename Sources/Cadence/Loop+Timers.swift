@@ -98,6 +98,30 @@ extension Loop {
         callbackWaiters -= 1
     }
 
+    /// Moves an armed timer's next fire date to `delay` after a fresh clock read (see
+    /// ``TimerQueues/reset(_:fireDate:)``).
+    ///
+    /// - Throws: ``CadenceError/alreadyCancelled`` if the timer was cancelled or is a one-shot
+    ///   whose callback has started; ``CadenceError/badHandle`` after ``close()``.
+    func reset(_ id: TimerID, delay: Nanoseconds) throws(CadenceError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosedFlag else { throw .loopClosed() }
+        guard queues.reset(id, fireDate: clock.now().saturatingAdd(delay)) else { throw .timerEnded() }
+        wakeIfRemote()
+    }
+
+    /// An armed timer's next fire date (in seconds on the fire-date scale), interval and tolerance
+    /// (seconds); nil if it is no longer armed.
+    func schedule(of id: TimerID) -> (fireDate: Double, interval: Double, tolerance: Double)? {
+        lock.lock()
+        let schedule = queues.schedule(of: id)
+        lock.unlock()
+        guard let schedule else { return nil }
+        return (MonotonicClock.seconds(schedule.fireDate, offset: clock.epochOffset),
+                Double(schedule.interval) / 1e9, Double(schedule.tolerance) / 1e9)
+    }
+
     /// Whether a timer is still armed.
     func isArmed(_ id: TimerID) -> Bool {
         lock.lock()

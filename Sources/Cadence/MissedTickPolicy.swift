@@ -9,6 +9,11 @@ public enum MissedTickPolicy: Int32, Sendable, CaseIterable {
     /// own fire date, then go on with the grid.
     case burst = 1
     /// Fire once, reporting the missed fire date, and restart the grid one interval after the late
-    /// fire: the schedule shifts by the lateness.
+    /// fire: the schedule shifts by the lateness, however small (tokio's `Delay`). A fire counts as
+    /// late when it comes after its tolerance window (fire date + tolerance) and more than 5 ms
+    /// after its fire date (half the interval, for intervals under 10 ms), so that a wake-up's own
+    /// latency never moves the grid, or when it comes an interval or more after its fire date; any
+    /// other fire keeps the grid. A 50 ms timer whose loop is blocked until 70 ms fires at 70, 120,
+    /// 170 ms.
     case delay = 2
 }

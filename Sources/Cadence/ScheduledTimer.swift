@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// Timers armed directly on a loop, without a publisher.
 extension Loop {
     /// Runs `action` once, `delay` seconds from now, while the loop runs in a mode covered by `mode`.
@@ -126,8 +128,58 @@ public struct ScheduledTimer: Cancellable, Hashable, Sendable {
     /// each would wait for the other.
     public func cancel() { _ = loop.disarmAndWait(id) }
 
-    /// Whether the timer was cancelled, or is a one-shot that has fired.
+    /// Whether the timer was cancelled, or is a one-shot that has fired (or whose callback has
+    /// started), or its loop was closed: the opposite of Foundation's `isValid`.
     public var isCancelled: Bool { !loop.isArmed(id) }
+
+    // MARK: Reset
+
+    /// Moves the timer's next fire date to `delay` seconds after a fresh read of the loop's clock,
+    /// without cancelling it: Foundation's `fireDate` setter, Go's `Timer.Reset`, Node's
+    /// `refresh()`, libuv's `uv_timer_again`. A repeating timer starts a new grid there (fires at
+    /// the new date, then every interval after it); a debounce is a one-shot reset on every event.
+    ///
+    /// Ties: the reset timer fires after the timers already due at the same fire date, as if
+    /// scheduled now (as libuv and Node order a re-armed timer); reset during a pass, it waits for
+    /// a later pass, as a newly armed timer does.
+    ///
+    /// Threads: callable from any thread and from callbacks, its own included. The loop's lock
+    /// decides against a fire on another thread: a reset that returns before the timer's callback
+    /// starts wins (the old fire date never fires); a one-shot whose callback has started has
+    /// ended, and the reset throws; a repeating timer whose callback is running moves its next
+    /// fire date (the running callback finishes).
+    ///
+    /// - Parameter delay: seconds from now, ≥ 0 and finite (0 fires on the next pass).
+    /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinite or negative `delay`;
+    ///   ``CadenceError/alreadyCancelled`` if the timer was cancelled or is a one-shot that has
+    ///   fired (or whose callback has started); ``CadenceError/badHandle`` after the loop's
+    ///   ``Loop/close()``. When it throws, the timer is left as it was.
+    public func reset(after delay: Double) throws(CadenceError) {
+        do {
+            try loop.reset(id, delay: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"))
+        } catch { throw error.in("ScheduledTimer.reset(after:)") }
+    }
+
+    // MARK: Introspection
+
+    /// The timer's next fire date, on the scale of ``TimerTick/fireDate`` (wall-clock time derived
+    /// from the loop's monotonic clock; virtual seconds on a virtual loop): Foundation's
+    /// `fireDate`, asyncio's `TimerHandle.when()`. During a repeating timer's callback it is
+    /// already the following grid point. Nil once the timer is no longer valid (cancelled, a
+    /// one-shot that has fired or whose callback has started, or its loop closed).
+    public var fireDate: Date? { loop.schedule(of: id).map { Date(timeIntervalSince1970: $0.fireDate) } }
+
+    /// The seconds between fire dates, 0 for a one-shot (Foundation's `timeInterval`); nil once
+    /// the timer is no longer valid (see ``fireDate``).
+    public var interval: Double? { loop.schedule(of: id)?.interval }
+
+    /// The seconds of allowed lateness the timer was scheduled with (Foundation's `tolerance`);
+    /// nil once the timer is no longer valid (see ``fireDate``).
+    public var tolerance: Double? { loop.schedule(of: id)?.tolerance }
+
+    /// The next fire date in seconds (without `Date`'s rounding), interval and tolerance, in one
+    /// read: for the C API.
+    package var schedule: (fireDate: Double, interval: Double, tolerance: Double)? { loop.schedule(of: id) }
 
     /// Whether both name the same timer.
     public static func == (lhs: ScheduledTimer, rhs: ScheduledTimer) -> Bool {

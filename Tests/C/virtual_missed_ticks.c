@@ -2,7 +2,8 @@
  * for 3.5 s (cadence_loop_advance_clock inside the callback), run for 10 s. SKIP fires once for
  * the gap, at the latest grid point, and keeps the grid; BURST fires every missed grid point, one
  * per pass, then keeps the grid; DELAY fires once with the missed fire date and restarts the grid
- * one interval after the late fire. Bad policies are refused and change nothing. Also: a
+ * one interval after the late fire. Then each policy after lateness below, at and above one
+ * interval, on a 50 ms scheduled timer. Bad policies are refused and change nothing. Also: a
  * zero-delay one-shot that reschedules itself from its callback does not starve the loop. */
 #include "timeline.h"
 
@@ -84,6 +85,66 @@ static void policies(void) {
                  "9.5@9.5/0");
 }
 
+/* ---- Lateness below, at and above one interval ---- */
+
+static void record_ms(const cadence_tick *tick, void *userdata) {
+    blocked *b = userdata;
+    double now = timeline_now(b->loop);
+    CHECK(now >= tick->fire_date);
+    CHECK(b->count < TIMELINE_MAX);
+    snprintf(b->events[b->count], sizeof b->events[0], "%lld@%lld/%llu", to_ms(tick->fire_date), to_ms(now),
+             (unsigned long long)tick->skipped);
+    b->count++;
+}
+
+/* A 50 ms scheduled timer with `policy` and `tolerance`, its loop blocked until `blocked_ms`,
+ * then run to 250 ms: each fire as "fire date@clock/skipped", in ms. */
+static blocked late_by(int policy, int blocked_ms, double tolerance) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    blocked b = {.loop = loop};
+    cadence_cancellable timer;
+    CHECK_OK(cadence_loop_schedule_repeating(loop, 0.05, 0.05, tolerance, policy, "default", record_ms, &b, &timer));
+    CHECK_OK(cadence_loop_advance_clock(loop, blocked_ms / 1000.0));
+    CHECK_OK(cadence_loop_run(loop, "default", (250 - blocked_ms) / 1000.0));
+    CHECK_OK(cadence_cancel(timer));
+    CHECK_OK(cadence_cancellable_release(timer));
+    CHECK_OK(cadence_loop_destroy(loop));
+    return b;
+}
+
+static void lateness(void) {
+    enum { SKIP = CADENCE_MISSED_TICKS_SKIP, BURST = CADENCE_MISSED_TICKS_BURST, DELAY = CADENCE_MISSED_TICKS_DELAY };
+    blocked b;
+    b = late_by(SKIP, 70, 0);
+    CHECK_EVENTS(b, "50@70/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0");
+    b = late_by(SKIP, 100, 0);
+    CHECK_EVENTS(b, "100@100/1", "150@150/0", "200@200/0", "250@250/0");
+    b = late_by(SKIP, 130, 0);
+    CHECK_EVENTS(b, "100@130/1", "150@150/0", "200@200/0", "250@250/0");
+    b = late_by(BURST, 70, 0);
+    CHECK_EVENTS(b, "50@70/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0");
+    b = late_by(BURST, 100, 0);
+    CHECK_EVENTS(b, "50@100/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0");
+    b = late_by(BURST, 130, 0);
+    CHECK_EVENTS(b, "50@130/0", "100@130/0", "150@150/0", "200@200/0", "250@250/0");
+    /* DELAY restarts the grid one interval after the late fire, however late... */
+    b = late_by(DELAY, 70, 0);
+    CHECK_EVENTS(b, "50@70/0", "120@120/0", "170@170/0", "220@220/0");
+    b = late_by(DELAY, 100, 0);
+    CHECK_EVENTS(b, "50@100/0", "150@150/0", "200@200/0", "250@250/0");
+    b = late_by(DELAY, 130, 0);
+    CHECK_EVENTS(b, "50@130/0", "180@180/0", "230@230/0");
+    /* ...but a fire within its tolerance window, or within 5 ms, keeps the grid. */
+    b = late_by(DELAY, 70, 0.03);
+    CHECK_EVENTS(b, "50@70/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0");
+    /* A tolerance wider than the interval does not keep a grid whose next point has passed. */
+    b = late_by(DELAY, 130, 0.2);
+    CHECK_EVENTS(b, "50@130/0", "180@180/0", "230@230/0");
+    b = late_by(DELAY, 53, 0);
+    CHECK_EVENTS(b, "50@53/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0");
+}
+
 /* A policy is refused on anything but a live publisher's handle. */
 static void bad_policies(void) {
     cadence_loop loop;
@@ -153,6 +214,7 @@ static void self_rescheduling_one_shot(cadence_loop loop) {
 
 int main(void) {
     policies();
+    lateness();
     bad_policies();
 
     cadence_loop loop;

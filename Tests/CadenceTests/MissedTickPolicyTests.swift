@@ -40,6 +40,46 @@ import Testing
         ])
     }
 
+    /// A 50 ms timer whose loop is blocked until `blockedUntil` ms (lateness below, at and above
+    /// one interval), then run to 250 ms: each fire as "fire date@clock/skipped", in ms.
+    func timeline(_ policy: MissedTickPolicy, blockedUntil: Int, tolerance: Double = 0) throws -> [String] {
+        let v = VirtualLoop()
+        var log: [String] = []
+        try v.loop.schedule(after: 0.05, interval: 0.05, tolerance: tolerance, missedTicks: policy) { tick in
+            log.append("\(tick.milliseconds)@\(v.milliseconds)/\(tick.skipped)")
+        }
+        v.block(for: Double(blockedUntil) / 1000)
+        try v.loop.run(for: Double(250 - blockedUntil) / 1000)
+        return log
+    }
+
+    @Test func skipAfterLatenessBelowAtAndAboveOneInterval() throws {
+        #expect(try timeline(.skip, blockedUntil: 70) == ["50@70/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0"])
+        #expect(try timeline(.skip, blockedUntil: 100) == ["100@100/1", "150@150/0", "200@200/0", "250@250/0"])
+        #expect(try timeline(.skip, blockedUntil: 130) == ["100@130/1", "150@150/0", "200@200/0", "250@250/0"])
+    }
+
+    @Test func burstAfterLatenessBelowAtAndAboveOneInterval() throws {
+        #expect(try timeline(.burst, blockedUntil: 70) == ["50@70/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0"])
+        #expect(try timeline(.burst, blockedUntil: 100)
+            == ["50@100/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0"])
+        #expect(try timeline(.burst, blockedUntil: 130)
+            == ["50@130/0", "100@130/0", "150@150/0", "200@200/0", "250@250/0"])
+    }
+
+    /// Delay restarts the grid one interval after a late fire, however late (the 70 ms case kept
+    /// its grid before: 70, 100, 150); a fire within the tolerance window keeps the grid.
+    @Test func delayAfterLatenessBelowAtAndAboveOneInterval() throws {
+        #expect(try timeline(.delay, blockedUntil: 70) == ["50@70/0", "120@120/0", "170@170/0", "220@220/0"])
+        #expect(try timeline(.delay, blockedUntil: 100) == ["50@100/0", "150@150/0", "200@200/0", "250@250/0"])
+        #expect(try timeline(.delay, blockedUntil: 130) == ["50@130/0", "180@180/0", "230@230/0"])
+        #expect(try timeline(.delay, blockedUntil: 70, tolerance: 0.03)
+            == ["50@70/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0"])
+        // A tolerance wider than the interval does not keep a grid whose next point has passed.
+        #expect(try timeline(.delay, blockedUntil: 130, tolerance: 0.2) == ["50@130/0", "180@180/0", "230@230/0"])
+        #expect(try timeline(.delay, blockedUntil: 53) == ["50@53/0", "100@100/0", "150@150/0", "200@200/0", "250@250/0"])
+    }
+
     @Test func publishersTakeThePolicyToo() throws {
         let loop = Loop.virtual()
         var dates: [Double] = []

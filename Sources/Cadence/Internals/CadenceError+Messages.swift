@@ -48,6 +48,13 @@ extension CadenceError {
         badHandle.with("loop must be open, got a closed loop")
     }
 
+    /// A call on a scheduled timer that has ended.
+    @inline(never)
+    package static func timerEnded() -> CadenceError {
+        alreadyCancelled.with("timer must be pending, got one that was cancelled or has fired "
+                              + "(a one-shot ends when its callback starts)")
+    }
+
     /// A mode name as the messages show it: quoted, with control characters escaped.
     static func quoted(_ mode: RunLoopMode) -> String { String(reflecting: mode.name) }
 }

@@ -1,13 +1,15 @@
 /// A heap entry, 16 bytes so that four siblings share a cache line: the key, the low 32 bits of
-/// the sequence of the enqueue that made it (which break ties and tell a current entry from a
-/// stale one), and the timer's slot.
+/// the timer's scheduling sequence (given when it was armed or reset, kept by every re-queue after
+/// a fire; it breaks ties and, with the key, tells a current entry from a stale one), and the
+/// timer's slot.
 struct TimerHeapEntry {
     var key: Nanoseconds
     var sequence: UInt32
     var slot: UInt32
 
-    /// Key order; equal keys in enqueue order, compared modulo 2³² (right for entries made fewer
-    /// than 2³¹ enqueues apart).
+    /// Key order; equal keys in scheduling order, compared modulo 2³² (right for timers armed or
+    /// reset fewer than 2³¹ schedulings apart; beyond that, two such timers due at the same
+    /// nanosecond fire in the reverse order).
     @inline(__always) func precedes(_ other: TimerHeapEntry) -> Bool {
         key != other.key ? key < other.key : Int32(bitPattern: sequence &- other.sequence) < 0
     }

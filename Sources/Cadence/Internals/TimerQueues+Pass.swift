@@ -1,8 +1,8 @@
 /// The firing pass: what is due at a pass's clock reading, taken in fire-date order.
 extension TimerQueues {
     /// A pass in progress: the mode it runs in, whether common timers take part, the first
-    /// sequence of the pass (timers queued from then on wait for the next pass), and whether its
-    /// due timers were taken out of their heaps at the start.
+    /// scheduling sequence of the pass (timers armed or reset from then on wait for the next
+    /// pass), and whether its due timers were taken out of their heaps at the start.
     struct Pass {
         let mode: Int
         let withCommon: Bool
@@ -81,11 +81,14 @@ extension TimerQueues {
         }
     }
 
-    /// Whether `entry` was queued during `pass`: its sequence lies in the (short) run handed out
-    /// since the pass began. Measured as a distance from the pass's first sequence, so an entry
-    /// that has waited through any number of enqueues is not mistaken for a new one (compared as
-    /// serial numbers, one queued 2³¹ enqueues earlier would look like it came after, and would
-    /// be held back from every pass while the loop spun on its overdue date).
+    /// Whether `entry` was armed or reset during `pass`: its sequence lies in the (short) run
+    /// handed out since the pass began. Measured as a distance from the pass's first sequence, so
+    /// an entry that has waited through any number of arms is not mistaken for a new one
+    /// (compared as serial numbers, one armed 2³¹ arms earlier would look like it came after, and
+    /// would be held back from every pass while the loop spun on its overdue date); one armed a
+    /// multiple of 2³² arms before waits one pass, at the same clock reading. The other way to be
+    /// queued during a pass, a re-queue after a fire of this pass, keeps the timer's sequence:
+    /// ``take(_:now:into:)`` holds such an entry back itself when it is due again at once.
     @inline(__always)
     func queuedDuring(_ pass: Pass, _ entry: TimerHeapEntry) -> Bool {
         entry.sequence &- pass.firstSequence < nextSequence &- pass.firstSequence
@@ -111,7 +114,8 @@ extension TimerQueues {
     }
 
     /// Takes the live timer of `entry`, which has left its heap, into `fire`: a repeating one
-    /// moves to its next fire date and is queued again, a one-shot ends.
+    /// moves to its next fire date and is queued again (held back until the pass ends if that
+    /// date is already due, as a burst's next missed tick is), a one-shot ends.
     private mutating func take(_ entry: TimerHeapEntry, now: Nanoseconds, into fire: inout Fire) {
         let index = Int(entry.slot)
         slots[index].isQueued = false
@@ -123,7 +127,7 @@ extension TimerQueues {
             return
         }
         fire.action = slots[index].action
-        enqueue(entry.slot)
+        enqueue(entry.slot, deferring: slots[index].fireDate <= now)
     }
 
     /// Ends a pass: the timers queued during it go back to their heaps (and so would taken ones

@@ -26,6 +26,8 @@ struct TimerQueues {
     private var indexByName: [RunLoopMode: Int] = [.default: 0, .common: 1]
     /// Whether each mode is registered as common (`common` itself is not a mode to run in).
     var isCommon = [true, false]
+    /// The scheduling sequence that the next arm or reset gives its timer (wraps: see
+    /// ``TimerHeapEntry``).
     var nextSequence: UInt32 = 0
     /// After every generation handed out so far (in wrapping order): slots made after the table
     /// was emptied start here, so that no id of an earlier timer names them until the counter
@@ -96,6 +98,8 @@ struct TimerQueues {
         slots[index].isArmed = true
         slots[index].isReferenced = true
         referencedCount[modeIndex] &+= 1
+        slots[index].sequence = nextSequence
+        nextSequence &+= 1
         count += 1
         enqueue(slot)
         return TimerID(slot: slot, generation: slots[index].generation)
@@ -120,6 +124,32 @@ struct TimerQueues {
         }
         free(id.slot, releasing: &action)
         return true
+    }
+
+    /// Moves an armed timer to a new fire date (a repeating one starts a new grid there) and gives
+    /// it a new scheduling sequence, so that it fires after the timers already due at that date
+    /// (libuv's `uv_timer_again`, Node's `refresh()`); false if `id` is not armed. Queued during a
+    /// pass, it waits for the next one.
+    mutating func reset(_ id: TimerID, fireDate: Nanoseconds) -> Bool {
+        guard isArmed(id) else { return false }
+        let index = Int(id.slot)
+        if slots[index].isQueued {
+            slots[index].isQueued = false
+            noteStale(fireDateHeap(of: index))
+            if slots[index].tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
+        }
+        slots[index].fireDate = fireDate
+        slots[index].sequence = nextSequence
+        nextSequence &+= 1
+        enqueue(id.slot)
+        return true
+    }
+
+    /// The next fire date, interval and tolerance of an armed timer; nil if `id` is not armed.
+    func schedule(of id: TimerID) -> (fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds)? {
+        guard isArmed(id) else { return nil }
+        let slot = slots[Int(id.slot)]
+        return (slot.fireDate, slot.interval, slot.tolerance)
     }
 
     /// Ends every timer and returns their actions, for the caller to release outside the lock.
@@ -150,8 +180,9 @@ struct TimerQueues {
     }
 
     /// Whether an entry of `heap` still stands for its timer: the slot holds the timer queued
-    /// under this entry's sequence, in this heap, at this key. A later timer in the slot, or a
-    /// later enqueue of the same timer, has another sequence; sequences are kept to 32 bits, and
+    /// under this entry's sequence, in this heap, at this key. A later timer in the slot, or the
+    /// same timer after a reset, has another sequence; the same timer after a fire has a later key
+    /// (a re-queue always moves the fire date forward). Sequences are kept to 32 bits, and
     /// should a stale entry ever match all of this, it names the slot's timer at that timer's own
     /// date, so taking it is still right (the timer's other entry then goes stale).
     func isLive(_ entry: TimerHeapEntry, in heap: Int) -> Bool {
@@ -166,14 +197,18 @@ struct TimerQueues {
         return heap == self.heap(mode, .windows) && entry.key == slots[index].fireDate.saturatingAdd(tolerance)
     }
 
-    mutating func enqueue(_ slot: UInt32) {
+    /// Queues the timer in `slot` at its fire date under its scheduling sequence; `deferring`
+    /// holds its fire-date entry in ``deferred`` until the pass ends, instead of its heap.
+    mutating func enqueue(_ slot: UInt32, deferring: Bool = false) {
         let index = Int(slot)
         let mode = Int(slots[index].modeIndex)
-        let entry = TimerHeapEntry(key: slots[index].fireDate, sequence: nextSequence, slot: slot)
-        nextSequence &+= 1  // wraps: see `TimerHeapEntry`
-        slots[index].sequence = entry.sequence
+        let entry = TimerHeapEntry(key: slots[index].fireDate, sequence: slots[index].sequence, slot: slot)
         slots[index].isQueued = true
-        heaps[fireDateHeap(of: index)].insert(entry)
+        if deferring {
+            deferred.append((entry, fireDateHeap(of: index)))
+        } else {
+            heaps[fireDateHeap(of: index)].insert(entry)
+        }
         let tolerance = slots[index].tolerance
         if tolerance > 0 {
             heaps[heap(mode, .windows)].insert(TimerHeapEntry(key: entry.key.saturatingAdd(tolerance),

@@ -28,8 +28,11 @@ struct TimerSlot {
     /// The repeat interval; 0 for a one-shot timer.
     var interval: Nanoseconds = 0
     var tolerance: Nanoseconds = 0
-    /// The sequence of the heap entries that currently stand for the timer; older entries of
-    /// this slot are stale.
+    /// The timer's scheduling sequence: given when it is armed or reset, kept by the re-queue
+    /// after each fire, so that ties fire in scheduling order on every tick. Entries of this slot
+    /// with another sequence belong to an earlier timer (or to this one before a reset) and are
+    /// stale; entries with this sequence but an earlier key are stale too, since a re-queue always
+    /// moves the fire date forward.
     var sequence: UInt32 = 0
     /// Bumped when the timer ends, so that ids of the slot's earlier timers no longer match.
     var generation: UInt32
@@ -47,11 +50,19 @@ struct TimerSlot {
 
     init(generation: UInt32 = 1) { self.generation = generation }
 
+    /// The ordinary lateness of a fire, which a ``MissedTickPolicy/delay`` timer does not count
+    /// as late: its tolerance, but at least 5 ms (tokio's threshold for its `Delay`) or half the
+    /// interval if that is less, so that a wake-up's own latency never moves the grid.
+    var lateAfter: Nanoseconds { max(tolerance, min(5_000_000, interval / 2)) }
+
     /// Fires the timer at `now` (≥ ``fireDate``): returns the fire date to report and the number
     /// of grid points skipped, and moves a repeating timer to its next fire date.
     ///
     /// With ``MissedTickPolicy/skip`` the reported fire date is the latest grid point not after
-    /// `now`, so a late timer fires once and its grid never drifts (Apple's `Timer`).
+    /// `now`, so a late timer fires once and its grid never drifts (Apple's `Timer`). With
+    /// ``MissedTickPolicy/delay`` a fire more than ``lateAfter`` after its fire date, or an
+    /// interval or more after it, restarts the grid one interval after `now`; any other keeps the
+    /// grid.
     mutating func advance(now: Nanoseconds) -> (fireDate: Nanoseconds, skipped: UInt64) {
         let due = fireDate
         guard interval > 0 else { return (due, 0) }
@@ -65,7 +76,9 @@ struct TimerSlot {
             fireDate = due.saturatingAdd(interval)
             return (due, 0)
         case .delay:
-            fireDate = (now - due < interval ? due : now).saturatingAdd(interval)
+            // Late, or so late that the next grid point has passed too: a new grid from now.
+            let onGrid = due.saturatingAdd(interval)
+            fireDate = now - due > lateAfter || onGrid <= now ? now.saturatingAdd(interval) : onGrid
             return (due, 0)
         }
     }

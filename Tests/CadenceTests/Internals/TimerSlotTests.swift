@@ -110,21 +110,21 @@ import Testing
         #expect(ids.map(\.slot) == Array(repeating: 0, count: 8))
     }
 
-    /// Heap entries carry 32-bit sequences. A timer that has waited while 2³¹ or more other
-    /// timers were queued still fires when due (it was once held back from every pass as if
-    /// queued during it, and the loop spun on its overdue date), and timers queued during a pass
+    /// Heap entries carry 32-bit scheduling sequences. A timer that has waited while 2³¹ or more
+    /// other timers were armed still fires when due (it was once held back from every pass as if
+    /// armed during it, and the loop spun on its overdue date), and timers armed during a pass
     /// still wait for the next one when the counter wraps within the pass.
     @Test func sequencesWrapWithoutHoldingTimersBack() throws {
         let v = VirtualLoop()
         var fired: [String] = []
         try v.loop.schedule(after: 1) { _ in fired.append("old") }
-        v.loop.queues.nextSequence &+= (1 << 31) + 5  // as if 2³¹ + 5 enqueues had happened since
+        v.loop.queues.nextSequence &+= (1 << 31) + 5  // as if 2³¹ + 5 arms had happened since
         v.block(for: 2)
         try v.loop.run(for: 0)
         #expect(fired == ["old"])
         #expect(v.loop.armedTimerCount == 0)
 
-        v.loop.queues.nextSequence = .max - 1  // the next few enqueues wrap to 0
+        v.loop.queues.nextSequence = .max - 1  // the next few arms wrap to 0
         try v.loop.schedule(after: 0) { _ in
             fired.append("a")
             for name in ["b", "c", "d"] { _ = try? v.loop.schedule(after: 0) { _ in fired.append(name) } }

@@ -173,6 +173,10 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "cadence_timer_unref": (_int, [Handle]),
     "cadence_timer_ref": (_int, [Handle]),
     "cadence_timer_has_ref": (_int, [Handle, ctypes.POINTER(_int)]),
+    "cadence_timer_reset": (_int, [Handle, _double]),
+    "cadence_timer_fire_date": (_int, [Handle, ctypes.POINTER(_double)]),
+    "cadence_timer_interval": (_int, [Handle, ctypes.POINTER(_double)]),
+    "cadence_timer_tolerance": (_int, [Handle, ctypes.POINTER(_double)]),
     # Countdowns
     "cadence_countdown_start": (
         _int,

@@ -7,7 +7,7 @@ import contextlib
 import ctypes
 from typing import TYPE_CHECKING, Callable, TypeVar, cast
 
-from . import _lib, _registry
+from . import _args, _lib, _registry
 from ._owned import Owned
 from .errors import EALREADY, CadenceError, check
 
@@ -241,12 +241,86 @@ class ScheduledTimer(Cancellable):
     @property
     def pending(self) -> bool:
         """Whether calls are still to come: a one-shot that has neither fired nor been cancelled,
-        a repeating timer that has not been cancelled.
+        a repeating timer that has not been cancelled (Foundation's ``isValid``).
 
         Raises:
             BadHandle: the object or its loop is closed.
         """
         return not self._is_cancelled("ScheduledTimer.pending")
+
+    def reset(self, delay: float) -> None:
+        """Moves the timer's next fire date to ``delay`` seconds after a fresh read of the loop's
+        clock, without cancelling it: Foundation's ``fireDate`` setter, Go's ``Timer.Reset``,
+        Node's ``refresh()``, libuv's ``uv_timer_again`` (C's ``cadence_timer_reset``). A repeating
+        timer starts a new grid there (fires at the new date, then every interval after it); a
+        debounce is a one-shot reset on every event.
+
+        Ties: the reset timer fires after the timers already due at its new fire date, as if
+        scheduled now (as libuv and Node order a re-armed timer); reset during a pass, it waits
+        for a later pass.
+
+        Threads: any thread, and callbacks (its own included). The loop's lock decides against a
+        fire on another thread: a reset that returns before the callback starts wins (the old
+        fire date never fires); a one-shot whose callback has started has ended, and its reset
+        raises :class:`~cadence.errors.AlreadyCancelled`; a repeating timer whose callback is
+        running moves its next fire date.
+
+        Args:
+            delay: seconds from now, >= 0 and finite (0 fires on the next pass).
+
+        Raises:
+            TypeError: ``delay`` is not a number.
+            InvalidArgument: ``delay`` is NaN, infinite or negative.
+            AlreadyCancelled: the timer was cancelled, or is a one-shot that has fired (or whose
+                callback has started).
+            BadHandle: the object or its loop is closed.
+            When it raises, the timer is left as it was.
+        """
+        where = "ScheduledTimer.reset"
+        after = _args.seconds(delay, where, "delay")
+        self._require_open(where)
+        check(int(_lib.lib.cadence_timer_reset(self._handle, after)), where)
+
+    @property
+    def fire_date(self) -> float | None:
+        """The timer's next fire date, in seconds on the scale of :attr:`Tick.fire_date
+        <cadence.Tick.fire_date>` and :meth:`Loop.now`: Foundation's ``fireDate``, asyncio's
+        ``TimerHandle.when()`` (C's ``cadence_timer_fire_date``). During a repeating timer's
+        callback it is already the next grid point. None once the timer is not :attr:`pending`.
+
+        Raises:
+            BadHandle: the object or its loop is closed.
+        """
+        return self._schedule(_lib.lib.cadence_timer_fire_date, "ScheduledTimer.fire_date")
+
+    @property
+    def interval(self) -> float | None:
+        """Seconds between fire dates, 0.0 for a one-shot (Foundation's ``timeInterval``); None
+        once the timer is not :attr:`pending`.
+
+        Raises:
+            BadHandle: the object or its loop is closed.
+        """
+        return self._schedule(_lib.lib.cadence_timer_interval, "ScheduledTimer.interval")
+
+    @property
+    def tolerance(self) -> float | None:
+        """Seconds of allowed lateness the timer was scheduled with (Foundation's ``tolerance``);
+        None once the timer is not :attr:`pending`.
+
+        Raises:
+            BadHandle: the object or its loop is closed.
+        """
+        return self._schedule(_lib.lib.cadence_timer_tolerance, "ScheduledTimer.tolerance")
+
+    def _schedule(self, getter: Callable[..., int], what: str) -> float | None:
+        self._require_open(what)
+        out = ctypes.c_double()
+        code = int(getter(self._handle, ctypes.byref(out)))
+        if code == EALREADY:
+            return None
+        check(code, what)
+        return out.value
 
     # ---- Keeping a run until idle going (libuv's uv_ref / uv_unref) ----
 

@@ -23,7 +23,8 @@ Python code would expect for the same situation, so ``except ValueError`` keeps 
 - :class:`NotSupported` (``ENOTSUP``), a :class:`TypeError`: an operation that does not apply to
   this kind of object (``connect()`` on an autoconnect publisher, ``advance_clock`` on a real
   loop).
-- :class:`AlreadyCancelled` (``EALREADY``): ``Poller.set_active`` on a cancelled poller. Never
+- :class:`AlreadyCancelled` (``EALREADY``): ``Poller.set_active`` on a cancelled poller,
+  ``ScheduledTimer.reset`` on a timer that was cancelled or is a one-shot that has fired. Never
   raised by ``cancel()`` or ``finish()``, which return False instead.
 - :class:`OutOfMemory` (``ENOMEM``), a :class:`MemoryError`.
 - :class:`EventLoopError` (``EIO``), an :class:`OSError`: libuv failed.
@@ -155,7 +156,8 @@ class NotSupported(CadenceError, TypeError):
 
 
 class AlreadyCancelled(CadenceError):
-    """Already cancelled (``EALREADY``): raised by ``Poller.set_active`` on a cancelled poller.
+    """Already cancelled (``EALREADY``): raised by ``Poller.set_active`` on a cancelled poller and
+    by ``ScheduledTimer.reset`` on a cancelled timer or a one-shot that has fired.
     A second ``cancel()``, or finishing a poll that is not running, returns False instead."""
 
     default_code = EALREADY
