@@ -6,7 +6,8 @@ extension Loop {
     /// Timers, publishers and cancels may then be used from any thread; callbacks run on the
     /// loop's thread, so what they touch must be safe to share.
     ///
-    /// - Throws: ``CadenceError/notSupported`` for a virtual loop (its clock moves only when told);
+    /// - Throws: ``CadenceError/notSupported`` for a virtual loop (its clock moves only when told)
+    ///   and for a loop on a host's `uv_loop_t` (see ``init(uvLoop:mode:)``);
     ///   ``CadenceError/busy`` if the loop is running or already has a thread;
     ///   ``CadenceError/invalidArgument`` or ``CadenceError/unknownMode`` for a bad mode (as
     ///   ``run(mode:for:)``); ``CadenceError/outOfMemory`` if no thread could be started;
@@ -15,6 +16,7 @@ extension Loop {
         let thread = LoopThread(loop: self, mode: mode)
         // A virtual clock on a thread would race through virtual time, an hour per run.
         guard !isVirtual else { throw .notSupported }
+        guard !isHosted else { throw .notSupported }  // the host's uv_run drives it
         try lock.withLock { () throws(CadenceError) in
             guard !isClosedFlag else { throw .badHandle }
             guard !isRunningFlag, ownThread == nil else { throw .busy }

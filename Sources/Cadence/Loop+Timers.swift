@@ -34,7 +34,12 @@ extension Loop {
         let first = fireDate ?? clock.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
                             missedTicks: missedTicks, modeIndex: modeIndex, action: action)
-        wakeIfRemote()
+        if isRunningFlag {
+            wakeIfRemote()
+        } else if first < armedWake {
+            // A host's wake-up can only move earlier, and only for a timer due before it.
+            planHostWakeLocked()
+        }
         return id
     }
 
@@ -47,10 +52,20 @@ extension Loop {
         // it captured may call into the loop when freed.
         var action = TimerAction.idle
         lock.lock()
-        let disarmed = queues.disarm(id, releasing: &action)
+        let disarmed = disarmLocked(id, releasing: &action)
         lock.unlock()
         withExtendedLifetime(action) {}
         return disarmed
+    }
+
+    /// Disarms `id`; a host's wake-up that the timer was due by is planned again, so that a
+    /// cancelled timer leaves a host's descriptor unreadable at its fire date.
+    private func disarmLocked(_ id: TimerID, releasing action: inout TimerAction) -> Bool {
+        let replan = hostModeIndex != nil && !isRunningFlag && queues.isArmed(id)
+            && queues.slots[Int(id.slot)].fireDate <= armedWake
+        guard queues.disarm(id, releasing: &action) else { return false }
+        if replan { planHostWakeLocked() }
+        return true
     }
 
     /// Waits until a callback of `id` that is running on the loop's thread has returned. Returns
@@ -63,7 +78,7 @@ extension Loop {
     func disarmAndWait(_ id: TimerID) -> Bool {
         var action = TimerAction.idle  // released after the lock, as in `disarm`
         lock.lock()
-        let disarmed = queues.disarm(id, releasing: &action)
+        let disarmed = disarmLocked(id, releasing: &action)
         waitForCallbackLocked(of: id)
         lock.unlock()
         withExtendedLifetime(action) {}
@@ -76,7 +91,7 @@ extension Loop {
     func disarmReportingCallback(_ id: TimerID) -> (disarmed: Bool, callbackRunning: Bool) {
         var action = TimerAction.idle  // released after the lock, as in `disarm`
         lock.lock()
-        let disarmed = queues.disarm(id, releasing: &action)
+        let disarmed = disarmLocked(id, releasing: &action)
         let running = isRunningCallbackLocked(of: id)
         lock.unlock()
         withExtendedLifetime(action) {}
