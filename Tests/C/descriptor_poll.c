@@ -215,19 +215,29 @@ static void cancelled_from_thread(void) {
     CHECK_OK(cadence_loop_destroy(r.loop));
 }
 
+typedef struct stopper { cadence_loop loop; atomic_int returned; } stopper;
+
+/* After 0.1 s, stops the loop every 10 ms until its run has returned: a stop before the run
+ * begins does nothing. */
 static void *stop_later(void *userdata) {
+    stopper *s = userdata;
     sleep_seconds(0.1);
-    CHECK_OK(cadence_loop_stop(*(cadence_loop *)userdata));
+    while (!atomic_load(&s->returned)) {
+        CHECK_OK(cadence_loop_stop(s->loop));
+        sleep_seconds(0.01);
+    }
     return NULL;
 }
 
 static void run_until_stopped_from_thread(void) {
-    cadence_loop loop;
-    CHECK_OK(cadence_loop_create(&loop));
+    static stopper s;
+    CHECK_OK(cadence_loop_create(&s.loop));
+    cadence_loop loop = s.loop;
     pthread_t thread;
     double start = loop_now(loop);
-    CHECK_EQ(pthread_create(&thread, NULL, stop_later, &loop), 0);
+    CHECK_EQ(pthread_create(&thread, NULL, stop_later, &s), 0);
     CHECK_OK(cadence_loop_run(loop, "default", INFINITY));   /* nothing armed: sleeps until stop */
+    atomic_store(&s.returned, 1);
     CHECK(loop_now(loop) - start >= 0.1);
     CHECK_EQ(pthread_join(thread, NULL), 0);
     CHECK_ERR(cadence_loop_run(loop, "default", -INFINITY), CADENCE_EINVAL);
