@@ -36,7 +36,7 @@ extension Loop {
                             missedTicks: missedTicks, modeIndex: modeIndex, action: action)
         if isRunningFlag {
             wakeIfRemote()
-        } else if first < armedWake {
+        } else if hostModeIndex != nil && first < armedWake {
             // A host's wake-up can only move earlier, and only for a timer due before it.
             planHostWakeLocked()
         }
