@@ -84,7 +84,9 @@ CADENCE_EXPORT const char *_Nonnull cadence_err_name(int err);
  * Errors: CADENCE_EINVAL (out is NULL), CADENCE_EIO (libuv failed), CADENCE_ENOMEM. */
 CADENCE_EXPORT int cadence_loop_create(cadence_loop *_Nullable out);
 
-/* Cancels every timer on the loop, releases every handle that belongs to it, and frees it.
+/* Cancels every timer on the loop, releases every handle that belongs to it, and frees it (its
+ * descriptor, cadence_loop_fd, is closed: stop watching it first; a loop on a host's uv_loop_t
+ * closes its libuv handles, on the thread that runs that loop: see <cadence/uv.h>).
  * A zero handle is a no-op (returns 0). Errors: CADENCE_EBUSY while the loop is running (for
  * example from its own callback; libuv's uv_loop_close rule), CADENCE_EBADF for a stale handle. */
 CADENCE_EXPORT int cadence_loop_destroy(cadence_loop loop);
@@ -175,7 +177,7 @@ CADENCE_EXPORT int cadence_loop_run_pass(cadence_loop loop, const char *_Nullabl
  * callbacks run on the loop's thread. Errors: CADENCE_ENOTSUP (a virtual loop, whose clock moves
  * only when told), CADENCE_EBUSY (running or already has a thread),
  * CADENCE_EINVAL / CADENCE_ENOENT (bad mode, as cadence_loop_run), CADENCE_ENOMEM (no thread),
- * CADENCE_EBADF. */
+ * CADENCE_EBADF. A loop on a host's uv_loop_t also gives CADENCE_ENOTSUP (its uv_run drives it). */
 CADENCE_EXPORT int cadence_loop_start_thread(cadence_loop loop, const char *_Nullable mode);
 
 /* Stops the loop's thread after its current pass and waits for it to end; 0 if it had none.

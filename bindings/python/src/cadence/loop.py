@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import math
 import weakref
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Callable
@@ -153,6 +154,10 @@ class Loop(LoopThreadMethods):
             BadHandle: the loop is closed.
         """
         value = _args.seconds(seconds, "Loop.run()", "seconds")
+        if value == math.inf:
+            # The C call runs until stop for an infinite duration; Python does not offer that
+            # yet, so it stays the bad argument it was.
+            raise InvalidArgument(context=f"Loop.run(seconds={seconds!r}): seconds must be finite")
         name = _args.mode(mode, "Loop.run()")
         state = self._require_open("Loop.run()")
         # Only the call that actually runs collects a callback's exception: a nested run,
