@@ -138,8 +138,8 @@ CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nulla
 
 /* Writes to *out a descriptor that is readable exactly when the loop has work to do now: a
  * wake-up due by the coalescing rule (in the mode of the latest cadence_loop_run_pass, "default"
- * until the first), or a call from another thread that needs a running loop
- * (cadence_loop_stop). Watch it for reading (POLLIN, EPOLLIN, G_IO_IN, asyncio's add_reader) and
+ * until the first), or a call from another thread that came while the loop was running (a timer
+ * armed during a pass, which the next pass plans for). Watch it for reading (POLLIN, EPOLLIN, G_IO_IN, asyncio's add_reader) and
  * call cadence_loop_run_pass when it is; afterwards it is unreadable again unless more work is
  * due. Arming or cancelling a timer, from any thread, re-arms it at once: a timer armed from
  * another thread makes it readable at its wake-up without a pass in between, and one cancelled

@@ -42,8 +42,9 @@ extension Loop {
 
     /// A descriptor that is readable exactly when the loop has work to do now: a wake-up due by
     /// the coalescing rule in the mode of the latest ``runPass(mode:)`` (the default mode until
-    /// the first), or a call from another thread that needs the loop (``stop()`` of a running
-    /// loop). Watch it for reading with poll, epoll, select, GLib or asyncio, and call
+    /// the first), or a call from another thread that came while the loop was running (a timer
+    /// armed during a pass, which the next pass plans for). Watch it for reading with poll,
+    /// epoll, select, GLib or asyncio, and call
     /// ``runPass(mode:)`` when it is readable; after the pass it is unreadable again unless more
     /// work is due. Arming or cancelling a timer from any thread re-arms it directly, so a cancelled
     /// timer leaves it unreadable at its fire date.
