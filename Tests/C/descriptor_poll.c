@@ -3,7 +3,8 @@
  *    (0.1 s, 0.15 s with 0.05 s tolerance, 0.25 s) and a one-shot at 0.61 s that ends the drive;
  *    each fire is on its timer's grid and never early, and the grid points served (fired or
  *    counted as skipped) up to the end are the same both ways;
- *  - after a pass the descriptor is unreadable unless the loop says a wake-up is due now;
+ *  - after a pass the descriptor is unreadable unless the loop says a wake-up is due now, and a
+ *    zero-delay timer armed during a pass waits for the next pass, with the descriptor readable;
  *  - a timer armed from another thread wakes a poll() that waits with nothing armed, at once for
  *    a zero delay, at its fire date (never before) for a 0.03 s one;
  *  - a timer cancelled from another thread before it is due leaves the descriptor unreadable at
@@ -301,8 +302,42 @@ static void pass_inside_callback(void) {
     CHECK_OK(cadence_loop_destroy(loop));
 }
 
+typedef struct restarter { cadence_loop loop; int fires; } restarter;
+
+/* A zero-delay one-shot that schedules itself again from its callback. */
+static void on_restart(const cadence_tick *tick, void *userdata) {
+    (void)tick;
+    restarter *r = userdata;
+    r->fires++;
+    cadence_cancellable again;
+    CHECK_OK(cadence_loop_schedule(r->loop, 0, 0, "default", on_restart, r, &again));
+    CHECK_OK(cadence_cancellable_release(again));
+}
+
+/* A timer armed during a pass waits for the next one, and leaves the descriptor readable. */
+static void armed_during_a_pass(void) {
+    static restarter r;
+    CHECK_OK(cadence_loop_create(&r.loop));
+    int fd = -1;
+    CHECK_OK(cadence_loop_fd(r.loop, &fd));
+    cadence_cancellable first;
+    CHECK_OK(cadence_loop_schedule(r.loop, 0, 0, "default", on_restart, &r, &first));
+    CHECK_OK(cadence_cancellable_release(first));
+    CHECK(wait_readable(fd, 1000));            /* due at once */
+    for (int pass = 1; pass <= 3; pass++) {
+        CHECK_OK(cadence_loop_run_pass(r.loop, "default"));
+        CHECK_EQ(r.fires, pass);               /* one fire per pass, never a spin */
+        CHECK(wait_readable(fd, 0));           /* the re-armed timer is due already */
+        double timeout = -1;
+        CHECK_OK(cadence_loop_timeout(r.loop, &timeout));
+        CHECK_RANGE(timeout, 0, 0);
+    }
+    CHECK_OK(cadence_loop_destroy(r.loop));
+}
+
 int main(void) {
     same_grid_as_run();
+    armed_during_a_pass();
     poll_woken_from_thread(0);
     poll_woken_from_thread(0.03);
     cancelled_from_thread();

@@ -100,6 +100,29 @@ import Testing
         #expect(throws: CadenceError.badHandle) { try loop.runPass() }
     }
 
+    @Test func aTimerArmedDuringAPassWaitsForTheNextAndLeavesTheDescriptorReadable() throws {
+        let loop = try Loop()
+        let fd = try loop.fileDescriptor()
+        var fires = 0
+        var restart: (() throws -> Void)!
+        restart = {
+            try loop.schedule(after: 0) { _ in
+                fires += 1
+                try? restart()
+            }
+        }
+        try restart()
+        #expect(Self.readable(fd, within: 1000))
+        for pass in 1...3 {
+            try loop.runPass()
+            #expect(fires == pass)  // one fire per pass, never a spin
+            #expect(Self.readable(fd, within: 0))
+            #expect(try loop.timeout() == 0)
+        }
+        restart = nil
+        try loop.close()
+    }
+
     @Test(arguments: [0.0, 0.03])
     func aTimerArmedFromAnotherThreadWakesThePoll(delay: Double) throws {
         let loop = try Loop()
