@@ -10,7 +10,7 @@ set(CADENCE_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/Cadence")
 
 install(TARGETS CCadence EXPORT CadenceTargets LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 install(FILES include/cadence.h DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-install(FILES include/cadence/version.h DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/cadence")
+install(FILES include/cadence/version.h include/cadence/uv.h DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/cadence")
 install(FILES LICENSE DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/cadence")
 
 # pkg-config: paths relative to the .pc file's own folder, so the install can be moved or made

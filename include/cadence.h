@@ -10,8 +10,9 @@
  *  - Handles are small values with a generation count: a stale, released or foreign handle gives
  *    CADENCE_EBADF, never a crash. A zero handle ({0}) is "no handle"; releasing it is a no-op.
  *  - Threads: every function may be called from any thread. Callbacks run on the thread that is
- *    inside cadence_loop_run (or cadence_loop_run_until_idle) for their loop, or on the loop's own
- *    thread (cadence_loop_start_thread).
+ *    inside cadence_loop_run, cadence_loop_run_until_idle or cadence_loop_run_pass for their
+ *    loop, on the loop's own thread (cadence_loop_start_thread), or on the thread that runs a
+ *    host's uv_loop_t (<cadence/uv.h>).
  *  - Durations are rounded up to whole nanoseconds (never early): 1e-12 s is 1 ns, and 0.067 s,
  *    a double slightly above 67 ms, is 67 000 001 ns.
  */
@@ -94,19 +95,23 @@ CADENCE_EXPORT const char *_Nonnull cadence_last_error_message(void);
  * Errors: CADENCE_EINVAL (out is NULL), CADENCE_EIO (libuv failed), CADENCE_ENOMEM. */
 CADENCE_EXPORT int cadence_loop_create(cadence_loop *_Nullable out);
 
-/* Cancels every timer on the loop, releases every handle that belongs to it, and frees it.
+/* Cancels every timer on the loop, releases every handle that belongs to it, and frees it (its
+ * descriptor, cadence_loop_fd, is closed: stop watching it first; a loop on a host's uv_loop_t
+ * closes its libuv handles, on the thread that runs that loop: see <cadence/uv.h>).
  * A zero handle is a no-op (returns 0). Errors: CADENCE_EBUSY while the loop is running (for
  * example from its own callback; libuv's uv_loop_close rule), CADENCE_EBADF for a stale handle. */
 CADENCE_EXPORT int cadence_loop_destroy(cadence_loop loop);
 
-/* Runs the loop in `mode` for `seconds` of its clock (>= 0; 0 fires what is due and returns),
- * firing every due timer of that mode on this thread, sleeping in between, then returns; returns
- * early after cadence_loop_stop. Timers fire in fire-date order, ties in scheduling order, never
- * before their fire date; a timer armed during a pass waits for a later pass.
- * Errors: CADENCE_EINVAL (mode NULL, empty or malformed, "common", seconds NaN, infinite or
- * negative, or, on a virtual loop, seconds that would take the clock to its end: see
- * cadence_loop_advance_clock), CADENCE_ENOENT (mode not registered), CADENCE_EBUSY (already running, for example
- * when called from one of its callbacks), CADENCE_EBADF. */
+/* Runs the loop in `mode` for `seconds` of its clock (>= 0; 0 fires what is due and returns;
+ * INFINITY runs until cadence_loop_stop, since 0.3), firing every due timer of that mode on this
+ * thread, sleeping in between, then returns; returns early after cadence_loop_stop. Timers fire
+ * in fire-date order, ties in scheduling order, never before their fire date; a timer armed
+ * during a pass waits for a later pass.
+ * Errors: CADENCE_EINVAL (mode NULL, empty or malformed, "common", seconds NaN, -INFINITY or
+ * negative, or, on a virtual loop, seconds that would take the clock to its end, INFINITY
+ * included: see cadence_loop_advance_clock), CADENCE_ENOENT (mode not registered), CADENCE_EBUSY
+ * (already running, for example when called from one of its callbacks), CADENCE_ENOTSUP (a loop
+ * on a host's uv_loop_t, see <cadence/uv.h>), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_run(cadence_loop loop, const char *_Nullable mode, double seconds);
 
 /* Runs the loop in `mode` as cadence_loop_run does, until no referenced timer that can fire in
@@ -151,6 +156,48 @@ CADENCE_EXPORT int cadence_loop_wakeups(cadence_loop loop, uint64_t *_Nullable o
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nullable out);
 
+/* ---- Driving a loop from your own event loop (poll, epoll, select, GLib, asyncio) ----
+ *
+ * A host loop watches the descriptor and calls cadence_loop_run_pass when it is readable, or
+ * waits for cadence_loop_timeout and then calls it (libuv's uv_backend_fd, uv_backend_timeout and
+ * UV_RUN_NOWAIT; sd-event's sd_event_get_fd). Both follow the mode of the latest pass ("default"
+ * until the first). For a libuv program there is also a loop on its own uv_loop_t:
+ * <cadence/uv.h>. Added in 0.3. */
+
+/* Writes to *out a descriptor that is readable exactly when the loop has work to do now: a
+ * wake-up due by the coalescing rule (in the mode of the latest cadence_loop_run_pass, "default"
+ * until the first), or a call from another thread that came while the loop was running (a timer
+ * armed during a pass, which the next pass plans for). Watch it for reading (POLLIN, EPOLLIN, G_IO_IN, asyncio's add_reader) and
+ * call cadence_loop_run_pass when it is; afterwards it is unreadable again unless more work is
+ * due. Arming or cancelling a timer, from any thread, re-arms it at once: a timer armed from
+ * another thread makes it readable at its wake-up without a pass in between, and one cancelled
+ * before it is due leaves it unreadable then. It is libuv's epoll descriptor of the loop: do not
+ * read, write or close it; it stays the same until cadence_loop_destroy closes it.
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOTSUP (a virtual loop, whose clock moves only
+ * when told, or a loop on a host's uv_loop_t: watch that loop), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_fd(cadence_loop loop, int *_Nullable out);
+
+/* Writes to *out the seconds of the loop's clock until it next needs a pass (in the mode of the
+ * latest pass, "default" until the first; a loop on a uv_loop_t: its own mode): 0 if a wake-up is
+ * due now, INFINITY (<math.h>) if no timer that could fire in that mode is armed. Coalescing is
+ * in the answer (the wake-up that serves every timer due by then within its tolerance). Round up
+ * when converting to a coarser unit, such as poll's milliseconds (ceil(t * 1000), -1 for
+ * INFINITY), or the host wakes early and the pass finds nothing due. A timer armed from another
+ * thread after the call may be due sooner: a host that must see that watches cadence_loop_fd.
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_timeout(cadence_loop loop, double *_Nullable out);
+
+/* One pass on the calling thread, without waiting (uv_run's UV_RUN_NOWAIT): fires every timer due
+ * in `mode` now, with every rule of cadence_loop_run (fire-date order, never early, a timer armed
+ * during the pass waits for the next one), then arms cadence_loop_fd for the next wake-up in
+ * `mode`. On a virtual loop it fires what is due at the loop's clock and does not move it. A pass
+ * that fires timers at or after the wake-up it was armed for counts in cadence_loop_wakeups.
+ * Errors: as cadence_loop_run: CADENCE_EINVAL (mode NULL, malformed or "common"), CADENCE_ENOENT,
+ * CADENCE_EBUSY (running: called from one of its callbacks, inside cadence_loop_run, or with a
+ * thread of its own), CADENCE_ENOTSUP (a loop on a host's uv_loop_t, which its uv_run drives),
+ * CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_loop_run_pass(cadence_loop loop, const char *_Nullable mode);
+
 /* ---- A loop on a thread of its own (the dispatch-timer use) ---- */
 
 /* Starts a thread that runs the loop in `mode` until cadence_loop_stop_thread, so timers fire
@@ -158,7 +205,7 @@ CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nulla
  * callbacks run on the loop's thread. Errors: CADENCE_ENOTSUP (a virtual loop, whose clock moves
  * only when told), CADENCE_EBUSY (running or already has a thread),
  * CADENCE_EINVAL / CADENCE_ENOENT (bad mode, as cadence_loop_run), CADENCE_ENOMEM (no thread),
- * CADENCE_EBADF. */
+ * CADENCE_EBADF. A loop on a host's uv_loop_t also gives CADENCE_ENOTSUP (its uv_run drives it). */
 CADENCE_EXPORT int cadence_loop_start_thread(cadence_loop loop, const char *_Nullable mode);
 
 /* Stops the loop's thread after its current pass and waits for it to end; 0 if it had none.

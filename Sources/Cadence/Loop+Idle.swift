@@ -51,17 +51,10 @@ extension Loop {
         return queues.isReferenced(id)
     }
 
-    /// ``TimerQueues/disarm(_:releasing:)``, waking a run until idle on another thread that the
-    /// cancel leaves with nothing referenced (it would otherwise sleep until the cancelled
-    /// timer's fire date). Call with the lock held.
-    @inline(__always)
-    func disarmLocked(_ id: TimerID, releasing action: inout TimerAction) -> Bool {
-        let disarmed = queues.disarm(id, releasing: &action)
-        if runningUntilIdle && disarmed { wakeIdleRunIfDoneLocked() }
-        return disarmed
-    }
-
-    private func wakeIdleRunIfDoneLocked() {
+    /// Wakes a run until idle that a cancel or an unref from another thread has left with nothing
+    /// referenced (it would otherwise sleep until the cancelled timer's fire date). Call with the
+    /// lock held.
+    func wakeIdleRunIfDoneLocked() {
         if runningUntilIdle && !queues.hasReferencedTimers(runningIn: runningModeIndex) { wakeIfRemote() }
     }
 

@@ -6,7 +6,8 @@ extension Loop {
     /// Timers, publishers and cancels may then be used from any thread; callbacks run on the
     /// loop's thread, so what they touch must be safe to share.
     ///
-    /// - Throws: ``CadenceError/notSupported`` for a virtual loop (its clock moves only when told);
+    /// - Throws: ``CadenceError/notSupported`` for a virtual loop (its clock moves only when told)
+    ///   and for a loop on a host's `uv_loop_t` (see ``init(uvLoop:mode:)``);
     ///   ``CadenceError/busy`` if the loop is running or already has a thread;
     ///   ``CadenceError/invalidArgument`` or ``CadenceError/unknownMode`` for a bad mode (as
     ///   ``run(mode:for:)``); ``CadenceError/outOfMemory`` if no thread could be started;
@@ -18,6 +19,7 @@ extension Loop {
             guard !isVirtual else {
                 throw .notSupported.with("loop must be a real loop, got a virtual loop (its clock moves only when told)")
             }
+            guard !isHosted else { throw .hostDrivesLoop("start a thread") }
             try lock.withLock { () throws(CadenceError) in
                 guard !isClosedFlag else { throw .loopClosed() }
                 guard !isRunningFlag else { throw .alreadyRunning("start a thread") }

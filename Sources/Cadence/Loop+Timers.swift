@@ -37,7 +37,12 @@ extension Loop {
         let first = fireDate ?? clock.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
                             missedTicks: missedTicks, modeIndex: modeIndex, action: action)
-        wakeIfRemote()
+        if isRunningFlag {
+            wakeIfRemote()
+        } else if hostModeIndex != nil && first < armedWake {
+            // A host's wake-up can only move earlier, and only for a timer due before it.
+            planHostWakeLocked()
+        }
         return id
     }
 
@@ -54,6 +59,18 @@ extension Loop {
         lock.unlock()
         withExtendedLifetime(action) {}
         return disarmed
+    }
+
+    /// Disarms `id`. A host's wake-up that the timer was due by is planned again, so that a
+    /// cancelled timer leaves a host's descriptor unreadable at its fire date; a run until idle
+    /// left with nothing referenced is woken, so that it returns at once.
+    private func disarmLocked(_ id: TimerID, releasing action: inout TimerAction) -> Bool {
+        let replan = hostModeIndex != nil && !isRunningFlag && queues.isArmed(id)
+            && queues.slots[Int(id.slot)].fireDate <= armedWake
+        guard queues.disarm(id, releasing: &action) else { return false }
+        if replan { planHostWakeLocked() }
+        if runningUntilIdle { wakeIdleRunIfDoneLocked() }
+        return true
     }
 
     /// Waits until a callback of `id` that is running on the loop's thread has returned. Returns
@@ -108,7 +125,8 @@ extension Loop {
         defer { lock.unlock() }
         guard !isClosedFlag else { throw .loopClosed() }
         guard queues.reset(id, fireDate: clock.now().saturatingAdd(delay)) else { throw .timerEnded() }
-        wakeIfRemote()
+        // As an arm: the wake-up may move earlier or, for the timer it was due by, later.
+        if isRunningFlag { wakeIfRemote() } else { planHostWakeLocked() }
     }
 
     /// An armed timer's next fire date (in seconds on the fire-date scale), interval and tolerance

@@ -11,7 +11,10 @@ public let cadenceVersion = "0.2.0"
 /// that nobody runs fires nothing, as a `RunLoop` on a thread that never runs it.
 ///
 /// The real loop is backed by libuv: one `uv_loop_t` that watches one timerfd for the next
-/// wake-up (a nanosecond deadline) and one `uv_async_t` for wake-ups from other threads.
+/// wake-up (a nanosecond deadline) and one `uv_async_t` for wake-ups from other threads. A loop
+/// can also live inside a loop the program already runs: a descriptor, a timeout and one pass at a
+/// time (``fileDescriptor()``, ``timeout()``, ``runPass(mode:)``), or the program's own
+/// `uv_loop_t` (``init(uvLoop:mode:)``).
 ///
 /// Threads: a loop's timers run on the thread that runs it. Arming, cancelling, ``stop()`` and
 /// the mode calls may be made from any thread; a call from another thread wakes a sleeping loop so
@@ -19,8 +22,8 @@ public let cadenceVersion = "0.2.0"
 public final class Loop: @unchecked Sendable {
     let clock: any LoopClock
     let lock = Lock()
-    // Guarded by `lock`; internal rather than private for the extensions in Loop+Timers.swift
-    // and Loop+Thread.swift, and used nowhere else:
+    // Guarded by `lock`; internal rather than private for the extensions in Loop+Timers.swift,
+    // Loop+Thread.swift and Loop+Host.swift, and used nowhere else:
     @exclusivity(unchecked) var queues = TimerQueues()
     var isClosedFlag = false
     var isRunningFlag = false
@@ -29,7 +32,7 @@ public final class Loop: @unchecked Sendable {
     /// Whether the run in progress is a run until idle, and the index of its mode (Loop+Idle.swift).
     var runningUntilIdle = false
     var runningModeIndex = 0
-    private var wakeUpCount: UInt64 = 0
+    var wakeUpCount: UInt64 = 0
     /// The timer whose callback is running, so that a cancel from another thread can wait for it,
     /// and how many threads wait.
     var firing: TimerID?
@@ -41,6 +44,12 @@ public final class Loop: @unchecked Sendable {
     /// The thread started by `startThread`, and whether it has been asked to stop.
     var ownThread: LoopThread?
     var ownThreadStopping = false
+    /// The mode a host drives the loop in (through its descriptor and passes, or from a host's
+    /// `uv_loop_t`), nil until one does, and the wake-up the clock is armed for meanwhile.
+    var hostModeIndex: Int?
+    var armedWake: Nanoseconds = .max
+    /// Whether the loop lives on a host's `uv_loop_t`, whose `uv_run` drives it.
+    let isHosted: Bool
 
     /// Creates a loop on libuv's monotonic clock.
     ///
@@ -51,6 +60,7 @@ public final class Loop: @unchecked Sendable {
 
     init(clock: any LoopClock) {
         self.clock = clock
+        isHosted = (clock as? UVBackend)?.isHosted ?? false
     }
 
     deinit {
@@ -72,18 +82,30 @@ public final class Loop: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - mode: a registered mode other than ``RunLoopMode/common`` (a pseudo-mode, not run).
-    ///   - seconds: how long to run, ≥ 0; 0 fires what is due now and returns.
-    /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinite or negative `seconds`, for
-    ///   `common`, or, on a virtual loop, for `seconds` that would take the clock to its end (see
-    ///   ``advanceClock(by:)``); ``CadenceError/unknownMode`` for an unregistered mode;
-    ///   ``CadenceError/busy`` if the loop is already running (for example when called from one
-    ///   of its own callbacks);
-    ///   ``CadenceError/badHandle`` after ``close()``.
+    ///   - seconds: how long to run, ≥ 0; 0 fires what is due now and returns; `.infinity` runs
+    ///     until ``stop()`` (as ``run(mode:)``).
+    /// - Throws: ``CadenceError/invalidArgument`` for NaN or negative `seconds`, for `common`, or,
+    ///   on a virtual loop, for `seconds` that would take the clock to its end (see
+    ///   ``advanceClock(by:)``; `.infinity` always would); ``CadenceError/unknownMode`` for an
+    ///   unregistered mode; ``CadenceError/busy`` if the loop is already running (for example
+    ///   when called from one of its own callbacks); ``CadenceError/notSupported`` for a loop on a
+    ///   host's `uv_loop_t` (see ``init(uvLoop:mode:)``); ``CadenceError/badHandle`` after
+    ///   ``close()``.
     public func run(mode: RunLoopMode = .default, for seconds: Double) throws(CadenceError) {
         do {
-            _ = try run(mode: mode, for: try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds"),
-                        onOwnThread: false)
+            let duration = seconds == .infinity
+                ? Nanoseconds.max : try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds")
+            _ = try run(mode: mode, for: duration, onOwnThread: false)
         } catch { throw error.in("Loop.run(mode:for:)") }
+    }
+
+    /// Runs the loop in `mode` until ``stop()`` is called, from one of its callbacks or from
+    /// another thread: `run(mode:for:)` with an infinite duration (`CFRunLoopRun`).
+    ///
+    /// - Throws: as ``run(mode:for:)``; ``CadenceError/invalidArgument`` on a virtual loop, whose
+    ///   clock would run to its end.
+    public func run(mode: RunLoopMode = .default) throws(CadenceError) {
+        do { _ = try run(mode: mode, for: .max, onOwnThread: false) } catch { throw error.in("Loop.run(mode:)") }
     }
 
     /// One run by the loop's own thread; returns false once the thread has been asked to stop.
@@ -92,31 +114,21 @@ public final class Loop: @unchecked Sendable {
                 onOwnThread: true)
     }
 
-    /// The run behind ``run(mode:for:)`` and ``runUntilIdle(mode:)``: for `duration` of the
-    /// loop's clock, or, when `duration` is nil, until no referenced timer can fire in `mode`
-    /// (see ``TimerQueues/hasReferencedTimers(runningIn:)``).
+    /// The run behind ``run(mode:for:)``, ``run(mode:)`` and ``runUntilIdle(mode:)``: for
+    /// `duration` of the loop's clock (`.max`: until ``stop()``), or, when `duration` is nil,
+    /// until no referenced timer can fire in `mode` (see
+    /// ``TimerQueues/hasReferencedTimers(runningIn:)``).
     func run(mode: RunLoopMode, for duration: Nanoseconds?, onOwnThread: Bool) throws(CadenceError) -> Bool {
         let virtualClock = clock as? VirtualClock
         if let virtualClock, let duration, !virtualClock.canAdvance(by: duration) {
-            throw .beyondClockEnd(Double(duration) / 1e9)
+            throw .beyondClockEnd(duration == .max ? .infinity : Double(duration) / 1e9)
         }
+        guard !isHosted else { throw .hostDrivesLoop("run") }
         let untilIdle = duration == nil
-        let modeIndex = try lock.withLock { () throws(CadenceError) -> Int? in
-            guard !isClosedFlag else { throw .loopClosed() }
-            guard !isRunningFlag else { throw .alreadyRunning("run") }
-            guard onOwnThread || ownThread == nil else { throw .hasOwnThread("run") }
-            guard mode != .common else { throw .commonModeNotAllowed("never run itself") }
-            let index = try queues.index(of: mode)
-            if onOwnThread && ownThreadStopping { return nil }
-            isRunningFlag = true
-            stopRequested = false
-            runningThread = pthread_self()
-            runningUntilIdle = untilIdle
-            runningModeIndex = index
-            return index
+        guard let modeIndex = try beginRun(mode: mode, onOwnThread: onOwnThread, untilIdle: untilIdle) else {
+            return false
         }
-        guard let modeIndex else { return false }
-        defer { lock.withLock { isRunningFlag = false; runningUntilIdle = false } }
+        defer { endRun() }
         let end = duration.map { clock.now().saturatingAdd($0) } ?? .max
         var wokeForTimer = false
         while true {
@@ -141,6 +153,39 @@ public final class Loop: @unchecked Sendable {
                 clock.sleep(until: until)
                 wokeForTimer = wake <= end && clock.now() >= until
             }
+        }
+    }
+
+    /// Marks the loop running on this thread, after the checks every way of running makes, and
+    /// returns the index of the mode to run in (`nil`: a host's pass, in its mode); nil when the
+    /// loop's own thread has been asked to stop.
+    func beginRun(mode: RunLoopMode?, onOwnThread: Bool = false, untilIdle: Bool = false) throws(CadenceError) -> Int? {
+        try lock.withLock { () throws(CadenceError) -> Int? in
+            guard !isClosedFlag else { throw .loopClosed() }
+            guard !isRunningFlag else { throw .alreadyRunning("run") }
+            guard onOwnThread || ownThread == nil else { throw .hasOwnThread("run") }
+            var index = hostModeIndex ?? TimerQueues.defaultIndex
+            if let mode {
+                guard mode != .common else { throw .commonModeNotAllowed("never run itself") }
+                index = try queues.index(of: mode)
+            }
+            if onOwnThread && ownThreadStopping { return nil }
+            isRunningFlag = true
+            stopRequested = false
+            runningThread = pthread_self()
+            runningUntilIdle = untilIdle
+            runningModeIndex = index
+            return index
+        }
+    }
+
+    /// Ends a run; a loop that a host drives gets its wake-up armed again, under the same lock,
+    /// so that a timer armed from another thread is either seen by this plan or plans itself.
+    private func endRun() {
+        lock.withLock {
+            planHostWakeLocked(force: true)
+            isRunningFlag = false
+            runningUntilIdle = false
         }
     }
 
@@ -205,14 +250,17 @@ public final class Loop: @unchecked Sendable {
         try lock.withLock { () throws(CadenceError) in
             guard !isClosedFlag else { throw .loopClosed() }
             try queues.register(mode, common: common)
-            wakeIfRemote()  // a sleeping loop may now have more timers to fire
+            // A sleeping loop may now have more timers to fire.
+            if isRunningFlag { wakeIfRemote() } else { planHostWakeLocked() }
         }
     }
 
     // MARK: Lifetime
 
-    /// Cancels every timer still on the loop and releases its libuv resources. Further calls on
-    /// the loop throw ``CadenceError/badHandle``; closing twice is harmless.
+    /// Cancels every timer still on the loop and releases its libuv resources (its
+    /// ``fileDescriptor()`` is closed: stop watching it first; a loop on a host's `uv_loop_t`
+    /// closes its two handles there, on the thread that runs it: see ``init(uvLoop:mode:)``).
+    /// Further calls on the loop throw ``CadenceError/badHandle``; closing twice is harmless.
     ///
     /// - Throws: ``CadenceError/busy`` while the loop is running or has a thread of its own
     ///   (libuv's `uv_loop_close` rule).
@@ -243,7 +291,7 @@ public final class Loop: @unchecked Sendable {
     /// (libuv issue 4245).
     @discardableResult
     @inline(never)  // a named frame in profiles; called once per pass
-    private func firePass(modeIndex: Int, now: Nanoseconds) -> Int {
+    func firePass(modeIndex: Int, now: Nanoseconds) -> Int {
         var fired = 0
         let offset = clock.epochOffset
         // Not `withLock`: returning an action through its generic result would allocate.
@@ -275,6 +323,16 @@ public final class Loop: @unchecked Sendable {
         guard firing != nil else { return }
         firing = nil
         if callbackWaiters > 0 { lock.signalAll() }
+    }
+
+    /// Arms the clock of a loop that a host drives for its next wake-up in the host's mode, if
+    /// that moved (or always, with `force`). Call with the lock held, outside a run.
+    func planHostWakeLocked(force: Bool = false) {
+        guard let hostModeIndex else { return }
+        let wake = queues.nextWake(runningIn: hostModeIndex) ?? .max
+        guard force || wake != armedWake else { return }
+        armedWake = wake
+        clock.arm(at: wake)
     }
 
     /// Wakes the loop if it is sleeping on another thread. Call with the lock held.

@@ -1,7 +1,12 @@
-# Checks that libcadence exports exactly the functions that cadence.h declares with CADENCE_EXPORT
-# (curl's habit: the header and the shared library must agree).
-# Usage: cmake -DNM=nm -DLIBRARY=libcadence.so -DHEADER=cadence.h -P check_exports.cmake
-file(READ "${HEADER}" header)
+# Checks that libcadence exports exactly the functions that its headers (cadence.h and those in
+# cadence/) declare with CADENCE_EXPORT (curl's habit: the headers and the shared library must agree).
+# Usage: cmake -DNM=nm -DLIBRARY=libcadence.so -DINCLUDE_DIR=include -P check_exports.cmake
+file(GLOB_RECURSE headers "${INCLUDE_DIR}/*.h")
+set(header "")
+foreach(path IN LISTS headers)
+  file(READ "${path}" text)
+  string(APPEND header "${text}")
+endforeach()
 string(REGEX MATCHALL "CADENCE_EXPORT[^;(]*[ *](cadence_[a-z_]+)\\(" declarations "${header}")
 set(declared "")
 foreach(declaration IN LISTS declarations)
@@ -22,6 +27,6 @@ list(SORT declared)
 list(SORT exported)
 list(LENGTH declared count)
 if(count EQUAL 0 OR NOT declared STREQUAL exported)
-  message(FATAL_ERROR "exports differ from cadence.h\n  declared: ${declared}\n  exported: ${exported}")
+  message(FATAL_ERROR "exports differ from the headers\n  declared: ${declared}\n  exported: ${exported}")
 endif()
-message(STATUS "libcadence exports the ${count} functions of cadence.h and nothing else")
+message(STATUS "libcadence exports the ${count} functions of its headers and nothing else")

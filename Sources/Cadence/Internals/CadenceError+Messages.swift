@@ -73,6 +73,20 @@ extension CadenceError {
         busy.with("loop must not have a thread of its own to \(attempt), got a loop with one (stopThread() ends it)")
     }
 
+    /// A call that only a loop Cadence runs itself takes, on a loop that a host's `uv_loop_t` drives.
+    @inline(never)
+    static func hostDrivesLoop(_ attempt: StaticString) -> CadenceError {
+        notSupported.with("loop must not be on a host's uv_loop_t to \(attempt), got one (the host's uv_run drives it)")
+    }
+
+    /// A descriptor asked of a loop that has none to give.
+    @inline(never)
+    static func noDescriptor(virtual: Bool) -> CadenceError {
+        notSupported.with(virtual
+            ? "loop must be a real loop to have a descriptor, got a virtual loop (its clock moves only when told)"
+            : "loop must not be on a host's uv_loop_t to have a descriptor, got one (watch the host's loop)")
+    }
+
     /// A virtual-clock advance past the clock's end.
     @inline(never)
     static func beyondClockEnd(_ seconds: Double) -> CadenceError {

@@ -9,8 +9,16 @@ protocol LoopClock: AnyObject {
     /// Sleeps until the clock reads at least `deadline` or until ``wake()`` is called; may return
     /// early, so the caller re-reads ``now()``.
     func sleep(until deadline: Nanoseconds)
-    /// Ends a ``sleep(until:)`` in progress or the next one; callable from any thread.
+    /// Ends a ``sleep(until:)`` in progress or the next one; callable from any thread. For a loop
+    /// driven by a host, makes its descriptor readable or its host's loop call in.
     func wake()
+    /// Arms the wake-up of a loop driven by a host at `deadline` (`.max`: none), without sleeping.
+    func arm(at deadline: Nanoseconds)
+    /// Takes in the wake-ups already delivered, so that the descriptor shows only new ones.
+    func drainWakeups()
+    /// A descriptor that is readable when the loop has a wake-up due or was woken; nil if the
+    /// clock has none (a virtual clock, or a host's libuv loop, which watches the clock itself).
+    var descriptor: Int32? { get }
     /// Releases the clock's resources; called once, when the loop is destroyed.
     func close()
     /// What to add to a monotonic reading to get nanoseconds since the Unix epoch.

@@ -39,6 +39,9 @@ final class VirtualClock: LoopClock, @unchecked Sendable {
     }
 
     func wake() {}
+    func arm(at deadline: Nanoseconds) {}
+    func drainWakeups() {}
+    var descriptor: Int32? { nil }
     func close() {}
     var epochOffset: Int64 { 0 }
 }

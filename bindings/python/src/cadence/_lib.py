@@ -118,6 +118,10 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "cadence_loop_now": (_int, [Handle, ctypes.POINTER(_double)]),
     "cadence_loop_wakeups": (_int, [Handle, ctypes.POINTER(ctypes.c_uint64)]),
     "cadence_loop_armed_timers": (_int, [Handle, ctypes.POINTER(ctypes.c_uint64)]),
+    # Driving a loop from the host's own event loop
+    "cadence_loop_fd": (_int, [Handle, ctypes.POINTER(_int)]),
+    "cadence_loop_timeout": (_int, [Handle, ctypes.POINTER(_double)]),
+    "cadence_loop_run_pass": (_int, [Handle, _char_p]),
     # A loop on a thread of its own
     "cadence_loop_start_thread": (_int, [Handle, _char_p]),
     "cadence_loop_stop_thread": (_int, [Handle]),
