@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 
 /// The library's version, "major.minor.patch", the same as `cadence_version_string()` in C.
-public let cadenceVersion = "0.2.0"
+public let cadenceVersion = "0.3.0"
 
 /// An event loop that fires timers: Cadence's run loop.
 ///

@@ -81,7 +81,7 @@ __all__ = [
 ]
 
 #: The version of this binding.
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 class _LibraryVersion(str):
