@@ -150,16 +150,22 @@ import Testing
         let loop = try Loop()
         let fd = try loop.fileDescriptor()
         let armed = loop.nowSeconds
-        let timer = try loop.schedule(after: 0.3) { _ in Issue.record("a cancelled timer fired") }
-        #expect(try (0.2...0.3).contains(#require(try loop.timeout())))
+        let timer = try loop.schedule(after: 0.5) { _ in Issue.record("a cancelled timer fired") }
+        #expect(try (0.25...0.5).contains(#require(try loop.timeout())))
+        // The cancel is made and done on another thread first, so that a slow machine cannot make
+        // it come after the due time; then the descriptor is watched until well past that time.
         let cancelledAt = Mutex(0.0)
+        let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             timer.cancel()
             cancelledAt.withLock { $0 = loop.nowSeconds }
+            done.signal()
         }
-        #expect(!Self.readable(fd, within: 600))  // past the due time
-        #expect(loop.nowSeconds - armed >= 0.6)
-        #expect(cancelledAt.withLock { $0 } - armed < 0.3)  // the cancel came before it was due
+        done.wait()
+        #expect(cancelledAt.withLock { $0 } - armed < 0.5)  // the cancel came before it was due
+        let left = armed + 0.8 - loop.nowSeconds
+        #expect(!Self.readable(fd, within: left > 0 ? Int32((left * 1000).rounded(.up)) : 0))
+        #expect(loop.nowSeconds - armed >= 0.8)
         #expect(try loop.timeout() == nil)
         try loop.runPass()
         try loop.close()

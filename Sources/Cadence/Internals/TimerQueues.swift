@@ -117,13 +117,18 @@ struct TimerQueues {
     mutating func disarm(_ id: TimerID, releasing action: inout TimerAction) -> Bool {
         guard isArmed(id) else { return false }
         let index = Int(id.slot)
-        if slots[index].isQueued {
-            slots[index].isQueued = false
-            noteStale(fireDateHeap(of: index))
-            if slots[index].tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
-        }
+        unqueue(index)
         free(id.slot, releasing: &action)
         return true
+    }
+
+    /// Takes the timer in slot `index` out of its heaps, if it is queued: its entries go stale.
+    @inline(__always)
+    private mutating func unqueue(_ index: Int) {
+        guard slots[index].isQueued else { return }
+        slots[index].isQueued = false
+        noteStale(fireDateHeap(of: index))
+        if slots[index].tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
     }
 
     /// Moves an armed timer to a new fire date (a repeating one starts a new grid there) and gives
@@ -133,11 +138,7 @@ struct TimerQueues {
     mutating func reset(_ id: TimerID, fireDate: Nanoseconds) -> Bool {
         guard isArmed(id) else { return false }
         let index = Int(id.slot)
-        if slots[index].isQueued {
-            slots[index].isQueued = false
-            noteStale(fireDateHeap(of: index))
-            if slots[index].tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
-        }
+        unqueue(index)
         slots[index].fireDate = fireDate
         slots[index].sequence = nextSequence
         nextSequence &+= 1
