@@ -4,12 +4,19 @@ import Glibc
 
 /// One expectation of a scenario as checked: what was measured against what the scenario says.
 public struct ScenarioCheck: Sendable {
-    /// What was measured, such as `ticks: 6 new` or `s timeline: 0@1000 1@2000`.
-    public let figure: String
+    /// What was measured: a record's name (`loop` for the loop's counters).
+    public let subject: String
+    /// The expectation's field, such as `new` or `timeline` (README.md lists them).
+    public let what: String
+    /// The value measured, as the scenario would write it (`none` for an empty timeline).
+    public let actual: String
     /// The expected value or range, as the scenario writes it.
     public let expected: String
     /// Whether the measurement matched.
     public let passed: Bool
+
+    /// The measurement in one line, such as `ticks new: 6` or `s timeline: 0@1000 1@2000`.
+    public var figure: String { "\(subject) \(what): \(actual)" }
 }
 
 /// What running a scenario gave: every check, and the first error if a step failed.
@@ -241,12 +248,12 @@ private final class ScenarioRun: @unchecked Sendable {
         func same(_ what: String, _ actual: String) {
             let want = step.text(what) ?? ""
             let normalized = want.split(separator: " ").joined(separator: " ")
-            checks.append(ScenarioCheck(figure: "\(name) \(what): \(actual.isEmpty ? "none" : actual)",
+            checks.append(ScenarioCheck(subject: name, what: what, actual: actual.isEmpty ? "none" : actual,
                                         expected: want.isEmpty ? "none" : want, passed: actual == normalized))
         }
-        func within(_ what: String, _ actual: Double) {
+        func within(_ what: String, _ actual: Double, of subject: String = name) {
             let want = step.text(what) ?? ""
-            checks.append(ScenarioCheck(figure: "\(name.isEmpty ? "loop" : name) \(what): \(Self.show(actual))",
+            checks.append(ScenarioCheck(subject: subject, what: what, actual: Self.show(actual),
                                         expected: want, passed: Self.matches(actual, want)))
         }
         for (what, value) in step.fields where what != "do" && what != "name" {
@@ -260,17 +267,17 @@ private final class ScenarioRun: @unchecked Sendable {
             case "skipped_max": within(what, Double(record.skipped.max() ?? 0))
             case "lateness":
                 let low = record.lateness.min() ?? 0, high = record.lateness.max() ?? 0
-                checks.append(ScenarioCheck(figure: "\(name) lateness: \(Self.show(low))…\(Self.show(high)) ms",
-                                            expected: value.text + " ms",
+                checks.append(ScenarioCheck(subject: name, what: what, actual: "\(Self.show(low))…\(Self.show(high)) ms",
+                                            expected: value.text.replacing("..", with: "…") + " ms",
                                             passed: record.lateness.allSatisfy { Self.matches($0, value.text) }))
             case "dates_in":
                 let theirs = records[value.text]?.dates ?? []
                 let all = record.dates.allSatisfy { date in theirs.contains { abs($0 - date) < 1e-6 } }
-                checks.append(ScenarioCheck(figure: "\(name)'s dates among \(value.text)'s: \(all ? "yes" : "no")",
+                checks.append(ScenarioCheck(subject: name, what: "dates among \(value.text)'s", actual: all ? "yes" : "no",
                                             expected: "yes", passed: all))
-            case "wakeups": within(what, Double(loop.wakeups))
-            case "armed": within(what, Double(loop.armedTimerCount))
-            case "now": within(what, Double(ms(loop.now.timeIntervalSince1970)))
+            case "wakeups": within(what, Double(loop.wakeups), of: "loop")
+            case "armed": within(what, Double(loop.armedTimerCount), of: "loop")
+            case "now": within(what, Double(ms(loop.now.timeIntervalSince1970)), of: "loop")
             case "tolerance":
                 switch try object(name) {
                 case .poller(let poller): within(what, poller.tolerance)
