@@ -99,6 +99,8 @@ private final class ScenarioRun: @unchecked Sendable {
 
     func record(_ name: String, _ label: String, date: Double, skipped: Int = 0) {
         let now = loop.now.timeIntervalSince1970
+        // Never early; a Date keeps about 0.1 µs (TimerTick.fireDate), so compare to a microsecond.
+        if now < date - 1e-6 { error = error ?? "\(name): \(label) ran at \(ms(now)) ms, before its fire date" }
         records[name, default: Record()].events.append("\(label)@\(ms(date))")
         records[name]!.dates.append(date)
         records[name]!.ran.append(ms(now))

@@ -219,6 +219,7 @@ static void do_step(run *r, const step *s);
 static void add_event(record *rec, const char *label, double date, uint64_t skipped) {
     run *r = rec->run;
     double t = now(r);
+    if (t < date) fail(r, "%s: %s ran at %lld ms, before its fire date", rec->name, label, ms(r, t));
     if (rec->count < MAX_EVENTS) {
         snprintf(rec->events[rec->count], sizeof rec->events[0], "%s@%lld", label, ms(r, date));
         rec->dates[rec->count] = date;

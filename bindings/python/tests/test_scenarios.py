@@ -103,6 +103,8 @@ class Run:
 
     def record(self, name: str, label: str, date: float, skipped: int = 0) -> None:
         now = self.loop.now()
+        if now < date:
+            raise Failed(f"{name}: {label} ran at {self.ms(now)} ms, before its fire date")
         record = self.records[name]
         record.events.append(f"{label}@{self.ms(date)}")
         record.dates.append(date)
