@@ -1,6 +1,7 @@
 # Cadence: the three commands of the README, and the steps they are made of.
 #   make demo   builds the command-line tool and runs `cadence tour` (the main job)
-#   make test   runs every test: Swift (swift test), C (ctest, valgrind, sanitizers) and Python (pytest)
+#   make test   runs every test: Swift (swift test), C (ctest, valgrind, sanitizers) and Python (pytest);
+#               each runs the scenario corpus (Tests/Scenarios) and prints how many scenarios passed
 #   make bench  runs the timer benchmarks: Cadence beside six other timer engines (Benchmarks/run)
 # Each installs what is missing first (scripts/install-deps.sh) and does nothing extra otherwise.
 
@@ -34,8 +35,10 @@ c-build:
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(BUILD)
 
+# CTest shows a test's output only when it fails: the scenario count is read from its log.
 c-test: c-build
 	ctest --test-dir $(BUILD) --output-on-failure
+	@grep -h "^scenarios (C)" $(BUILD)/Testing/Temporary/LastTest.log
 
 # The Python bindings load $(BUILD)/libcadence.so; the `wheel` tests also build the package
 # (pip wheel ., auditwheel repair) and run it in a fresh venv under env -i; ruff and mypy run as tests.

@@ -21,8 +21,11 @@ let package = Package(
         .systemLibrary(name: "CCadenceHeader", path: "include"),
         .target(name: "Cadence", dependencies: ["CLibUV"], exclude: ["CMakeLists.txt"]),
         .target(name: "CCadence", dependencies: ["Cadence", "CCadenceHeader"], exclude: ["CMakeLists.txt"]),
-        .executableTarget(name: "cadence-tool", dependencies: ["Cadence"], path: "Sources/cadence"),
-        .testTarget(name: "CadenceTests", dependencies: ["Cadence"]),
+        // The scenario corpus of Tests/Scenarios, read and run on the Swift face: by the tests
+        // and by `cadence tour`, whose rows are scenarios of the corpus.
+        .target(name: "CadenceScenarios", dependencies: ["Cadence"]),
+        .executableTarget(name: "cadence-tool", dependencies: ["Cadence", "CadenceScenarios"], path: "Sources/cadence"),
+        .testTarget(name: "CadenceTests", dependencies: ["Cadence", "CadenceScenarios"]),
         // The command-line tool: its parsing and formatting, and the built binary's output.
         .testTarget(name: "CadenceToolTests", dependencies: ["cadence-tool"]),
     ],

@@ -1,6 +1,7 @@
 import Cadence
 
-/// `cadence tour`: runs every ``TourExperiment`` and prints the results as a table.
+/// `cadence tour`: runs every ``TourExperiment`` (the scenarios of `Tests/Scenarios` that name a
+/// tour row) and prints the results as a table.
 enum Tour {
     /// Runs the tour and prints it; returns the exit status (0 if every experiment passed).
     static func run() -> Int32 {
@@ -8,20 +9,26 @@ enum Tour {
         Console.out(introduction)
         let started = ThreadTime.monotonicSeconds()
         let progress = Console.errorIsTerminal
-        let experiments = TourExperiment.allCases
+        let experiments: [TourExperiment]
+        do {
+            experiments = try TourExperiment.all()
+        } catch {
+            Console.err("cadence tour: cannot read the scenarios: \(error)\n")
+            return 1
+        }
         var results: [ExperimentResult] = []
         for (index, experiment) in experiments.enumerated() {
             if progress {
                 Console.err("\rrunning \(index + 1)/\(experiments.count): \(experiment.name)\u{1B}[K")
             }
-            results.append(outcome(of: experiment))
+            results.append(experiment.run())
         }
         if progress { Console.err("\r\u{1B}[K") }
         let elapsed = ThreadTime.monotonicSeconds() - started
         Console.out(table(results).render())
         let passed = results.filter(\.passed).count
         Console.out("\n\(passed) of \(results.count) passed in \(Format.fixed(elapsed, 1)) s\n")
-        return passed == results.count ? 0 : 1
+        return passed == results.count && !results.isEmpty ? 0 : 1
     }
 
     /// The article the tour replays, by its title and subject.
@@ -34,16 +41,6 @@ enum Tour {
             + "Each row shows what was measured, the range the article expects (✗ marks a line "
             + "outside it) and PASS or FAIL; under it, what the experiment does and why it matters.",
         width: Table.noteWidth, indent: "").map { $0 + "\n" }.joined() + "\n"
-
-    /// Runs one experiment; a ``CadenceError`` becomes a failed result that shows the error.
-    static func outcome(of experiment: TourExperiment) -> ExperimentResult {
-        do {
-            return try experiment.run()
-        } catch {
-            return ExperimentResult(name: experiment.name, figure: "error: \(error) (\(error.name))",
-                                    expected: "no error", passed: false, note: experiment.note)
-        }
-    }
 
     /// The results as a table: experiment, measured, expected, result.
     static func table(_ results: [ExperimentResult]) -> Table {

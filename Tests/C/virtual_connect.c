@@ -1,6 +1,8 @@
-/* Connect and autoconnect semantics as exact virtual-time checks: subscribing does not connect,
- * connecting twice gives one timer, cancelling a connection is for good, releasing one is not,
- * and an autoconnect publisher starts a fresh grid for each first subscriber. */
+/* What connect and autoconnect do with C handles (their timelines are scenarios of the corpus,
+ * Tests/Scenarios/connect.jsonl and autoconnect.jsonl): two connections are two handles to one
+ * timer, a cancelled one gives CADENCE_EALREADY, connecting a cancelled publisher returns a
+ * cancelled handle; releasing a connection or the publisher leaves the timer running, and a
+ * publisher released before it was ever connected cancels its subscriptions. */
 #include "timeline.h"
 
 static void connect_twice(void) {
@@ -73,45 +75,38 @@ static void release_connection(void) {
     CHECK_OK(cadence_loop_destroy(loop));
 }
 
-/* A late subscriber shares the running grid; the next first subscriber starts a fresh one. */
-static void autoconnect(void) {
+/* A publisher released before it was ever connected can never tick: its subscriptions read as
+ * cancelled. Released once connected, it goes on. */
+static void release_before_connect(void) {
     cadence_loop loop;
     CHECK_OK(cadence_loop_create_virtual(&loop));
-    timeline early = {.loop = loop}, late = {.loop = loop}, again = {.loop = loop};
-    cadence_publisher timer, shared;
-    cadence_cancellable sub_early, sub_late, sub_again;
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "common", &timer));
-    CHECK_OK(cadence_publisher_autoconnect(timer, &shared));
-    CHECK_OK(cadence_publisher_subscribe(shared, timeline_tick, &early, &sub_early));
-    CHECK_OK(cadence_loop_run(loop, "default", 1.5));
-    CHECK_OK(cadence_publisher_subscribe(shared, timeline_tick, &late, &sub_late));
-    CHECK_EQ(armed_timers(loop), 1);
-    CHECK_OK(cadence_loop_run(loop, "default", 1));
-    CHECK_TIMELINE(early, "0@1000", "1@2000");
-    CHECK_TIMELINE(late, "0@2000");            /* the same tick, not a second timer */
-
-    CHECK_OK(cadence_cancel(sub_early));
-    CHECK_EQ(armed_timers(loop), 1);
-    CHECK_OK(cadence_cancel(sub_late));        /* the last one leaves: the timer stops */
-    CHECK_EQ(armed_timers(loop), 0);
-    CHECK_OK(cadence_loop_run(loop, "default", 0.7));
-    CHECK_OK(cadence_publisher_subscribe(shared, timeline_tick, &again, &sub_again));
-    CHECK_OK(cadence_loop_run(loop, "default", 2));
-    CHECK_TIMELINE(again, "0@4200", "1@5200");  /* a fresh grid from 3.2 s */
-    CHECK_EQ(early.count + late.count, 3);
-
-    CHECK_OK(cadence_cancellable_release(sub_again));  /* releasing cancels */
-    CHECK_EQ(armed_timers(loop), 0);
-    CHECK_OK(cadence_cancellable_release(sub_early));
-    CHECK_OK(cadence_cancellable_release(sub_late));
-    CHECK_OK(cadence_publisher_release(shared));
-    CHECK_OK(cadence_publisher_release(timer));
+    timeline never = {.loop = loop}, kept = {.loop = loop};
+    cadence_publisher unconnected, connected;
+    cadence_cancellable sub_never, sub_kept, connection;
+    CHECK_OK(cadence_timer_publish(loop, 0.05, 0, "default", &unconnected));
+    CHECK_OK(cadence_publisher_subscribe(unconnected, timeline_tick, &never, &sub_never));
+    CHECK_OK(cadence_timer_publish(loop, 0.05, 0, "default", &connected));
+    CHECK_OK(cadence_publisher_subscribe(connected, timeline_tick, &kept, &sub_kept));
+    CHECK_OK(cadence_publisher_connect(connected, &connection));
+    CHECK_OK(cadence_publisher_release(unconnected));
+    CHECK_OK(cadence_publisher_release(connected));
+    int cancelled = -1;
+    CHECK_OK(cadence_is_cancelled(sub_never, &cancelled));
+    CHECK_EQ(cancelled, 1);
+    CHECK_OK(cadence_is_cancelled(sub_kept, &cancelled));
+    CHECK_EQ(cancelled, 0);
+    CHECK_OK(cadence_loop_run(loop, "default", 0.12));
+    CHECK_EQ(never.count, 0);
+    CHECK_TIMELINE(kept, "0@50", "1@100");
+    CHECK_OK(cadence_cancel(connection));
+    cadence_cancellable handles[] = {sub_never, sub_kept, connection};
+    for (int i = 0; i < 3; i++) CHECK_OK(cadence_cancellable_release(handles[i]));
     CHECK_OK(cadence_loop_destroy(loop));
 }
 
 int main(void) {
     connect_twice();
     release_connection();
-    autoconnect();
+    release_before_connect();
     return 0;
 }

@@ -59,26 +59,4 @@ import Testing
         #expect(exact.wakeups == UInt64(Set(exact.fireDates).count))  // one per distinct fire date
         #expect(exact.wakeups > 9_900)
     }
-
-    @Test func aLoneTimerWithToleranceFiresOnTime() throws {
-        let loop = Loop.virtual()
-        var lateness: [Double] = []
-        try loop.schedule(after: 0.1, interval: 0.1, tolerance: 0.05) { tick in
-            lateness.append(loop.now.timeIntervalSince1970 - tick.fireDate.timeIntervalSince1970)
-        }
-        try loop.run(for: 1.05)
-        #expect(lateness.count == 10)
-        #expect(lateness.allSatisfy { $0 == 0 })
-        #expect(loop.wakeups == 10)
-    }
-
-    @Test func aTolerantTimerWaitsForAStrictOneDueWithinItsWindow() throws {
-        let loop = Loop.virtual()
-        var log: [String] = []
-        try loop.schedule(after: 1.0, tolerance: 0.5) { _ in log.append("tolerant@\(Int((loop.now.timeIntervalSince1970 * 1000).rounded()))") }
-        try loop.schedule(after: 1.3) { _ in log.append("strict@\(Int((loop.now.timeIntervalSince1970 * 1000).rounded()))") }
-        try loop.run(for: 2)
-        #expect(log == ["tolerant@1300", "strict@1300"])  // one wake-up at 1.3 s serves both
-        #expect(loop.wakeups == 1)
-    }
 }

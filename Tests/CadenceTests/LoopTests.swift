@@ -4,17 +4,6 @@ import Testing
 /// Passes, callbacks, one-shots, lifetime and bad input (DESIGN.md §2 "Running a loop",
 /// "Callbacks", "Errors and bad input"), in virtual time.
 @Suite struct LoopTests {
-    @Test func passFiresInFireDateOrderTiesInSchedulingOrder() throws {
-        let v = VirtualLoop()
-        var order: [String] = []
-        try v.loop.schedule(after: 0.2) { _ in order.append("c") }
-        try v.loop.schedule(after: 0.1) { _ in order.append("a") }
-        try v.loop.schedule(after: 0.1) { _ in order.append("b") }
-        v.block(for: 0.3)  // all three are due in one pass
-        try v.loop.run(for: 0)
-        #expect(order == ["a", "b", "c"])
-    }
-
     @Test func timerArmedDuringAPassWaitsForTheNextPass() throws {
         let v = VirtualLoop()
         var log: [String] = []

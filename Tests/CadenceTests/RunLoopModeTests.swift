@@ -1,65 +1,9 @@
 @testable import Cadence
 import Testing
 
-/// Run loop modes and common modes (DESIGN.md §2 "Modes"), in virtual time.
+/// Run loop modes (DESIGN.md §2 "Modes"): what the Swift face refuses. How timers behave in
+/// modes and common modes is proven by the scenario corpus (Tests/Scenarios/modes.jsonl).
 @Suite struct RunLoopModeTests {
-    @Test func defaultTimerWaitsWhileLoopRunsInAnotherCommonMode() throws {
-        let v = VirtualLoop()
-        let tracking = RunLoopMode("tracking")
-        try v.loop.addCommonMode(tracking)
-        var defaultTicks = 0, commonTicks = 0
-        let d = try TimerPublisher(every: 0.05, on: v.loop, in: .default).autoconnect().sink { _ in defaultTicks += 1 }
-        let c = try TimerPublisher(every: 0.05, on: v.loop, in: .common).autoconnect().sink { _ in commonTicks += 1 }
-        try v.loop.run(mode: tracking, for: 0.5)
-        #expect(defaultTicks == 0)
-        #expect(commonTicks == 10)
-        // Back in the default mode the waiting timer fires once, not in a burst.
-        try v.loop.run(mode: .default, for: 0.01)
-        #expect(defaultTicks == 1)
-        withExtendedLifetime((d, c)) {}
-    }
-
-    @Test func overdueTimerInAPausedModeFiresOnceWithSkippedCount() throws {
-        let v = VirtualLoop()
-        try v.loop.addMode(RunLoopMode("modal"))
-        var ticks: [TimerTick] = []
-        let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
-        _ = publisher.subscribe { ticks.append($0) }
-        _ = publisher.connect()
-        try v.loop.run(mode: RunLoopMode("modal"), for: 0.55)
-        #expect(ticks.isEmpty)
-        try v.loop.run(mode: .default, for: 0.1)
-        #expect(ticks.map(\.milliseconds) == [500, 600])
-        #expect(ticks.map(\.skipped) == [4, 0])
-    }
-
-    @Test func addingACommonModeLaterCoversExistingCommonTimers() throws {
-        let v = VirtualLoop()
-        let mode = RunLoopMode("later")
-        try v.loop.addMode(mode)
-        var fired: [TimerTick] = []
-        let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .common).autoconnect()
-        let handle = publisher.subscribe { fired.append($0) }
-        try v.loop.run(mode: mode, for: 0.35)
-        #expect(fired.isEmpty)
-        try v.loop.addCommonMode(mode)
-        try v.loop.run(mode: mode, for: 0.2)
-        // The overdue ticks at 0.1-0.3 collapse into one fire reporting 0.3, then the grid resumes.
-        #expect(fired.map(\.milliseconds) == [300, 400, 500])
-        #expect(fired.map(\.skipped) == [2, 0, 0])
-        handle.cancel()
-    }
-
-    @Test func modesCompareByValue() throws {
-        let v = VirtualLoop()
-        try v.loop.addMode(RunLoopMode("x"))
-        var fired = 0
-        let handle = try TimerPublisher(every: 0.1, on: v.loop, in: RunLoopMode("x")).autoconnect().sink { _ in fired += 1 }
-        try v.loop.run(mode: RunLoopMode(String("x")), for: 0.3)
-        #expect(fired == 3)
-        withExtendedLifetime(handle) {}
-    }
-
     @Test func badModes() throws {
         let v = VirtualLoop()
         #expect(throws: CadenceError.unknownMode) { try v.loop.run(mode: RunLoopMode("nope"), for: 0.1) }

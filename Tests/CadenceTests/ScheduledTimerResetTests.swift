@@ -27,17 +27,6 @@ import Testing
         #expect(throws: CadenceError.alreadyCancelled) { try debounce.reset(after: 0.2) }
     }
 
-    @Test func aRepeatingTimerStartsANewGridFromTheReset() throws {
-        let v = VirtualLoop()
-        var log: [String] = []
-        let timer = try v.loop.schedule(after: 1, interval: 1) { log.append("\($0.milliseconds)@\(v.milliseconds)") }
-        try v.loop.run(for: 1.5)
-        try timer.reset(after: 0.25)
-        try v.loop.run(for: 2.5)
-        #expect(log == ["1000@1000", "1750@1750", "2750@2750", "3750@3750"])
-        timer.cancel()
-    }
-
     @Test func aResetFromItsOwnCallbackOrDuringAPassWaitsForTheNextPass() throws {
         let v = VirtualLoop()
         var log: [String] = []

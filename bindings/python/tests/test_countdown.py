@@ -64,25 +64,6 @@ def test_seed_countdown_survives_clock_jumps(virtual: cadence.Loop) -> None:
     assert repr(countdown) == "<cadence.Countdown finished to 3.0 every 0.25 s>"
 
 
-def test_values_are_computed_from_the_clock_after_a_blocked_thread(virtual: cadence.Loop) -> None:
-    recorder = Recorder(virtual)
-    recorder.start(10.0, 0.25)
-    virtual.run(1.1)
-    virtual.advance_clock(5.0)  # blocked: no value while the clock moves
-    assert recorder.events == ["10@0", "9@1000"]
-    virtual.run(0.0)  # the overdue tick: right at once, no 8, 7, 6, 5 replayed
-    assert recorder.events == ["10@0", "9@1000", "4@6100"]
-    virtual.run(10.0)
-    assert recorder.events[3:] == ["3@7000", "2@8000", "1@9000", "0@10000", "|@10000"]
-
-
-def test_a_fractional_deadline_rounds_up(virtual: cadence.Loop) -> None:
-    recorder = Recorder(virtual)
-    recorder.start(2.5, 1.0)
-    virtual.run(3.0)
-    assert recorder.events == ["3@0", "2@1000", "1@2000", "0@2500", "|@2500"]
-
-
 def test_a_past_deadline_finishes_before_countdown_returns(virtual: cadence.Loop) -> None:
     before = _registry.live_count()
     virtual.run(5.0)
