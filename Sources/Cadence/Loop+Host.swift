@@ -81,6 +81,9 @@ extension Loop {
     /// `uv_loop_t`). For hosts that wait on a timeout: round up when converting to a coarser unit
     /// (poll's milliseconds), or the host wakes early and the pass finds nothing due.
     ///
+    /// Seconds, as a `Double`, for hosts that convert it to their own unit (poll's milliseconds,
+    /// a `timeval`); `Duration.seconds(_:)` makes a `Duration` of it.
+    ///
     /// Coalescing is in the answer: it is the time to the wake-up that serves every timer due
     /// by then within its tolerance, not to the earliest fire date. A timer armed from another
     /// thread after the call may be due sooner; a host that needs that watches the descriptor.

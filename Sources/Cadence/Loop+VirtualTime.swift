@@ -22,16 +22,19 @@ extension Loop {
     ///   end (2⁶⁴ − 1 ns, about 584 years after its start; the clock is then left alone);
     ///   ``CadenceError/badHandle`` after ``close()``.
     public func advanceClock(by seconds: Double) throws(CadenceError) {
-        do throws(CadenceError) {
-            let duration = try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds")
-            guard let virtualClock = clock as? VirtualClock else {
-                throw .notSupported.with("loop must be a virtual loop, got a real loop (its clock is libuv's)")
-            }
-            guard !isClosed else { throw .loopClosed() }
-            guard virtualClock.canAdvance(by: duration) else { throw .beyondClockEnd(seconds) }
-            try virtualClock.advance(by: duration)
-        } catch {
-            throw error.in("Loop.advanceClock(by:)")
+        do {
+            try advanceClock(by: try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds"),
+                             seconds: seconds)
+        } catch { throw error.in("Loop.advanceClock(by:)") }
+    }
+
+    /// ``advanceClock(by:)`` by checked nanoseconds; `seconds` is the caller's value, for messages.
+    func advanceClock(by duration: Nanoseconds, seconds: Double) throws(CadenceError) {
+        guard let virtualClock = clock as? VirtualClock else {
+            throw .notSupported.with("loop must be a virtual loop, got a real loop (its clock is libuv's)")
         }
+        guard !isClosed else { throw .loopClosed() }
+        guard virtualClock.canAdvance(by: duration) else { throw .beyondClockEnd(seconds) }
+        try virtualClock.advance(by: duration)
     }
 }

@@ -23,8 +23,10 @@ extension Loop {
     public func schedule(after delay: Double, tolerance: Double = 0, in mode: RunLoopMode = .default,
                          _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
         do {
-            return ScheduledTimer(loop: self, id: try scheduleOnce(after: delay, tolerance: tolerance, in: mode,
-                                                                   action: .closure(action)))
+            return ScheduledTimer(loop: self, id: try scheduleOnce(
+                after: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"),
+                tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
+                in: mode, action: .closure(action)))
         } catch {
             throw error.in("Loop.schedule(after:tolerance:in:_:)")
         }
@@ -35,7 +37,9 @@ extension Loop {
     /// ``ScheduledTimer`` (whose reference to the loop would cost a retain and a release).
     package func schedule(after delay: Double, tolerance: Double, in mode: RunLoopMode,
                           function: TimerFunction) throws(CadenceError) -> UInt64 {
-        try scheduleOnce(after: delay, tolerance: tolerance, in: mode, action: .function(function)).packed
+        try scheduleOnce(after: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"),
+                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
+                         in: mode, action: .function(function)).packed
     }
 
     /// ``schedule(after:interval:tolerance:in:missedTicks:_:)`` with a C callback, stored without a
@@ -62,10 +66,11 @@ extension Loop {
         waitForCallback(of: TimerID(packed: packedID))
     }
 
-    private func scheduleOnce(after delay: Double, tolerance: Double, in mode: RunLoopMode,
-                              action: TimerAction) throws(CadenceError) -> TimerID {
-        try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"), interval: 0,
-                tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"), mode: mode, action: action)
+    /// A one-shot by checked nanoseconds: the Double and `Duration` forms' one body.
+    @inline(__always)
+    func scheduleOnce(after delay: Nanoseconds, tolerance: Nanoseconds, in mode: RunLoopMode,
+                      action: TimerAction) throws(CadenceError) -> TimerID {
+        try arm(delay: delay, interval: 0, tolerance: tolerance, mode: mode, action: action)
     }
 
     /// Runs `action` every `interval` seconds, first `delay` seconds from now, on a fixed grid:
@@ -108,8 +113,8 @@ extension Loop {
 /// cancelled, until a one-shot fires, or until the loop is closed. Wrap it in ``AnyCancellable``
 /// to cancel on release.
 public struct ScheduledTimer: Cancellable, Hashable, Sendable {
-    private let loop: Loop
-    private let id: TimerID
+    let loop: Loop
+    let id: TimerID
 
     init(loop: Loop, id: TimerID) {
         self.loop = loop
@@ -171,10 +176,14 @@ public struct ScheduledTimer: Cancellable, Hashable, Sendable {
 
     /// The seconds between fire dates, 0 for a one-shot (Foundation's `timeInterval`); nil once
     /// the timer is no longer valid (see ``fireDate``).
+    ///
+    /// Seconds whichever form scheduled the timer, as in C and Python: one name for one concept
+    /// rather than a second, `Duration`-typed property beside it. `Duration.seconds(_:)` makes a
+    /// `Duration` of it (to the nearest attosecond of the `Double`).
     public var interval: Double? { loop.schedule(of: id)?.interval }
 
     /// The seconds of allowed lateness the timer was scheduled with (Foundation's `tolerance`);
-    /// nil once the timer is no longer valid (see ``fireDate``).
+    /// nil once the timer is no longer valid (see ``fireDate``). Seconds, as ``interval`` is.
     public var tolerance: Double? { loop.schedule(of: id)?.tolerance }
 
     /// The next fire date in seconds (without `Date`'s rounding), interval and tolerance, in one

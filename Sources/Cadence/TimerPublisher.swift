@@ -18,7 +18,8 @@ import FoundationEssentials
 public final class TimerPublisher: @unchecked Sendable {
     /// The loop the timer runs on.
     public let loop: Loop
-    /// Seconds between fire dates.
+    /// Seconds between fire dates (also for a publisher made with a `Duration`: see
+    /// ``ScheduledTimer/interval``).
     public let interval: Double
     /// Seconds a fire may come after its fire date (never before).
     public let tolerance: Double
@@ -47,21 +48,33 @@ public final class TimerPublisher: @unchecked Sendable {
     /// - Throws: ``CadenceError/invalidArgument`` for a bad interval, tolerance or mode name;
     ///   ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/badHandle`` for a
     ///   closed loop.
-    public init(every interval: Double, tolerance: Double = 0, on loop: Loop,
-                in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip) throws(CadenceError) {
-        let intervalNs: Nanoseconds, toleranceNs: Nanoseconds, modeIndex: Int
+    public convenience init(every interval: Double, tolerance: Double = 0, on loop: Loop,
+                            in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip) throws(CadenceError) {
+        let intervalNs: Nanoseconds, toleranceNs: Nanoseconds
         do {
             intervalNs = try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval")
             toleranceNs = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
-            modeIndex = try loop.modeIndex(of: mode)
         } catch {
-            throw error.in("TimerPublisher(every:tolerance:on:in:missedTicks:)")
+            throw error.in(Self.initializer)
         }
+        try self.init(interval: (intervalNs, interval), tolerance: (toleranceNs, tolerance), on: loop, in: mode,
+                      missedTicks: missedTicks)
+    }
+
+    /// The public initializers' name, for their errors.
+    static let initializer = "TimerPublisher(every:tolerance:on:in:missedTicks:)"
+
+    /// The initializers' one body, with the interval and tolerance checked: in nanoseconds, and in
+    /// seconds as given (for ``interval`` and ``tolerance``).
+    init(interval: (Nanoseconds, Double), tolerance: (Nanoseconds, Double), on loop: Loop, in mode: RunLoopMode,
+         missedTicks: MissedTickPolicy) throws(CadenceError) {
+        let modeIndex: Int
+        do { modeIndex = try loop.modeIndex(of: mode) } catch { throw error.in(Self.initializer) }
         self.loop = loop
-        self.interval = interval
-        self.tolerance = tolerance
+        self.interval = interval.1
+        self.tolerance = tolerance.1
         self.mode = mode
-        broadcast = TimerBroadcast(loop: loop, interval: intervalNs, tolerance: toleranceNs,
+        broadcast = TimerBroadcast(loop: loop, interval: interval.0, tolerance: tolerance.0,
                                    missedTicks: missedTicks, modeIndex: modeIndex, autoconnects: false)
     }
 
