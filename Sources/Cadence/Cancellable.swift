@@ -18,11 +18,12 @@ public protocol Cancellable: Sendable {
 /// `AnyCancellable`. Keep it for as long as the work should go on.
 public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
     private let lock = Lock()
-    private var onCancel: (() -> Void)?  // guarded by `lock`
+    private var onCancel: (@Sendable () -> Void)?  // guarded by `lock`
     private let inner: (any Cancellable)?
 
-    /// Wraps a closure that is called once, on the first ``cancel()`` or on deinit.
-    public init(_ cancel: @escaping () -> Void) {
+    /// Wraps a closure that is called once, on the first ``cancel()`` or on deinit, on whichever
+    /// thread that happens (hence `@Sendable`).
+    public init(_ cancel: @escaping @Sendable () -> Void) {
         onCancel = cancel
         inner = nil
     }
@@ -39,7 +40,7 @@ public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
     public func cancel() {
         if let inner {
             inner.cancel()
-        } else if let onCancel = lock.withLock({ () -> (() -> Void)? in
+        } else if let onCancel = lock.withLock({ () -> (@Sendable () -> Void)? in
             defer { self.onCancel = nil }
             return self.onCancel
         }) {

@@ -12,7 +12,8 @@ extension Loop {
     ///     in a pass already running).
     ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite.
     ///   - mode: a registered mode or ``RunLoopMode/common``.
-    ///   - action: called once, on the thread that runs the loop, with a ``TimerTick`` whose
+    ///   - action: called once, on the thread that runs the loop (which may be its own thread:
+    ///     ``Loop/startThread(mode:)``, hence `@Sendable`), with a ``TimerTick`` whose
     ///     ``TimerTick/fireDate`` is the time it was due; it may call any method of the loop,
     ///     including cancelling this timer or scheduling another.
     /// - Returns: a handle whose ``ScheduledTimer/cancel()`` prevents the action if it has not started.
@@ -21,7 +22,7 @@ extension Loop {
     ///   throws, `action` is never called.
     @discardableResult
     public func schedule(after delay: Double, tolerance: Double = 0, in mode: RunLoopMode = .default,
-                         _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
+                         _ action: @escaping @Sendable (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
         do {
             return ScheduledTimer(loop: self, id: try scheduleOnce(
                 after: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"),
@@ -84,7 +85,8 @@ extension Loop {
     ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite.
     ///   - mode: a registered mode or ``RunLoopMode/common``.
     ///   - missedTicks: what a late timer does about the fire dates it missed (default: skip them).
-    ///   - action: called on the thread that runs the loop, once per fire, with a ``TimerTick``
+    ///   - action: called on the thread that runs the loop (`@Sendable`, as for the one-shot),
+    ///     once per fire, with a ``TimerTick``
     ///     giving the fire date and the ticks skipped before it (``TimerTick/skipped``); it may call
     ///     any method of the loop, including cancelling this timer, after which it is not called again.
     /// - Throws: as ``schedule(after:tolerance:in:_:)``, and ``CadenceError/invalidArgument`` for a
@@ -92,7 +94,7 @@ extension Loop {
     @discardableResult
     public func schedule(after delay: Double, interval: Double, tolerance: Double = 0,
                          in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip,
-                         _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
+                         _ action: @escaping @Sendable (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
         do {
             let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"),
                              interval: try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval"),

@@ -8,11 +8,11 @@ public final class TimerSubscription: Cancellable, @unchecked Sendable {
     /// Weak: the broadcast holds its subscribers, and what keeps a broadcast alive is its publisher
     /// or its running timer; without either it can never tick again.
     private weak var broadcast: TimerBroadcast?
-    let receive: (TimerTick) -> Void
+    let receive: @Sendable (TimerTick) -> Void
     /// Guarded by the broadcast's lock.
     var isActive = true
 
-    init(broadcast: TimerBroadcast, receive: @escaping (TimerTick) -> Void) {
+    init(broadcast: TimerBroadcast, receive: @escaping @Sendable (TimerTick) -> Void) {
         self.broadcast = broadcast
         self.receive = receive
     }

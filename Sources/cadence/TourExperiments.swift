@@ -5,6 +5,9 @@ import FoundationEssentials
 /// ``Tour/article``), replayed on a real loop with the article's windows, then its countdown and
 /// its exercise (a poller) in virtual time. Each experiment makes its own loop or virtual
 /// scheduler, prints nothing, and returns its figures.
+///
+/// The `nonisolated(unsafe)` counters are written by callbacks that run on the experiment's own
+/// thread (it runs the loop itself, `loop.run(for:)`) and read between runs, never concurrently.
 enum TourExperiment: CaseIterable {
     case unconnectedTimer, autoconnectSharing, runLoopModes, blockedThread, tolerance, loopNotRun
     case virtualCountdown, poller
@@ -84,7 +87,7 @@ enum TourExperiment: CaseIterable {
     private static func unconnectedTimer() throws(CadenceError) -> Checks {
         let loop = try Loop()
         defer { try? loop.close() }
-        var ticks = 0
+        nonisolated(unsafe) var ticks = 0
         let timer = try TimerPublisher(every: 0.05, on: loop, in: .common)
         let handle = timer.sink { _ in ticks += 1 }
         try loop.run(for: 0.3)
@@ -109,8 +112,8 @@ enum TourExperiment: CaseIterable {
     private static func autoconnectSharing() throws(CadenceError) -> Checks {
         let loop = try Loop()
         defer { try? loop.close() }
-        var earlyDates: [Date] = []
-        var lateDates: [Date] = []
+        nonisolated(unsafe) var earlyDates: [Date] = []
+        nonisolated(unsafe) var lateDates: [Date] = []
         let shared = try TimerPublisher(every: 0.1, on: loop, in: .common).autoconnect()
         let early = shared.sink { earlyDates.append($0) }
         try loop.run(for: 0.25)
@@ -121,7 +124,7 @@ enum TourExperiment: CaseIterable {
         let beforeIdle = earlyDates.count + lateDates.count
         try loop.run(for: 0.3)
         let idleTicks = earlyDates.count + lateDates.count - beforeIdle
-        var restarted = 0
+        nonisolated(unsafe) var restarted = 0
         let again = shared.sink { _ in restarted += 1 }
         try loop.run(for: 0.35)
         again.cancel()
@@ -144,8 +147,8 @@ enum TourExperiment: CaseIterable {
         defer { try? loop.close() }
         let tracking = RunLoopMode("ExampleTrackingMode")
         try loop.addCommonMode(tracking)
-        var defaultTicks = 0
-        var commonTicks = 0
+        nonisolated(unsafe) var defaultTicks = 0
+        nonisolated(unsafe) var commonTicks = 0
         let defaultHandle = try TimerPublisher(every: 0.05, on: loop, in: .default).autoconnect()
             .sink { _ in defaultTicks += 1 }
         let commonHandle = try TimerPublisher(every: 0.05, on: loop, in: .common).autoconnect()
@@ -167,7 +170,7 @@ enum TourExperiment: CaseIterable {
         let interval = 0.1
         let loop = try Loop()
         defer { try? loop.close() }
-        var ticks: [TimerTick] = []
+        nonisolated(unsafe) var ticks: [TimerTick] = []
         let timer = try TimerPublisher(every: interval, on: loop, in: .common).autoconnect()
         let start = loop.now
         let subscription = timer.subscribe { ticks.append($0) }
@@ -201,7 +204,7 @@ enum TourExperiment: CaseIterable {
     private static func tolerance() throws(CadenceError) -> Checks {
         let loop = try Loop()
         defer { try? loop.close() }
-        var latenesses: [Double] = []
+        nonisolated(unsafe) var latenesses: [Double] = []
         let timer = try TimerPublisher(every: 0.1, tolerance: 0.05, on: loop, in: .common).autoconnect()
         let subscription = timer.subscribe { tick in
             latenesses.append(loop.now.timeIntervalSince(tick.fireDate))
@@ -224,7 +227,7 @@ enum TourExperiment: CaseIterable {
     private static func loopNotRun() throws(CadenceError) -> Checks {
         let loop = try Loop()
         defer { try? loop.close() }
-        var ticks: [TimerTick] = []
+        nonisolated(unsafe) var ticks: [TimerTick] = []
         let timer = try TimerPublisher(every: 0.05, on: loop, in: .default)
         let subscription = timer.subscribe { ticks.append($0) }
         let connection = timer.connect()

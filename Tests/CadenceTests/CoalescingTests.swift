@@ -14,19 +14,22 @@ import Testing
     func run(tolerance: Double, seed: UInt64) throws -> Run {
         var rng = SplitMix(seed: seed)
         let loop = Loop.virtual()
-        var result = Run()
+        let result = Shared(Run())
         for _ in 0..<1000 {
             let phase = Double(rng.next() % 1_000_000) / 1_000_000
             try loop.schedule(after: phase, interval: 1, tolerance: tolerance) { tick in
                 let fireDate = tick.fireDate.timeIntervalSince1970
-                result.fires += 1
-                result.fireDates.append(fireDate)
-                result.lateness.append(loop.now.timeIntervalSince1970 - fireDate)
+                let lateness = loop.now.timeIntervalSince1970 - fireDate
+                result.update { run in
+                    run.fires += 1
+                    run.fireDates.append(fireDate)
+                    run.lateness.append(lateness)
+                }
             }
         }
         try loop.run(for: 10)
-        result.wakeups = loop.wakeups
-        return result
+        result.update { $0.wakeups = loop.wakeups }
+        return result.value
     }
 
     /// The fewest points that stab every window [F, F + tolerance]: sort by the window's end and
@@ -62,23 +65,23 @@ import Testing
 
     @Test func aLoneTimerWithToleranceFiresOnTime() throws {
         let loop = Loop.virtual()
-        var lateness: [Double] = []
+        let lateness = Recorder<Double>()
         try loop.schedule(after: 0.1, interval: 0.1, tolerance: 0.05) { tick in
             lateness.append(loop.now.timeIntervalSince1970 - tick.fireDate.timeIntervalSince1970)
         }
         try loop.run(for: 1.05)
         #expect(lateness.count == 10)
-        #expect(lateness.allSatisfy { $0 == 0 })
+        #expect(lateness.values.allSatisfy { $0 == 0 })
         #expect(loop.wakeups == 10)
     }
 
     @Test func aTolerantTimerWaitsForAStrictOneDueWithinItsWindow() throws {
         let loop = Loop.virtual()
-        var log: [String] = []
+        let log = Recorder<String>()
         try loop.schedule(after: 1.0, tolerance: 0.5) { _ in log.append("tolerant@\(Int((loop.now.timeIntervalSince1970 * 1000).rounded()))") }
         try loop.schedule(after: 1.3) { _ in log.append("strict@\(Int((loop.now.timeIntervalSince1970 * 1000).rounded()))") }
         try loop.run(for: 2)
-        #expect(log == ["tolerant@1300", "strict@1300"])  // one wake-up at 1.3 s serves both
+        #expect(log.values == ["tolerant@1300", "strict@1300"])  // one wake-up at 1.3 s serves both
         #expect(loop.wakeups == 1)
     }
 }

@@ -6,18 +6,18 @@ import Testing
 @Suite struct MissedTickPolicyTests {
     func fires(_ policy: MissedTickPolicy) throws -> [String] {
         let loop = Loop.virtual()
-        var log: [String] = []
-        var blocked = false
+        let log = Recorder<String>()
+        let blocked = Shared(false)
         try loop.schedule(after: 1, interval: 1, missedTicks: policy) { tick in
             let at = loop.now.timeIntervalSince1970
             log.append("\(tick.fireDate.timeIntervalSince1970)@\(at)/\(tick.skipped)")
-            if !blocked {
-                blocked = true
+            if !blocked.value {
+                blocked.value = true
                 try? loop.advanceClock(by: 3.5)  // the callback blocks for 3.5 s
             }
         }
         try loop.run(for: 10)
-        return log
+        return log.values
     }
 
     @Test func skipFiresOnceLateThenResumesTheGrid() throws {
@@ -44,13 +44,13 @@ import Testing
     /// one interval), then run to 250 ms: each fire as "fire date@clock/skipped", in ms.
     func timeline(_ policy: MissedTickPolicy, blockedUntil: Int, tolerance: Double = 0) throws -> [String] {
         let v = VirtualLoop()
-        var log: [String] = []
+        let log = Recorder<String>()
         try v.loop.schedule(after: 0.05, interval: 0.05, tolerance: tolerance, missedTicks: policy) { tick in
             log.append("\(tick.milliseconds)@\(v.milliseconds)/\(tick.skipped)")
         }
         v.block(for: Double(blockedUntil) / 1000)
         try v.loop.run(for: Double(250 - blockedUntil) / 1000)
-        return log
+        return log.values
     }
 
     @Test func skipAfterLatenessBelowAtAndAboveOneInterval() throws {
@@ -82,7 +82,7 @@ import Testing
 
     @Test func publishersTakeThePolicyToo() throws {
         let loop = Loop.virtual()
-        var dates: [Double] = []
+        let dates = Recorder<Double>()
         let publisher = try TimerPublisher(every: 0.1, on: loop, missedTicks: .burst)
         _ = publisher.subscribe { dates.append($0.fireDate.timeIntervalSince1970) }
         _ = publisher.connect()
@@ -90,14 +90,14 @@ import Testing
         try loop.run(for: 0)
         try loop.run(for: 0)
         try loop.run(for: 0)
-        #expect(dates.map { ($0 * 10).rounded() } == [1, 2, 3])  // one missed tick per pass
+        #expect(dates.values.map { ($0 * 10).rounded() } == [1, 2, 3])  // one missed tick per pass
 
-        var autoDates: [Double] = []
+        let autoDates = Recorder<Double>()
         let auto = publisher.autoconnect().subscribe { autoDates.append($0.fireDate.timeIntervalSince1970) }
         try loop.advanceClock(by: 0.25)
         try loop.run(for: 0)
         try loop.run(for: 0)
-        #expect(autoDates.map { ($0 * 100).rounded() } == [45, 55])  // the autoconnect copy bursts too
+        #expect(autoDates.values.map { ($0 * 100).rounded() } == [45, 55])  // the autoconnect copy bursts too
         auto.cancel()
     }
 }

@@ -7,37 +7,37 @@ import Testing
         let v = VirtualLoop()
         let tracking = RunLoopMode("tracking")
         try v.loop.addCommonMode(tracking)
-        var defaultTicks = 0, commonTicks = 0
-        let d = try TimerPublisher(every: 0.05, on: v.loop, in: .default).autoconnect().sink { _ in defaultTicks += 1 }
-        let c = try TimerPublisher(every: 0.05, on: v.loop, in: .common).autoconnect().sink { _ in commonTicks += 1 }
+        let defaultTicks = Shared(0), commonTicks = Shared(0)
+        let d = try TimerPublisher(every: 0.05, on: v.loop, in: .default).autoconnect().sink { _ in defaultTicks.value += 1 }
+        let c = try TimerPublisher(every: 0.05, on: v.loop, in: .common).autoconnect().sink { _ in commonTicks.value += 1 }
         try v.loop.run(mode: tracking, for: 0.5)
-        #expect(defaultTicks == 0)
-        #expect(commonTicks == 10)
+        #expect(defaultTicks.value == 0)
+        #expect(commonTicks.value == 10)
         // Back in the default mode the waiting timer fires once, not in a burst.
         try v.loop.run(mode: .default, for: 0.01)
-        #expect(defaultTicks == 1)
+        #expect(defaultTicks.value == 1)
         withExtendedLifetime((d, c)) {}
     }
 
     @Test func overdueTimerInAPausedModeFiresOnceWithSkippedCount() throws {
         let v = VirtualLoop()
         try v.loop.addMode(RunLoopMode("modal"))
-        var ticks: [TimerTick] = []
+        let ticks = Recorder<TimerTick>()
         let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
         _ = publisher.subscribe { ticks.append($0) }
         _ = publisher.connect()
         try v.loop.run(mode: RunLoopMode("modal"), for: 0.55)
         #expect(ticks.isEmpty)
         try v.loop.run(mode: .default, for: 0.1)
-        #expect(ticks.map(\.milliseconds) == [500, 600])
-        #expect(ticks.map(\.skipped) == [4, 0])
+        #expect(ticks.values.map(\.milliseconds) == [500, 600])
+        #expect(ticks.values.map(\.skipped) == [4, 0])
     }
 
     @Test func addingACommonModeLaterCoversExistingCommonTimers() throws {
         let v = VirtualLoop()
         let mode = RunLoopMode("later")
         try v.loop.addMode(mode)
-        var fired: [TimerTick] = []
+        let fired = Recorder<TimerTick>()
         let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .common).autoconnect()
         let handle = publisher.subscribe { fired.append($0) }
         try v.loop.run(mode: mode, for: 0.35)
@@ -45,18 +45,18 @@ import Testing
         try v.loop.addCommonMode(mode)
         try v.loop.run(mode: mode, for: 0.2)
         // The overdue ticks at 0.1-0.3 collapse into one fire reporting 0.3, then the grid resumes.
-        #expect(fired.map(\.milliseconds) == [300, 400, 500])
-        #expect(fired.map(\.skipped) == [2, 0, 0])
+        #expect(fired.values.map(\.milliseconds) == [300, 400, 500])
+        #expect(fired.values.map(\.skipped) == [2, 0, 0])
         handle.cancel()
     }
 
     @Test func modesCompareByValue() throws {
         let v = VirtualLoop()
         try v.loop.addMode(RunLoopMode("x"))
-        var fired = 0
-        let handle = try TimerPublisher(every: 0.1, on: v.loop, in: RunLoopMode("x")).autoconnect().sink { _ in fired += 1 }
+        let fired = Shared(0)
+        let handle = try TimerPublisher(every: 0.1, on: v.loop, in: RunLoopMode("x")).autoconnect().sink { _ in fired.value += 1 }
         try v.loop.run(mode: RunLoopMode(String("x")), for: 0.3)
-        #expect(fired == 3)
+        #expect(fired.value == 3)
         withExtendedLifetime(handle) {}
     }
 

@@ -139,7 +139,7 @@ final class TimerBroadcast: @unchecked Sendable {
     func isSubscribed(_ subscription: TimerSubscription) -> Bool { lock.withLock { subscription.isActive } }
     var subscriberCount: Int { lock.withLock { subscribers.count } }
 
-    func subscribe(_ receive: @escaping (TimerTick) -> Void) -> TimerSubscription {
+    func subscribe(_ receive: @escaping @Sendable (TimerTick) -> Void) -> TimerSubscription {
         let subscription = TimerSubscription(broadcast: self, receive: receive)
         lock.withLock {
             subscribers = subscribers + [subscription]

@@ -32,7 +32,7 @@ extension EventPublisher {
     }
 }
 
-private func asyncValues(_ subscribe: (@escaping (TimerTick) -> Void) -> TimerSubscription) -> AsyncStream<Date> {
+private func asyncValues(_ subscribe: (@escaping @Sendable (TimerTick) -> Void) -> TimerSubscription) -> AsyncStream<Date> {
     let (stream, continuation) = AsyncStream.makeStream(of: Date.self)
     let subscription = subscribe { continuation.yield($0.fireDate) }
     continuation.onTermination = { _ in subscription.cancel() }
