@@ -12,14 +12,13 @@ struct CallbackContext: @unchecked Sendable {
 func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, _ handle: CancellableHandle)
     -> @Sendable (TimerTick) -> Void {
     let source = CallbackSource(handle)
-    // The C caller's pointer, handed back untouched on the loop's thread: its owner's to share.
-    nonisolated(unsafe) let userdata = userdata
+    let context = CallbackContext(userdata)
     return { tick in
         guard source.isLive else { return }
         var cTick = cadence_tick(fire_date: tick.fireDateSeconds,
                                  skipped: UInt64(tick.skipped),
                                  source: cadence_cancellable(id: source.id))
-        fn(&cTick, userdata)
+        fn(&cTick, context.userdata)
     }
 }
 

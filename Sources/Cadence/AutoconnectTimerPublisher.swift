@@ -6,7 +6,7 @@ import FoundationEssentials
 /// The first subscriber starts a timer (first fire one interval later); a subscriber joining late
 /// receives the same fire dates as the early ones from then on; when the last subscriber cancels,
 /// the timer stops, and the next first subscriber starts a fresh timer on a fresh grid.
-public final class AutoconnectTimerPublisher: @unchecked Sendable {
+public final class AutoconnectTimerPublisher: Sendable {
     let broadcast: TimerBroadcast
 
     init(broadcast: TimerBroadcast) { self.broadcast = broadcast }

@@ -19,6 +19,8 @@ public let cadenceVersion = "0.2.0"
 /// Threads: a loop's timers run on the thread that runs it. Arming, cancelling, ``stop()`` and
 /// the mode calls may be made from any thread; a call from another thread wakes a sleeping loop so
 /// that it takes effect before the next pass.
+// Unchecked: every `var` below is guarded by `lock`, a ``Lock`` rather than a `Mutex` because the
+// loop also waits on its condition and takes it on every arm, cancel and fire (the hot path).
 public final class Loop: @unchecked Sendable {
     let clock: any LoopClock
     let lock = Lock()

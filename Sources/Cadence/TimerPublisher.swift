@@ -15,7 +15,7 @@ import FoundationEssentials
 /// can make the timer tick again (the publisher is released and was never connected, or its
 /// connection was cancelled and released too), its subscriptions read as cancelled
 /// (``TimerSubscription/isCancelled``).
-public final class TimerPublisher: @unchecked Sendable {
+public final class TimerPublisher: Sendable {
     /// The loop the timer runs on.
     public let loop: Loop
     /// Seconds between fire dates (also for a publisher made with a `Duration`: see
@@ -127,7 +127,7 @@ public final class TimerPublisher: @unchecked Sendable {
 ///
 /// Like Combine's bare `Cancellable` from `connect()`, it does not cancel when released (wrap it
 /// in ``AnyCancellable`` for that); every connection of one publisher controls the same timer.
-public final class TimerConnection: Cancellable, @unchecked Sendable {
+public final class TimerConnection: Cancellable, Sendable {
     private let broadcast: TimerBroadcast
 
     init(broadcast: TimerBroadcast) { self.broadcast = broadcast }

@@ -2,6 +2,8 @@
 /// feeds them. Every subscriber of one connection receives the same ticks.
 ///
 /// Lock order: this object's lock, then the loop's. Ticks are delivered with neither held.
+// Unchecked: its `var`s, and each subscriber's `isActive`, are guarded by `lock` (one lock for
+// state in several objects, which a `Mutex` owning one value does not express).
 final class TimerBroadcast: @unchecked Sendable {
     enum State {
         case idle

@@ -5,7 +5,7 @@ import FoundationEssentials
 /// `TestScheduler`). Its clock starts at 0 (dates are virtual seconds since 1970).
 ///
 /// It is a virtual ``Loop`` underneath, so actions are ordinary Cadence timers.
-public final class VirtualScheduler: Scheduler, @unchecked Sendable {
+public final class VirtualScheduler: Scheduler, Sendable {
     /// The virtual loop that holds the actions.
     public let loop = Loop.virtual()
 
