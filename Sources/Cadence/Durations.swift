@@ -7,7 +7,7 @@ import FoundationEssentials
 // same number of seconds would get, with the same message naming the argument.
 
 extension Loop {
-    /// `run(mode:for:)` for a `Duration`: runs the loop in `mode` for `duration` of
+    /// ``run(mode:for:)-(_,Double)`` for a `Duration`: runs the loop in `mode` for `duration` of
     /// its clock (rounded up to whole nanoseconds), then returns (early if ``stop()`` is called).
     ///
     /// - Parameters:
@@ -25,7 +25,7 @@ extension Loop {
         } catch { throw error.in("Loop.run(mode:for:)") }
     }
 
-    /// `advanceClock(by:)` for a `Duration`: moves a virtual loop's clock forward by
+    /// ``advanceClock(by:)-(Double)`` for a `Duration`: moves a virtual loop's clock forward by
     /// `duration` (rounded up to whole nanoseconds) without running the loop.
     ///
     /// - Throws: as the `Double` form: ``CadenceError/notSupported`` on a real loop;
@@ -39,7 +39,7 @@ extension Loop {
         } catch { throw error.in("Loop.advanceClock(by:)") }
     }
 
-    /// `schedule(after:tolerance:in:_:)` for `Duration`s: runs `action` once,
+    /// ``schedule(after:tolerance:in:_:)-(Double,_,_,_)`` for `Duration`s: runs `action` once,
     /// `delay` from a fresh clock read, within `tolerance`, while the loop runs in a mode covered
     /// by `mode`.
     ///
@@ -65,7 +65,7 @@ extension Loop {
         }
     }
 
-    /// `schedule(after:interval:tolerance:in:missedTicks:_:)` for
+    /// ``schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)`` for
     /// `Duration`s: runs `action` every `interval`, first `delay` from now, on a fixed grid.
     ///
     /// - Parameters:
@@ -94,7 +94,7 @@ extension Loop {
 }
 
 extension ScheduledTimer {
-    /// `reset(after:)` for a `Duration`: moves the timer's next fire date to `delay`
+    /// ``reset(after:)-(Double)`` for a `Duration`: moves the timer's next fire date to `delay`
     /// (≥ 0, rounded up to whole nanoseconds) after a fresh read of the loop's clock.
     ///
     /// - Throws: as the `Double` form: ``CadenceError/invalidArgument`` for a negative `delay`
@@ -108,7 +108,7 @@ extension ScheduledTimer {
 }
 
 extension TimerPublisher {
-    /// `init(every:tolerance:on:in:missedTicks:)` for `Duration`s.
+    /// ``init(every:tolerance:on:in:missedTicks:)-(Double,_,_,_,_)`` for `Duration`s.
     /// Nothing is scheduled until ``connect()``.
     ///
     /// ``interval`` and ``tolerance`` then read the durations in seconds.
@@ -194,7 +194,7 @@ extension Poller {
 }
 
 extension VirtualScheduler {
-    /// `advance(by:)` for a `Duration`: runs everything due in the next `duration`
+    /// ``advance(by:)-(Double)`` for a `Duration`: runs everything due in the next `duration`
     /// (≥ 0, rounded up to whole nanoseconds), stepping the clock to each date.
     ///
     /// - Throws: as the `Double` form, with the same message for a negative duration.

@@ -3,10 +3,10 @@ extension Loop {
     /// Creates a loop whose clock moves only when told: the same engine as a real loop, on a
     /// virtual clock that starts at 0 (fire dates are virtual seconds since 1970).
     ///
-    /// ``run(mode:for:)`` advances virtual time by the given seconds, stepping the clock to each
+    /// ``run(mode:for:)-(_,Double)`` advances virtual time by the given seconds, stepping the clock to each
     /// wake-up the engine chooses and firing what is due there, in order, so every tick happens
     /// (as combine-schedulers' `TestScheduler.advance(by:)`). With zero tolerance each timer fires
-    /// exactly at its fire date. ``advanceClock(by:)`` moves the clock without running anything.
+    /// exactly at its fire date. ``advanceClock(by:)-(Double)`` moves the clock without running anything.
     public static func virtual() -> Loop {
         Loop(clock: VirtualClock())
     }
@@ -28,7 +28,7 @@ extension Loop {
         } catch { throw error.in("Loop.advanceClock(by:)") }
     }
 
-    /// ``advanceClock(by:)`` by checked nanoseconds; `seconds` is the caller's value, for messages.
+    /// ``advanceClock(by:)-(Double)`` by checked nanoseconds; `seconds` is the caller's value, for messages.
     func advanceClock(by duration: Nanoseconds, seconds: Double) throws(CadenceError) {
         guard let virtualClock = clock as? VirtualClock else {
             throw .notSupported.with("loop must be a virtual loop, got a real loop (its clock is libuv's)")

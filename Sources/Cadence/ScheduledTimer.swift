@@ -18,7 +18,7 @@ extension Loop {
     ///     including cancelling this timer or scheduling another.
     /// - Returns: a handle whose ``ScheduledTimer/cancel()`` prevents the action if it has not started.
     /// - Throws: ``CadenceError/invalidArgument``, ``CadenceError/unknownMode`` or
-    ///   ``CadenceError/badHandle``, as ``TimerPublisher/init(every:tolerance:on:in:missedTicks:)``. When it
+    ///   ``CadenceError/badHandle``, as ``TimerPublisher/init(every:tolerance:on:in:missedTicks:)-(Double,_,_,_,_)``. When it
     ///   throws, `action` is never called.
     @discardableResult
     public func schedule(after delay: Double, tolerance: Double = 0, in mode: RunLoopMode = .default,
@@ -33,7 +33,7 @@ extension Loop {
         }
     }
 
-    /// ``schedule(after:tolerance:in:_:)`` with a C callback, stored without a closure: the C API's
+    /// ``schedule(after:tolerance:in:_:)-(Double,_,_,_)`` with a C callback, stored without a closure: the C API's
     /// one-shots. Returns the timer's ``TimerID/packed`` id, which the C layer keeps instead of a
     /// ``ScheduledTimer`` (whose reference to the loop would cost a retain and a release).
     package func schedule(after delay: Double, tolerance: Double, in mode: RunLoopMode,
@@ -43,7 +43,7 @@ extension Loop {
                          in: mode, action: .function(function)).packed
     }
 
-    /// ``schedule(after:interval:tolerance:in:missedTicks:_:)`` with a C callback, stored without a
+    /// ``schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)`` with a C callback, stored without a
     /// closure: the C API's repeating scheduled timers. Returns the timer's ``TimerID/packed`` id.
     package func schedule(after delay: Double, interval: Double, tolerance: Double, in mode: RunLoopMode,
                           missedTicks: MissedTickPolicy, function: TimerFunction) throws(CadenceError) -> UInt64 {
@@ -89,7 +89,7 @@ extension Loop {
     ///     once per fire, with a ``TimerTick``
     ///     giving the fire date and the ticks skipped before it (``TimerTick/skipped``); it may call
     ///     any method of the loop, including cancelling this timer, after which it is not called again.
-    /// - Throws: as ``schedule(after:tolerance:in:_:)``, and ``CadenceError/invalidArgument`` for a
+    /// - Throws: as ``schedule(after:tolerance:in:_:)-(Double,_,_,_)``, and ``CadenceError/invalidArgument`` for a
     ///   bad interval. When it throws, `action` is never called.
     @discardableResult
     public func schedule(after delay: Double, interval: Double, tolerance: Double = 0,
@@ -107,8 +107,8 @@ extension Loop {
     }
 }
 
-/// A timer armed by ``Loop/schedule(after:tolerance:in:_:)`` (one-shot) or
-/// ``Loop/schedule(after:interval:tolerance:in:missedTicks:_:)`` (repeating).
+/// A timer armed by ``Loop/schedule(after:tolerance:in:_:)-(Double,_,_,_)`` (one-shot) or
+/// ``Loop/schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)`` (repeating).
 ///
 /// A small value that names the timer inside its loop: copies name the same timer, and making
 /// one allocates nothing. It does not cancel when released: the loop keeps the timer until it is

@@ -20,7 +20,10 @@ extension UInt64 {
 
 /// Converts public seconds to engine nanoseconds after checking them.
 ///
-/// - Parameter argument: the argument's name, for the error's message.
+/// - Parameters:
+///   - seconds: the caller's value.
+///   - allowZero: whether 0 is allowed (a delay, a tolerance) or not (an interval).
+///   - argument: the argument's name, for the error's message.
 /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinities, negative values, or zero when
 ///   `allowZero` is false. Values beyond about 584 years saturate.
 @inline(__always)
@@ -33,10 +36,13 @@ func nanoseconds(fromSeconds seconds: Double, allowZero: Bool, argument: StaticS
 }
 
 /// Converts a public `Duration` to engine nanoseconds after checking it, by the rules of
-/// ``nanoseconds(fromSeconds:allowZero:argument:)`` and with its messages (the value shown in
+/// `nanoseconds(fromSeconds:allowZero:argument:)` and with its messages (the value shown in
 /// seconds): attoseconds are rounded up to whole nanoseconds, so a timer is never early.
 ///
-/// - Parameter argument: the argument's name, for the error's message.
+/// - Parameters:
+///   - duration: the caller's value.
+///   - allowZero: whether zero is allowed (a delay, a tolerance) or not (an interval).
+///   - argument: the argument's name, for the error's message.
 /// - Throws: ``CadenceError/invalidArgument`` for a negative duration, or zero when `allowZero`
 ///   is false. Durations of 1.8e10 s or more saturate, as seconds do.
 @inline(__always)

@@ -19,7 +19,7 @@ extension Scheduler {
     }
 }
 
-/// The stream made by ``Scheduler/countdown(to:tick:)``.
+/// The stream made by ``Scheduler/countdown(to:tick:)-(_,Double)``.
 public struct Countdown<S: Scheduler>: EventPublisher {
     /// Whole seconds remaining, rounded up.
     public typealias Output = Int

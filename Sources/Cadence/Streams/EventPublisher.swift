@@ -7,7 +7,7 @@ public enum StreamEvent<Output: Sendable>: Sendable {
 }
 
 /// A stream of values that may finish, delivered to each subscriber on its scheduler's thread:
-/// the shape of ``Scheduler/ticks(every:tolerance:)`` and ``Scheduler/countdown(to:tick:)``.
+/// the shape of ``Scheduler/ticks(every:tolerance:)-(Double,_)`` and ``Scheduler/countdown(to:tick:)-(_,Double)``.
 ///
 /// Cadence's stand-in for a Combine `Publisher` with `Failure == Never` (Combine is absent on
 /// Linux). Each subscription is independent, like Combine's `Deferred`.

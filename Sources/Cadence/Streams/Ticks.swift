@@ -16,7 +16,7 @@ extension Scheduler {
     }
 }
 
-/// The stream made by ``Scheduler/ticks(every:tolerance:)``.
+/// The stream made by ``Scheduler/ticks(every:tolerance:)-(Double,_)``.
 public struct Ticks<S: Scheduler>: EventPublisher {
     /// The tick count, from 0.
     public typealias Output = Int
