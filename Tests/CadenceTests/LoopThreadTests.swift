@@ -89,6 +89,7 @@ import Testing
 }
 
 /// A thread of its own (not a dispatch worker, which a pool may run one after another).
+// Unchecked: `thread` is written once, by the initializer, before anyone joins it.
 private final class PlainThread: @unchecked Sendable {
     private var thread = pthread_t()
 
