@@ -9,7 +9,8 @@ import Synchronization
 /// consumer takes them. The subscription ends, and an autoconnect publisher's timer with it:
 /// - when the iterating task is cancelled, at once (a waiting `next()` returns nil);
 /// - after ``first(_:)``'s last value, as that value is handed out;
-/// - when the iterator is destroyed, which is how a `break` out of `for await` ends it.
+/// - when the iterator is destroyed, which is how a `break` out of `for await` ends it: at once,
+///   on the consumer's thread.
 ///
 /// The last needs the compiler to destroy the iterator, which it does at the end of the loop in
 /// a function or closure, but not in the top-level code of a `main.swift` that awaits anything
@@ -48,6 +49,21 @@ public struct TimerValues: AsyncSequence, Sendable {
     /// An iteration of ``TimerValues``: one subscriber of the publisher.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
         let buffer: ValuesBuffer
+        /// Ends the iteration when the last copy of the iterator goes: held by the iterator alone,
+        /// so that this happens on the consumer's side, when its loop ends, and never later on
+        /// the loop's thread (which holds the buffer while it delivers).
+        private let owner: Owner
+
+        init(buffer: ValuesBuffer) {
+            self.buffer = buffer
+            owner = Owner(buffer)
+        }
+
+        private final class Owner: Sendable {
+            let buffer: ValuesBuffer
+            init(_ buffer: ValuesBuffer) { self.buffer = buffer }
+            deinit { buffer.end() }
+        }
 
         /// The next fire date, waiting for it if none is buffered; nil once the iteration ended.
         public mutating func next() async -> Date? { await buffer.next() }
@@ -87,13 +103,16 @@ final class ValuesBuffer: Sendable {
     init(limit: Int, subscribe: (@escaping @Sendable (TimerTick) -> Void) -> TimerSubscription) {
         state = Mutex(State(remaining: limit, ended: limit == 0))
         guard limit > 0 else { return }
-        // Weak: the subscription lives in the broadcast, which must not keep the buffer alive.
-        let subscription = subscribe { [weak self] tick in self?.receive(tick.fireDate) }
+        // The subscription holds the buffer until the iteration ends, which drops the subscription.
+        let subscription = subscribe { [self] tick in receive(tick.fireDate) }
         state.withLock { $0.subscription = subscription }
     }
 
-    deinit {
-        state.withLock { $0.end().0 }?.cancel()
+    /// Ends the iteration: cancels the subscription and lets a waiting `next()` return nil.
+    func end() {
+        let (subscription, waiter) = state.withLock { $0.end() }
+        subscription?.cancel()
+        waiter?.resume(returning: nil)
     }
 
     private func receive(_ date: Date) {
@@ -126,9 +145,7 @@ final class ValuesBuffer: Sendable {
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
-            let (subscription, waiter) = state.withLock { $0.end() }
-            subscription?.cancel()
-            waiter?.resume(returning: nil)
+            end()
         }
     }
 }

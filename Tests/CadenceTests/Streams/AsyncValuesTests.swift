@@ -22,6 +22,22 @@ import Testing
         try loop.close()
     }
 
+    /// A `break` in a function ends the subscription before the next statement, even while the
+    /// loop's thread is still returning from the delivery that resumed the iteration.
+    @Test func aBreakEndsTheSubscriptionBeforeTheNextStatement() async throws {
+        let loop = try Loop()
+        try loop.startThread()
+        let timer = try TimerPublisher(every: .milliseconds(1), on: loop, in: .common).autoconnect()
+        var left: [Int] = []
+        for _ in 0..<50 {
+            for await _ in timer.values { break }
+            left.append(timer.subscriberCount + loop.armedTimerCount)
+        }
+        #expect(left == [Int](repeating: 0, count: 50))
+        try loop.stopThread()
+        try loop.close()
+    }
+
     @Test func countdownValuesEndAtZero() async throws {
         let clock = VirtualScheduler()
         let values = try clock.countdown(to: clock.now.addingTimeInterval(3), tick: 0.25).values()
