@@ -26,6 +26,8 @@ let package = Package(
         .target(name: "CadenceScenarios", dependencies: ["Cadence"]),
         .executableTarget(name: "cadence-tool", dependencies: ["Cadence", "CadenceScenarios"], path: "Sources/cadence"),
         .testTarget(name: "CadenceTests", dependencies: ["Cadence", "CadenceScenarios"]),
+        // Top-level code that AsyncValuesTests runs: `for await` where iterators are never destroyed.
+        .executableTarget(name: "TopLevelValues", dependencies: ["Cadence"], path: "Tests/TopLevelValues"),
         // The command-line tool: its parsing and formatting, and the built binary's output.
         .testTarget(name: "CadenceToolTests", dependencies: ["cadence-tool"]),
     ],

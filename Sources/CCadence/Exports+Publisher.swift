@@ -10,14 +10,15 @@ struct CallbackContext: @unchecked Sendable {
 
 /// Builds the closure that calls a C callback with a tick.
 func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, _ handle: CancellableHandle)
-    -> (TimerTick) -> Void {
+    -> @Sendable (TimerTick) -> Void {
     let source = CallbackSource(handle)
+    let context = CallbackContext(userdata)
     return { tick in
         guard source.isLive else { return }
         var cTick = cadence_tick(fire_date: tick.fireDateSeconds,
                                  skipped: UInt64(tick.skipped),
                                  source: cadence_cancellable(id: source.id))
-        fn(&cTick, userdata)
+        fn(&cTick, context.userdata)
     }
 }
 
@@ -62,7 +63,7 @@ public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: caden
         guard let out else { throw .null("out") }
         let (object, owner) = try lookUpPublisher(handle)
         let loop: Loop
-        let subscribe: (@escaping (TimerTick) -> Void) -> TimerSubscription
+        let subscribe: (@escaping @Sendable (TimerTick) -> Void) -> TimerSubscription
         switch object {
         case let publisher as TimerPublisher: (loop, subscribe) = (publisher.loop, publisher.subscribe)
         case let publisher as AutoconnectTimerPublisher: (loop, subscribe) = (publisher.loop, publisher.subscribe)

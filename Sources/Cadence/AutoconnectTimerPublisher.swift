@@ -6,7 +6,7 @@ import FoundationEssentials
 /// The first subscriber starts a timer (first fire one interval later); a subscriber joining late
 /// receives the same fire dates as the early ones from then on; when the last subscriber cancels,
 /// the timer stops, and the next first subscriber starts a fresh timer on a fresh grid.
-public final class AutoconnectTimerPublisher: @unchecked Sendable {
+public final class AutoconnectTimerPublisher: Sendable {
     let broadcast: TimerBroadcast
 
     init(broadcast: TimerBroadcast) { self.broadcast = broadcast }
@@ -23,14 +23,17 @@ public final class AutoconnectTimerPublisher: @unchecked Sendable {
 
     /// Subscribes `receiveValue` to the fire dates until the returned cancellable is cancelled or
     /// deinitialized. The first subscriber starts the timer.
-    public func sink(receiveValue: @escaping (Date) -> Void) -> AnyCancellable {
+    ///
+    /// `receiveValue` runs on the thread that runs the loop, which may be the loop's own thread
+    /// (``Loop/startThread(mode:)``), so it is `@Sendable`: what it changes must be safe to share.
+    public func sink(receiveValue: @escaping @Sendable (Date) -> Void) -> AnyCancellable {
         AnyCancellable(broadcast.subscribe { receiveValue($0.fireDate) })
     }
 
     /// Subscribes `receiveTick` to full ticks (fire date and skipped-tick count) and returns the bare
     /// subscription, which stays active until it is cancelled (it does not cancel on deinit; wrap it
-    /// in ``AnyCancellable`` for that).
-    public func subscribe(_ receiveTick: @escaping (TimerTick) -> Void) -> TimerSubscription {
+    /// in ``AnyCancellable`` for that). `receiveTick` runs on the loop's thread, as for `sink`.
+    public func subscribe(_ receiveTick: @escaping @Sendable (TimerTick) -> Void) -> TimerSubscription {
         broadcast.subscribe(receiveTick)
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Something that can be stopped: a subscription, a connection or a timer.
 ///
 /// Mirrors Combine's `Cancellable`, which classes and values alike adopt (``ScheduledTimer`` is a
@@ -16,20 +18,20 @@ public protocol Cancellable: Sendable {
 
 /// A type-erasing cancellable that cancels when it is deinitialized, like Combine's
 /// `AnyCancellable`. Keep it for as long as the work should go on.
-public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
-    private let lock = Lock()
-    private var onCancel: (() -> Void)?  // guarded by `lock`
+public final class AnyCancellable: Cancellable, Hashable, Sendable {
+    private let onCancel: Mutex<(@Sendable () -> Void)?>
     private let inner: (any Cancellable)?
 
-    /// Wraps a closure that is called once, on the first ``cancel()`` or on deinit.
-    public init(_ cancel: @escaping () -> Void) {
-        onCancel = cancel
+    /// Wraps a closure that is called once, on the first ``cancel()`` or on deinit, on whichever
+    /// thread that happens (hence `@Sendable`).
+    public init(_ cancel: @escaping @Sendable () -> Void) {
+        onCancel = Mutex(cancel)
         inner = nil
     }
 
     /// Wraps another cancellable, so that it is cancelled at the latest when this one is deinitialized.
     public init(_ cancellable: some Cancellable) {
-        onCancel = nil
+        onCancel = Mutex(nil)
         inner = cancellable
     }
 
@@ -39,16 +41,16 @@ public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
     public func cancel() {
         if let inner {
             inner.cancel()
-        } else if let onCancel = lock.withLock({ () -> (() -> Void)? in
-            defer { self.onCancel = nil }
-            return self.onCancel
+        } else if let onCancel = onCancel.withLock({ onCancel in
+            defer { onCancel = nil }
+            return onCancel
         }) {
             onCancel()
         }
     }
 
     /// Whether the wrapped work was cancelled.
-    public var isCancelled: Bool { inner?.isCancelled ?? lock.withLock { onCancel == nil } }
+    public var isCancelled: Bool { inner?.isCancelled ?? onCancel.withLock { $0 == nil } }
 
     /// Keeps this cancellable in a collection, as Combine's `store(in:)` does.
     public func store(in set: inout Set<AnyCancellable>) { set.insert(self) }

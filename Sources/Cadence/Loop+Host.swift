@@ -20,7 +20,7 @@ extension Loop {
     ///
     /// Threads: create and close the loop on the thread that runs `uvLoop` (or before it runs),
     /// as libuv requires of every handle; arming, cancelling and the other calls work from any
-    /// thread (the timerfd is re-armed directly, which wakes the host's epoll). ``run(mode:for:)``,
+    /// thread (the timerfd is re-armed directly, which wakes the host's epoll). ``run(mode:for:)-(_,Double)``,
     /// ``runPass(mode:)``, ``fileDescriptor()`` and ``startThread(mode:)`` throw
     /// ``CadenceError/notSupported``: the host's loop runs this one.
     ///
@@ -81,6 +81,9 @@ extension Loop {
     /// `uv_loop_t`). For hosts that wait on a timeout: round up when converting to a coarser unit
     /// (poll's milliseconds), or the host wakes early and the pass finds nothing due.
     ///
+    /// Seconds, as a `Double`, for hosts that convert it to their own unit (poll's milliseconds,
+    /// a `timeval`); `Duration.seconds(_:)` makes a `Duration` of it.
+    ///
     /// Coalescing is in the answer: it is the time to the wake-up that serves every timer due
     /// by then within its tolerance, not to the earliest fire date. A timer armed from another
     /// thread after the call may be due sooner; a host that needs that watches the descriptor.
@@ -97,14 +100,14 @@ extension Loop {
     }
 
     /// One pass on the caller's thread, without waiting (`uv_run(UV_RUN_NOWAIT)`): fires every
-    /// timer that is due in `mode` now, with every rule of ``run(mode:for:)`` (fire-date order,
+    /// timer that is due in `mode` now, with every rule of ``run(mode:for:)-(_,Double)`` (fire-date order,
     /// never early, a timer armed during the pass waits for the next one), then arms the
     /// descriptor for the next wake-up in `mode`. On a virtual loop it fires what is due at the
     /// loop's clock and does not move it.
     ///
     /// A pass that fires timers at or after the wake-up it was armed for counts in ``wakeups``.
     ///
-    /// - Throws: as ``run(mode:for:)``: ``CadenceError/invalidArgument`` for `common`,
+    /// - Throws: as ``run(mode:for:)-(_,Double)``: ``CadenceError/invalidArgument`` for `common`,
     ///   ``CadenceError/unknownMode``, ``CadenceError/busy`` if the loop is running (from one of its
     ///   callbacks, or a run or thread of its own), ``CadenceError/notSupported`` for a loop on a
     ///   host's `uv_loop_t`, ``CadenceError/badHandle`` after ``close()``.

@@ -2,7 +2,7 @@
 /// Node's exit rule with `ref()` / `unref()`.
 extension Loop {
     /// Runs the loop in `mode` until no referenced timer that can fire in `mode` is armed, then
-    /// returns (early if ``stop()`` is called). The run is ``run(mode:for:)``'s, without an end.
+    /// returns (early if ``stop()`` is called). The run is ``run(mode:for:)-(_,Double)``'s, without an end.
     ///
     /// Which timers keep it going: every armed timer is referenced unless unreferenced with
     /// ``ScheduledTimer/unref()`` (only scheduled timers, one-shot and repeating, can be): a
@@ -18,9 +18,9 @@ extension Loop {
     /// clock at its fire date. A cancel or ``ScheduledTimer/unref()`` from another thread that
     /// leaves nothing referenced wakes the loop, which then returns.
     ///
-    /// On a virtual loop the clock steps from wake-up to wake-up as in ``run(mode:for:)``, until
+    /// On a virtual loop the clock steps from wake-up to wake-up as in ``run(mode:for:)-(_,Double)``, until
     /// idle. Nothing bounds it (as libuv): a referenced repeating timer keeps it going until a
-    /// callback calls ``stop()``, cancels it or unreferences it; use ``run(mode:for:)`` for a
+    /// callback calls ``stop()``, cancels it or unreferences it; use ``run(mode:for:)-(_,Double)`` for a
     /// bounded run. A virtual run whose remaining timers can never fire (a fire date past the end
     /// of the clock) returns.
     ///

@@ -10,7 +10,7 @@ extension Loop {
     ///   and for a loop on a host's `uv_loop_t` (see ``init(uvLoop:mode:)``);
     ///   ``CadenceError/busy`` if the loop is running or already has a thread;
     ///   ``CadenceError/invalidArgument`` or ``CadenceError/unknownMode`` for a bad mode (as
-    ///   ``run(mode:for:)``); ``CadenceError/outOfMemory`` if no thread could be started;
+    ///   ``run(mode:for:)-(_,Double)``); ``CadenceError/outOfMemory`` if no thread could be started;
     ///   ``CadenceError/badHandle`` after ``close()``.
     public func startThread(mode: RunLoopMode = .default) throws(CadenceError) {
         let thread = LoopThread(loop: self, mode: mode)

@@ -3,10 +3,10 @@ extension Loop {
     /// Creates a loop whose clock moves only when told: the same engine as a real loop, on a
     /// virtual clock that starts at 0 (fire dates are virtual seconds since 1970).
     ///
-    /// ``run(mode:for:)`` advances virtual time by the given seconds, stepping the clock to each
+    /// ``run(mode:for:)-(_,Double)`` advances virtual time by the given seconds, stepping the clock to each
     /// wake-up the engine chooses and firing what is due there, in order, so every tick happens
     /// (as combine-schedulers' `TestScheduler.advance(by:)`). With zero tolerance each timer fires
-    /// exactly at its fire date. ``advanceClock(by:)`` moves the clock without running anything.
+    /// exactly at its fire date. ``advanceClock(by:)-(Double)`` moves the clock without running anything.
     public static func virtual() -> Loop {
         Loop(clock: VirtualClock())
     }
@@ -22,16 +22,19 @@ extension Loop {
     ///   end (2⁶⁴ − 1 ns, about 584 years after its start; the clock is then left alone);
     ///   ``CadenceError/badHandle`` after ``close()``.
     public func advanceClock(by seconds: Double) throws(CadenceError) {
-        do throws(CadenceError) {
-            let duration = try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds")
-            guard let virtualClock = clock as? VirtualClock else {
-                throw .notSupported.with("loop must be a virtual loop, got a real loop (its clock is libuv's)")
-            }
-            guard !isClosed else { throw .loopClosed() }
-            guard virtualClock.canAdvance(by: duration) else { throw .beyondClockEnd(seconds) }
-            try virtualClock.advance(by: duration)
-        } catch {
-            throw error.in("Loop.advanceClock(by:)")
+        do {
+            try advanceClock(by: try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds"),
+                             seconds: seconds)
+        } catch { throw error.in("Loop.advanceClock(by:)") }
+    }
+
+    /// ``advanceClock(by:)-(Double)`` by checked nanoseconds; `seconds` is the caller's value, for messages.
+    func advanceClock(by duration: Nanoseconds, seconds: Double) throws(CadenceError) {
+        guard let virtualClock = clock as? VirtualClock else {
+            throw .notSupported.with("loop must be a virtual loop, got a real loop (its clock is libuv's)")
         }
+        guard !isClosed else { throw .loopClosed() }
+        guard virtualClock.canAdvance(by: duration) else { throw .beyondClockEnd(seconds) }
+        try virtualClock.advance(by: duration)
     }
 }

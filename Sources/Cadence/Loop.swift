@@ -6,7 +6,7 @@ public let cadenceVersion = "0.3.0"
 
 /// An event loop that fires timers: Cadence's run loop.
 ///
-/// A loop does nothing until someone runs it: ``run(mode:for:)`` processes timers in one
+/// A loop does nothing until someone runs it: ``run(mode:for:)-(_,Double)`` processes timers in one
 /// ``RunLoopMode`` for a span of the loop's clock, sleeping between fires, then returns. A loop
 /// that nobody runs fires nothing, as a `RunLoop` on a thread that never runs it.
 ///
@@ -19,6 +19,8 @@ public let cadenceVersion = "0.3.0"
 /// Threads: a loop's timers run on the thread that runs it. Arming, cancelling, ``stop()`` and
 /// the mode calls may be made from any thread; a call from another thread wakes a sleeping loop so
 /// that it takes effect before the next pass.
+// Unchecked: every `var` below is guarded by `lock`, a ``Lock`` rather than a `Mutex` because the
+// loop also waits on its condition and takes it on every arm, cancel and fire (the hot path).
 public final class Loop: @unchecked Sendable {
     let clock: any LoopClock
     let lock = Lock()
@@ -86,7 +88,7 @@ public final class Loop: @unchecked Sendable {
     ///     until ``stop()`` (as ``run(mode:)``).
     /// - Throws: ``CadenceError/invalidArgument`` for NaN or negative `seconds`, for `common`, or,
     ///   on a virtual loop, for `seconds` that would take the clock to its end (see
-    ///   ``advanceClock(by:)``; `.infinity` always would); ``CadenceError/unknownMode`` for an
+    ///   ``advanceClock(by:)-(Double)``; `.infinity` always would); ``CadenceError/unknownMode`` for an
     ///   unregistered mode; ``CadenceError/busy`` if the loop is already running (for example
     ///   when called from one of its own callbacks); ``CadenceError/notSupported`` for a loop on a
     ///   host's `uv_loop_t` (see ``init(uvLoop:mode:)``); ``CadenceError/badHandle`` after
@@ -102,7 +104,7 @@ public final class Loop: @unchecked Sendable {
     /// Runs the loop in `mode` until ``stop()`` is called, from one of its callbacks or from
     /// another thread: `run(mode:for:)` with an infinite duration (`CFRunLoopRun`).
     ///
-    /// - Throws: as ``run(mode:for:)``; ``CadenceError/invalidArgument`` on a virtual loop, whose
+    /// - Throws: as ``run(mode:for:)-(_,Double)``; ``CadenceError/invalidArgument`` on a virtual loop, whose
     ///   clock would run to its end.
     public func run(mode: RunLoopMode = .default) throws(CadenceError) {
         do { _ = try run(mode: mode, for: .max, onOwnThread: false) } catch { throw error.in("Loop.run(mode:)") }
@@ -114,7 +116,7 @@ public final class Loop: @unchecked Sendable {
                 onOwnThread: true)
     }
 
-    /// The run behind ``run(mode:for:)``, ``run(mode:)`` and ``runUntilIdle(mode:)``: for
+    /// The run behind ``run(mode:for:)-(_,Double)``, ``run(mode:)`` and ``runUntilIdle(mode:)``: for
     /// `duration` of the loop's clock (`.max`: until ``stop()``), or, when `duration` is nil,
     /// until no referenced timer can fire in `mode` (see
     /// ``TimerQueues/hasReferencedTimers(runningIn:)``).
@@ -189,7 +191,7 @@ public final class Loop: @unchecked Sendable {
         }
     }
 
-    /// Makes a running ``run(mode:for:)`` return after its current pass. Does nothing when the loop
+    /// Makes a running ``run(mode:for:)-(_,Double)`` return after its current pass. Does nothing when the loop
     /// is not running. Callable from any thread and from callbacks (as `CFRunLoopStop`).
     public func stop() {
         lock.withLock {
@@ -199,7 +201,7 @@ public final class Loop: @unchecked Sendable {
         }
     }
 
-    /// Whether ``run(mode:for:)`` is in progress.
+    /// Whether ``run(mode:for:)-(_,Double)`` is in progress.
     public var isRunning: Bool { lock.withLock { isRunningFlag } }
 
     /// How many times the loop has woken from sleep at a timer's wake-up time and fired timers,

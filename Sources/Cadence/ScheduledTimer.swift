@@ -12,33 +12,38 @@ extension Loop {
     ///     in a pass already running).
     ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite.
     ///   - mode: a registered mode or ``RunLoopMode/common``.
-    ///   - action: called once, on the thread that runs the loop, with a ``TimerTick`` whose
+    ///   - action: called once, on the thread that runs the loop (which may be its own thread:
+    ///     ``Loop/startThread(mode:)``, hence `@Sendable`), with a ``TimerTick`` whose
     ///     ``TimerTick/fireDate`` is the time it was due; it may call any method of the loop,
     ///     including cancelling this timer or scheduling another.
     /// - Returns: a handle whose ``ScheduledTimer/cancel()`` prevents the action if it has not started.
     /// - Throws: ``CadenceError/invalidArgument``, ``CadenceError/unknownMode`` or
-    ///   ``CadenceError/badHandle``, as ``TimerPublisher/init(every:tolerance:on:in:missedTicks:)``. When it
+    ///   ``CadenceError/badHandle``, as ``TimerPublisher/init(every:tolerance:on:in:missedTicks:)-(Double,_,_,_,_)``. When it
     ///   throws, `action` is never called.
     @discardableResult
     public func schedule(after delay: Double, tolerance: Double = 0, in mode: RunLoopMode = .default,
-                         _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
+                         _ action: @escaping @Sendable (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
         do {
-            return ScheduledTimer(loop: self, id: try scheduleOnce(after: delay, tolerance: tolerance, in: mode,
-                                                                   action: .closure(action)))
+            return ScheduledTimer(loop: self, id: try scheduleOnce(
+                after: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"),
+                tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
+                in: mode, action: .closure(action)))
         } catch {
             throw error.in("Loop.schedule(after:tolerance:in:_:)")
         }
     }
 
-    /// ``schedule(after:tolerance:in:_:)`` with a C callback, stored without a closure: the C API's
+    /// ``schedule(after:tolerance:in:_:)-(Double,_,_,_)`` with a C callback, stored without a closure: the C API's
     /// one-shots. Returns the timer's ``TimerID/packed`` id, which the C layer keeps instead of a
     /// ``ScheduledTimer`` (whose reference to the loop would cost a retain and a release).
     package func schedule(after delay: Double, tolerance: Double, in mode: RunLoopMode,
                           function: TimerFunction) throws(CadenceError) -> UInt64 {
-        try scheduleOnce(after: delay, tolerance: tolerance, in: mode, action: .function(function)).packed
+        try scheduleOnce(after: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"),
+                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
+                         in: mode, action: .function(function)).packed
     }
 
-    /// ``schedule(after:interval:tolerance:in:missedTicks:_:)`` with a C callback, stored without a
+    /// ``schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)`` with a C callback, stored without a
     /// closure: the C API's repeating scheduled timers. Returns the timer's ``TimerID/packed`` id.
     package func schedule(after delay: Double, interval: Double, tolerance: Double, in mode: RunLoopMode,
                           missedTicks: MissedTickPolicy, function: TimerFunction) throws(CadenceError) -> UInt64 {
@@ -62,10 +67,11 @@ extension Loop {
         waitForCallback(of: TimerID(packed: packedID))
     }
 
-    private func scheduleOnce(after delay: Double, tolerance: Double, in mode: RunLoopMode,
-                              action: TimerAction) throws(CadenceError) -> TimerID {
-        try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"), interval: 0,
-                tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"), mode: mode, action: action)
+    /// A one-shot by checked nanoseconds: the Double and `Duration` forms' one body.
+    @inline(__always)
+    func scheduleOnce(after delay: Nanoseconds, tolerance: Nanoseconds, in mode: RunLoopMode,
+                      action: TimerAction) throws(CadenceError) -> TimerID {
+        try arm(delay: delay, interval: 0, tolerance: tolerance, mode: mode, action: action)
     }
 
     /// Runs `action` every `interval` seconds, first `delay` seconds from now, on a fixed grid:
@@ -79,15 +85,16 @@ extension Loop {
     ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite.
     ///   - mode: a registered mode or ``RunLoopMode/common``.
     ///   - missedTicks: what a late timer does about the fire dates it missed (default: skip them).
-    ///   - action: called on the thread that runs the loop, once per fire, with a ``TimerTick``
+    ///   - action: called on the thread that runs the loop (`@Sendable`, as for the one-shot),
+    ///     once per fire, with a ``TimerTick``
     ///     giving the fire date and the ticks skipped before it (``TimerTick/skipped``); it may call
     ///     any method of the loop, including cancelling this timer, after which it is not called again.
-    /// - Throws: as ``schedule(after:tolerance:in:_:)``, and ``CadenceError/invalidArgument`` for a
+    /// - Throws: as ``schedule(after:tolerance:in:_:)-(Double,_,_,_)``, and ``CadenceError/invalidArgument`` for a
     ///   bad interval. When it throws, `action` is never called.
     @discardableResult
     public func schedule(after delay: Double, interval: Double, tolerance: Double = 0,
                          in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip,
-                         _ action: @escaping (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
+                         _ action: @escaping @Sendable (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
         do {
             let id = try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"),
                              interval: try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval"),
@@ -100,16 +107,16 @@ extension Loop {
     }
 }
 
-/// A timer armed by ``Loop/schedule(after:tolerance:in:_:)`` (one-shot) or
-/// ``Loop/schedule(after:interval:tolerance:in:missedTicks:_:)`` (repeating).
+/// A timer armed by ``Loop/schedule(after:tolerance:in:_:)-(Double,_,_,_)`` (one-shot) or
+/// ``Loop/schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)`` (repeating).
 ///
 /// A small value that names the timer inside its loop: copies name the same timer, and making
 /// one allocates nothing. It does not cancel when released: the loop keeps the timer until it is
 /// cancelled, until a one-shot fires, or until the loop is closed. Wrap it in ``AnyCancellable``
 /// to cancel on release.
 public struct ScheduledTimer: Cancellable, Hashable, Sendable {
-    private let loop: Loop
-    private let id: TimerID
+    let loop: Loop
+    let id: TimerID
 
     init(loop: Loop, id: TimerID) {
         self.loop = loop
@@ -171,10 +178,14 @@ public struct ScheduledTimer: Cancellable, Hashable, Sendable {
 
     /// The seconds between fire dates, 0 for a one-shot (Foundation's `timeInterval`); nil once
     /// the timer is no longer valid (see ``fireDate``).
+    ///
+    /// Seconds whichever form scheduled the timer, as in C and Python: one name for one concept
+    /// rather than a second, `Duration`-typed property beside it. `Duration.seconds(_:)` makes a
+    /// `Duration` of it (to the nearest attosecond of the `Double`).
     public var interval: Double? { loop.schedule(of: id)?.interval }
 
     /// The seconds of allowed lateness the timer was scheduled with (Foundation's `tolerance`);
-    /// nil once the timer is no longer valid (see ``fireDate``).
+    /// nil once the timer is no longer valid (see ``fireDate``). Seconds, as ``interval`` is.
     public var tolerance: Double? { loop.schedule(of: id)?.tolerance }
 
     /// The next fire date in seconds (without `Date`'s rounding), interval and tolerance, in one

@@ -15,10 +15,11 @@ import FoundationEssentials
 /// can make the timer tick again (the publisher is released and was never connected, or its
 /// connection was cancelled and released too), its subscriptions read as cancelled
 /// (``TimerSubscription/isCancelled``).
-public final class TimerPublisher: @unchecked Sendable {
+public final class TimerPublisher: Sendable {
     /// The loop the timer runs on.
     public let loop: Loop
-    /// Seconds between fire dates.
+    /// Seconds between fire dates (also for a publisher made with a `Duration`: see
+    /// ``ScheduledTimer/interval``).
     public let interval: Double
     /// Seconds a fire may come after its fire date (never before).
     public let tolerance: Double
@@ -47,21 +48,33 @@ public final class TimerPublisher: @unchecked Sendable {
     /// - Throws: ``CadenceError/invalidArgument`` for a bad interval, tolerance or mode name;
     ///   ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/badHandle`` for a
     ///   closed loop.
-    public init(every interval: Double, tolerance: Double = 0, on loop: Loop,
-                in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip) throws(CadenceError) {
-        let intervalNs: Nanoseconds, toleranceNs: Nanoseconds, modeIndex: Int
+    public convenience init(every interval: Double, tolerance: Double = 0, on loop: Loop,
+                            in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip) throws(CadenceError) {
+        let intervalNs: Nanoseconds, toleranceNs: Nanoseconds
         do {
             intervalNs = try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval")
             toleranceNs = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
-            modeIndex = try loop.modeIndex(of: mode)
         } catch {
-            throw error.in("TimerPublisher(every:tolerance:on:in:missedTicks:)")
+            throw error.in(Self.initializer)
         }
+        try self.init(interval: (intervalNs, interval), tolerance: (toleranceNs, tolerance), on: loop, in: mode,
+                      missedTicks: missedTicks)
+    }
+
+    /// The public initializers' name, for their errors.
+    static let initializer = "TimerPublisher(every:tolerance:on:in:missedTicks:)"
+
+    /// The initializers' one body, with the interval and tolerance checked: in nanoseconds, and in
+    /// seconds as given (for ``interval`` and ``tolerance``).
+    init(interval: (Nanoseconds, Double), tolerance: (Nanoseconds, Double), on loop: Loop, in mode: RunLoopMode,
+         missedTicks: MissedTickPolicy) throws(CadenceError) {
+        let modeIndex: Int
+        do { modeIndex = try loop.modeIndex(of: mode) } catch { throw error.in(Self.initializer) }
         self.loop = loop
-        self.interval = interval
-        self.tolerance = tolerance
+        self.interval = interval.1
+        self.tolerance = tolerance.1
         self.mode = mode
-        broadcast = TimerBroadcast(loop: loop, interval: intervalNs, tolerance: toleranceNs,
+        broadcast = TimerBroadcast(loop: loop, interval: interval.0, tolerance: tolerance.0,
                                    missedTicks: missedTicks, modeIndex: modeIndex, autoconnects: false)
     }
 
@@ -77,14 +90,17 @@ public final class TimerPublisher: @unchecked Sendable {
 
     /// Subscribes `receiveValue` to the timer's fire dates until the returned cancellable is
     /// cancelled or deinitialized. Subscribing does not start the timer.
-    public func sink(receiveValue: @escaping (Date) -> Void) -> AnyCancellable {
+    ///
+    /// `receiveValue` runs on the thread that runs the loop, which may be the loop's own thread
+    /// (``Loop/startThread(mode:)``), so it is `@Sendable`: what it changes must be safe to share.
+    public func sink(receiveValue: @escaping @Sendable (Date) -> Void) -> AnyCancellable {
         AnyCancellable(broadcast.subscribe { receiveValue($0.fireDate) })
     }
 
     /// Subscribes `receiveTick` to full ticks (fire date and skipped-tick count) and returns the bare
     /// subscription, which stays active until it is cancelled (it does not cancel on deinit; wrap it
-    /// in ``AnyCancellable`` for that).
-    public func subscribe(_ receiveTick: @escaping (TimerTick) -> Void) -> TimerSubscription {
+    /// in ``AnyCancellable`` for that). `receiveTick` runs on the loop's thread, as for `sink`.
+    public func subscribe(_ receiveTick: @escaping @Sendable (TimerTick) -> Void) -> TimerSubscription {
         broadcast.subscribe(receiveTick)
     }
 
@@ -111,7 +127,7 @@ public final class TimerPublisher: @unchecked Sendable {
 ///
 /// Like Combine's bare `Cancellable` from `connect()`, it does not cancel when released (wrap it
 /// in ``AnyCancellable`` for that); every connection of one publisher controls the same timer.
-public final class TimerConnection: Cancellable, @unchecked Sendable {
+public final class TimerConnection: Cancellable, Sendable {
     private let broadcast: TimerBroadcast
 
     init(broadcast: TimerBroadcast) { self.broadcast = broadcast }

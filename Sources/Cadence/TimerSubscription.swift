@@ -4,15 +4,17 @@
 ///
 /// A `TimerSubscription` does not cancel itself when released; ``TimerPublisher/sink(receiveValue:)``
 /// wraps one in an ``AnyCancellable`` that does.
+// Unchecked: `isActive` is guarded by its broadcast's lock, and `broadcast` is a weak reference,
+// which the runtime reads and clears atomically.
 public final class TimerSubscription: Cancellable, @unchecked Sendable {
     /// Weak: the broadcast holds its subscribers, and what keeps a broadcast alive is its publisher
     /// or its running timer; without either it can never tick again.
     private weak var broadcast: TimerBroadcast?
-    let receive: (TimerTick) -> Void
+    let receive: @Sendable (TimerTick) -> Void
     /// Guarded by the broadcast's lock.
     var isActive = true
 
-    init(broadcast: TimerBroadcast, receive: @escaping (TimerTick) -> Void) {
+    init(broadcast: TimerBroadcast, receive: @escaping @Sendable (TimerTick) -> Void) {
         self.broadcast = broadcast
         self.receive = receive
     }

@@ -79,7 +79,7 @@ private final class ScenarioRun: @unchecked Sendable {
         }
     }
 
-    func ticks(_ name: String) -> (TimerTick) -> Void {
+    func ticks(_ name: String) -> @Sendable (TimerTick) -> Void {
         records[name] = Record()
         return { [unowned self] tick in
             record(name, String(records[name]!.events.count), date: tick.fireDate.timeIntervalSince1970,

@@ -17,8 +17,9 @@ enum Ticks {
         let publisher = try TimerPublisher(every: interval, tolerance: tolerance, on: loop, in: .default)
         Console.out(header(every: interval, tolerance: tolerance, duration: duration))
         Console.out(row("#", "fire date (s)", "lateness (ms)", "skipped"))
-        var latenesses: [Double] = []
-        var skipped = 0
+        // Written by the callbacks, which run on this thread (loop.run below), read after the run.
+        nonisolated(unsafe) var latenesses: [Double] = []
+        nonisolated(unsafe) var skipped = 0
         let wakeUpsBefore = loop.wakeups
         let start = loop.now
         let subscription = publisher.subscribe { tick in

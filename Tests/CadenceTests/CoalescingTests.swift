@@ -14,19 +14,22 @@ import Testing
     func run(tolerance: Double, seed: UInt64) throws -> Run {
         var rng = SplitMix(seed: seed)
         let loop = Loop.virtual()
-        var result = Run()
+        let result = Shared(Run())
         for _ in 0..<1000 {
             let phase = Double(rng.next() % 1_000_000) / 1_000_000
             try loop.schedule(after: phase, interval: 1, tolerance: tolerance) { tick in
                 let fireDate = tick.fireDate.timeIntervalSince1970
-                result.fires += 1
-                result.fireDates.append(fireDate)
-                result.lateness.append(loop.now.timeIntervalSince1970 - fireDate)
+                let lateness = loop.now.timeIntervalSince1970 - fireDate
+                result.update { run in
+                    run.fires += 1
+                    run.fireDates.append(fireDate)
+                    run.lateness.append(lateness)
+                }
             }
         }
         try loop.run(for: 10)
-        result.wakeups = loop.wakeups
-        return result
+        result.update { $0.wakeups = loop.wakeups }
+        return result.value
     }
 
     /// The fewest points that stab every window [F, F + tolerance]: sort by the window's end and

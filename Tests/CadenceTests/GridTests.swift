@@ -6,12 +6,12 @@ import Testing
 @Suite struct GridTests {
     @Test func hugeIntervalSaturatesInsteadOfWrapping() throws {
         let v = VirtualLoop()
-        var fired = 0
+        let fired = Shared(0)
         let publisher = try TimerPublisher(every: 1e300, on: v.loop, in: .default)
-        _ = publisher.subscribe { _ in fired += 1 }
+        _ = publisher.subscribe { _ in fired.value += 1 }
         _ = publisher.connect()
         try v.loop.run(for: 1e9)
-        #expect(fired == 0)
+        #expect(fired.value == 0)
         #expect(v.loop.armedTimerCount == 1)
     }
 }

@@ -11,7 +11,8 @@ import Testing
 @Suite(.serialized) struct LoopHostTests {
     /// Grid points served per timer, as step counts from each timer's start (fired, or skipped
     /// and reported by the next fire), and whether any fire came early or off its grid.
-    final class Drive {
+    /// Used only on the thread that runs its loop (the test's): no lock needed.
+    final class Drive: @unchecked Sendable {
         static let intervals = [0.1, 0.15, 0.25]
         static let tolerances = [0, 0.05, 0]
         static let end = 0.61
@@ -103,23 +104,23 @@ import Testing
     @Test func aTimerArmedDuringAPassWaitsForTheNextAndLeavesTheDescriptorReadable() throws {
         let loop = try Loop()
         let fd = try loop.fileDescriptor()
-        var fires = 0
-        var restart: (() throws -> Void)!
-        restart = {
+        let fires = Shared(0)
+        let restart = Shared<(@Sendable () throws -> Void)?>(nil)
+        restart.value = {
             try loop.schedule(after: 0) { _ in
-                fires += 1
-                try? restart()
+                fires.value += 1
+                try? restart.value?()
             }
         }
-        try restart()
+        try restart.value?()
         #expect(Self.readable(fd, within: 1000))
         for pass in 1...3 {
             try loop.runPass()
-            #expect(fires == pass)  // one fire per pass, never a spin
+            #expect(fires.value == pass)  // one fire per pass, never a spin
             #expect(Self.readable(fd, within: 0))
             #expect(try loop.timeout() == 0)
         }
-        restart = nil
+        restart.value = nil
         try loop.close()
     }
 
@@ -189,7 +190,7 @@ import Testing
         let loop = Loop.virtual()
         #expect(throws: CadenceError.notSupported) { try loop.fileDescriptor() }
         #expect(throws: CadenceError.invalidArgument) { try loop.run() }  // its clock would end
-        var fired: [Double] = []
+        let fired = Recorder<Double>()
         try loop.schedule(after: 2) { fired.append($0.fireDate.timeIntervalSince1970) }
         #expect(try loop.timeout() == 2)
         try loop.runPass()
@@ -197,22 +198,23 @@ import Testing
         try loop.advanceClock(by: 2)
         #expect(try loop.timeout() == 0)
         try loop.runPass()
-        #expect(fired == [2])
+        #expect(fired.values == [2])
         #expect(loop.nowSeconds == 2)  // a pass does not move the clock
         #expect(try loop.timeout() == nil)
         #expect(throws: CadenceError.invalidArgument) { try loop.runPass(mode: .common) }
         #expect(throws: CadenceError.unknownMode) { try loop.runPass(mode: RunLoopMode("other")) }
-        var nested: CadenceError?
+        let nested = Shared<CadenceError?>(nil)
         try loop.schedule(after: 0) { _ in
-            do { try loop.runPass() } catch let error as CadenceError { nested = error } catch {}
+            do { try loop.runPass() } catch let error as CadenceError { nested.value = error } catch {}
         }
         try loop.runPass()
-        #expect(nested == .busy)
+        #expect(nested.value == .busy)
         try loop.close()
     }
 
     /// The host's state, reached from libuv's C callbacks through `data`.
-    final class Host {
+    /// Used only on the thread that runs `uv_run` (the test's): no lock needed.
+    final class Host: @unchecked Sendable {
         var loop: Loop?
         var fired: [Int] = []
         var offThread = 0

@@ -6,53 +6,53 @@ import Testing
 @Suite struct LoopTests {
     @Test func timerArmedDuringAPassWaitsForTheNextPass() throws {
         let v = VirtualLoop()
-        var log: [String] = []
-        var restart: (() throws -> Void)!
-        restart = {
+        let log = Recorder<String>()
+        let restart = Shared<(@Sendable () throws -> Void)?>(nil)
+        restart.value = {
             try v.loop.schedule(after: 0) { _ in
                 log.append("zero")
-                try? restart()
+                try? restart.value?()
             }
         }
-        try restart()
+        try restart.value?()
         try v.loop.schedule(after: 0) { _ in log.append("other") }
         try v.loop.run(for: 0)
-        #expect(log == ["zero", "other"])  // one pass returns, both ran once
+        #expect(log.values == ["zero", "other"])  // one pass returns, both ran once
         try v.loop.run(for: 0)
-        #expect(log == ["zero", "other", "zero"])
+        #expect(log.values == ["zero", "other", "zero"])
     }
 
     @Test func oneShotFiresOnceAtItsFireDateAndCanBeCancelled() throws {
         let v = VirtualLoop()
-        var fired: [Int] = []
+        let fired = Recorder<Int>()
         let once = try v.loop.schedule(after: 0.25) { fired.append($0.milliseconds) }
         let never = try v.loop.schedule(after: 0.1) { _ in fired.append(-1) }
         never.cancel()
         #expect(never.isCancelled && !once.isCancelled)
         try v.loop.run(for: 1)
-        #expect(fired == [250])
-        #expect(once.isCancelled)  // a fired one-shot is done
+        #expect(fired.values == [250])
+        #expect(once.isCancelled)  // a fired.values one-shot is done
         #expect(v.loop.armedTimerCount == 0)
     }
 
     @Test func runFromItsOwnCallbackIsBusyAndStopEndsTheRun() throws {
         let v = VirtualLoop()
-        var nested: CadenceError?
-        var closeError: CadenceError?
+        let nested = Shared<CadenceError?>(nil)
+        let closeError = Shared<CadenceError?>(nil)
         try v.loop.schedule(after: 0.1) { _ in
-            do { try v.loop.run(for: 1) } catch let error as CadenceError { nested = error } catch {}
-            do { try v.loop.close() } catch let error as CadenceError { closeError = error } catch {}
+            do { try v.loop.run(for: 1) } catch let error as CadenceError { nested.value = error } catch {}
+            do { try v.loop.close() } catch let error as CadenceError { closeError.value = error } catch {}
             v.loop.stop()
         }
-        var later = false
-        try v.loop.schedule(after: 0.5) { _ in later = true }
+        let later = Shared(false)
+        try v.loop.schedule(after: 0.5) { _ in later.value = true }
         try v.loop.run(for: 10)
-        #expect(nested == .busy)
-        #expect(nested?.description == "Loop.run(mode:for:): loop must not be running to run, got a running loop "
+        #expect(nested.value == .busy)
+        #expect(nested.value?.description == "Loop.run(mode:for:): loop must not be running to run, got a running loop "
                 + "(a run has not returned: called from one of its callbacks or from another thread?)")
-        #expect(closeError == .busy)
-        #expect(closeError?.description.hasPrefix("Loop.close(): loop must not be running to be closed") == true)
-        #expect(!later)
+        #expect(closeError.value == .busy)
+        #expect(closeError.value?.description.hasPrefix("Loop.close(): loop must not be running to be closed") == true)
+        #expect(!later.value)
         #expect(v.milliseconds == 100)  // stop returned from the run at the pass
         #expect(!v.loop.isClosed && !v.loop.isRunning)
     }
@@ -60,7 +60,7 @@ import Testing
     /// What a timer's action captured is freed outside the loop's lock, so its deinit may call
     /// into the loop: after a one-shot fires, after a cancel, and when the loop closes.
     @Test func actionsAreReleasedOutsideTheLoopsLock() throws {
-        final class CancelsOnDeinit {
+        final class CancelsOnDeinit: Sendable {
             let timer: ScheduledTimer
             init(_ timer: ScheduledTimer) { self.timer = timer }
             deinit { timer.cancel() }
@@ -86,28 +86,28 @@ import Testing
         let v = VirtualLoop()
         try v.loop.advanceClock(by: 1e10)
         #expect(v.loop.now.timeIntervalSince1970 == 1e10)
-        var dates: [Double] = []
+        let dates = Recorder<Double>()
         try v.loop.schedule(after: 1, interval: 7e9) { dates.append($0.fireDate.timeIntervalSince1970) }
         try v.loop.run(for: 8e9)
-        #expect(dates == [10_000_000_001, 17_000_000_001])
+        #expect(dates.values == [10_000_000_001, 17_000_000_001])
         #expect(throws: CadenceError.invalidArgument) { try v.loop.run(for: 1e9) }
         #expect(throws: CadenceError.invalidArgument) { try v.loop.advanceClock(by: 1e9) }
         #expect(throws: CadenceError.invalidArgument) { try v.loop.run(for: 1e300) }
         #expect(v.loop.now.timeIntervalSince1970 == 1.8e10)
-        var once = 0
-        try v.loop.schedule(after: 1) { _ in once += 1 }
+        let once = Shared(0)
+        try v.loop.schedule(after: 1) { _ in once.value += 1 }
         try v.loop.run(for: 1)
-        #expect(once == 1)
+        #expect(once.value == 1)
         #expect(dates.count == 2)
     }
 
     @Test func closeCancelsEverythingAndLaterCallsFail() throws {
         let v = VirtualLoop()
-        var fired = 0
+        let fired = Shared(0)
         let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
-        let subscription = publisher.subscribe { _ in fired += 1 }
+        let subscription = publisher.subscribe { _ in fired.value += 1 }
         let connection = publisher.connect()
-        let once = try v.loop.schedule(after: 0.1) { _ in fired += 1 }
+        let once = try v.loop.schedule(after: 0.1) { _ in fired.value += 1 }
         try v.loop.close()
         try v.loop.close()  // closing twice is harmless
         #expect(v.loop.isClosed && v.loop.armedTimerCount == 0)
@@ -119,7 +119,7 @@ import Testing
         #expect(publisher.connect().isCancelled)
         connection.cancel()
         subscription.cancel()
-        #expect(fired == 0)
+        #expect(fired.value == 0)
     }
 
     @Test(arguments: [Double.nan, .infinity, -.infinity, -1, 0, -0.0])

@@ -38,7 +38,7 @@ import Testing
         let v = VirtualLoop()
         var rng = SplitMix(seed: UInt64(count))
         var delays: [Double] = []
-        var fired: [Int] = []
+        let fired = Recorder<Int>()
         for index in 0..<count {
             let delay = Double(rng.next() % 40) / 100
             delays.append(delay)
@@ -47,7 +47,7 @@ import Testing
         }
         v.block(for: 1)
         try v.loop.run(for: 0)  // one pass
-        #expect(fired == (0..<count).sorted { (delays[$0], $0) < (delays[$1], $1) })
+        #expect(fired.values == (0..<count).sorted { (delays[$0], $0) < (delays[$1], $1) })
     }
 
     /// A callback cancels the timer due after it, and arms one due at once: the cancelled one
@@ -55,22 +55,22 @@ import Testing
     @Test(arguments: counts)
     func callbacksCancelAndArmDuringThePass(count: Int) throws {
         let v = VirtualLoop()
-        var timers: [ScheduledTimer] = []
-        var fired: [Int] = []
-        var armed = 0
+        let timers = Recorder<ScheduledTimer>()
+        let fired = Recorder<Int>()
+        let armed = Shared(0)
         for position in 0..<count {
             timers.append(try v.loop.schedule(after: 0.5 + Double(position) / 1e6) { _ in
                 fired.append(position)
-                if position % 2 == 0 && position + 1 < count { timers[position + 1].cancel() }
-                _ = try? v.loop.schedule(after: 0) { _ in armed += 1 }
+                if position % 2 == 0 && position + 1 < count { timers.values[position + 1].cancel() }
+                _ = try? v.loop.schedule(after: 0) { _ in armed.value += 1 }
             })
         }
         v.block(for: 1)
         try v.loop.run(for: 0)
-        #expect(fired == Array(stride(from: 0, to: count, by: 2)))
-        #expect(armed == 0)
+        #expect(fired.values == Array(stride(from: 0, to: count, by: 2)))
+        #expect(armed.value == 0)
         try v.loop.run(for: 0)
-        #expect(armed == (count + 1) / 2)
+        #expect(armed.value == (count + 1) / 2)
         #expect(v.loop.armedTimerCount == 0)
     }
 
@@ -79,32 +79,32 @@ import Testing
     @Test(arguments: counts)
     func repeatingCancelledAndLaterTimersInTheSamePass(count: Int) throws {
         let v = VirtualLoop()
-        var ticks: [Int: [TimerTick]] = [:]
-        var timers: [ScheduledTimer] = []
+        let ticks = Shared<[Int: [TimerTick]]>([:])
+        let timers = Recorder<ScheduledTimer>()
         for index in 0..<count {
             // Phases in (0, 1) s, grids of 1 s; every fourth timer starts much later.
             let delay = index % 4 == 3 ? 20 + Double(index) / 1e4 : Double(index + 1) / Double(count + 1)
-            timers.append(try v.loop.schedule(after: delay, interval: 1) { ticks[index, default: []].append($0) })
+            timers.append(try v.loop.schedule(after: delay, interval: 1) { ticks.value[index, default: []].append($0) })
         }
-        for index in stride(from: 0, to: count, by: 5) { timers[index].cancel() }
+        for index in stride(from: 0, to: count, by: 5) { timers.values[index].cancel() }
         v.block(for: 10.5)
         try v.loop.run(for: 0)
         for index in 0..<count {
             let expected = index % 5 == 0 || index % 4 == 3 ? 0 : 1
-            #expect(ticks[index, default: []].count == expected)
-            guard let tick = ticks[index]?.first else { continue }
+            #expect(ticks.value[index, default: []].count == expected)
+            guard let tick = ticks.value[index]?.first else { continue }
             let phase = Double(index + 1) / Double(count + 1)
             #expect(tick.skipped == Int((10.5 - phase).rounded(.down)))
             #expect(abs(tick.fireDate.timeIntervalSince1970 - (phase + Double(tick.skipped))) < 1e-6)
         }
         try v.loop.run(for: 1)  // each once more, one interval later
         for index in 0..<count where index % 5 != 0 && index % 4 != 3 {
-            let dates = ticks[index, default: []].map { $0.fireDate.timeIntervalSince1970 }
+            let dates = ticks.value[index, default: []].map { $0.fireDate.timeIntervalSince1970 }
             #expect(dates.count == 2 && abs(dates[1] - dates[0] - 1) < 1e-6)
         }
         try v.loop.run(for: 10)  // to 21.5 s: the late ones fire at 20 s and 21 s and a bit
         for index in stride(from: 3, to: count, by: 4) where index % 5 != 0 {
-            #expect(ticks[index, default: []].count == 2)
+            #expect(ticks.value[index, default: []].count == 2)
         }
     }
 }

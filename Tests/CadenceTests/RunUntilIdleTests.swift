@@ -10,11 +10,11 @@ import Testing
 @Suite struct RunUntilIdleTests {
     @Test func returnsRightAfterTheLastOneShotFires() throws {
         let v = VirtualLoop()
-        var fired: [Int] = []
+        let fired = Recorder<Int>()
         let once = try v.loop.schedule(after: 0.25) { fired.append($0.milliseconds) }
         #expect(once.hasRef)
         try v.loop.runUntilIdle()
-        #expect(fired == [250])
+        #expect(fired.values == [250])
         #expect(v.milliseconds == 250)
         #expect(!once.hasRef)  // it has ended
         try v.loop.runUntilIdle()  // nothing armed: returns at once
@@ -23,16 +23,16 @@ import Testing
 
     @Test func anUnreferencedRepeatingTimerDoesNotKeepTheRunGoing() throws {
         let v = VirtualLoop()
-        var ticks: [Int] = []
+        let ticks = Recorder<Int>()
         let every = try v.loop.schedule(after: 0.1, interval: 0.1) { ticks.append($0.milliseconds) }
         every.unref()
         every.unref()  // twice is harmless
         #expect(!every.hasRef && !every.isCancelled)
         try v.loop.runUntilIdle()
-        #expect(ticks == [] && v.milliseconds == 0)  // nothing referenced: returns at once
+        #expect(ticks.values == [] && v.milliseconds == 0)  // nothing referenced: returns at once
         try v.loop.schedule(after: 0.35) { _ in }
         try v.loop.runUntilIdle()
-        #expect(ticks == [100, 200, 300])  // fires while the referenced one-shot keeps the run going
+        #expect(ticks.values == [100, 200, 300])  // fires while the referenced one-shot keeps the run going
         #expect(v.milliseconds == 350)
         #expect(!every.hasRef && v.loop.armedTimerCount == 1)  // still armed, still unreferenced
     }
@@ -50,52 +50,52 @@ import Testing
 
     @Test func anUnreferencedTimerReferencedAgainKeepsTheRunGoing() throws {
         let v = VirtualLoop()
-        var ticks: [Int] = []
-        var every: ScheduledTimer!
-        every = try v.loop.schedule(after: 0.1, interval: 0.1) { tick in
+        let ticks = Recorder<Int>()
+        let every = Shared<ScheduledTimer?>(nil)
+        every.value = try v.loop.schedule(after: 0.1, interval: 0.1) { tick in
             ticks.append(tick.milliseconds)
-            if ticks.count == 3 { every.cancel() }
+            if ticks.count == 3 { every.value!.cancel() }
         }
-        every.unref()
+        every.value!.unref()
         try v.loop.runUntilIdle()
-        #expect(ticks == [] && v.milliseconds == 0)
-        every.ref()
-        every.ref()  // twice is harmless
-        #expect(every.hasRef)
+        #expect(ticks.values == [] && v.milliseconds == 0)
+        every.value!.ref()
+        every.value!.ref()  // twice is harmless
+        #expect(every.value!.hasRef)
         try v.loop.runUntilIdle()
-        #expect(ticks == [100, 200, 300])  // until its own callback cancelled it
+        #expect(ticks.values == [100, 200, 300])  // until its own callback cancelled it
         #expect(v.milliseconds == 300)
-        every.ref()  // on a cancelled timer: nothing
-        #expect(!every.hasRef)
+        every.value!.ref()  // on a cancelled timer: nothing
+        #expect(!every.value!.hasRef)
     }
 
     @Test func isBusyFromACallbackAndStopEndsIt() throws {
         let v = VirtualLoop()
-        var nested: CadenceError?
-        var ticks = 0
+        let nested = Shared<CadenceError?>(nil)
+        let ticks = Shared(0)
         try v.loop.schedule(after: 0.1, interval: 0.1) { _ in
-            ticks += 1
-            do { try v.loop.runUntilIdle() } catch let error as CadenceError { nested = error } catch {}
-            if ticks == 3 { v.loop.stop() }
+            ticks.value += 1
+            do { try v.loop.runUntilIdle() } catch let error as CadenceError { nested.value = error } catch {}
+            if ticks.value == 3 { v.loop.stop() }
         }
         try v.loop.runUntilIdle()  // a referenced repeating timer: only stop() ends it
-        #expect(nested == .busy)
-        #expect(ticks == 3 && v.milliseconds == 300)
+        #expect(nested.value == .busy)
+        #expect(ticks.value == 3 && v.milliseconds == 300)
     }
 
     @Test func onlyTimersThatCanFireInTheRunningModeCount() throws {
         let v = VirtualLoop()
         let other = RunLoopMode("other")
         try v.loop.addMode(other)
-        var fired: [String] = []
+        let fired = Recorder<String>()
         try v.loop.schedule(after: 0.1, in: other) { _ in fired.append("other") }
         try v.loop.runUntilIdle()
-        #expect(fired == [] && v.milliseconds == 0)  // it can never fire in a default run
+        #expect(fired.values == [] && v.milliseconds == 0)  // it can never fire in a default run
         try v.loop.schedule(after: 0.2, in: .common) { _ in fired.append("common") }
         try v.loop.runUntilIdle()  // default is a common mode
-        #expect(fired == ["common"] && v.milliseconds == 200)
+        #expect(fired.values == ["common"] && v.milliseconds == 200)
         try v.loop.runUntilIdle(mode: other)  // its own mode; the clock is past its date
-        #expect(fired == ["common", "other"] && v.milliseconds == 200)
+        #expect(fired.values == ["common", "other"] && v.milliseconds == 200)
         #expect(throws: CadenceError.invalidArgument) { try v.loop.runUntilIdle(mode: .common) }
         #expect(throws: CadenceError.unknownMode) { try v.loop.runUntilIdle(mode: RunLoopMode("missing")) }
     }

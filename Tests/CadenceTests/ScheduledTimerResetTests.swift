@@ -11,7 +11,7 @@ import Testing
     /// after the last reset.
     @Test func aDebounceResetAThousandTimesFiresOnceAfterTheLast() throws {
         let v = VirtualLoop()
-        var fires: [Int] = []
+        let fires = Recorder<Int>()
         let debounce = try v.loop.schedule(after: 0.2) { fires.append($0.milliseconds) }
         for _ in 0..<1000 {
             try v.loop.run(for: 0.001)
@@ -22,30 +22,30 @@ import Testing
         try v.loop.run(for: 0.199)
         #expect(fires.isEmpty)
         try v.loop.run(for: 1)
-        #expect(fires == [1200])
+        #expect(fires.values == [1200])
         #expect(debounce.isCancelled)
         #expect(throws: CadenceError.alreadyCancelled) { try debounce.reset(after: 0.2) }
     }
 
     @Test func aResetFromItsOwnCallbackOrDuringAPassWaitsForTheNextPass() throws {
         let v = VirtualLoop()
-        var log: [String] = []
-        var count = 0
-        var timer: ScheduledTimer?
-        timer = try v.loop.schedule(after: 0.1, interval: 1) { tick in
+        let log = Recorder<String>()
+        let count = Shared(0)
+        let timer = Shared<ScheduledTimer?>(nil)
+        timer.value = try v.loop.schedule(after: 0.1, interval: 1) { tick in
             log.append("\(tick.milliseconds)@\(v.milliseconds)")
-            count += 1
-            if count < 3 { try? timer?.reset(after: 0) }  // due at once, but not in this pass
+            count.value += 1
+            if count.value < 3 { try? timer.value?.reset(after: 0) }  // due at once, but not in this pass
         }
         try v.loop.run(for: 0.1)
-        #expect(log == ["100@100"])  // the run ends with the pass at 0.1 s
+        #expect(log.values == ["100@100"])  // the run ends with the pass at 0.1 s
         try v.loop.run(for: 0)
-        #expect(log == ["100@100", "100@100"])  // one fire per pass
+        #expect(log.values == ["100@100", "100@100"])  // one fire per pass
         try v.loop.run(for: 0)
-        #expect(log == ["100@100", "100@100", "100@100"])
+        #expect(log.values == ["100@100", "100@100", "100@100"])
         try v.loop.run(for: 1)
-        #expect(log == ["100@100", "100@100", "100@100", "1100@1100"])
-        timer?.cancel()
+        #expect(log.values == ["100@100", "100@100", "100@100", "1100@1100"])
+        timer.value?.cancel()
     }
 
     @Test func badResetsThrowAndLeaveTheTimerAsItWas() throws {
@@ -65,42 +65,42 @@ import Testing
 
     @Test func aOneShotTellsItsScheduleUntilItFires() throws {
         let v = VirtualLoop()
-        var seen: [Double?] = []
-        var timer: ScheduledTimer?
-        timer = try v.loop.schedule(after: 1.5, tolerance: 0.25) { _ in seen.append(timer?.fireDate?.timeIntervalSince1970) }
-        #expect(timer?.fireDate?.timeIntervalSince1970 == 1.5)
-        #expect(timer?.interval == 0)
-        #expect(timer?.tolerance == 0.25)
-        #expect(timer?.isCancelled == false)
+        let seen = Recorder<Double?>()
+        let timer = Shared<ScheduledTimer?>(nil)
+        timer.value = try v.loop.schedule(after: 1.5, tolerance: 0.25) { _ in seen.append(timer.value?.fireDate?.timeIntervalSince1970) }
+        #expect(timer.value?.fireDate?.timeIntervalSince1970 == 1.5)
+        #expect(timer.value?.interval == 0)
+        #expect(timer.value?.tolerance == 0.25)
+        #expect(timer.value?.isCancelled == false)
         try v.loop.run(for: 0.5)
-        try timer?.reset(after: 2)
-        #expect(timer?.fireDate?.timeIntervalSince1970 == 2.5)
-        #expect(timer?.schedule?.fireDate == 2.5)
+        try timer.value?.reset(after: 2)
+        #expect(timer.value?.fireDate?.timeIntervalSince1970 == 2.5)
+        #expect(timer.value?.schedule?.fireDate == 2.5)
         try v.loop.run(for: 3)
-        #expect(seen == [nil])  // in its own callback a one-shot has ended
-        #expect(timer?.fireDate == nil && timer?.interval == nil && timer?.tolerance == nil)
-        #expect(timer?.isCancelled == true)
+        #expect(seen.values == [nil])  // in its own callback a one-shot has ended
+        #expect(timer.value?.fireDate == nil && timer.value?.interval == nil && timer.value?.tolerance == nil)
+        #expect(timer.value?.isCancelled == true)
     }
 
     @Test func aRepeatingTimerTellsItsNextGridPoint() throws {
         let v = VirtualLoop()
-        var seen: [String] = []
-        var timer: ScheduledTimer?
-        timer = try v.loop.schedule(after: 0.5, interval: 0.25) { tick in
-            let next = timer?.schedule?.fireDate ?? -1
+        let seen = Recorder<String>()
+        let timer = Shared<ScheduledTimer?>(nil)
+        timer.value = try v.loop.schedule(after: 0.5, interval: 0.25) { tick in
+            let next = timer.value?.schedule?.fireDate ?? -1
             seen.append("\(tick.fireDateSeconds)->\(next)")
         }
-        #expect(timer?.schedule?.fireDate == 0.5)
-        #expect(timer?.interval == 0.25 && timer?.tolerance == 0)
+        #expect(timer.value?.schedule?.fireDate == 0.5)
+        #expect(timer.value?.interval == 0.25 && timer.value?.tolerance == 0)
         try v.loop.run(for: 0.75)
-        #expect(seen == ["0.5->0.75", "0.75->1.0"])
-        #expect(timer?.fireDate?.timeIntervalSince1970 == 1)
+        #expect(seen.values == ["0.5->0.75", "0.75->1.0"])
+        #expect(timer.value?.fireDate?.timeIntervalSince1970 == 1)
         v.block(for: 0.6)  // late: the next fire date stays on the grid
-        #expect(timer?.schedule?.fireDate == 1)
+        #expect(timer.value?.schedule?.fireDate == 1)
         try v.loop.run(for: 0)
-        #expect(timer?.schedule?.fireDate == 1.5)
-        timer?.cancel()
-        #expect(timer?.fireDate == nil && timer?.interval == nil && timer?.isCancelled == true)
+        #expect(timer.value?.schedule?.fireDate == 1.5)
+        timer.value?.cancel()
+        #expect(timer.value?.fireDate == nil && timer.value?.interval == nil && timer.value?.isCancelled == true)
     }
 
     /// Reset against a fire on the loop's own thread: the loop's lock decides. Either the reset

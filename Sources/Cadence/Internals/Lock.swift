@@ -2,6 +2,11 @@ import Glibc
 
 /// A plain mutex with a condition. Cadence holds it only around bookkeeping, never while a
 /// callback runs.
+///
+/// `Synchronization.Mutex` serves everything that needs only mutual exclusion; this one stays
+/// for the loop (``Loop``), which waits on its condition and takes it on every arm, cancel and
+/// fire, for the broadcast's lock over several objects, and for the C layer's tables.
+// Unchecked: a pthread mutex and condition exist to be shared between threads.
 package final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>

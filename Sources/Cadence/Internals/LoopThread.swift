@@ -2,6 +2,7 @@ import Glibc
 
 /// A thread that Cadence starts to run one loop until told to stop (the dispatch-timer use: timers
 /// without running a loop yourself).
+// Unchecked: `thread` is written once, by `start()`, before the thread runs or anyone joins it.
 final class LoopThread: @unchecked Sendable {
     private let loop: Loop
     private let mode: RunLoopMode

@@ -20,7 +20,10 @@ extension UInt64 {
 
 /// Converts public seconds to engine nanoseconds after checking them.
 ///
-/// - Parameter argument: the argument's name, for the error's message.
+/// - Parameters:
+///   - seconds: the caller's value.
+///   - allowZero: whether 0 is allowed (a delay, a tolerance) or not (an interval).
+///   - argument: the argument's name, for the error's message.
 /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinities, negative values, or zero when
 ///   `allowZero` is false. Values beyond about 584 years saturate.
 @inline(__always)
@@ -30,4 +33,48 @@ func nanoseconds(fromSeconds seconds: Double, allowZero: Bool, argument: StaticS
     if seconds == 0 && allowZero { return 0 }
     if seconds >= 1.8e10 && seconds.isFinite { return .max }
     throw .badSeconds(argument, seconds, allowZero: allowZero)  // out of line: built only here
+}
+
+/// Converts a public `Duration` to engine nanoseconds after checking it, by the rules of
+/// `nanoseconds(fromSeconds:allowZero:argument:)` and with its messages (the value shown in
+/// seconds): attoseconds are rounded up to whole nanoseconds, so a timer is never early.
+///
+/// - Parameters:
+///   - duration: the caller's value.
+///   - allowZero: whether zero is allowed (a delay, a tolerance) or not (an interval).
+///   - argument: the argument's name, for the error's message.
+/// - Throws: ``CadenceError/invalidArgument`` for a negative duration, or zero when `allowZero`
+///   is false. Durations of 1.8e10 s or more saturate, as seconds do.
+@inline(__always)
+func nanoseconds(from duration: Duration, allowZero: Bool, argument: StaticString) throws(CadenceError) -> Nanoseconds {
+    let attoseconds = duration.attoseconds
+    // The usual case first, as for seconds. The 128-bit count is split into 64-bit halves, so that
+    // the division by 10⁹ is a multiplication, not a call to a 128-bit division (2⁶⁴ =
+    // 18_446_744_073 × 10⁹ + 709_551_616).
+    if attoseconds > 0 && attoseconds < 18_000_000_000_000_000_000_000_000_000 {
+        let high = UInt64(truncatingIfNeeded: attoseconds >> 64), low = UInt64(truncatingIfNeeded: attoseconds)
+        let remainder = high &* 709_551_616 &+ low % 1_000_000_000
+        return high &* 18_446_744_073 &+ low / 1_000_000_000 &+ (remainder &+ 999_999_999) / 1_000_000_000
+    }
+    if attoseconds == 0 && allowZero { return 0 }
+    if attoseconds > 0 { return .max }
+    throw .badSeconds(argument, duration.inSeconds, allowZero: allowZero)  // out of line: built only here
+}
+
+extension Duration {
+    /// The duration in seconds, as close as a `Double` gets: for messages and for the calls that
+    /// keep seconds (``TimerPublisher/interval``).
+    var inSeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// The duration in seconds for the calls that pass seconds on (a ``Scheduler``'s, whose dates
+    /// are `Date`s): rounded up to whole nanoseconds first, so that it is never shorter; zero,
+    /// negative and huge durations as they are, for those calls' checks and messages.
+    var roundedUpSeconds: Double {
+        guard let rounded = try? Cadence.nanoseconds(from: self, allowZero: false, argument: ""),
+              rounded != .max else { return inSeconds }
+        return Double(rounded) / 1e9
+    }
 }

@@ -2,6 +2,8 @@
 /// feeds them. Every subscriber of one connection receives the same ticks.
 ///
 /// Lock order: this object's lock, then the loop's. Ticks are delivered with neither held.
+// Unchecked: its `var`s, and each subscriber's `isActive`, are guarded by `lock` (one lock for
+// state in several objects, which a `Mutex` owning one value does not express).
 final class TimerBroadcast: @unchecked Sendable {
     enum State {
         case idle
@@ -139,7 +141,7 @@ final class TimerBroadcast: @unchecked Sendable {
     func isSubscribed(_ subscription: TimerSubscription) -> Bool { lock.withLock { subscription.isActive } }
     var subscriberCount: Int { lock.withLock { subscribers.count } }
 
-    func subscribe(_ receive: @escaping (TimerTick) -> Void) -> TimerSubscription {
+    func subscribe(_ receive: @escaping @Sendable (TimerTick) -> Void) -> TimerSubscription {
         let subscription = TimerSubscription(broadcast: self, receive: receive)
         lock.withLock {
             subscribers = subscribers + [subscription]

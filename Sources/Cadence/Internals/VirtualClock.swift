@@ -1,17 +1,18 @@
+import Synchronization
+
 /// A clock that moves only when told: the engine's test double, and the basis of virtual loops.
 ///
 /// Sleeping jumps the clock straight to the deadline, so a run visits every wake-up the engine
 /// chooses, in order, in no real time.
-final class VirtualClock: LoopClock, @unchecked Sendable {
-    private let lock = Lock()
-    private var current: Nanoseconds
+final class VirtualClock: LoopClock, Sendable {
+    private let current: Mutex<Nanoseconds>
 
-    init(start: Nanoseconds = 0) { current = start }
+    init(start: Nanoseconds = 0) { current = Mutex(start) }
 
-    func now() -> Nanoseconds { lock.withLock { current } }
+    func now() -> Nanoseconds { current.withLock { $0 } }
 
     func sleep(until deadline: Nanoseconds) {
-        lock.withLock { current = max(current, deadline) }
+        current.withLock { $0 = max($0, deadline) }
     }
 
     /// Moves the clock forward without running anything, as if the loop's thread were blocked.
@@ -19,7 +20,7 @@ final class VirtualClock: LoopClock, @unchecked Sendable {
     /// - Throws: ``CadenceError/invalidArgument`` if the clock would reach its end (see
     ///   ``canAdvance(by:)``); it is then left alone.
     func advance(by duration: Nanoseconds) throws(CadenceError) {
-        try lock.withLock { () throws(CadenceError) in
+        try current.withLock { (current: inout Nanoseconds) throws(CadenceError) in
             guard Self.canAdvance(current, by: duration) else { throw .beyondClockEnd(Double(duration) / 1e9) }
             current += duration
         }

@@ -64,6 +64,8 @@ extension DispatchQueue: Scheduler {
 }
 
 /// Cancels a dispatch timer source.
+// Unchecked: dispatch sources are thread-safe (libdispatch's contract), but Linux's Dispatch does
+// not mark `DispatchSourceTimer` Sendable.
 final class DispatchTimer: Cancellable, @unchecked Sendable {
     private let source: any DispatchSourceTimer
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 
 /// Runs an operation every interval on a scheduler, never overlapping, and only while active:
 /// the status poller of the first seed article's exercise.
@@ -12,21 +13,31 @@ import FoundationEssentials
 ///
 /// The operation runs on the scheduler's thread and reports completion by calling the closure it
 /// is given, from any thread, at any later time; calling it twice is harmless.
-public final class Poller: Cancellable, @unchecked Sendable {
+public final class Poller: Cancellable, Sendable {
     /// Seconds between polls.
     public let interval: Double
     /// Seconds of lateness the poll timer may use.
     public let tolerance: Double
     private let scheduler: any Scheduler
     private let operation: @Sendable (_ completion: @escaping @Sendable () -> Void) -> Void
-    private let lock = Lock()
-    // Guarded by `lock`:
-    private var timer: (any Cancellable)?
-    private var immediate: (any Cancellable)?  // the poll at once of the last resume
-    private var active = true
-    private var cancelled = false
-    private var running: Int?  // the number of the poll in flight
-    private var polls = 0
+    private struct State {
+        var timer: (any Cancellable)?
+        var immediate: (any Cancellable)?  // the poll at once of the last resume
+        var active = true
+        var cancelled = false
+        var running: Int?  // the number of the poll in flight
+        var polls = 0
+
+        /// Takes the tick timer and a pending poll at once out of the poller, for the caller to
+        /// cancel after releasing the lock: cancelling a loop's timer from another thread waits
+        /// for its running callback, which may be a poll waiting for the lock.
+        mutating func takeTimers() -> [any Cancellable] {
+            defer { timer = nil; immediate = nil }
+            return [timer, immediate].compactMap { $0 }
+        }
+    }
+
+    private let state = Mutex(State())
 
     /// Creates a poller and starts its ticks: the first poll comes one interval from now.
     ///
@@ -47,7 +58,9 @@ public final class Poller: Cancellable, @unchecked Sendable {
         self.tolerance = tolerance
         self.scheduler = scheduler
         self.operation = operation
-        do { try lock.withLock { () throws(CadenceError) in try startTimerLocked() } } catch { throw error.in(call) }
+        do {
+            try state.withLock { (state: inout State) throws(CadenceError) in try startTimer(&state) }
+        } catch { throw error.in(call) }
     }
 
     /// Creates a poller whose operation is an `async` function; a poll finishes when it returns.
@@ -65,13 +78,13 @@ public final class Poller: Cancellable, @unchecked Sendable {
     /// next pass, on its thread, unless a poll is still running) and restarts the ticks from now.
     /// Setting the current state again does nothing. Callable from any thread.
     public func setActive(_ isActive: Bool) {
-        let removed = lock.withLock { () -> [any Cancellable] in
-            guard !cancelled, isActive != active else { return [] }
-            active = isActive
-            let removed = takeTimersLocked()
+        let removed = state.withLock { state -> [any Cancellable] in
+            guard !state.cancelled, isActive != state.active else { return [] }
+            state.active = isActive
+            let removed = state.takeTimers()
             if isActive {
-                immediate = try? scheduler.schedule(after: scheduler.now, tolerance: 0) { [weak self] in self?.poll() }
-                try? startTimerLocked()
+                state.immediate = try? scheduler.schedule(after: scheduler.now, tolerance: 0) { [weak self] in self?.poll() }
+                try? startTimer(&state)
             }
             return removed
         }
@@ -79,51 +92,44 @@ public final class Poller: Cancellable, @unchecked Sendable {
     }
 
     /// Whether polling is active.
-    public var isActive: Bool { lock.withLock { active && !cancelled } }
+    public var isActive: Bool { state.withLock { $0.active && !$0.cancelled } }
 
     /// Whether an operation is running now.
-    public var isPolling: Bool { lock.withLock { running != nil } }
+    public var isPolling: Bool { state.withLock { $0.running != nil } }
 
     /// How many polls have started.
-    public var pollCount: Int { lock.withLock { polls } }
+    public var pollCount: Int { state.withLock { $0.polls } }
 
     /// Stops polling for good and removes the timer; a running operation may finish.
     public func cancel() {
-        let removed = lock.withLock { () -> [any Cancellable] in
-            cancelled = true
-            return takeTimersLocked()
+        let removed = state.withLock { state -> [any Cancellable] in
+            state.cancelled = true
+            return state.takeTimers()
         }
         removed.forEach { $0.cancel() }
     }
 
     /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    /// Takes the tick timer and a pending poll at once out of the poller, for the caller to cancel
-    /// after releasing `lock`: cancelling a loop's timer from another thread waits for its running
-    /// callback, which may be a poll waiting for `lock`.
-    private func takeTimersLocked() -> [any Cancellable] {
-        defer { timer = nil; immediate = nil }
-        return [timer, immediate].compactMap { $0 }
-    }
-
-    private func startTimerLocked() throws(CadenceError) {
-        timer = try scheduler.schedule(after: scheduler.now.addingTimeInterval(interval), interval: interval,
+    /// Arms the tick timer; called with the lock held.
+    private func startTimer(_ state: inout State) throws(CadenceError) {
+        state.timer = try scheduler.schedule(after: scheduler.now.addingTimeInterval(interval), interval: interval,
                                        tolerance: tolerance) { [weak self] in self?.poll() }
     }
 
     private func poll() {
-        let number: Int? = lock.withLock {
-            guard active, !cancelled, running == nil else { return nil }
-            polls += 1
-            running = polls
-            return polls
+        let number: Int? = state.withLock { state in
+            guard state.active, !state.cancelled, state.running == nil else { return nil }
+            state.polls += 1
+            state.running = state.polls
+            return state.polls
         }
         guard let number else { return }
         operation { [weak self] in self?.finish(number) }
     }
 
     private func finish(_ number: Int) {
-        lock.withLock { if running == number { running = nil } }
+        state.withLock { if $0.running == number { $0.running = nil } }
     }
 }

@@ -5,7 +5,7 @@ import FoundationEssentials
 /// `TestScheduler`). Its clock starts at 0 (dates are virtual seconds since 1970).
 ///
 /// It is a virtual ``Loop`` underneath, so actions are ordinary Cadence timers.
-public final class VirtualScheduler: Scheduler, @unchecked Sendable {
+public final class VirtualScheduler: Scheduler, Sendable {
     /// The virtual loop that holds the actions.
     public let loop = Loop.virtual()
 
@@ -32,7 +32,7 @@ public final class VirtualScheduler: Scheduler, @unchecked Sendable {
     /// Runs everything due up to `date`; a date in the past does nothing.
     ///
     /// - Throws: ``CadenceError/invalidArgument`` for a date that is not finite (NaN or infinite
-    ///   seconds since 1970), or as ``advance(by:)``.
+    ///   seconds since 1970), or as ``advance(by:)-(Double)``.
     public func advance(to date: Date) throws(CadenceError) {
         do throws(CadenceError) {
             guard date.timeIntervalSince1970.isFinite else { throw .badDate("date", date.timeIntervalSince1970) }
@@ -48,7 +48,7 @@ public final class VirtualScheduler: Scheduler, @unchecked Sendable {
     /// - Parameter limit: the most jumps, ≥ 0 (0 runs nothing, and throws if anything is pending).
     /// - Throws: ``CadenceError/invalidArgument`` for a negative `limit`; ``CadenceError/busy`` if
     ///   actions are still pending after `limit` jumps (a repeating action that was not
-    ///   cancelled), or as ``advance(by:)``.
+    ///   cancelled), or as ``advance(by:)-(Double)``.
     public func run(limit: Int = 100_000) throws(CadenceError) {
         do throws(CadenceError) {
             guard limit >= 0 else { throw .invalidArgument.with("limit must be >= 0, got \(limit)") }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 
 /// Countdowns on any scheduler.
 extension Scheduler {
@@ -18,7 +19,7 @@ extension Scheduler {
     }
 }
 
-/// The stream made by ``Scheduler/countdown(to:tick:)``.
+/// The stream made by ``Scheduler/countdown(to:tick:)-(_,Double)``.
 public struct Countdown<S: Scheduler>: EventPublisher {
     /// Whole seconds remaining, rounded up.
     public typealias Output = Int
@@ -60,10 +61,9 @@ public struct Countdown<S: Scheduler>: EventPublisher {
 }
 
 /// The last value a countdown sent, to send only changes.
-final class CountdownState: @unchecked Sendable {
-    private let lock = Lock()
+final class CountdownState: Sendable {
     private let deadline: Date
-    private var last: Int?
+    private let last = Mutex<Int?>(nil)
 
     init(deadline: Date) { self.deadline = deadline }
 
@@ -73,7 +73,7 @@ final class CountdownState: @unchecked Sendable {
         // 2 s remaining into 2.0000001 and so into 3.
         let seconds = ((deadline.timeIntervalSince(now) * 1e6).rounded() / 1e6).rounded(.up)
         let remaining = seconds <= 0 ? 0 : Int(min(seconds, Double(Int.max / 2)))
-        return lock.withLock {
+        return last.withLock { last in
             guard remaining != last, last != 0 else { return nil }
             last = remaining
             return remaining

@@ -7,14 +7,14 @@ public enum StreamEvent<Output: Sendable>: Sendable {
 }
 
 /// A stream of values that may finish, delivered to each subscriber on its scheduler's thread:
-/// the shape of ``Scheduler/ticks(every:tolerance:)`` and ``Scheduler/countdown(to:tick:)``.
+/// the shape of ``Scheduler/ticks(every:tolerance:)-(Double,_)`` and ``Scheduler/countdown(to:tick:)-(_,Double)``.
 ///
 /// Cadence's stand-in for a Combine `Publisher` with `Failure == Never` (Combine is absent on
 /// Linux). Each subscription is independent, like Combine's `Deferred`.
 ///
-/// The closures given to it are `@Sendable`, unlike ``TimerPublisher/sink(receiveValue:)``'s,
-/// because the scheduler may be a dispatch queue that runs them on threads of its own: collect
-/// values into something safe to share (a `Mutex`, an actor), not a captured `var`.
+/// The closures given to it are `@Sendable`, as every Cadence callback is, because the scheduler
+/// may be a dispatch queue or a loop on a thread of its own that runs them there: collect values
+/// into something safe to share (a `Mutex`, an actor), not a captured `var`.
 public protocol EventPublisher<Output>: Sendable {
     /// The type of the values.
     associatedtype Output: Sendable

@@ -1,31 +1,35 @@
+import Synchronization
+
 /// The bookkeeping every stream subscription needs: deliver events in order to one receiver, stop
 /// for good on cancel or after `.finished`, and cancel the timers it owns exactly once.
-final class SubscriptionGate<Output: Sendable>: Cancellable, @unchecked Sendable {
-    private let lock = Lock()
+final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
+    private struct State {
+        var isOpen = true
+        var timers: [any Cancellable] = []
+    }
+
+    private let state = Mutex(State())
     private let receive: @Sendable (StreamEvent<Output>) -> Void
-    // Guarded by `lock`:
-    private var isOpen = true
-    private var timers: [any Cancellable] = []
 
     init(_ receive: @escaping @Sendable (StreamEvent<Output>) -> Void) { self.receive = receive }
 
     /// Adds a timer to cancel when the subscription ends (at once if it has ended).
     func own(_ timer: any Cancellable) {
-        let closed = lock.withLock { () -> Bool in
-            if isOpen { timers.append(timer) }
-            return !isOpen
+        let closed = state.withLock { state -> Bool in
+            if state.isOpen { state.timers.append(timer) }
+            return !state.isOpen
         }
         if closed { timer.cancel() }
     }
 
-    var isClosed: Bool { lock.withLock { !isOpen } }
+    var isClosed: Bool { state.withLock { !$0.isOpen } }
 
     func cancel() { close() }
     var isCancelled: Bool { isClosed }
 
     /// Sends a value if the subscription is still open.
     func send(_ value: Output) {
-        if lock.withLock({ isOpen }) { receive(.value(value)) }
+        if state.withLock({ $0.isOpen }) { receive(.value(value)) }
     }
 
     /// Sends `.finished` once and ends the subscription.
@@ -33,14 +37,15 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, @unchecked Sendable
         if close() { receive(.finished) }
     }
 
-    /// Ends the subscription without an event; returns whether this call ended it.
+    /// Ends the subscription without an event; returns whether this call ended it. The timers
+    /// are cancelled after the lock, which a callback of theirs may be waiting for.
     @discardableResult
     func close() -> Bool {
-        let owned: [any Cancellable]? = lock.withLock {
-            guard isOpen else { return nil }
-            isOpen = false
-            defer { timers = [] }
-            return timers
+        let owned: [any Cancellable]? = state.withLock { state in
+            guard state.isOpen else { return nil }
+            state.isOpen = false
+            defer { state.timers = [] }
+            return state.timers
         }
         owned?.forEach { $0.cancel() }
         return owned != nil

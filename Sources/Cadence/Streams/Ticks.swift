@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Counting ticks on any scheduler.
 extension Scheduler {
     /// Emits 0, 1, 2, … every `interval` seconds, the first one interval after subscribing.
@@ -14,7 +16,7 @@ extension Scheduler {
     }
 }
 
-/// The stream made by ``Scheduler/ticks(every:tolerance:)``.
+/// The stream made by ``Scheduler/ticks(every:tolerance:)-(Double,_)``.
 public struct Ticks<S: Scheduler>: EventPublisher {
     /// The tick count, from 0.
     public typealias Output = Int
@@ -43,14 +45,8 @@ public struct Ticks<S: Scheduler>: EventPublisher {
 }
 
 /// A counter shared between a timer's fires.
-final class TickCounter: @unchecked Sendable {
-    private let lock = Lock()
-    private var value = 0
+final class TickCounter: Sendable {
+    private let value = Atomic(0)
 
-    func next() -> Int {
-        lock.withLock {
-            defer { value += 1 }
-            return value
-        }
-    }
+    func next() -> Int { value.add(1, ordering: .relaxed).oldValue }
 }

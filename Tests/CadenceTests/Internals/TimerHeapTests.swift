@@ -101,14 +101,14 @@ struct SplitMix: RandomNumberGenerator {
         let v = VirtualLoop()
         var rng = SplitMix(seed: seed)
         var dates: [Int: Int] = [:]  // scheduling index: fire date in ms
-        var fired: [(index: Int, at: Int)] = []
+        let fired = Recorder<Fire>()
         var timers: [Int: ScheduledTimer] = [:]
         func arm(_ index: Int) throws {
             let milliseconds = Int(rng.next() % 500) + 1
             dates[index] = milliseconds
             timers[index] = try v.loop.schedule(after: Double(milliseconds) / 1000,
                                                 tolerance: index % 4 == 0 ? 0.002 : 0) { tick in
-                fired.append((index, Int((tick.fireDate.timeIntervalSince1970 * 1000).rounded())))
+                fired.append(Fire(index: index, at: Int((tick.fireDate.timeIntervalSince1970 * 1000).rounded())))
             }
         }
         for index in 0..<2_000 { try arm(index) }
@@ -123,7 +123,13 @@ struct SplitMix: RandomNumberGenerator {
         for index in 2_000..<4_000 { try arm(index) }
         try v.loop.run(for: 1)
         let expected = dates.keys.sorted { (dates[$0]!, $0) < (dates[$1]!, $1) }
-        #expect(fired.map(\.index) == expected)
-        #expect(fired.allSatisfy { $0.at == dates[$0.index]! })
+        #expect(fired.values.map(\.index) == expected)
+        #expect(fired.values.allSatisfy { $0.at == dates[$0.index]! })
     }
+}
+
+/// One fire: the timer's scheduling index and its fire date in virtual milliseconds.
+private struct Fire: Sendable {
+    let index: Int
+    let at: Int
 }

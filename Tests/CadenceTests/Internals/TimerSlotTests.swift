@@ -5,7 +5,7 @@ import Testing
 @Suite struct TimerSlotTests {
     @Test func aStaleHandleNeverReachesTheTimerThatReusedItsSlot() throws {
         let v = VirtualLoop()
-        var fired: [String] = []
+        let fired = Recorder<String>()
         let keep = try v.loop.schedule(after: 1) { _ in fired.append("keep") }
         let first = try v.loop.schedule(after: 0.1) { _ in fired.append("first") }
         first.cancel()
@@ -13,37 +13,37 @@ import Testing
         first.cancel()
         #expect(first.isCancelled && !second.isCancelled && first != second)
         try v.loop.run(for: 2)
-        #expect(fired == ["second", "keep"])
-        #expect(keep.isCancelled && second.isCancelled)  // fired one-shots are done
+        #expect(fired.values == ["second", "keep"])
+        #expect(keep.isCancelled && second.isCancelled)  // fired.values one-shots are done
     }
 
     @Test func handlesStayStaleAfterTheTableEmptiesAndStartsAgain() throws {
         let v = VirtualLoop()
-        var fired: [String] = []
+        let fired = Recorder<String>()
         let old = try v.loop.schedule(after: 0.1) { _ in fired.append("old") }
         try v.loop.run(for: 1)  // the table is empty now and starts again from slot 0
         let new = try v.loop.schedule(after: 0.1) { _ in fired.append("new") }
         old.cancel()
         #expect(old.isCancelled && !new.isCancelled)
         try v.loop.run(for: 1)
-        #expect(fired == ["old", "new"])
+        #expect(fired.values == ["old", "new"])
     }
 
     @Test func aTimerArmedInASlotFreedDuringAPassWaitsForTheNextPass() throws {
         let v = VirtualLoop()
-        var fired: [String] = []
-        var victim: ScheduledTimer?
+        let fired = Recorder<String>()
+        let victim = Shared<ScheduledTimer?>(nil)
         try v.loop.schedule(after: 0.1) { _ in
             fired.append("a")
-            victim?.cancel()
+            victim.value?.cancel()
             _ = try? v.loop.schedule(after: 0) { _ in fired.append("c") }  // takes b's slot
         }
-        victim = try v.loop.schedule(after: 0.1) { _ in fired.append("b") }
+        victim.value = try v.loop.schedule(after: 0.1) { _ in fired.append("b") }
         v.block(for: 0.1)
         try v.loop.run(for: 0)
-        #expect(fired == ["a"])
+        #expect(fired.values == ["a"])
         try v.loop.run(for: 0)
-        #expect(fired == ["a", "c"])
+        #expect(fired.values == ["a", "c"])
     }
 
     @Test func closeEndsTimersWhateverTheirSlots() throws {
@@ -69,10 +69,10 @@ import Testing
         func run(_ entries: [(delay: Double, tolerance: Double, interval: Double, keep: Bool)],
                  cancelling: Bool) throws -> (fires: [Int], wakeups: UInt64) {
             let v = VirtualLoop()
-            var fires: [Int] = []
+            let fires = Recorder<Int>()
             var cancel: [ScheduledTimer] = []
             for (i, entry) in entries.enumerated() {
-                let action: (TimerTick) -> Void = { fires.append($0.milliseconds * 1_000 + i % 1_000) }
+                let action: @Sendable (TimerTick) -> Void = { fires.append($0.milliseconds * 1_000 + i % 1_000) }
                 let timer = entry.interval > 0
                     ? try v.loop.schedule(after: entry.delay, interval: entry.interval, tolerance: entry.tolerance, action)
                     : try v.loop.schedule(after: entry.delay, tolerance: entry.tolerance, action)
@@ -80,7 +80,7 @@ import Testing
             }
             if cancelling { cancel.forEach { $0.cancel() } }
             try v.loop.run(for: 3)
-            return (fires.sorted(), v.loop.wakeups)
+            return (fires.values.sorted(), v.loop.wakeups)
         }
         let withCancels = try run(plan, cancelling: true)
         // The same kept timers, with the cancelled ones replaced by nothing at all: indices must
@@ -116,12 +116,12 @@ import Testing
     /// still wait for the next one when the counter wraps within the pass.
     @Test func sequencesWrapWithoutHoldingTimersBack() throws {
         let v = VirtualLoop()
-        var fired: [String] = []
+        let fired = Recorder<String>()
         try v.loop.schedule(after: 1) { _ in fired.append("old") }
         v.loop.queues.nextSequence &+= (1 << 31) + 5  // as if 2³¹ + 5 arms had happened since
         v.block(for: 2)
         try v.loop.run(for: 0)
-        #expect(fired == ["old"])
+        #expect(fired.values == ["old"])
         #expect(v.loop.armedTimerCount == 0)
 
         v.loop.queues.nextSequence = .max - 1  // the next few arms wrap to 0
@@ -130,8 +130,8 @@ import Testing
             for name in ["b", "c", "d"] { _ = try? v.loop.schedule(after: 0) { _ in fired.append(name) } }
         }
         try v.loop.run(for: 0)
-        #expect(fired == ["old", "a"])
+        #expect(fired.values == ["old", "a"])
         try v.loop.run(for: 0)
-        #expect(fired == ["old", "a", "b", "c", "d"])
+        #expect(fired.values == ["old", "a", "b", "c", "d"])
     }
 }

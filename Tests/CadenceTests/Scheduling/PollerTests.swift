@@ -111,7 +111,7 @@ import Testing
 }
 
 /// A scheduler that records the tolerance of each repeating schedule and forwards to a virtual one.
-final class RecordingScheduler: Scheduler, @unchecked Sendable {
+final class RecordingScheduler: Scheduler, Sendable {
     private let inner = VirtualScheduler()
     private let recorded = Mutex<[Double]>([])
     var tolerances: [Double] { recorded.withLock { $0 } }
