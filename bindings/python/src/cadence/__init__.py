@@ -32,7 +32,7 @@ bundled in this package, then ``build/libcadence.so`` of a source checkout, then
 from __future__ import annotations
 
 from . import _lib, testing
-from ._async import AsyncStream
+from ._async import AsyncStream, Attachment
 from .cancellable import Cancellable, Connection, ScheduledTimer, Subscription
 from .countdown import Countdown
 from .errors import (
@@ -54,6 +54,7 @@ from .tick import Tick
 __all__ = [
     "AlreadyCancelled",
     "AsyncStream",
+    "Attachment",
     "AutoconnectTimerPublisher",
     "BadHandle",
     "CadenceError",

@@ -23,7 +23,8 @@ def destroy(state: _registry.LoopState) -> int:
     with state.lock:
         if state.closed:
             return 0
-        # A run in slices is outside C between slices: the binding knows it is running.
+        # A run from Python, or an attached loop, is outside C between passes: the binding
+        # knows it is running.
         if state.running:
             return EBUSY
         code = int(_lib.lib.cadence_loop_destroy(state.handle))
