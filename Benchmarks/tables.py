@@ -217,7 +217,7 @@ def main():
     print("### Against the best peer of the same run\n")
     print(
         "Ratio = Cadence median / best peer value (lower is better on every ratio row: below 1.00× "
-        "Cadence is ahead). Rows with a target state the goal and the three values instead.\n"
+        "Cadence is ahead). Rows with a target state the goal and the values instead.\n"
     )
     print(
         "| metric | better | best peer | Swift | C | Python | Python, in asyncio "

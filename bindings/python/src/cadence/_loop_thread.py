@@ -137,9 +137,9 @@ class LoopThreadMethods:
         ``call_soon``, and the loop goes on; KeyboardInterrupt and SystemExit are raised, and end
         the asyncio loop. Errors of a coroutine go to the task that awaits it, as usual.
 
-        While attached the loop counts as running: :meth:`run`, :meth:`start_thread` and
-        :meth:`close` raise :class:`~cadence.LoopBusy`, and :meth:`stop` does nothing. Leaving
-        the loop's ``with`` block detaches it.
+        While attached the loop counts as running: :meth:`run`, :meth:`run_pass` and
+        :meth:`start_thread` raise :class:`~cadence.LoopBusy`, and :meth:`stop` does nothing.
+        :meth:`close` (or leaving the loop's ``with`` block) detaches it first.
 
         Args:
             mode: the mode to run in, as for :meth:`run`. Keyword-only.

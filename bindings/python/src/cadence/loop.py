@@ -650,12 +650,16 @@ class Loop(LoopThreadMethods):
 
     def close(self) -> None:
         """Cancels every timer, closes every object made from this loop, and frees the loop.
-        Closing twice is harmless.
+        Closing twice is harmless. A loop attached to asyncio is detached first (as
+        :meth:`Attachment.detach <cadence.Attachment.detach>`: on the asyncio thread, or once the
+        asyncio loop has stopped).
 
         Raises:
             LoopBusy: the loop is running (for example, ``close`` from one of its callbacks) or
                 has a thread of its own (call :meth:`stop_thread` first); nothing was closed.
         """
+        if self._attachment is not None:
+            self._attachment.detach()
         code = _lifecycle.destroy(self._state)
         if code == EBUSY:
             raise LoopBusy(context="Loop.close", detail=RUNNING_OR_THREAD)
@@ -679,8 +683,6 @@ class Loop(LoopThreadMethods):
         """
         if not self._state.closed:
             self.stop_thread()
-            if self._attachment is not None:
-                self._attachment.detach()
         self.close()
 
     def __repr__(self) -> str:
