@@ -31,8 +31,10 @@ class Loop(LoopThreadMethods):
     by :meth:`virtual`, on a virtual clock that moves only when told.
 
     A loop does nothing until someone runs it: :meth:`run` fires the timers of one mode for a
-    number of seconds, sleeping in between, then returns; :meth:`start_thread` runs it on a
-    thread of its own instead. A loop that nobody runs fires nothing.
+    number of seconds (or until :meth:`stop`), sleeping in between, then returns;
+    :meth:`start_thread` runs it on a thread of its own instead, :meth:`attach_asyncio` from the
+    running asyncio loop, and :meth:`fileno` with :meth:`run_pass` from any other event loop. A
+    loop that nobody runs fires nothing.
 
     Modes: ``"default"`` exists and is always a common mode; ``"common"`` is a pseudo-mode that
     timers can be added to (they then fire in every common mode) but that cannot be run. Add
@@ -47,9 +49,11 @@ class Loop(LoopThreadMethods):
     poller made from the loop; using them afterwards raises
     :class:`~cadence.errors.BadHandle`. The loop holds the callbacks given to it, so callbacks
     that refer to the loop make a cycle the garbage collector can collect. A loop is kept alive
-    while :meth:`run` runs it and while it has a thread of its own (until :meth:`stop_thread`).
+    while :meth:`run` runs it, while it is attached to asyncio, and while it has a thread of its
+    own (until :meth:`stop_thread`).
 
-    Threads: timers fire on the thread inside :meth:`run`, or on the loop's own thread. Every
+    Threads: timers fire on the thread inside :meth:`run` or :meth:`run_pass`, on the asyncio
+    thread when attached, or on the loop's own thread. Every
     method may be called from any thread; calls from other threads take effect before the
     loop's next pass.
     """
@@ -211,8 +215,8 @@ class Loop(LoopThreadMethods):
     def running(self) -> bool:
         """Whether the loop is running: a :meth:`run` (or :meth:`run_until_idle`) call is in
         progress on any thread (counted from just before the call enters C, so it may be True a
-        moment before the loop really runs), or the loop runs on its own thread
-        (:attr:`has_thread`)."""
+        moment before the loop really runs), the loop is attached to asyncio
+        (:meth:`attach_asyncio`), or it runs on its own thread (:attr:`has_thread`)."""
         return self._state.running or self._state.thread
 
     # ---- Modes ----
