@@ -34,10 +34,8 @@ def run(state: _registry.LoopState, mode: bytes, seconds: float | None, call: st
     try:
         if seconds is None:
             return int(_lib.lib.cadence_loop_run_until_idle(state.handle, mode))
-        if state.virtual or not main or not seconds > 0:
-            return int(
-                _lib.lib.cadence_loop_run(state.handle, mode, seconds)
-            )  # C judges bad values
+        if state.virtual or not main or not seconds > 0:  # C judges NaN and negative values
+            return int(_lib.lib.cadence_loop_run(state.handle, mode, seconds))
         return _drive(state, mode, seconds, call)
     finally:
         _local.in_c = outer
