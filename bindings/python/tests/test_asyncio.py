@@ -4,14 +4,17 @@ loop on its own thread; cancelling the task cancels the Cadence side."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
+import weakref
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import pytest
 
 import cadence
+from cadence import _registry
 
 T = TypeVar("T")
 
@@ -470,6 +473,26 @@ def test_an_attached_loop_is_busy_and_a_virtual_one_cannot_attach() -> None:
     assert loop.closed
     with cadence.Loop() as loop, pytest.raises(RuntimeError, match="no running event loop"):
         loop.attach_asyncio()
+
+
+def test_an_attached_loop_is_collected_once_its_asyncio_loop_is_closed() -> None:
+    """The attachment holds the loop while asyncio holds the attachment; a closed asyncio loop
+    lets go of both, and the loop is collected and closed without a detach."""
+    alive: list[weakref.ref[cadence.Loop]] = []
+    states: list[_registry.LoopState] = []
+
+    async def main() -> None:
+        loop = cadence.Loop()
+        loop.schedule(10, lambda tick: None)
+        loop.attach_asyncio()
+        alive.append(weakref.ref(loop))
+        states.append(loop._state)
+
+    run(main())
+    gc.collect()
+    assert alive[0]() is None
+    assert states[0].closed  # the C loop was destroyed (not refused as running)
+    assert states[0] not in _registry._live
 
 
 def test_waiting_on_a_loop_that_nothing_runs_raises() -> None:

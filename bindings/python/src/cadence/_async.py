@@ -240,7 +240,8 @@ class Attachment:
         self._fd = descriptor(state, "Loop.attach_asyncio")
         if not state.enter_run():
             raise LoopBusy(context="Loop.attach_asyncio", detail=RUNNING_OR_THREAD)
-        # Held: the asyncio loop holds this object, through its reader, until detach.
+        # Held: the asyncio loop holds this object, through its reader, until detach (or until
+        # it is closed: the collected loop's finalizer then ends the run, see _lifecycle.collect).
         self._loop: object | None = loop
         self._state, self._mode = state, mode
         try:

@@ -63,7 +63,11 @@ def collect(state: _registry.LoopState) -> None:
     and its callbacks may need a lock that the code this collection interrupted is holding (or
     the collection may be running on that very thread), so it is stopped from a short-lived
     helper thread, except at exit.
+
+    A loop still marked running is one attached to an asyncio loop that was closed without a
+    detach (a :meth:`Loop.run` holds its loop, so no run is in progress): that ends here.
     """
+    state.leave_run()
     if not state.thread or _exiting:
         _stop_and_destroy(state)
         return
