@@ -457,6 +457,9 @@ def test_an_attached_loop_is_busy_and_a_virtual_one_cannot_attach() -> None:
             attachment.detach()
             attachment.detach()  # harmless
             loop.run(0.01)  # runnable again
+            with pytest.raises(cadence.UnknownMode, match=r"Loop\.attach_asyncio"):
+                loop.attach_asyncio(mode="nope")
+            assert not loop.running  # left detached
         with cadence.Loop.virtual() as virtual, pytest.raises(cadence.NotSupported):
             virtual.attach_asyncio()
 

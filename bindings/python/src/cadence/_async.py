@@ -235,7 +235,7 @@ class Attachment:
 
     def __init__(self, loop: object, state: LoopState, mode: bytes) -> None:
         """:meth:`Loop.attach_asyncio`: claims the loop as running on this (the asyncio) thread,
-        watches its descriptor, and makes a first pass soon (which arms it for ``mode``)."""
+        watches its descriptor, and makes a first pass at once (which arms it for ``mode``)."""
         self._aloop = asyncio.get_running_loop()
         self._fd = descriptor(state, "Loop.attach_asyncio")
         if not state.enter_run():
@@ -246,10 +246,10 @@ class Attachment:
         self._state, self._mode = state, mode
         try:
             self._aloop.add_reader(self._fd, self._pass)
+            self._pass()  # arms the descriptor for ``mode``, or raises for an unknown mode
         except BaseException:
             self.detach()
             raise
-        self._aloop.call_soon(self._pass)
 
     @property
     def attached(self) -> bool:

@@ -137,7 +137,8 @@ class LoopThreadMethods:
         ``call_soon``, and the loop goes on; KeyboardInterrupt and SystemExit are raised, and end
         the asyncio loop. Errors of a coroutine go to the task that awaits it, as usual.
 
-        While attached the loop counts as running: :meth:`run`, :meth:`run_pass` and
+        The first pass is made before this returns (callbacks already due run in it). While
+        attached the loop counts as running: :meth:`run`, :meth:`run_pass` and
         :meth:`start_thread` raise :class:`~cadence.LoopBusy`, and :meth:`stop` does nothing.
         :meth:`close` (or leaving the loop's ``with`` block) detaches it first.
 
@@ -152,8 +153,8 @@ class LoopThreadMethods:
             RuntimeError: no asyncio loop is running in this thread.
             NotSupported: a virtual loop, which has no descriptor.
             LoopBusy: the loop is running, attached already, or has a thread of its own.
-            TypeError, InvalidArgument: a bad ``mode`` (an unknown one raises
-                :class:`~cadence.UnknownMode` from the first pass, in the exception handler).
+            TypeError, InvalidArgument, UnknownMode: a bad ``mode``, as for :meth:`run`; the loop
+                is left detached.
             BadHandle: the loop is closed.
         """
         name = _args.mode(mode, "Loop.attach_asyncio")
