@@ -4,6 +4,7 @@
 Definitions: docs/BENCHMARKS.md ("What each figure means"). One JSON line per metric on stdout,
 one group per process.
 Run: python bench.py {ops|lat|idle|wake|mem}   (also: python bench.py scale N)
+     python bench.py asyncio {lat|idle|wake}      (the loop attached to asyncio, no thread)
 
 The code follows Benchmarks/peers/asyncio_peer.py where it can, so the two columns compare the
 libraries, not the benchmark code: one-shots are ``loop.schedule(delay, callback)`` (a
@@ -15,6 +16,8 @@ The binding is found as the tests find it: ``bindings/python/src`` of this check
 ``CADENCE_LIBRARY`` or ``build/libcadence.so``.
 """
 
+import asyncio
+import contextlib
 import gc
 import json
 import os
@@ -31,8 +34,11 @@ sys.path.insert(
 )
 import cadence  # noqa: E402
 
-IMPL = "cadence-py"
-GROUP = sys.argv[1] if len(sys.argv) > 1 else "ops"
+#: "asyncio": the same programs with the loop attached to an asyncio loop (Loop.attach_asyncio),
+#: which runs it instead of Loop.run.
+ASYNCIO = sys.argv[1:2] == ["asyncio"]
+IMPL = "cadence-py-asyncio" if ASYNCIO else "cadence-py"
+GROUP = sys.argv[1 + ASYNCIO] if len(sys.argv) > 1 + ASYNCIO else "ops"
 ROUNDS = int(os.environ.get("PEER_ROUNDS", "3"))
 BUDGET_NS = float(os.environ.get("PEER_BUDGET_S", "8")) * 1e9
 now = time.monotonic_ns  # CLOCK_MONOTONIC, like every peer
@@ -75,6 +81,33 @@ def report_lateness(ts, t0, period_ns):
     emit("lateness_us_max", n, lat[-1], "us")
     emit("early_count", n, sum(1 for x in lat if x < 0), "count")
     emit("interval_us_mean", n, (ts[-1] - ts[0]) / (n - 1) / 1e3, "us")
+
+
+_aloop = asyncio.new_event_loop() if ASYNCIO else None  # made once, before the warm-up
+_done = None  # asyncio.Event of the attached run in progress
+
+
+def run(loop, seconds):
+    """Runs the loop for at most `seconds`, until stop(loop): Loop.run, or attached to the
+    asyncio loop, which waits for the stop."""
+    if not ASYNCIO:
+        loop.run(seconds)
+        return
+
+    async def attached():
+        global _done
+        _done = asyncio.Event()
+        with loop.attach_asyncio(), contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(_done.wait(), seconds)
+
+    _aloop.run_until_complete(attached())
+
+
+def stop(loop):
+    if ASYNCIO:
+        _done.set()
+    else:
+        loop.stop()
 
 
 def noop(tick):
@@ -160,7 +193,7 @@ def repeating(loop, interval, count, on_fire):
         k += 1
         if k == count:
             timer.cancel()
-            loop.stop()
+            stop(loop)
 
     timer = loop.schedule(interval, tick, interval=interval)
     return timer
@@ -170,7 +203,7 @@ def lat(loop):
     ts = []
     t0 = now()
     repeating(loop, 0.010, 300, lambda: ts.append(now()))
-    loop.run(10)
+    run(loop, 10)
     assert len(ts) == 300, len(ts)
     report_lateness(ts, t0, 10_000_000)
 
@@ -178,7 +211,7 @@ def lat(loop):
 def idle(loop):
     c0 = cpu_ns()
     repeating(loop, 1.0, 5, lambda: None)
-    loop.run(10)
+    run(loop, 10)
     emit("idle_cpu_ms", 5, (cpu_ns() - c0) / 1e6, "ms")
 
 
@@ -194,7 +227,7 @@ def wake(loop):
     s0, t0, w0 = nvcsw(), now(), loop.wakeups
     # First due at a random phase in [0, 1 s), then every second, tolerance 10 %.
     timers = [loop.schedule(rng.random(), on_fire, interval=1.0, tolerance=0.1) for _ in range(N)]
-    loop.run(max(0.0, 5.0 - (now() - t0) / 1e9))
+    run(loop, max(0.0, 5.0 - (now() - t0) / 1e9))
     for timer in timers:
         timer.cancel()
     secs = (now() - t0) / 1e9
@@ -218,10 +251,12 @@ def mem(loop):
 
 
 def main():
+    if ASYNCIO and GROUP not in ("lat", "idle", "wake"):
+        return  # measured by Loop.run alone: the same calls
     loop = cadence.Loop()
     if GROUP in ("lat", "idle", "wake"):  # warm-up: one 1 ms one-shot timer run to completion
-        loop.schedule(0.001, lambda tick: loop.stop())
-        loop.run(1)
+        loop.schedule(0.001, lambda tick: stop(loop))
+        run(loop, 1)
     {"ops": ops, "lat": lat, "idle": idle, "wake": wake, "mem": mem, "scale": scale}[GROUP](loop)
 
 

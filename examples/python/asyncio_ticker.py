@@ -1,5 +1,7 @@
-"""Cadence timers in an asyncio program: a timer iterated with ``async for``, a countdown awaited,
-and a poller whose operation is a coroutine, all fed by a Cadence loop on its own thread.
+"""Cadence timers in an asyncio program, on the asyncio loop's own thread: the Cadence loop is
+attached to it (its descriptor watched with add_reader), so there is no second thread. A timer
+iterated with ``async for`` beside a task of the program's own, a countdown, and a poller whose
+operation is a coroutine.
 
 Run from a source checkout after building the library
 (cmake -S . -B build -G Ninja && cmake --build build):
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import threading
 from pathlib import Path
 
 try:
@@ -31,8 +34,8 @@ async def fetch_status(poll: cadence.Poll) -> None:
 
 async def main() -> None:
     """Runs the three parts one after another."""
-    # The Cadence loop runs on a thread of its own; ticks arrive in this asyncio loop.
-    with cadence.Loop() as loop, loop.threaded():
+    # Attached: this asyncio loop runs the Cadence loop, on this thread.
+    with cadence.Loop() as loop, loop.attach_asyncio():
         start = loop.now()
         timer = loop.publish(0.05).autoconnect()  # ticks while something iterates it
 
@@ -40,11 +43,17 @@ async def main() -> None:
             async for fire_date in timer:
                 print(f"tick at +{fire_date - start:.3f} s")
 
+        async def heartbeat() -> None:  # the program's own asyncio work, beside the timer
+            for _ in range(2):
+                await asyncio.sleep(0.12)
+                print(f"asyncio task at +{loop.now() - start:.3f} s")
+
         task = asyncio.create_task(ticks())
-        await asyncio.sleep(0.33)
+        await asyncio.gather(heartbeat(), asyncio.sleep(0.33))
         task.cancel()  # cancels the subscription, and so the timer
         await asyncio.gather(task, return_exceptions=True)
         print(f"timers armed after the cancel: {loop.armed_timer_count}")
+        print(f"threads: {threading.active_count()}")
 
         print("countdown:")
         async for left in loop.countdown(loop.now() + 2.0, 0.25):

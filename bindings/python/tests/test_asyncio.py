@@ -4,14 +4,17 @@ loop on its own thread; cancelling the task cancels the Cadence side."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
+import weakref
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import pytest
 
 import cadence
+from cadence import _registry
 
 T = TypeVar("T")
 
@@ -314,3 +317,207 @@ def test_an_awaitable_operation_outside_asyncio_is_a_type_error() -> None:
         with pytest.raises(TypeError):
             loop.run(1.0)
         poller.cancel()
+
+
+# ---- Attached to the asyncio loop: no thread ----
+
+
+def test_attached_timers_interleave_with_asyncio_sleeps_on_the_grid_with_no_thread() -> None:
+    async def main() -> None:
+        threads = threading.active_count()
+        events: list[tuple[str, float]] = []
+        late: list[float] = []
+        counts: set[int] = set()
+        with cadence.Loop() as loop, loop.attach_asyncio():
+
+            def on_tick(tick: cadence.Tick) -> None:
+                late.append(loop.now() - tick.fire_date)
+                counts.add(threading.active_count())
+                events.append(("cadence", tick.fire_date))
+
+            ticker = loop.schedule(0.03, on_tick, interval=0.03)
+
+            async def sleeper() -> None:
+                for _ in range(6):
+                    await asyncio.sleep(0.045)
+                    events.append(("asyncio", loop.now()))
+
+            await sleeper()
+            ticker.cancel()
+        assert threading.active_count() == threads
+        assert counts == {threads}
+        kinds = [kind for kind, _ in events]
+        assert kinds.count("asyncio") == 6
+        assert 7 <= kinds.count("cadence") <= 10, kinds
+        # Interleaved: each 45 ms sleep spans a 30 ms grid point, whose pass asyncio runs no
+        # later than the sleeper's wake-up (ready descriptors before due timers).
+        sleeps = [i for i, kind in enumerate(kinds) if kind == "asyncio"]
+        assert all("cadence" in kinds[a:b] for a, b in zip([0, *sleeps], sleeps)), kinds
+        dates = [date for kind, date in events if kind == "cadence"]
+        for number, date in enumerate(dates):
+            assert date - dates[0] == pytest.approx(0.03 * number, abs=1e-6)  # the grid
+        assert min(late) >= 0  # never early
+        assert sorted(late)[len(late) // 2] < 0.02  # on a loaded machine, still near the date
+
+    run(main())
+
+
+def test_attached_streams_countdowns_and_pollers_run_on_the_asyncio_thread() -> None:
+    async def main() -> None:
+        threads = threading.active_count()
+        with cadence.Loop() as loop, loop.attach_asyncio() as attachment:
+            assert "attached" in repr(loop)
+            assert attachment.attached
+            timer = loop.publish(0.02).autoconnect()
+            dates = [date async for date in _take(timer.values(), 3)]
+            assert [round((b - a) * 1000) for a, b in zip(dates, dates[1:])] == [20, 20]
+            assert loop.armed_timer_count == 0  # the stream's end cancelled the timer
+
+            assert [left async for left in loop.countdown(loop.now() + 0.3, 0.05)] == [1, 0]
+            await loop.countdown(loop.now() + 0.05, 0.01)
+
+            seen: list[int] = []
+
+            async def check(poll: cadence.Poll) -> None:
+                seen.append(threading.get_ident())
+                await asyncio.sleep(0)
+
+            poller = loop.poller(0.02, check)
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(poller, 0.15)
+            assert poller.cancelled
+            assert len(seen) >= 2
+            assert set(seen) == {threading.get_ident()}
+            assert threading.active_count() == threads
+        assert not attachment.attached
+
+    run(main())
+
+
+def test_cancelling_the_task_cancels_the_attached_timer() -> None:
+    async def main() -> None:
+        with cadence.Loop() as loop, loop.attach_asyncio():
+            timer = loop.publish(0.02).autoconnect()
+
+            async def consume() -> None:
+                async for _ in timer:
+                    pass
+
+            task = asyncio.create_task(consume())
+            await asyncio.sleep(0.1)
+            assert loop.armed_timer_count == 1
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert loop.armed_timer_count == 0
+
+            countdown = loop.countdown(loop.now() + 10, 0.05)
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(countdown, 0.1)
+            assert countdown.cancelled
+            assert loop.armed_timer_count == 0
+
+    run(main())
+
+
+def test_a_callback_error_during_an_attached_pass_goes_to_the_asyncio_exception_handler() -> None:
+    async def main() -> None:
+        aloop = asyncio.get_running_loop()
+        reported: list[dict[str, Any]] = []
+        aloop.set_exception_handler(lambda _, context: reported.append(context))
+        with cadence.Loop() as loop, loop.attach_asyncio():
+            fired: list[float] = []
+
+            def fail(tick: cadence.Tick) -> None:
+                raise ValueError("from a callback")
+
+            loop.schedule(0.01, fail)
+            loop.schedule(0.05, lambda tick: fired.append(tick.fire_date))
+            await asyncio.sleep(0.2)
+            assert fired  # the loop went on
+        assert len(reported) == 1
+        assert isinstance(reported[0]["exception"], ValueError)
+        assert "cadence.Loop" in reported[0]["message"]
+
+    run(main())
+
+
+def test_an_attached_loop_is_busy_and_a_virtual_one_cannot_attach() -> None:
+    async def main() -> None:
+        with cadence.Loop() as loop:
+            attachment = loop.attach_asyncio()
+            with pytest.raises(cadence.LoopBusy):
+                loop.attach_asyncio()
+            with pytest.raises(cadence.LoopBusy):
+                loop.run(0.01)
+            with pytest.raises(cadence.LoopBusy):
+                loop.start_thread()
+            with pytest.raises(cadence.LoopBusy):
+                loop.run_pass()
+            attachment.detach()
+            attachment.detach()  # harmless
+            loop.run(0.01)  # runnable again
+            with pytest.raises(cadence.UnknownMode, match=r"Loop\.attach_asyncio"):
+                loop.attach_asyncio(mode="nope")
+            assert not loop.running  # left detached
+        with cadence.Loop.virtual() as virtual, pytest.raises(cadence.NotSupported):
+            virtual.attach_asyncio()
+
+    run(main())
+    # Attached in a coroutine, closed after asyncio.run: close() detaches.
+    loop = cadence.Loop()
+
+    async def attach_only() -> None:
+        loop.attach_asyncio()
+
+    run(attach_only())
+    assert loop.running
+    loop.close()
+    assert loop.closed
+    with cadence.Loop() as loop, pytest.raises(RuntimeError, match="no running event loop"):
+        loop.attach_asyncio()
+
+
+def test_an_attached_loop_is_collected_once_its_asyncio_loop_is_closed() -> None:
+    """The attachment holds the loop while asyncio holds the attachment; a closed asyncio loop
+    lets go of both, and the loop is collected and closed without a detach."""
+    alive: list[weakref.ref[cadence.Loop]] = []
+    states: list[_registry.LoopState] = []
+
+    async def main() -> None:
+        loop = cadence.Loop()
+        loop.schedule(10, lambda tick: None)
+        loop.attach_asyncio()
+        alive.append(weakref.ref(loop))
+        states.append(loop._state)
+
+    run(main())
+    gc.collect()
+    assert alive[0]() is None
+    assert states[0].closed  # the C loop was destroyed (not refused as running)
+    assert states[0] not in _registry._live
+
+
+def test_waiting_on_a_loop_that_nothing_runs_raises() -> None:
+    async def main() -> None:
+        with cadence.Loop() as loop:
+            with pytest.raises(RuntimeError, match="nothing runs"):
+                async for _ in loop.publish(0.01).autoconnect():
+                    pass
+            countdown = loop.countdown(loop.now() + 1, 0.1)
+            with pytest.raises(RuntimeError, match="nothing runs"):
+                await countdown
+            poller = loop.poller(0.1, lambda poll: None)
+            with pytest.raises(RuntimeError, match="nothing runs"):
+                await poller
+            assert not countdown.cancelled  # it may still be run
+            assert not poller.cancelled
+        with cadence.Loop.virtual() as virtual:
+            stream = virtual.publish(0.25).autoconnect().values()
+            virtual.run(0.5)
+            assert await stream.__anext__() == 0.25  # buffered values need no runner
+            assert await stream.__anext__() == 0.5
+            with pytest.raises(RuntimeError, match="nothing runs"):
+                await stream.__anext__()
+
+    run(main())

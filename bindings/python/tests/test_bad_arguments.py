@@ -117,12 +117,13 @@ Call = Callable[[Objects], object]
 
 BAD_CALLS: list[tuple[str, Call, type[BaseException]]] = [
     # Loop.run: seconds
-    ("run None", lambda o: o.loop.run(None), TypeError),  # type: ignore[arg-type]
     ("run str", lambda o: o.loop.run("0.1"), TypeError),  # type: ignore[arg-type]
     ("run bool", lambda o: o.loop.run(True), TypeError),
     ("run complex", lambda o: o.loop.run(1j), TypeError),  # type: ignore[arg-type]
     ("run nan", lambda o: o.loop.run(NAN), IA),
-    ("run inf", lambda o: o.loop.run(INF), IA),
+    # No duration, or an infinite one, runs until stop: a virtual clock would run to its end.
+    ("run None virtual", lambda o: o.virtual.run(None), IA),
+    ("run inf virtual", lambda o: o.virtual.run(INF), IA),
     ("run -inf", lambda o: o.loop.run(-INF), IA),
     ("run negative", lambda o: o.loop.run(-1.0), IA),
     ("run tiny negative", lambda o: o.loop.run(-1e-12), IA),

@@ -10,7 +10,7 @@ from typing import Callable
 import pytest
 
 import cadence
-from cadence import Tick, _running
+from cadence import Tick
 
 TIMERS = 1000
 INTERVAL_US = 1_000_000
@@ -108,28 +108,3 @@ def test_1000_timers_with_tolerance_wake_near_the_optimum(schedules: list[Schedu
     assert dates > 9 * TIMERS  # a few phases may coincide
     assert dates - 1 <= exact.loop.wakeups <= dates
     assert exact.loop.wakeups > 50 * coalesced.loop.wakeups
-
-
-@pytest.mark.parametrize("tolerance", [0.1, 0.0])
-@pytest.mark.parametrize("step", [0.1, 0.05])
-def test_running_in_slices_adds_at_most_one_wakeup_per_slice_boundary(
-    schedules: list[Schedule], tolerance: float, step: float
-) -> None:
-    """What ``Loop.run`` does on the main thread of a real loop, measured exactly: the same
-    schedule run at once and in slices of ``step`` seconds."""
-    whole = make(schedules, tolerance)
-    whole.loop.run(RUN)
-    sliced = make(schedules, tolerance)
-    code = _running.run_in_slices(sliced.loop._state, b"default", RUN, step)
-    assert code == 0
-    assert sliced.loop.now() == whole.loop.now()
-
-    # The same ticks, each on its grid and within its tolerance (checked as they fired).
-    assert sorted(sliced.fire_dates) == sorted(whole.fire_dates)
-    # The thread also wakes at each of the round(RUN / step) - 1 boundaries (not counted in
-    # `wakeups`) and fires what is due there, so the counted wake-ups can only go down: the
-    # thread's wake-ups grow by at most one per boundary.
-    assert sliced.loop.wakeups <= whole.loop.wakeups
-    if tolerance == 0:
-        assert sliced.loop.wakeups == whole.loop.wakeups  # nothing to take early
-        assert [ran for _, ran in sliced.fired] == [ran for _, ran in whole.fired]

@@ -41,6 +41,8 @@ def test_virtual_time() -> None:
 def test_asyncio_ticker() -> None:
     output = run("asyncio_ticker.py")
     assert 5 <= output.count("tick at") <= 7
+    assert output.count("asyncio task at") == 2
+    assert "threads: 1\n" in output  # attached: no thread of Cadence's
     assert "timers armed after the cancel: 0" in output
     assert "  2 s left\n  1 s left\n  0 s left\n" in output
     assert "poll 1 done" in output

@@ -1,9 +1,10 @@
-"""Ctrl-C: ``Loop.run`` on the main thread is woken by signals (through CPython's wake-up fd, or
-in slices when that fd is taken) and turns SIGINT into KeyboardInterrupt; neither changes the
-loop's semantics."""
+"""Ctrl-C: ``Loop.run`` on the main thread waits in ``poll`` on the loop's descriptor, which a
+signal interrupts, and turns SIGINT into KeyboardInterrupt, with no helper thread and without
+changing the loop's semantics."""
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import socket
@@ -43,19 +44,26 @@ publisher = loop.publish(0.001)
 publisher.sink(lambda tick: None)
 publisher.connect()
 """,
-    # A referenced repeating timer keeps a run until idle going for ever, virtual or not; one
-    # that calls no Python code (a connected publisher without subscribers) leaves only the
-    # wake-up fd to see the signal.
+    # A referenced repeating timer keeps a run until idle going for ever, virtual or not; the
+    # engine's idle check is inside one C call, where the signal is seen at the next callback.
     "until idle": """
 loop.schedule(0.001, lambda tick: None, interval=0.001)
 """,
     "virtual until idle": """
 loop = cadence.Loop.virtual()
-loop.publish(0.001).connect()
+loop.schedule(0.001, lambda tick: None, interval=0.001)
+""",
+    "until stop": """
+publisher = loop.publish(0.001)
+publisher.connect()
 """,
 }
 # The run each case makes, if not `loop.run(1e9)`.
-RUNS = {"until idle": "loop.run_until_idle()", "virtual until idle": "loop.run_until_idle()"}
+RUNS = {
+    "until idle": "loop.run_until_idle()",
+    "virtual until idle": "loop.run_until_idle()",
+    "until stop": "loop.run()",
+}
 
 
 @pytest.mark.parametrize("case", list(SETUPS))
@@ -149,37 +157,107 @@ def test_the_default_handler_is_back_after_every_run(loop: cadence.Loop) -> None
     assert worker_saw == [signal.default_int_handler]  # other threads get no signals
 
 
-def test_a_main_thread_run_is_one_call_into_c_and_keeps_the_grid(loop: cadence.Loop) -> None:
-    returns = _running._watcher.returns if _running._watcher else 0
+def test_sigint_during_a_run_raises_within_50ms_with_one_thread(loop: cadence.Loop) -> None:
+    """No watcher thread: the signal interrupts the poll on the loop's descriptor. The signal
+    comes from a timer callback (os.kill, delivered at once to this process's only thread)."""
+    assert threading.active_count() == 1
+    counts: list[int] = []
+    sent: list[float] = []
+
+    def send(tick: Tick) -> None:
+        counts.append(threading.active_count())
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    ticker = loop.schedule(
+        0.02, lambda tick: counts.append(threading.active_count()), interval=0.02
+    )
+    for delay in (0.15, 0.3):  # the second run begins with the ticker already on its grid
+        loop.schedule(delay, send)
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            loop.run(10)
+        took = time.monotonic() - sent[-1]
+        assert 0 <= took < 0.05, took
+        assert 0.1 < time.monotonic() - started < 1.5
+    ticker.cancel()
+    assert counts
+    assert set(counts) == {1}
+    assert threading.active_count() == 1
+
+
+def test_sigint_while_the_loop_sleeps_in_poll_raises_at_once(tmp_path: Path) -> None:
+    """A signal from outside, during the poll (nothing due for 10 s): KeyboardInterrupt within
+    50 ms of the signal, with one thread in the process."""
+    script = tmp_path / "sleeping_run.py"
+    script.write_text(
+        "import os, signal, threading, time, cadence\n"
+        "loop = cadence.Loop()\n"
+        "loop.schedule(9.0, lambda tick: None)\n"
+        "loop.schedule(0.1, lambda tick: print('threads', threading.active_count(), flush=True))\n"
+        "try:\n"
+        "    loop.run(10)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', time.monotonic_ns(), threading.active_count(), flush=True)\n"
+    )
+    source = str(Path(cadence.__file__).resolve().parents[1])
+    child = subprocess.Popen(
+        [sys.executable, str(script)],
+        env={**os.environ, "PYTHONPATH": source},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline() == "threads 1\n"  # inside a callback of the run
+        time.sleep(0.05)  # back in the poll: the next wake-up is 9 s away
+        sent = time.monotonic_ns()  # the same clock in both processes (CLOCK_MONOTONIC)
+        child.send_signal(signal.SIGINT)
+        line = child.stdout.readline().split()
+        child.communicate(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert line[0] == "interrupted", line
+    assert line[2] == "1", line
+    assert 0 <= (int(line[1]) - sent) / 1e9 < 0.05
+    assert child.returncode == 0
+
+
+def test_a_main_thread_run_keeps_the_grid_and_sleeps_between_wakeups(loop: cadence.Loop) -> None:
     started = time.monotonic()
-    loop.run(0.35)  # idle
+    loop.run(0.35)  # idle: sleeps, never wakes
     assert time.monotonic() - started >= 0.35
-    assert _running._watcher is not None
-    assert _running._watcher.returns == returns + 1  # no slices
     assert loop.wakeups == 0
 
     ticks: list[Tick] = []
+    late: list[float] = []
     publisher = loop.publish(0.03)
-    publisher.sink(ticks.append)
+
+    def on_tick(tick: Tick) -> None:
+        ticks.append(tick)
+        late.append(loop.now() - tick.fire_date)
+
+    publisher.sink(on_tick)
     connected = loop.now()
     with publisher.connect():
-        loop.run(0.5)  # five slices
+        loop.run(0.5)
     assert len(ticks) >= 10
     assert 0.03 <= ticks[0].fire_date - connected < 0.04  # connect reads the clock afresh
     for number, tick in enumerate(ticks):
         assert tick.fire_date - ticks[0].fire_date == pytest.approx(0.03 * number, abs=1e-6)
         assert tick.skipped == 0
-    assert loop.wakeups <= len(ticks)
+    assert min(late) >= 0  # never early
+    assert len(ticks) - 1 <= loop.wakeups <= len(ticks)  # one wake-up per tick, no slices
 
 
-def test_with_the_wakeup_fd_taken_a_run_falls_back_to_slices(loop: cadence.Loop) -> None:
-    """asyncio keeps the wake-up fd while its loop runs; a run then goes in slices, Ctrl-C still
-    ends it, and the other fd is left in place."""
+def test_another_wakeup_fd_is_left_alone_and_ctrl_c_still_ends_the_run(loop: cadence.Loop) -> None:
+    """asyncio keeps the wake-up fd while its loop runs; a run neither needs nor touches it."""
     theirs, other_end = socket.socketpair()
     theirs.setblocking(False)
     previous = signal.set_wakeup_fd(theirs.fileno())
     try:
-        returns = _running._watcher.returns if _running._watcher else 0
         kill = threading.Timer(0.15, os.kill, (os.getpid(), signal.SIGINT))
         kill.start()
         started = time.monotonic()
@@ -188,16 +266,15 @@ def test_with_the_wakeup_fd_taken_a_run_falls_back_to_slices(loop: cadence.Loop)
         kill.join()
         assert time.monotonic() - started < 1.5
         assert signal.set_wakeup_fd(theirs.fileno()) == theirs.fileno()  # still theirs
-        assert (_running._watcher.returns if _running._watcher else 0) == returns  # sliced
     finally:
         signal.set_wakeup_fd(previous)
         theirs.close()
         other_end.close()
 
 
-def test_the_loop_is_busy_between_slices_too(loop: cadence.Loop) -> None:
-    """Between two calls into C (after a signal, or between slices) C is not running the loop;
-    the binding still treats it as running."""
+def test_the_loop_is_busy_between_passes_too(loop: cadence.Loop) -> None:
+    """Between two passes (while the main thread waits in poll) C is not running the loop; the
+    binding still treats it as running."""
     refused: list[str] = []
     stop = threading.Event()
 
@@ -206,6 +283,7 @@ def test_the_loop_is_busy_between_slices_too(loop: cadence.Loop) -> None:
             "close": loop.close,
             "start_thread": loop.start_thread,
             "run": lambda: loop.run(0.0),
+            "run_pass": loop.run_pass,
         }
         while not stop.is_set():
             for name, attempt in attempts.items():
@@ -240,3 +318,31 @@ def test_stop_ends_a_run_from_any_thread(loop: cadence.Loop) -> None:
     started = time.monotonic()
     loop.run(0.25)
     assert time.monotonic() - started >= 0.25
+
+
+def test_run_without_a_duration_runs_until_stop(loop: cadence.Loop) -> None:
+    """From a callback, and from another thread while the main thread sleeps in poll with nothing
+    armed (the stop wakes the poll); math.inf is the same as no duration."""
+    stopped: list[float] = []
+
+    def stop(tick: Tick) -> None:
+        stopped.append(tick.fire_date)
+        loop.stop()
+
+    started = loop.now()
+    loop.schedule(0.1, stop)
+    loop.run()
+    assert stopped
+    assert stopped[0] - started >= 0.1
+    assert loop.now() - stopped[0] < 1.0
+
+    for seconds in (None, math.inf):
+        stopper = threading.Timer(0.1, loop.stop)
+        stopper.start()
+        began = time.monotonic()
+        loop.run(seconds)
+        assert 0.09 <= time.monotonic() - began < 1.1
+        stopper.join()
+    assert loop.armed_timer_count == 0  # the stop's wake-up fired
+    with pytest.raises(cadence.InvalidArgument):
+        cadence.Loop.virtual().run()  # a virtual clock would run to its end

@@ -14,12 +14,13 @@ Times are seconds as floats; fire dates are seconds since the Unix epoch. See :c
 :mod:`cadence.errors`. ``Loop.virtual()`` makes a loop on a virtual clock, for exact tests; the
 pytest plugin :mod:`cadence.pytest_plugin` gives tests one as the ``virtual_loop`` fixture.
 
-asyncio: with the loop on a thread of its own, ``async for fire_date in timer`` iterates a timer
-publisher, ``await countdown`` waits for a countdown, and a poller's operation may be a
+asyncio: with the loop attached to the running asyncio loop (which then runs it on its own
+thread, with no other), or on a thread of its own, ``async for fire_date in timer`` iterates a
+timer publisher, ``await countdown`` waits for a countdown, and a poller's operation may be a
 coroutine function::
 
     async def main() -> None:
-        with cadence.Loop() as loop, loop.threaded():
+        with cadence.Loop() as loop, loop.attach_asyncio():
             async for fire_date in loop.publish(0.05).autoconnect():
                 print(fire_date)
 
@@ -32,7 +33,7 @@ bundled in this package, then ``build/libcadence.so`` of a source checkout, then
 from __future__ import annotations
 
 from . import _lib, testing
-from ._async import AsyncStream
+from ._async import AsyncStream, Attachment
 from .cancellable import Cancellable, Connection, ScheduledTimer, Subscription
 from .countdown import Countdown
 from .errors import (
@@ -54,6 +55,7 @@ from .tick import Tick
 __all__ = [
     "AlreadyCancelled",
     "AsyncStream",
+    "Attachment",
     "AutoconnectTimerPublisher",
     "BadHandle",
     "CadenceError",

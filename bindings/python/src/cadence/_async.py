@@ -1,26 +1,39 @@
-"""asyncio support: values from Cadence callbacks, on any thread, into a running asyncio loop.
+"""asyncio support: a Cadence loop attached to an asyncio loop, and values from Cadence
+callbacks into coroutines.
 
-A :class:`Channel` is filled by callbacks (on the thread that runs the Cadence loop, usually
-its own thread) and read by coroutines of one or more asyncio loops: a value is handed over
-under a lock, and a waiting coroutine is woken with ``call_soon_threadsafe``. Nothing here
-touches C; the publishers, countdowns and pollers build their asyncio faces on it.
+An :class:`Attachment` makes the asyncio loop drive the Cadence loop: the loop's descriptor is
+watched with ``add_reader`` (as pyzmq does) and each time it is readable one pass fires what is
+due, on the asyncio thread. A :class:`Channel` is filled by callbacks (on the asyncio thread
+when attached, else on the thread that runs the Cadence loop) and read by coroutines: a value
+is handed over under a lock, and a waiting coroutine is woken with ``call_soon_threadsafe``.
+The publishers, countdowns and pollers build their asyncio faces on it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import threading
 import weakref
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
+from . import _lib, _registry
+from .errors import RUNNING_OR_THREAD, LoopBusy, check
+
 if TYPE_CHECKING:
     from ._registry import Ending, LoopState
 
-__all__ = ["AsyncStream", "Channel"]
+__all__ = ["AsyncStream", "Attachment", "Channel"]
 
 T = TypeVar("T")
+
+
+_NOTHING_RUNS = (
+    "cadence: nothing runs the loop, so waiting on it would wait for ever: attach it to asyncio "
+    "first (loop.attach_asyncio()), give it a thread (loop.start_thread()) or run it on another"
+)
 
 
 def _wake(future: asyncio.Future[None]) -> None:
@@ -38,9 +51,10 @@ class Channel(Generic[T]):
     ``AsyncStream`` does by default.
     """
 
-    __slots__ = ("__weakref__", "_ended", "_items", "_latest_only", "_lock", "_waiters")
+    __slots__ = ("__weakref__", "_ended", "_items", "_latest_only", "_lock", "_state", "_waiters")
 
-    def __init__(self, *, latest_only: bool = False) -> None:
+    def __init__(self, state: LoopState, *, latest_only: bool = False) -> None:
+        self._state = state
         self._lock = threading.Lock()
         self._items: deque[T] = deque()
         self._latest_only = latest_only
@@ -80,12 +94,20 @@ class Channel(Generic[T]):
                 loop.call_soon_threadsafe(_wake, future)
 
     async def _wait(self, ready: Callable[[], bool]) -> None:
-        """Waits until ``ready()``, checked under the lock, is true."""
+        """Waits until ``ready()``, checked under the lock, is true.
+
+        Raises:
+            RuntimeError: it is not, and nothing runs the Cadence loop (no run, thread or
+                attachment), so nothing ever would make it true.
+        """
         loop = asyncio.get_running_loop()
         while True:
             with self._lock:
                 if ready():
                     return
+                state = self._state
+                if not (state.running or state.thread or state.closed):
+                    raise RuntimeError(_NOTHING_RUNS)
                 future: asyncio.Future[None] = loop.create_future()
                 self._waiters.append((loop, future))
             try:
@@ -119,8 +141,10 @@ def _close(channel: Channel[Any], stop: Callable[[], object]) -> None:
 
 class AsyncStream(Generic[T]):
     """An asynchronous iterator over the values of a timer or a countdown, delivered into the
-    running asyncio loop from whatever thread runs the Cadence loop (usually its own thread, see
-    :meth:`Loop.threaded <cadence.Loop.threaded>`)::
+    running asyncio loop from whatever runs the Cadence loop: the asyncio loop itself once
+    attached (:meth:`Loop.attach_asyncio <cadence.Loop.attach_asyncio>`), or another thread
+    (:meth:`Loop.threaded <cadence.Loop.threaded>`); waiting on a loop that nothing runs raises
+    RuntimeError instead of waiting for ever::
 
         async for fire_date in timer:  # a TimerPublisher makes an AsyncStream
             ...
@@ -197,3 +221,76 @@ def on_loop_close(state: LoopState, listener: Ending) -> None:
     state.listeners.add(listener)
     if state.closed:
         listener.end()
+
+
+class Attachment:
+    """A Cadence loop attached to a running asyncio loop (made by
+    :meth:`Loop.attach_asyncio <cadence.Loop.attach_asyncio>`): the asyncio loop watches the
+    Cadence loop's descriptor and makes one pass each time it is readable, so every callback,
+    stream, countdown and poller of the loop runs on the asyncio thread, with no other thread.
+
+    :meth:`detach` (or the end of a ``with`` block) stops it; the Cadence loop is kept alive until
+    then. Call it on the asyncio thread, or once the asyncio loop has stopped.
+    """
+
+    def __init__(self, loop: object, state: LoopState, mode: bytes) -> None:
+        """:meth:`Loop.attach_asyncio`: claims the loop as running on this (the asyncio) thread,
+        watches its descriptor, and makes a first pass at once (which arms it for ``mode``)."""
+        self._aloop = asyncio.get_running_loop()
+        self._fd = descriptor(state, "Loop.attach_asyncio")
+        if not state.enter_run():
+            raise LoopBusy(context="Loop.attach_asyncio", detail=RUNNING_OR_THREAD)
+        # Held: the asyncio loop holds this object, through its reader, until detach (or until
+        # it is closed: the collected loop's finalizer then ends the run, see _lifecycle.collect).
+        self._loop: object | None = loop
+        self._state, self._mode = state, mode
+        try:
+            self._aloop.add_reader(self._fd, self._pass)
+            self._pass()  # arms the descriptor for ``mode``, or raises for an unknown mode
+        except BaseException:
+            self.detach()
+            raise
+
+    @property
+    def attached(self) -> bool:
+        """Whether the Cadence loop is still attached (not yet :meth:`detach`-ed)."""
+        return self._loop is not None
+
+    def detach(self) -> None:
+        """Stops watching the descriptor; the loop can then be run, threaded, attached again or
+        closed. Detaching twice is harmless."""
+        if self._loop is not None:
+            self._loop = None
+            with contextlib.suppress(RuntimeError):  # a closed asyncio loop: nothing to remove
+                self._aloop.remove_reader(self._fd)
+            self._state.leave_run()
+
+    def _pass(self) -> None:
+        """One pass, from the asyncio loop's reader. An exception of a callback goes to the
+        asyncio loop's exception handler (as one from a ``call_soon`` callback does), except
+        KeyboardInterrupt and SystemExit, which are raised (asyncio then ends its loop)."""
+        if self._loop is None:
+            return
+        with _registry.capturing() as errors:
+            code = int(_lib.lib.cadence_loop_run_pass(self._state.handle, self._mode))
+        for error in errors:
+            if not isinstance(error, Exception):
+                raise error
+            self._aloop.call_exception_handler(
+                {"message": f"exception in a callback of {self._loop!r}", "exception": error}
+            )
+        check(code, "Loop.attach_asyncio")
+
+    def __enter__(self) -> Attachment:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Detaches."""
+        self.detach()
+
+
+def descriptor(state: LoopState, where: str) -> int:
+    """The loop's descriptor (``cadence_loop_fd``); errors name ``where``."""
+    out = ctypes.c_int()
+    check(int(_lib.lib.cadence_loop_fd(state.handle, out)), where)
+    return out.value

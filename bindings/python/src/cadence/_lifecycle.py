@@ -23,7 +23,8 @@ def destroy(state: _registry.LoopState) -> int:
     with state.lock:
         if state.closed:
             return 0
-        # A run in slices is outside C between slices: the binding knows it is running.
+        # A run from Python, or an attached loop, is outside C between passes: the binding
+        # knows it is running.
         if state.running:
             return EBUSY
         code = int(_lib.lib.cadence_loop_destroy(state.handle))
@@ -62,7 +63,11 @@ def collect(state: _registry.LoopState) -> None:
     and its callbacks may need a lock that the code this collection interrupted is holding (or
     the collection may be running on that very thread), so it is stopped from a short-lived
     helper thread, except at exit.
+
+    A loop still marked running is one attached to an asyncio loop that was closed without a
+    detach (a :meth:`Loop.run` holds its loop, so no run is in progress): that ends here.
     """
+    state.leave_run()
     if not state.thread or _exiting:
         _stop_and_destroy(state)
         return

@@ -1,4 +1,5 @@
-"""A loop on a thread of its own: the methods of :class:`~cadence.Loop` that start and stop it."""
+"""A loop run by something else than :meth:`Loop.run`: the methods of :class:`~cadence.Loop`
+for a thread of its own, an asyncio loop, and a host loop of the program's (descriptor, pass)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import TypeVar
 
-from . import _args, _lib, _lifecycle, _registry
+from . import _args, _async, _lib, _lifecycle, _registry
 from .errors import EBUSY, RUNNING_OR_THREAD, BadHandle, LoopBusy, check
 
 __all__ = ["LoopThreadMethods"]
@@ -18,6 +19,7 @@ class LoopThreadMethods:
     """The part of :class:`~cadence.Loop` about running on a thread of its own."""
 
     _state: _registry.LoopState
+    _attachment: _async.Attachment | None = None
 
     def _require_open(self, what: str) -> _registry.LoopState:
         if self._state.closed:
@@ -115,3 +117,85 @@ class LoopThreadMethods:
             yield self
         finally:
             self.stop_thread()
+
+    # ---- Inside another loop ----
+
+    def attach_asyncio(self, *, mode: str = "default") -> _async.Attachment:
+        """Attaches the loop to the running asyncio loop, which runs it from then on: its
+        descriptor is watched with ``add_reader`` (as pyzmq does) and each time it is readable one
+        pass (:meth:`run_pass`) fires what is due, on the asyncio thread, with no other thread
+        (uvloop works too). Plain callbacks, ``async for`` over publishers and countdowns,
+        awaited countdowns and pollers all run there, every timing rule kept::
+
+            async def main():
+                with cadence.Loop() as loop, loop.attach_asyncio():
+                    async for fire_date in loop.publish(0.1).autoconnect():
+                        ...
+
+        Exceptions: one raised by a callback during a pass goes to the asyncio loop's exception
+        handler (``loop.call_exception_handler``, which logs it by default), as for a callback of
+        ``call_soon``, and the loop goes on; KeyboardInterrupt and SystemExit are raised, and end
+        the asyncio loop. Errors of a coroutine go to the task that awaits it, as usual.
+
+        The first pass is made before this returns (callbacks already due run in it). While
+        attached the loop counts as running: :meth:`run`, :meth:`run_pass` and
+        :meth:`start_thread` raise :class:`~cadence.LoopBusy`, and :meth:`stop` does nothing.
+        :meth:`close` (or leaving the loop's ``with`` block) detaches it first.
+
+        Args:
+            mode: the mode to run in, as for :meth:`run`. Keyword-only.
+
+        Returns:
+            An :class:`~cadence.Attachment`: :meth:`~cadence.Attachment.detach` it (on the asyncio
+            thread), or use it as a context manager.
+
+        Raises:
+            RuntimeError: no asyncio loop is running in this thread.
+            NotSupported: a virtual loop, which has no descriptor.
+            LoopBusy: the loop is running, attached already, or has a thread of its own.
+            TypeError, InvalidArgument, UnknownMode: a bad ``mode``, as for :meth:`run`; the loop
+                is left detached.
+            BadHandle: the loop is closed.
+        """
+        name = _args.mode(mode, "Loop.attach_asyncio")
+        state = self._require_open("Loop.attach_asyncio")
+        self._attachment = _async.Attachment(self, state, name)
+        return self._attachment
+
+    def fileno(self) -> int:
+        """The loop's descriptor, readable exactly when the loop has work to do now (a due
+        wake-up in the mode of the latest :meth:`run_pass`, ``"default"`` until the first): watch
+        it for reading in a ``select``, ``poll``, ``selectors`` or GLib loop of the program's and
+        call :meth:`run_pass` when it is readable (``cadence_loop_fd``, libuv's
+        ``uv_backend_fd``). Arming or cancelling a timer from any thread re-arms it at once.
+        Do not read or close it; :meth:`close` closes it, so stop watching it first.
+
+        Raises:
+            NotSupported: a virtual loop, whose clock moves only when told.
+            BadHandle: the loop is closed.
+        """
+        return _async.descriptor(self._require_open("Loop.fileno"), "Loop.fileno")
+
+    def run_pass(self, *, mode: str = "default") -> None:
+        """One pass on this thread without waiting (libuv's ``UV_RUN_NOWAIT``): fires what is due
+        in ``mode`` now, with every rule of :meth:`run` (fire-date order, never early, a timer
+        armed during the pass waits for the next one), then arms :meth:`fileno` for the next
+        wake-up in ``mode``. On a virtual loop it fires what is due at its clock, which it does
+        not move.
+
+        Raises:
+            Exception: what a callback raised during the pass (of several, as for :meth:`run`).
+            TypeError, InvalidArgument, UnknownMode: a bad ``mode``, as for :meth:`run`.
+            LoopBusy: the loop is running (a pass from one of its callbacks, a run, a thread of
+                its own, or attached to asyncio).
+            BadHandle: the loop is closed.
+        """
+        where = "Loop.run_pass"
+        name = _args.mode(mode, where)
+        state = self._require_open(where)
+        if state.running or state.thread:
+            raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
+        with _registry.capturing() as errors:
+            code = int(_lib.lib.cadence_loop_run_pass(state.handle, name))
+        _registry.raise_kept(errors)
+        check(code, where)

@@ -77,7 +77,6 @@ class LoopState:
         "_error",
         "closed",
         "handle",
-        "interrupted",
         "listeners",
         "lock",
         "on_countdown",
@@ -89,20 +88,23 @@ class LoopState:
         "table",
         "thread",
         "virtual",
+        "wake_mode",
     )
 
     def __init__(self, handle: int, table: CallbackTable, *, virtual: bool) -> None:
         self.handle = handle
         self.virtual = virtual
         self.closed = False
-        #: The ident of the thread inside ``Loop.run``, or None. One run at a time: C would
-        #: refuse a second one too, but only while it is inside ``cadence_loop_run``, and a run
-        #: in slices (see ``cadence._running``) is outside it between slices.
+        #: The ident of the thread inside ``Loop.run``, or of the asyncio loop's thread while the
+        #: loop is attached to it; or None. One run at a time: C refuses a second one only while
+        #: it is inside a pass, and a run from Python (see ``cadence._running``) or an attached
+        #: loop is outside C between passes.
         self.runner: int | None = None
+        #: The mode of a run that ``cadence._running`` drives from Python, which a stop() from
+        #: another thread wakes (see :meth:`stop`); None otherwise.
+        self.wake_mode: bytes | None = None
         #: ``Loop.stop`` was called (or a callback failed) during the current ``Loop.run``.
         self.stopping = False
-        #: SIGINT arrived during the current ``Loop.run`` on the main thread.
-        self.interrupted = False
         #: Whether ``Loop.start_thread`` started a thread that has not been stopped yet.
         self.thread = False
         #: Counts the keys of this loop's entries (see :func:`register`).
@@ -124,48 +126,44 @@ class LoopState:
         return self.runner is not None
 
     def enter_run(self) -> bool:
-        """Records that this thread starts a ``Loop.run``; False (and nothing recorded) if the
-        loop is running already, on any thread, or has a thread of its own."""
+        """Records that this thread starts a ``Loop.run`` (or attaches the loop to its asyncio
+        loop); False (and nothing recorded) if the loop is running already, on any thread, or
+        has a thread of its own."""
         with self.lock:
             if self.runner is not None or self.thread:
                 return False
             self.runner = threading.get_ident()
-            self.stopping = self.interrupted = False
-        _runs().append(self)
+            self.stopping = False
         return True
 
-    def leave_run(self) -> bool:
-        """Records that this thread's ``Loop.run`` is over; says whether SIGINT interrupted it."""
+    def leave_run(self) -> None:
+        """Records that this thread's ``Loop.run`` is over."""
         with self.lock:
             self.runner = None
-            interrupted = self.interrupted
-            self.stopping = self.interrupted = False
-        runs = _runs()
-        if runs and runs[-1] is self:
-            runs.pop()
-        return interrupted
+            self.stopping = False
 
     def runs_here(self) -> bool:
         """Whether the calling thread is inside a ``Loop.run`` of this loop."""
         return self.runner == threading.get_ident()
 
     def stop(self) -> None:
-        """Makes the current ``Loop.run``, if any, return after its current pass (or slice)."""
+        """Makes the current ``Loop.run``, if any, return after its current pass. A run driven
+        from Python on another thread waits in ``poll`` on the loop's descriptor: a zero-delay
+        one-shot in its mode, which calls nothing (no userdata), makes it readable."""
         with self.lock:
             if self.runner is not None:
                 self.stopping = True
+            mode = self.wake_mode
         _lib.lib.cadence_loop_stop(self.handle)
-
-    def interrupt(self) -> None:
-        """Records SIGINT for the current ``Loop.run`` and stops it."""
-        with self.lock:
-            if self.runner is not None:
-                self.interrupted = self.stopping = True
-        _lib.lib.cadence_loop_stop(self.handle)
+        if mode is not None and not self.runs_here():
+            out, lib = _lib.Handle(), _lib.lib
+            if lib.cadence_loop_schedule(self.handle, 0.0, 0.0, mode, self.on_tick, None, out) == 0:
+                lib.cadence_cancellable_release(out)
 
     def fail(self, error: BaseException) -> None:
-        """Records an exception raised by a callback, for ``Loop.run`` to raise, and stops the
-        loop. Of several in one run, one is kept (see :func:`kept`) and the others are passed to
+        """Records an exception raised by a callback (or a KeyboardInterrupt for SIGINT), for
+        ``Loop.run`` to raise, and stops the loop. Of several in one run, one is kept (see
+        :func:`kept`: Ctrl-C wins over an Exception) and the others are passed to
         :func:`threading.excepthook`."""
         with self.lock:
             self._error, dropped = _keep(self._error, error)
@@ -192,22 +190,11 @@ class CallbackTable:
 
 #: The states whose C loop exists: C may call their trampolines until it is destroyed.
 _live: set[LoopState] = set()
-#: Per thread: .captured, the errors of a synchronous call in progress, or None; .runs, the
-#: states of the ``Loop.run`` calls in progress on this thread, innermost last; .user, whether
-#: this thread is in a user callback called by a trampoline (rather than in binding code).
+#: Per thread: .captured, the errors of a synchronous call in progress, or None; .in_c, the
+#: state of the loop whose run is inside a C call that may call back (see ``cadence._running``),
+#: or None; .user, whether this thread is in a user callback called by a trampoline (rather than
+#: in binding code).
 _local = threading.local()
-
-
-def _runs() -> list[LoopState]:
-    runs: list[LoopState] | None = getattr(_local, "runs", None)
-    if runs is None:
-        runs = _local.runs = []
-    return runs
-
-
-def runs_on_this_thread() -> list[LoopState]:
-    """The states of the ``Loop.run`` calls in progress on this thread, innermost last."""
-    return list(_runs())
 
 
 def in_user_code() -> bool:
@@ -329,6 +316,17 @@ def _keep(
     if isinstance(kept, Exception) and not isinstance(new, Exception):
         return new, kept
     return kept, new
+
+
+def raise_kept(errors: list[BaseException] | list[BaseException | None]) -> None:
+    """Raises :func:`kept` of ``errors`` (those :func:`capturing` collected, say), if any."""
+    if any(errors):
+        error = kept(*errors)
+        errors.clear()
+        try:
+            raise error
+        finally:
+            del error  # no cycle through the traceback's frames
 
 
 def kept(*errors: BaseException | None) -> BaseException:

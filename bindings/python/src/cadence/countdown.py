@@ -47,7 +47,7 @@ class Progress:
         self.orphaned = False
         self.lock = threading.Lock()
         #: Ended when the countdown is over (finished, cancelled, or its loop closed).
-        self.done: Channel[None] = Channel()
+        self.done: Channel[None] = Channel(state)
         self.ended = False
         #: The channels of the asyncio streams iterating the values.
         self.streams: list[Channel[int]] = []
@@ -62,7 +62,7 @@ class Progress:
 
     def stream(self) -> Channel[int]:
         """A channel for a new stream: the current value, then every later one."""
-        channel: Channel[int] = Channel(latest_only=True)
+        channel: Channel[int] = Channel(self.state, latest_only=True)
         with self.lock:
             if self.remaining is not None:
                 channel.put(self.remaining)
@@ -138,7 +138,9 @@ class Countdown(_CancelledOnClose):
     asyncio: ``await countdown`` waits until it finishes, and ``async for remaining in
     countdown`` gives the current value, then every change, ending after the 0 (see
     :meth:`__await__` and :meth:`__aiter__`). The values come from the thread that runs the
-    Cadence loop, usually its own (:meth:`Loop.threaded <cadence.Loop.threaded>`). Cancelling the
+    Cadence loop: the asyncio thread itself once the loop is attached
+    (:meth:`Loop.attach_asyncio <cadence.Loop.attach_asyncio>`), or the loop's own thread.
+    Cancelling the
     task that awaits or iterates cancels the countdown.
 
     Threads: every method may be called from any thread and from callbacks.
@@ -169,10 +171,11 @@ class Countdown(_CancelledOnClose):
         """``await countdown``: waits in the running asyncio loop until the countdown finishes
         (after its last value and ``on_finish``); at once if it has.
 
-        Cancelling the awaiting task cancels the countdown. A countdown that nobody runs never
-        finishes: run its loop on a thread of its own.
+        Cancelling the awaiting task cancels the countdown.
 
         Raises:
+            RuntimeError: nothing runs the loop (no run, thread or asyncio attachment), so the
+                countdown would never finish.
             asyncio.CancelledError: the countdown was cancelled or closed, or its loop closed,
                 before it finished; or the awaiting task was cancelled.
         """

@@ -20,17 +20,10 @@ from .publisher import MissedTickPolicy, TimerPublisher, missed_tick_policy
 if TYPE_CHECKING:
     from .tick import Tick
 
-__all__ = ["RUN_SLICE", "Loop"]
+__all__ = ["Loop"]
 
 _schedule = _lib.lib.cadence_loop_schedule
 _schedule_repeating = _lib.lib.cadence_loop_schedule_repeating
-
-
-#: When another wake-up fd is set (see :meth:`Loop.run`): the longest stretch of its clock, in
-#: seconds, that :meth:`Loop.run` on the main thread spends inside one ``cadence_loop_run`` call;
-#: a longer run is a series of such calls, so that Python can run its signal handlers (Ctrl-C) in
-#: between. Each boundary wakes the thread once.
-RUN_SLICE = 0.1
 
 
 class Loop(LoopThreadMethods):
@@ -38,8 +31,10 @@ class Loop(LoopThreadMethods):
     by :meth:`virtual`, on a virtual clock that moves only when told.
 
     A loop does nothing until someone runs it: :meth:`run` fires the timers of one mode for a
-    number of seconds, sleeping in between, then returns; :meth:`start_thread` runs it on a
-    thread of its own instead. A loop that nobody runs fires nothing.
+    number of seconds (or until :meth:`stop`), sleeping in between, then returns;
+    :meth:`start_thread` runs it on a thread of its own instead, :meth:`attach_asyncio` from the
+    running asyncio loop, and :meth:`fileno` with :meth:`run_pass` from any other event loop. A
+    loop that nobody runs fires nothing.
 
     Modes: ``"default"`` exists and is always a common mode; ``"common"`` is a pseudo-mode that
     timers can be added to (they then fire in every common mode) but that cannot be run. Add
@@ -54,9 +49,11 @@ class Loop(LoopThreadMethods):
     poller made from the loop; using them afterwards raises
     :class:`~cadence.errors.BadHandle`. The loop holds the callbacks given to it, so callbacks
     that refer to the loop make a cycle the garbage collector can collect. A loop is kept alive
-    while :meth:`run` runs it and while it has a thread of its own (until :meth:`stop_thread`).
+    while :meth:`run` runs it, while it is attached to asyncio, and while it has a thread of its
+    own (until :meth:`stop_thread`).
 
-    Threads: timers fire on the thread inside :meth:`run`, or on the loop's own thread. Every
+    Threads: timers fire on the thread inside :meth:`run` or :meth:`run_pass`, on the asyncio
+    thread when attached, or on the loop's own thread. Every
     method may be called from any thread; calls from other threads take effect before the
     loop's next pass.
     """
@@ -107,27 +104,26 @@ class Loop(LoopThreadMethods):
 
     # ---- Running ----
 
-    def run(self, seconds: float, *, mode: str = "default") -> None:
+    def run(self, seconds: float | None = None, *, mode: str = "default") -> None:
         """Runs the loop in ``mode`` for ``seconds`` of its clock, firing due timers on this
-        thread and sleeping in between, then returns (early after :meth:`stop`).
+        thread and sleeping in between, then returns (early after :meth:`stop`); with no
+        ``seconds`` (None, or ``math.inf``) it runs until :meth:`stop` (``CFRunLoopRun``).
 
         Timers fire in fire-date order (ties in scheduling order), never before their fire date;
         a timer armed during a pass waits for a later pass. On a virtual loop the clock advances
         by ``seconds`` at once, stepping through every wake-up on the way, and nothing sleeps.
 
-        Ctrl-C: on the main thread, a signal wakes a real loop (through CPython's wake-up fd,
-        :func:`signal.set_wakeup_fd`) so that its Python handler runs at once; while the loop
-        runs, Python's default SIGINT handler is replaced by one that stops the loop, and ``run``
-        then raises KeyboardInterrupt (raised in a callback, it comes out of ``run`` like any
-        exception of a callback). A custom SIGINT handler is left alone, runs when the signal
-        arrives, and the run goes on. If another wake-up fd is set (asyncio's, while its loop
-        runs), it is left alone and the loop runs in slices of at most :data:`RUN_SLICE` seconds
-        (0.1) instead: every timer keeps its grid; the thread wakes at each slice boundary (not
-        counted in :attr:`wakeups`) and fires there what is already due, which a timer with
-        tolerance may take as its wake-up.
+        Ctrl-C: on the main thread a real loop is run as ``poll`` on its descriptor (see
+        :meth:`fileno`) and one pass at a time, so a signal's Python handler runs at once, with
+        no helper thread; while the loop runs, Python's default SIGINT handler is replaced by one
+        that raises KeyboardInterrupt from ``run`` (at once, or after the current pass); raised
+        in a callback, it comes out of ``run`` like any exception of a callback. A custom SIGINT
+        handler is left alone, runs when the signal arrives, and the run goes on. On a virtual
+        loop, Ctrl-C is seen at the next callback.
 
         Args:
-            seconds: how long to run, a float >= 0 (0 fires what is due and returns).
+            seconds: how long to run, a float >= 0 (0 fires what is due and returns); None (the
+                default) or ``math.inf`` to run until :meth:`stop`.
             mode: a registered mode other than ``"common"``; default ``"default"``. Keyword-only.
 
         Raises:
@@ -136,26 +132,19 @@ class Loop(LoopThreadMethods):
                 one run (or SIGINT arrives too), the first is raised, unless a later one is not
                 an :class:`Exception` (``SystemExit``, ``KeyboardInterrupt``), which wins; the
                 others are passed to :func:`threading.excepthook`.
-            KeyboardInterrupt: SIGINT (Ctrl-C) arrived while the main thread ran the loop; the
-                loop was stopped after the current pass.
+            KeyboardInterrupt: SIGINT (Ctrl-C) arrived while the main thread ran the loop.
             TypeError: ``seconds`` is not a number or ``mode`` not a str.
-            InvalidArgument: ``seconds`` is NaN, infinite or negative (or, on a virtual loop,
-                would take the clock to its end: see :meth:`advance_clock`); ``mode`` is empty,
-                malformed or ``"common"``.
+            InvalidArgument: ``seconds`` is NaN or negative, or, on a virtual loop, infinite or
+                so long that it would take the clock to its end (see :meth:`advance_clock`);
+                ``mode`` is empty, malformed or ``"common"``.
             UnknownMode: ``mode`` is not registered.
             LoopBusy: the loop is already running (for example, ``run`` from one of its
-                callbacks, from a second thread, or while it has a thread of its own).
+                callbacks, from a second thread, while it has a thread of its own or while it is
+                attached to asyncio).
             BadHandle: the loop is closed.
         """
-        value = _args.seconds(seconds, "Loop.run", "seconds")
-        if value == math.inf:
-            # C runs until stop for an infinite duration; Python does not offer that yet, so it
-            # stays the bad argument it was.
-            raise InvalidArgument(
-                context="Loop.run", detail=f"seconds must be finite, got {seconds!r}"
-            )
-        name = _args.mode(mode, "Loop.run")
-        self._run(name, value, "Loop.run")
+        value = math.inf if seconds is None else _args.seconds(seconds, "Loop.run", "seconds")
+        self._run(_args.mode(mode, "Loop.run"), value, "Loop.run")
 
     def run_until_idle(self, *, mode: str = "default") -> None:
         """Runs the loop in ``mode`` as :meth:`run` does, until no referenced timer that can fire
@@ -175,9 +164,9 @@ class Loop(LoopThreadMethods):
 
         On a virtual loop the clock steps from wake-up to wake-up as in :meth:`run`, with no
         bound (as libuv): a referenced repeating timer keeps it going until a callback calls
-        :meth:`stop`, cancels the timer or unreferences it. Ctrl-C is answered as in :meth:`run`
-        (on a virtual loop too), except while another wake-up fd is set (asyncio's), when it is
-        seen once the run returns.
+        :meth:`stop`, cancels the timer or unreferences it. Ctrl-C on the main thread is seen at
+        the next callback, which stops the run and raises KeyboardInterrupt from it (the idle
+        check is the engine's, inside one C call).
 
         Args:
             mode: a registered mode other than ``"common"``; default ``"default"``. Keyword-only.
@@ -204,17 +193,10 @@ class Loop(LoopThreadMethods):
             raise LoopBusy(context=call, detail=RUNNING_OR_THREAD)
         try:
             with _registry.binding_code(), _running.sigint_stops_run():
-                code = _running.run(state, name, seconds, RUN_SLICE)
+                code = _running.run(state, name, seconds, call)
         finally:
-            interrupted = state.leave_run()
-        error = state.take_error() if code == 0 else None
-        if interrupted:  # Ctrl-C wins over a callback's Exception, which goes to the hook
-            error = _registry.kept(error, KeyboardInterrupt())
-        if error is not None:
-            try:
-                raise error
-            finally:
-                del error
+            state.leave_run()
+        _registry.raise_kept([state.take_error() if code == 0 else None])
         if code == EBUSY:
             raise LoopBusy(context=call, detail=RUNNING_OR_THREAD)
         check(code, call)
@@ -233,8 +215,8 @@ class Loop(LoopThreadMethods):
     def running(self) -> bool:
         """Whether the loop is running: a :meth:`run` (or :meth:`run_until_idle`) call is in
         progress on any thread (counted from just before the call enters C, so it may be True a
-        moment before the loop really runs), or the loop runs on its own thread
-        (:attr:`has_thread`)."""
+        moment before the loop really runs), the loop is attached to asyncio
+        (:meth:`attach_asyncio`), or it runs on its own thread (:attr:`has_thread`)."""
         return self._state.running or self._state.thread
 
     # ---- Modes ----
@@ -577,10 +559,7 @@ class Loop(LoopThreadMethods):
             raise
         if errors:
             handle.close()
-            try:
-                raise _registry.kept(*errors)
-            finally:
-                del errors
+            _registry.raise_kept(errors)
         return handle
 
     def poller(
@@ -656,7 +635,7 @@ class Loop(LoopThreadMethods):
             aloop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             aloop = None
-        shared = poller.Shared(aloop)
+        shared = poller.Shared(aloop, state)
         _async.on_loop_close(state, shared)
         key = _registry.register(
             state, poller.make_entry(shared, state, operation, finish_on_return), one_shot=False
@@ -675,12 +654,16 @@ class Loop(LoopThreadMethods):
 
     def close(self) -> None:
         """Cancels every timer, closes every object made from this loop, and frees the loop.
-        Closing twice is harmless.
+        Closing twice is harmless. A loop attached to asyncio is detached first (as
+        :meth:`Attachment.detach <cadence.Attachment.detach>`: on the asyncio thread, or once the
+        asyncio loop has stopped).
 
         Raises:
             LoopBusy: the loop is running (for example, ``close`` from one of its callbacks) or
                 has a thread of its own (call :meth:`stop_thread` first); nothing was closed.
         """
+        if self._attachment is not None:
+            self._attachment.detach()
         code = _lifecycle.destroy(self._state)
         if code == EBUSY:
             raise LoopBusy(context="Loop.close", detail=RUNNING_OR_THREAD)
@@ -710,7 +693,9 @@ class Loop(LoopThreadMethods):
         kind = "virtual " if self._state.virtual else ""
         if self._state.closed:
             return f"<cadence.Loop {kind}closed>"
-        if self._state.thread:
+        if self._attachment is not None and self._attachment.attached:
+            status = "attached to asyncio"
+        elif self._state.thread:
             status = "running on its thread"
         else:
             status = "running" if self._state.running else "idle"

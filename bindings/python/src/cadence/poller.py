@@ -91,12 +91,12 @@ class Shared:
 
     __slots__ = ("__weakref__", "aloop", "done", "lock", "running")
 
-    def __init__(self, aloop: asyncio.AbstractEventLoop | None) -> None:
+    def __init__(self, aloop: asyncio.AbstractEventLoop | None, state: LoopState) -> None:
         self.aloop = aloop
         self.lock = threading.Lock()
         self.running: set[concurrent.futures.Future[object]] = set()
         #: Ended when the poller is over (cancelled, closed, or its loop closed).
-        self.done: Channel[None] = Channel()
+        self.done: Channel[None] = Channel(state)
 
     def end(self) -> None:
         """The poller is over: cancels its running awaitable polls and wakes the coroutines

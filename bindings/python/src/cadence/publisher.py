@@ -173,8 +173,10 @@ class _Publisher(Owned):
         ``async for fire_date in timer`` is the same.
 
         Each iteration is a subscriber (:meth:`sink`): it receives the fire dates (seconds since
-        the epoch, float) from the thread that runs the Cadence loop, usually its own
-        (:meth:`Loop.threaded <cadence.Loop.threaded>`), in the asyncio loop that iterates.
+        the epoch, float) in the asyncio loop that iterates, from whatever runs the Cadence loop:
+        that asyncio loop itself once attached (:meth:`Loop.attach_asyncio
+        <cadence.Loop.attach_asyncio>`), or another thread (:meth:`Loop.threaded
+        <cadence.Loop.threaded>`).
         Subscribing does not connect a :class:`TimerPublisher`: iterate its
         :meth:`~TimerPublisher.autoconnect` publisher, or :meth:`~TimerPublisher.connect` it.
         Fire dates wait in the stream until read, so a slow reader sees every one, late.
@@ -186,6 +188,7 @@ class _Publisher(Owned):
 
         Raises:
             BadHandle: the publisher or its loop is closed.
+            RuntimeError: from the iteration, when it must wait and nothing runs the loop.
         """
         return self._stream(_fire_date, "fire dates")
 
@@ -203,7 +206,7 @@ class _Publisher(Owned):
         return self.values()
 
     def _stream(self, convert: Callable[[Tick], _T], what: str) -> AsyncStream[_T]:
-        channel: Channel[_T] = Channel()
+        channel: Channel[_T] = Channel(self._state)
         subscription = self.sink(lambda tick: channel.put(convert(tick)))
         on_loop_close(self._state, channel)
         return AsyncStream(channel, subscription.close, f"of {what} from {self._settings()}")
