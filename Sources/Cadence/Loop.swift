@@ -110,10 +110,9 @@ public final class Loop: @unchecked Sendable {
         do { _ = try run(mode: mode, for: .max, onOwnThread: false) } catch { throw error.in("Loop.run(mode:)") }
     }
 
-    /// One run by the loop's own thread; returns false once the thread has been asked to stop.
-    func runOnOwnThread(mode: RunLoopMode, for seconds: Double) throws(CadenceError) -> Bool {
-        try run(mode: mode, for: try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds"),
-                onOwnThread: true)
+    /// One run until stopped by the loop's own thread; returns false once the thread has been asked to stop.
+    func runOnOwnThread(mode: RunLoopMode) throws(CadenceError) -> Bool {
+        try run(mode: mode, for: .max, onOwnThread: true)
     }
 
     /// The run behind ``run(mode:for:)-(_,Double)``, ``run(mode:)`` and ``runUntilIdle(mode:)``: for

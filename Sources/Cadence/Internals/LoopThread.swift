@@ -32,7 +32,8 @@ final class LoopThread: @unchecked Sendable {
     func join() { pthread_join(thread, nil) }
 
     private func body() {
-        // An hour at a time, so that the run never saturates; the loop ends the runs on request.
-        while (try? loop.runOnOwnThread(mode: mode, for: 3_600)) == true {}
+        // Each run lasts until a stop: `stop()` ends one and the thread starts the next, until
+        // `stopThread()` has asked it to end.
+        while (try? loop.runOnOwnThread(mode: mode)) == true {}
     }
 }
