@@ -110,7 +110,8 @@ public final class Loop: @unchecked Sendable {
         do { _ = try run(mode: mode, for: .max, onOwnThread: false) } catch { throw error.in("Loop.run(mode:)") }
     }
 
-    /// One run until stopped by the loop's own thread; returns false once the thread has been asked to stop.
+    /// One run, until stopped, by the loop's own thread; returns false once the thread has been
+    /// asked to stop.
     func runOnOwnThread(mode: RunLoopMode) throws(CadenceError) -> Bool {
         try run(mode: mode, for: .max, onOwnThread: true)
     }
