@@ -93,7 +93,7 @@ extension CadenceError {
     /// A run, close or second thread while the loop has a thread of its own.
     @inline(never)
     static func hasOwnThread(_ attempt: StaticString) -> CadenceError {
-        busy.with("loop must not have a thread of its own to \(attempt), got a loop with one (stopping that thread ends it)")
+        busy.with("loop must not have a thread of its own to \(attempt), got a loop with one (stopThread() ends it)")
     }
 
     /// A call that only a loop Cadence runs itself takes, on a loop that a host's `uv_loop_t` drives.
