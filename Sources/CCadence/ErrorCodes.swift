@@ -48,7 +48,7 @@ extension CadenceError {
     /// A C string that is not UTF-8, shown with U+FFFD for the bytes that are not.
     @inline(never)
     static func notUTF8(_ argument: StaticString, _ string: UnsafePointer<CChar>) -> CadenceError {
-        invalidArgument.with("\(argument) must be UTF-8, got \(String(reflecting: String(cString: string)))")
+        invalidArgument.with("\(argument) must be UTF-8, got \(quoted(String(cString: string)))")
     }
 
     /// A number that is not a `cadence_missed_ticks` value.

@@ -112,6 +112,7 @@ public struct ScenarioCorpus: Sendable {
             }
             for byte in data { digest = (digest ^ UInt64(byte)) &* 0x100_0000_01B3 }
             let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            var fileHasScenario = false  // a scenario ends with its file, as in the C and Python runners
             for (index, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
                 let where_ = "\(name):\(index + 1)"
                 let step: Step
@@ -122,10 +123,11 @@ public struct ScenarioCorpus: Sendable {
                 }
                 if step["scenario"] != nil {
                     scenarios.append(Scenario(location: where_, header: step))
-                } else if !scenarios.isEmpty {
+                    fileHasScenario = true
+                } else if fileHasScenario {
                     scenarios[scenarios.count - 1].steps.append(step)
                 } else {
-                    throw ScenarioFileError(description: "\(where_): a step before any scenario")
+                    throw ScenarioFileError(description: "\(where_): a step before the file's first scenario line")
                 }
             }
         }

@@ -206,6 +206,22 @@ static void messages(cadence_loop loop) {
     CHECK_ERR_MSG(cadence_loop_run(loop, NULL, 0), CADENCE_EINVAL, "cadence_loop_run: mode must not be NULL, got NULL");
     CHECK_ERR_MSG(cadence_loop_add_mode(loop, "\xff\xfe"), CADENCE_EINVAL,
                   "cadence_loop_add_mode: mode must be UTF-8, got \"\xef\xbf\xbd\xef\xbf\xbd\"");  /* U+FFFD twice */
+    /* Past ASCII, control, format and separator characters are escaped too (NEL, U+2028, U+202E),
+     * so a message is one line that a terminal shows as it is; a name past 255 bytes is cut. */
+    CHECK_ERR_MSG(cadence_loop_add_mode(loop, "a\xc2\x85" "b"), CADENCE_EINVAL,
+                  "cadence_loop_add_mode: mode must be 1-255 bytes of UTF-8 without control characters, "
+                  "got \"a\\u{0085}b\"");
+    CHECK_ERR_MSG(cadence_loop_run(loop, "x\xe2\x80\xa8" "y\xe2\x80\xae", 0), CADENCE_ENOENT,
+                  "cadence_loop_run: mode must be registered on the loop first (added as a mode or a common mode), "
+                  "got \"x\\u{2028}y\\u{202E}\"");
+    CHECK_ERR_MSG(cadence_loop_add_mode(loop, "\xff\xc2\x85"), CADENCE_EINVAL,
+                  "cadence_loop_add_mode: mode must be UTF-8, got \"\xef\xbf\xbd\\u{0085}\"");
+    static char huge[100001];
+    memset(huge, 'm', sizeof huge - 1);
+    CHECK_ERR(cadence_loop_add_mode(loop, huge), CADENCE_EINVAL);
+    const char *cut = cadence_last_error_message();
+    CHECK(strlen(cut) < 400);
+    CHECK(strstr(cut, "mmm\"... (100000 bytes)") != NULL);
     CHECK_ERR_MSG(cadence_loop_now(loop, NULL), CADENCE_EINVAL, "cadence_loop_now: out must not be NULL, got NULL");
     CHECK_ERR_MSG(cadence_loop_schedule(loop, 0, 0, "default", NULL, NULL, &out), CADENCE_EINVAL,
                   "cadence_loop_schedule: fn must not be NULL, got NULL");

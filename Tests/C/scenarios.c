@@ -31,16 +31,53 @@ static const char *skip_space(const char *p) {
     return p;
 }
 
+/* Why the latest line was refused, for the message. */
+static const char *why;
+
+static const char *refuse(const char *reason) {
+    why = reason;
+    return NULL;
+}
+
+/* Appends the UTF-8 of a \uXXXX escape (p at its first hex digit) to out; the end, or NULL. */
+static const char *read_escape_u(const char *p, char *out, size_t *n, size_t size) {
+    unsigned code = 0;
+    for (int i = 0; i < 4; i++, p++) {
+        int c = *p, digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (digit < 0) return refuse("a \\u escape needs four hex digits");
+        code = code * 16 + (unsigned)digit;
+    }
+    if (code == 0 || (code >= 0xD800 && code <= 0xDFFF)) return refuse("\\u0000 and \\u escapes of surrogates are not read");
+    unsigned char bytes[3];
+    size_t count = code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
+    if (count == 1) bytes[0] = (unsigned char)code;
+    else if (count == 2) bytes[0] = (unsigned char)(0xC0 | code >> 6), bytes[1] = (unsigned char)(0x80 | (code & 0x3F));
+    else bytes[0] = (unsigned char)(0xE0 | code >> 12), bytes[1] = (unsigned char)(0x80 | ((code >> 6) & 0x3F)),
+         bytes[2] = (unsigned char)(0x80 | (code & 0x3F));
+    if (*n + count >= size) return refuse("a key or a string is too long");
+    memcpy(out + *n, bytes, count);
+    *n += count;
+    return p;
+}
+
 /* Reads a JSON string at p (after its quote) into out; returns the end, or NULL. */
 static const char *read_string(const char *p, char *out, size_t size) {
     size_t n = 0;
-    for (; *p != '"'; p++) {
-        if (*p == '\0' || n + 1 >= size) return NULL;
-        char c = *p;
+    while (*p != '"') {
+        if (*p == '\0' || *p == '\n') return refuse("a string has no closing quote");
+        if ((unsigned char)*p < 0x20) return refuse("a string has a control character (JSON escapes them)");
+        if (n + 1 >= size) return refuse("a key or a string is too long");
+        char c = *p++;
         if (c == '\\') {
-            p++;
-            c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;  /* \" \\ \/ and the two used */
-            if (c == '\0') return NULL;
+            c = *p++;
+            if (c == 'u') {
+                if ((p = read_escape_u(p, out, &n, size)) == NULL) return NULL;
+                continue;
+            }
+            const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t", *at = c != '\0' ? strchr(from, c) : NULL;
+            if (at == NULL) return refuse("a string has an escape JSON does not have");
+            c = to[at - from];
         }
         out[n++] = c;
     }
@@ -48,19 +85,40 @@ static const char *read_string(const char *p, char *out, size_t size) {
     return p + 1;
 }
 
-/* Parses one line into s; returns 0, or -1 for anything but a flat object. */
+/* Whether the n bytes at p are a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int is_number(const char *p, size_t n) {
+    const char *end = p + n;
+    if (p < end && *p == '-') p++;
+    if (p == end || *p < '0' || *p > '9') return 0;
+    if (*p == '0') p++;
+    else while (p < end && *p >= '0' && *p <= '9') p++;
+    if (p < end && *p == '.') {
+        if (++p == end || *p < '0' || *p > '9') return 0;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        if (++p < end && (*p == '+' || *p == '-')) p++;
+        if (p == end || *p < '0' || *p > '9') return 0;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    return p == end;
+}
+
+/* Parses one line into s; returns 0, or -1 (with `why` set) for anything but a flat object of
+ * strings, numbers, true and false. */
 static int parse_line(const char *line, step *s) {
     s->count = 0;
     const char *p = skip_space(line);
-    if (*p++ != '{') return -1;
+    if (*p++ != '{') return refuse("a line must be one JSON object, starting with {"), -1;
     p = skip_space(p);
-    if (*p == '}') return 0;
+    if (*p == '}') return *skip_space(p + 1) == '\0' ? 0 : (refuse("something follows the object's }"), -1);
     for (;;) {
-        if (s->count == MAX_FIELDS || *p++ != '"') return -1;
+        if (s->count == MAX_FIELDS) return refuse("more than 16 fields"), -1;
+        if (*p++ != '"') return refuse("a key must be a string"), -1;
         p = read_string(p, s->keys[s->count], sizeof s->keys[0]);
         if (p == NULL) return -1;
         p = skip_space(p);
-        if (*p++ != ':') return -1;
+        if (*p++ != ':') return refuse("a key must be followed by :"), -1;
         p = skip_space(p);
         char *value = s->values[s->count];
         if (*p == '"') {
@@ -68,15 +126,19 @@ static int parse_line(const char *line, step *s) {
             if (p == NULL) return -1;
         } else {
             size_t n = strcspn(p, ",} \t\r\n");
-            if (n == 0 || n >= MAX_TEXT) return -1;
+            if (n == 0) return refuse("a key has no value"), -1;
+            if (n >= MAX_TEXT) return refuse("a value is too long"), -1;
+            if (!is_number(p, n) && !(n == 4 && memcmp(p, "true", 4) == 0) && !(n == 5 && memcmp(p, "false", 5) == 0))
+                return refuse("a value must be a string, a number, true or false"), -1;
             memcpy(value, p, n);
             value[n] = '\0';
             p += n;
         }
         s->count++;
         p = skip_space(p);
-        if (*p == '}') return 0;
-        if (*p++ != ',') return -1;
+        if (*p == '}') return *skip_space(p + 1) == '\0' ? 0 : (refuse("something follows the object's }"), -1);
+        if (*p == '\0') return refuse("the object has no closing }"), -1;
+        if (*p++ != ',') return refuse("fields must be separated by ,"), -1;
         p = skip_space(p);
     }
 }
@@ -85,11 +147,6 @@ static const char *field(const step *s, const char *key) {
     for (int i = 0; i < s->count; i++)
         if (strcmp(s->keys[i], key) == 0) return s->values[i];
     return NULL;
-}
-
-static double number(const step *s, const char *key, double otherwise) {
-    const char *v = field(s, key);
-    return v != NULL ? strtod(v, NULL) : otherwise;
 }
 
 static const char *text(const step *s, const char *key, const char *otherwise) {
@@ -167,6 +224,16 @@ static void fail(run *r, const char *format, ...) {
 static int ok(run *r, int err, const char *what) {
     if (err != 0) fail(r, "%s: %s (%s)", what, cadence_err_name(err), cadence_last_error_message());
     return err == 0;
+}
+
+/* A number field, `otherwise` if absent; a value that is not a whole number fails the run. */
+static double number(run *r, const step *s, const char *key, double otherwise) {
+    const char *v = field(s, key);
+    if (v == NULL) return otherwise;
+    char *end;
+    double value = strtod(v, &end);
+    if (end == v || *end != '\0') fail(r, "%s must be a number, got '%s'", key, v);
+    return value;
 }
 
 static long long ms(const run *r, double seconds) { return llround((seconds - r->origin) * 1000); }
@@ -409,7 +476,7 @@ static void do_step(run *r, const step *s) {
     if (strcmp(what, "publish") == 0) {
         cadence_publisher timer;
         if ((o = new_object(r, name, what)) == NULL ||
-            !ok(r, cadence_timer_publish(r->loop, number(s, "interval", 0), number(s, "tolerance", 0), mode, &timer),
+            !ok(r, cadence_timer_publish(r->loop, number(r, s, "interval", 0), number(r, s, "tolerance", 0), mode, &timer),
                 "cadence_timer_publish") ||
             !ok(r, cadence_publisher_set_missed_ticks(timer, missed_ticks(r, s)), "cadence_publisher_set_missed_ticks"))
             return;
@@ -431,9 +498,9 @@ static void do_step(run *r, const step *s) {
         }
     } else if (strcmp(what, "schedule") == 0) {
         if ((rec = new_record(r, name)) == NULL || (o = new_object(r, name, what)) == NULL) return;
-        double after = number(s, "after", 0), tolerance = number(s, "tolerance", 0);
+        double after = number(r, s, "after", 0), tolerance = number(r, s, "tolerance", 0);
         if (field(s, "interval") != NULL)
-            ok(r, cadence_loop_schedule_repeating(r->loop, after, number(s, "interval", 0), tolerance,
+            ok(r, cadence_loop_schedule_repeating(r->loop, after, number(r, s, "interval", 0), tolerance,
                                                   missed_ticks(r, s), mode, on_tick, rec, &o->cancellable),
                "cadence_loop_schedule_repeating");
         else
@@ -441,16 +508,16 @@ static void do_step(run *r, const step *s) {
                "cadence_loop_schedule");
     } else if (strcmp(what, "reset") == 0) {
         if ((o = find_object(r, name)) != NULL)
-            ok(r, cadence_timer_reset(o->cancellable, number(s, "after", 0)), "cadence_timer_reset");
+            ok(r, cadence_timer_reset(o->cancellable, number(r, s, "after", 0)), "cadence_timer_reset");
     } else if (strcmp(what, "countdown") == 0) {
         if ((rec = new_record(r, name)) != NULL && (o = new_object(r, name, what)) != NULL)
-            ok(r, cadence_countdown_start(r->loop, now(r) + number(s, "deadline", 0), number(s, "tick", 0),
+            ok(r, cadence_countdown_start(r->loop, now(r) + number(r, s, "deadline", 0), number(r, s, "tick", 0),
                                           on_countdown, rec, &o->cancellable),
                "cadence_countdown_start");
     } else if (strcmp(what, "poller") == 0) {
         if ((rec = new_record(r, name)) == NULL || (o = new_object(r, name, what)) == NULL) return;
-        o->busy = number(s, "busy", 0);
-        ok(r, cadence_poller_start(r->loop, number(s, "interval", 0), number(s, "tolerance", CADENCE_TOLERANCE_DEFAULT),
+        o->busy = number(r, s, "busy", 0);
+        ok(r, cadence_poller_start(r->loop, number(r, s, "interval", 0), number(r, s, "tolerance", CADENCE_TOLERANCE_DEFAULT),
                                    on_poll, rec, &o->cancellable),
            "cadence_poller_start");
     } else if (strcmp(what, "active") == 0) {
@@ -462,10 +529,10 @@ static void do_step(run *r, const step *s) {
     } else if (strcmp(what, "add_common_mode") == 0) {
         ok(r, cadence_loop_add_common_mode(r->loop, mode), "cadence_loop_add_common_mode");
     } else if (strcmp(what, "run") == 0) {
-        ok(r, cadence_loop_run(r->loop, mode, number(s, "for", 0)), "cadence_loop_run");
+        ok(r, cadence_loop_run(r->loop, mode, number(r, s, "for", 0)), "cadence_loop_run");
     } else if (strcmp(what, "block") == 0) {
-        if (r->is_virtual) ok(r, cadence_loop_advance_clock(r->loop, number(s, "for", 0)), "cadence_loop_advance_clock");
-        else sleep_seconds(number(s, "for", 0));
+        if (r->is_virtual) ok(r, cadence_loop_advance_clock(r->loop, number(r, s, "for", 0)), "cadence_loop_advance_clock");
+        else sleep_seconds(number(r, s, "for", 0));
     } else if (strcmp(what, "on") == 0) {
         int index = find_record(r, name);
         if (index < 0 || r->trigger_count == MAX_TRIGGERS) {
@@ -474,7 +541,7 @@ static void do_step(run *r, const step *s) {
         }
         trigger *tr = &r->triggers[r->trigger_count++];
         tr->record = index;
-        tr->event = (int)number(s, "event", 0);
+        tr->event = (int)number(r, s, "event", 0);
         tr->then = *s;  /* the same fields, with "do" and "name" replaced */
         for (int i = 0; i < tr->then.count; i++) {
             if (strcmp(tr->then.keys[i], "do") == 0) snprintf(tr->then.values[i], MAX_TEXT, "%s", text(s, "then", ""));
@@ -585,8 +652,17 @@ int main(int argc, char **argv) {
             if (line[strspn(line, " \t\r\n")] == '\0') continue;
             char where[300];
             snprintf(where, sizeof where, "%s:%d", names[i], number);
-            if (parse_line(line, &s) != 0) {
-                fprintf(stderr, "%s: not a flat JSON object\n", where);
+            int too_long = strchr(line, '\n') == NULL && !feof(f);
+            why = NULL;
+            if (too_long) why = "longer than 8190 bytes";
+            else if (parse_line(line, &s) == 0 && field(&s, "scenario") == NULL && !in_scenario)
+                why = "a step before the file's first scenario line";
+            if (why != NULL) {
+                fprintf(stderr, "%s: not a scenario line: %s\n", where, why);
+                fclose(f);
+                if (in_scenario && !skipping) cadence_loop_destroy(current.loop);
+                for (int k = i; k < file_count; k++) free(names[k]);
+                if (t.results != NULL) fclose(t.results);
                 return 1;
             }
             if (field(&s, "scenario") != NULL) start_scenario(&t, &s, where);

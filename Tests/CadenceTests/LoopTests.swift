@@ -162,6 +162,14 @@ import Testing
              { () throws(CadenceError) in _ = try TimerPublisher(every: 1, on: v.loop, in: RunLoopMode("fast")) }),
             (.invalidArgument, "Loop.addMode(_:): mode must be 1-255 bytes of UTF-8 without control characters, got \"\"",
              { () throws(CadenceError) in try v.loop.addMode(RunLoopMode("")) }),
+            (.invalidArgument, "Loop.addMode(_:): mode must be 1-255 bytes of UTF-8 without control characters, got \"a\\u{0085}b\"",
+             { () throws(CadenceError) in try v.loop.addMode(RunLoopMode("a\u{85}b")) }),
+            (.unknownMode, "Loop.run(mode:for:): mode must be registered on the loop first (added as a mode or a common mode), "
+                + "got \"x\\u{2028}y\\u{202E}\"",
+             { () throws(CadenceError) in try v.loop.run(mode: RunLoopMode("x\u{2028}y\u{202E}"), for: 0) }),
+            (.invalidArgument, "Loop.addMode(_:): mode must be 1-255 bytes of UTF-8 without control characters, got \""
+                + String(repeating: "m", count: 255) + "\"... (300 bytes)",
+             { () throws(CadenceError) in try v.loop.addMode(RunLoopMode(String(repeating: "m", count: 300))) }),
             (.invalidArgument, "Loop.run(mode:for:): mode must not be \"common\" (a pseudo-mode, never run itself), got \"common\"",
              { () throws(CadenceError) in try v.loop.run(mode: .common, for: 1) }),
             (.notSupported, "Loop.startThread(mode:): loop must be a real loop, got a virtual loop (its clock moves only when told)",

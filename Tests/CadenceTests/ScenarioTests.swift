@@ -28,6 +28,22 @@ import Testing
         print("scenarios (Swift): \(corpus.scenarios.count - failed) passed, \(failed) failed")
     }
 
+    /// A scenario ends with its file: a step at the top of a second file is refused, as the C
+    /// and Python runners refuse it, not added to the first file's last scenario.
+    @Test func aStepBeforeAFilesFirstScenarioIsRefused() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/cadence-scenarios-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = FileManager.default.createFile(atPath: directory + "/a.jsonl", contents: Data(#"{"scenario": "a"}"#.utf8))
+        _ = FileManager.default.createFile(atPath: directory + "/b.jsonl", contents: Data(#"{"do": "run", "for": 1}"#.utf8))
+        do {
+            _ = try ScenarioCorpus(directory: directory)
+            Issue.record("a step before b.jsonl's first scenario line was read")
+        } catch {
+            #expect(error.description == "b.jsonl:1: a step before the file's first scenario line")
+        }
+    }
+
     private func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits

@@ -55,8 +55,31 @@ extension CadenceError {
                               + "(a one-shot ends when its callback starts)")
     }
 
-    /// A mode name as the messages show it: quoted, with control characters escaped.
-    static func quoted(_ mode: RunLoopMode) -> String { String(reflecting: mode.name) }
+    /// A mode name as the messages show it (as any string below).
+    static func quoted(_ mode: RunLoopMode) -> String { quoted(mode.name) }
+
+    /// A string as the messages show it, on one line that a terminal shows as it is: quoted as
+    /// Swift writes a string literal (`"a\nb"`), with every control, format and line or paragraph
+    /// separator character escaped (`\u{85}`, `\u{2028}`, `\u{202E}`: `String(reflecting:)`
+    /// leaves those past ASCII as they are). Only its first 255 bytes of UTF-8 are shown (the
+    /// longest a mode name may be), then `...` and the whole length in bytes, so a huge argument
+    /// does not make a huge message.
+    @inline(never)
+    package static func quoted(_ string: String) -> String {
+        var shown = "\""
+        var bytes = 0
+        for scalar in string.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            if bytes > 255 { return shown + "\"... (\(string.utf8.count) bytes)" }
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator:
+                shown += scalar.escaped(asASCII: true)
+            default:
+                shown += scalar == "'" ? "'" : scalar.escaped(asASCII: false)
+            }
+        }
+        return shown + "\""
+    }
 }
 
 extension CadenceError {

@@ -363,6 +363,15 @@ MESSAGES: list[tuple[str, Call, type[BaseException], str]] = [
      'got "fast"'),
     ("empty mode", lambda o: o.loop.add_mode(""), IA,
      'Loop.add_mode: mode must be 1-255 bytes of UTF-8 without control characters, got ""'),
+    ("control past ASCII", lambda o: o.loop.add_mode("a\x85b"), IA,
+     'Loop.add_mode: mode must be 1-255 bytes of UTF-8 without control characters, '
+     'got "a\\u{0085}b"'),
+    ("line separator", lambda o: o.loop.run(1, mode="x\u2028y\u202e"), UM,
+     'Loop.run: mode must be registered on the loop first (added as a mode or a common mode), '
+     'got "x\\u{2028}y\\u{202E}"'),
+    ("long mode", lambda o: o.loop.add_mode("m" * 300), IA,
+     'Loop.add_mode: mode must be 1-255 bytes of UTF-8 without control characters, '
+     'got "' + "m" * 255 + '"... (300 bytes)'),
     ("run in common", lambda o: o.loop.run(1, mode="common"), IA,
      'Loop.run: mode must not be "common" (a pseudo-mode, never run itself), got "common"'),
     ("countdown tick", lambda o: o.loop.countdown(5.0, 0.0, ignore_n), IA,

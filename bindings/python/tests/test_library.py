@@ -144,6 +144,11 @@ def test_error_defaults() -> None:
     assert cadence.EventLoopError().errno == 5
     with pytest.raises(TypeError):
         cadence.CadenceError()
+    # A code of the wrong type is refused at once; one no C int holds is unknown, and str() works.
+    with pytest.raises(TypeError, match=r"^CadenceError: code must be an int, not str$"):
+        cadence.CadenceError("oops")  # type: ignore[arg-type]
+    huge = cadence.CadenceError(2**40, "Loop.call")
+    assert (huge.name, str(huge)) == ("UNKNOWN", "Loop.call: unknown error")
 
 
 def test_the_package_version_is_the_cmake_project_version() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,24 +43,69 @@ class Scenario:
         return str(self.header["scenario"])
 
 
-def load_corpus() -> tuple[list[Scenario], int]:
+def load_corpus(corpus: Path = CORPUS) -> tuple[list[Scenario], int]:
     """Every scenario of the corpus, files in name order, and the corpus digest (FNV-1a 64 of
-    the files' bytes in that order, as the other runners compute it)."""
+    the files' bytes in that order, as the other runners compute it). ValueError, naming the
+    file and line, for a line that is not a flat JSON object of strings, numbers and booleans,
+    and for a step before its file's first scenario line (a scenario ends with its file)."""
     scenarios: list[Scenario] = []
     digest = 0xCBF29CE484222325
-    for path in sorted(CORPUS.glob("*.jsonl")):
+    for path in sorted(corpus.glob("*.jsonl")):
         data = path.read_bytes()
         for byte in data:
             digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-        for number, line in enumerate(data.decode().splitlines(), 1):
+        try:
+            text = data.decode()
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{path.name}: not UTF-8 ({error})") from None
+        in_file = False
+        for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
-            step = json.loads(line)
+            where = f"{path.name}:{number}"
+            try:
+                step = json.loads(line)
+            except ValueError as error:
+                raise ValueError(f"{where}: not a flat JSON object ({error})") from None
+            if not isinstance(step, dict) or not all(
+                isinstance(value, (str, int, float)) for value in step.values()
+            ):
+                raise ValueError(f"{where}: not a flat JSON object of strings, numbers, booleans")
             if "scenario" in step:
-                scenarios.append(Scenario(step, f"{path.name}:{number}"))
-            else:
+                scenarios.append(Scenario(step, where))
+                in_file = True
+            elif in_file:
                 scenarios[-1].steps.append(step)
+            else:
+                raise ValueError(f"{where}: a step before the file's first scenario line")
     return scenarios, digest
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        (
+            {"a.jsonl": '{"scenario": "a"}\n', "b.jsonl": '{"do": "run", "for": 1}\n'},
+            "b.jsonl:1: a step before the file's first scenario line",
+        ),
+        (
+            {"a.jsonl": '{"scenario": "a"}\n{"do": "run", "for": soon}\n'},
+            "a.jsonl:2: not a flat JSON object (Expecting value",
+        ),
+        (
+            {"a.jsonl": '{"scenario": "a", "steps": [1]}\n'},
+            "a.jsonl:1: not a flat JSON object of strings, numbers, booleans",
+        ),
+    ],
+    ids=["step first", "bare word", "nested"],
+)
+def test_a_malformed_file_is_refused_with_its_line(
+    tmp_path: Path, files: dict[str, str], message: str
+) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(ValueError, match="^" + re.escape(message)):  # json's words may follow
+        load_corpus(tmp_path)
 
 
 class Failed(Exception):

@@ -102,6 +102,8 @@ class CadenceError(Exception):
             if self.default_code is None:
                 raise TypeError("CadenceError() needs an error code")
             code = self.default_code
+        if isinstance(code, bool) or not isinstance(code, int):
+            raise TypeError(f"CadenceError: code must be an int, not {type(code).__name__}")
         super().__init__(code, context, detail)
         self.code = code
         self.context = context
@@ -110,12 +112,12 @@ class CadenceError(Exception):
     @property
     def name(self) -> str:
         """The symbolic name, such as ``"EINVAL"`` (``"UNKNOWN"`` for a code Cadence lacks)."""
-        return _lib.decode(_lib.lib.cadence_err_name(self.code))
+        return _lib.decode(_lib.lib.cadence_err_name(_as_c_int(self.code)))
 
     @property
     def message(self) -> str:
         """A short English message, from ``cadence_strerror``."""
-        return _lib.decode(_lib.lib.cadence_strerror(self.code))
+        return _lib.decode(_lib.lib.cadence_strerror(_as_c_int(self.code)))
 
     def __str__(self) -> str:
         detail = self.detail or self.message
@@ -167,6 +169,12 @@ class OutOfMemory(CadenceError, MemoryError):
     """Memory could not be had (``ENOMEM``)."""
 
     default_code = ENOMEM
+
+
+def _as_c_int(code: int) -> int:
+    """``code`` for a C ``int`` argument: one too large for it is no Cadence code, so it is
+    passed as one that is none either (ctypes would raise for it, and ``str()`` with it)."""
+    return code if -(2**31) <= code < 2**31 else -(2**31)
 
 
 class EventLoopError(CadenceError, OSError):
