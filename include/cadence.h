@@ -128,11 +128,12 @@ CADENCE_EXPORT int cadence_loop_run(cadence_loop loop, const char *_Nullable mod
  * libuv): a referenced repeating timer keeps it going until a callback stops the loop, cancels or
  * unreferences the timer. Errors: CADENCE_EINVAL (mode NULL, empty, malformed or "common"),
  * CADENCE_ENOENT (mode not registered), CADENCE_EBUSY (already running, for example when called
- * from one of its callbacks, or the loop has a thread of its own), CADENCE_EBADF. Added in 0.3. */
+ * from one of its callbacks, or the loop has a thread of its own), CADENCE_ENOTSUP (a loop on a
+ * host's uv_loop_t, see <cadence/uv.h>), CADENCE_EBADF. Added in 0.3. */
 CADENCE_EXPORT int cadence_loop_run_until_idle(cadence_loop loop, const char *_Nullable mode);
 
-/* Makes a running cadence_loop_run return after its current pass; does nothing if the loop is not
- * running. Callable from callbacks and other threads. Errors: CADENCE_EBADF. */
+/* Makes a running cadence_loop_run or cadence_loop_run_until_idle return after its current pass;
+ * does nothing if the loop is not running. Callable from callbacks and other threads. Errors: CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_stop(cadence_loop loop);
 
 /* Registers a custom mode (1-255 bytes of UTF-8, no control characters). Idempotent.

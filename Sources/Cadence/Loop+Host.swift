@@ -20,9 +20,10 @@ extension Loop {
     ///
     /// Threads: create and close the loop on the thread that runs `uvLoop` (or before it runs),
     /// as libuv requires of every handle; arming, cancelling and the other calls work from any
-    /// thread (the timerfd is re-armed directly, which wakes the host's epoll). ``run(mode:for:)-(_,Double)``,
-    /// ``runPass(mode:)``, ``fileDescriptor()`` and ``startThread(mode:)`` throw
-    /// ``CadenceError/notSupported``: the host's loop runs this one.
+    /// thread (the timerfd is re-armed directly, which wakes the host's epoll).
+    /// ``run(mode:for:)-(_,Double)``, ``run(mode:)``, ``runUntilIdle(mode:)``, ``runPass(mode:)``,
+    /// ``fileDescriptor()`` and ``startThread(mode:)`` throw ``CadenceError/notSupported``: the
+    /// host's loop runs this one.
     ///
     /// - Parameters:
     ///   - uvLoop: an initialized `uv_loop_t *`, which must outlive this loop.

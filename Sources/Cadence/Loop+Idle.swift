@@ -30,7 +30,8 @@ extension Loop {
     /// - Throws: ``CadenceError/invalidArgument`` for `common` or a malformed mode;
     ///   ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/busy`` if the loop
     ///   is already running (for example when called from one of its own callbacks) or has a
-    ///   thread of its own; ``CadenceError/badHandle`` after ``close()``.
+    ///   thread of its own; ``CadenceError/notSupported`` for a loop on a host's `uv_loop_t` (see
+    ///   ``init(uvLoop:mode:)``); ``CadenceError/badHandle`` after ``close()``.
     public func runUntilIdle(mode: RunLoopMode = .default) throws(CadenceError) {
         do { _ = try run(mode: mode, for: nil, onOwnThread: false) } catch { throw error.in("Loop.runUntilIdle(mode:)") }
     }

@@ -107,7 +107,14 @@ public final class Loop: @unchecked Sendable {
     /// - Throws: as ``run(mode:for:)-(_,Double)``; ``CadenceError/invalidArgument`` on a virtual loop, whose
     ///   clock would run to its end.
     public func run(mode: RunLoopMode = .default) throws(CadenceError) {
-        do { _ = try run(mode: mode, for: .max, onOwnThread: false) } catch { throw error.in("Loop.run(mode:)") }
+        do throws(CadenceError) {
+            // This call has no `seconds` to name, so it says why a virtual loop cannot run forever.
+            guard !isVirtual else {
+                throw .invalidArgument.with("loop must be a real loop to run until stopped, got a virtual loop "
+                                            + "(its clock would run to its end)")
+            }
+            _ = try run(mode: mode, for: .max, onOwnThread: false)
+        } catch { throw error.in("Loop.run(mode:)") }
     }
 
     /// One run, until stopped, by the loop's own thread; returns false once the thread has been

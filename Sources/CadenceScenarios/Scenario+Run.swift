@@ -220,10 +220,10 @@ private final class ScenarioRun: @unchecked Sendable {
             checks.append(ScenarioCheck(subject: name, what: what, actual: actual.isEmpty ? "none" : actual,
                                         expected: want.isEmpty ? "none" : want, passed: actual == normalized))
         }
-        func within(_ what: String, _ actual: Double, of subject: String = name) {
+        func within(_ what: String, _ actual: Double, of subject: String = name, unit: String = "") {
             let want = step.text(what) ?? ""
-            checks.append(ScenarioCheck(subject: subject, what: what, actual: Self.show(actual),
-                                        expected: want, passed: Self.matches(actual, want)))
+            checks.append(ScenarioCheck(subject: subject, what: what, actual: Self.show(actual) + unit,
+                                        expected: want + unit, passed: Self.matches(actual, want)))
         }
         for (what, value) in step.fields where what != "do" && what != "name" {
             switch what {
@@ -249,8 +249,8 @@ private final class ScenarioRun: @unchecked Sendable {
             case "now": within(what, Double(ms(loop.now.timeIntervalSince1970)), of: "loop")
             case "tolerance":
                 switch try object(name) {
-                case .poller(let poller): within(what, poller.tolerance)
-                case .timer(let timer): within(what, timer.tolerance ?? .nan)
+                case .poller(let poller): within(what, poller.tolerance, unit: " s")
+                case .timer(let timer): within(what, timer.tolerance ?? .nan, unit: " s")
                 default: throw StepError(description: "tolerance: '\(name)' is neither a poller nor a timer")
                 }
             case "fire_date":

@@ -171,6 +171,7 @@ int main(void) {
     CHECK_ERR(cadence_loop_fd(h.loop, &fd), CADENCE_ENOTSUP);   /* the host's loop watches it */
     CHECK_ERR(cadence_loop_run_pass(h.loop, "default"), CADENCE_ENOTSUP);
     CHECK_ERR(cadence_loop_run(h.loop, "default", 0), CADENCE_ENOTSUP);
+    CHECK_ERR(cadence_loop_run_until_idle(h.loop, "default"), CADENCE_ENOTSUP);
     CHECK_ERR(cadence_loop_start_thread(h.loop, "default"), CADENCE_ENOTSUP);
     double timeout = 0;
     CHECK_OK(cadence_loop_timeout(h.loop, &timeout));

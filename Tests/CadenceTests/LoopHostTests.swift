@@ -190,6 +190,9 @@ import Testing
         let loop = Loop.virtual()
         #expect(throws: CadenceError.notSupported) { try loop.fileDescriptor() }
         #expect(throws: CadenceError.invalidArgument) { try loop.run() }  // its clock would end
+        let forever = #expect(throws: CadenceError.self) { try loop.run() }
+        #expect(forever?.description == "Loop.run(mode:): loop must be a real loop to run until stopped, "
+                + "got a virtual loop (its clock would run to its end)")
         let fired = Recorder<Double>()
         try loop.schedule(after: 2) { fired.append($0.fireDate.timeIntervalSince1970) }
         #expect(try loop.timeout() == 2)

@@ -32,8 +32,8 @@ extern "C" {
  * Threads: call this and cadence_loop_destroy on the thread that runs `uv_loop` (or while nothing
  * runs it), as libuv requires of every handle. Every other function may be called from any
  * thread: arming and cancelling re-arm the timerfd, which wakes the host's uv_run.
- * cadence_loop_run, cadence_loop_run_pass, cadence_loop_fd and cadence_loop_start_thread return
- * CADENCE_ENOTSUP for this loop: the host's uv_run drives it. `uv_loop` must outlive the Cadence
+ * cadence_loop_run, cadence_loop_run_until_idle, cadence_loop_run_pass, cadence_loop_fd and
+ * cadence_loop_start_thread return CADENCE_ENOTSUP for this loop: the host's uv_run drives it. `uv_loop` must outlive the Cadence
  * loop. A Cadence callback must not run `uv_loop` itself (a nested uv_run skips Cadence's pass).
  *
  * Errors: CADENCE_EINVAL (uv_loop, mode or out NULL; mode malformed or "common"), CADENCE_EIO (no
