@@ -1,7 +1,7 @@
 @testable import Cadence
 import Testing
 
-/// Tolerance used to save wake-ups (DESIGN.md §2 "Tolerance"), in virtual time.
+/// Tolerance used to save wake-ups (Cadence.docc/Semantics.md, "Tolerance and wake-ups"), in virtual time.
 @Suite struct CoalescingTests {
     /// 1000 repeating 1 s timers at random phases, run for 10 s.
     struct Run {

@@ -5,7 +5,7 @@ import Glibc
 import Synchronization
 import Testing
 
-/// A loop inside a host's loop (DESIGN.md §1 "Cadence lives inside the user's loop"): a poll()
+/// A loop inside a host's loop (docs/c-api.md, "Using Cadence inside your own loop"): a poll()
 /// loop over the descriptor with one pass at a time, a loop on a host's `uv_loop_t`, and a run
 /// until stop. Real clock, wide ranges; the same cases as Tests/C/descriptor_poll.c and uv_host.c.
 @Suite(.serialized) struct LoopHostTests {

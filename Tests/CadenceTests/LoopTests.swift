@@ -1,8 +1,8 @@
 @testable import Cadence
 import Testing
 
-/// Passes, callbacks, one-shots, lifetime and bad input (DESIGN.md §2 "Running a loop",
-/// "Callbacks", "Errors and bad input"), in virtual time.
+/// Passes, callbacks, one-shots, lifetime and bad input (Cadence.docc/Semantics.md, "Passes and
+/// callbacks"; Cadence.docc/Errors.md), in virtual time.
 @Suite struct LoopTests {
     @Test func timerArmedDuringAPassWaitsForTheNextPass() throws {
         let v = VirtualLoop()

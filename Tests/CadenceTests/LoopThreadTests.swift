@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 
-/// A loop on a thread of its own (DESIGN.md §2 "Running a loop", "Threads"), on the real clock.
+/// A loop on a thread of its own (Cadence.docc/Semantics.md, "Passes and callbacks", "Threads"), on the real clock.
 @Suite(.serialized) struct LoopThreadTests {
     @Test func timersScheduledFromHereFireOnTheLoopThread() throws {
         let loop = try Loop()

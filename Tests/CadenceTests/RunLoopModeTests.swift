@@ -1,7 +1,7 @@
 @testable import Cadence
 import Testing
 
-/// Run loop modes (DESIGN.md §2 "Modes"): what the Swift face refuses. How timers behave in
+/// Run loop modes (Cadence.docc/Semantics.md, "Modes"): what the Swift face refuses. How timers behave in
 /// modes and common modes is proven by the scenario corpus (Tests/Scenarios/modes.jsonl).
 @Suite struct RunLoopModeTests {
     @Test func badModes() throws {

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// Once cancel returns on another thread, no callback for what it cancelled starts
-/// (DESIGN.md §2 "Threads"), on a loop running on its own thread.
+/// (Cadence.docc/Semantics.md, "Threads"), on a loop running on its own thread.
 @Suite(.serialized) struct ThreadedCancelTests {
     @Test func noCallbackStartsAfterCancelReturned() throws {
         let loop = try Loop()

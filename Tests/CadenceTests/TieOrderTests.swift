@@ -1,7 +1,7 @@
 import Cadence
 import Testing
 
-/// Ties (DESIGN.md §2 "Callbacks") at scale: 400 timers of 0.3 s and 0.5 s, scheduled in turn at
+/// Ties (Cadence.docc/Semantics.md, "Passes and callbacks") at scale: 400 timers of 0.3 s and 0.5 s, scheduled in turn at
 /// 0, meet at 1.5 s and fire in scheduling order. The cases with a few timers are scenarios of
 /// the corpus (Tests/Scenarios/ties.jsonl).
 @Suite struct TieOrderTests {

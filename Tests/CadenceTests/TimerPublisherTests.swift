@@ -1,7 +1,7 @@
 @testable import Cadence
 import Testing
 
-/// Connectable and autoconnect semantics (DESIGN.md §2), in virtual time.
+/// Connectable and autoconnect semantics (Cadence.docc/Semantics.md, "Connecting"), in virtual time.
 @Suite struct TimerPublisherTests {
     @Test func nothingBeforeConnectAndNothingAfterCancel() throws {
         let v = VirtualLoop()

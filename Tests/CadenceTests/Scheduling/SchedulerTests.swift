@@ -5,7 +5,7 @@ import Glibc
 import Synchronization
 import Testing
 
-/// Schedulers and ticks (DESIGN.md §2 "Schedulers").
+/// Schedulers and ticks (the `Scheduler` protocol and `ticks(every:)`).
 @Suite struct SchedulerTests {
     @Test func virtualTicksLandOnTheSecondAndLeaveWithTheSubscriber() throws {
         let clock = VirtualScheduler()

@@ -1,7 +1,7 @@
 import Cadence
 import Testing
 
-/// Countdowns computed from a deadline (DESIGN.md §2 "Countdown"), in virtual time.
+/// Countdowns computed from a deadline (`Loop.countdown(to:tick:)`), in virtual time.
 @Suite struct CountdownTests {
     @Test func survivesJumpsOfTheClock() throws {
         let clock = VirtualScheduler()
