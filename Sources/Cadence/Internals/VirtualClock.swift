@@ -2,7 +2,7 @@
 ///
 /// Sleeping jumps the clock straight to the deadline, so a run visits every wake-up the engine
 /// chooses, in order, in no real time.
-final class VirtualClock: LoopClock, @unchecked Sendable {
+final class VirtualClock: TimeSource, @unchecked Sendable {
     private let lock = Lock()
     private var current: Nanoseconds
 

@@ -3,7 +3,7 @@
 ///
 /// The engine never knows which clock it has: the libuv backend and the virtual clock drive the
 /// same timer bookkeeping.
-protocol LoopClock: AnyObject {
+protocol TimeSource: AnyObject {
     /// A fresh read of the monotonic clock, in nanoseconds.
     func now() -> Nanoseconds
     /// Sleeps until the clock reads at least `deadline` or until ``wake()`` is called; may return
