@@ -11,7 +11,7 @@ import Glibc
 /// clock on) only once no job is waiting. A sleep on ``clock`` that fires resumes its task inside
 /// the pass, so the task's next job runs before the clock moves: on a virtual loop, tasks on its
 /// executor that sleep on its clock run exactly in fire-date order, the same on every run (see
-/// <doc:Clocks> for what is deterministic and what is not).
+/// <doc:ClocksAndAsyncCode> for what is deterministic and what is not).
 ///
 /// Jobs run only while something runs the loop, as timers do: ``run(mode:for:)``,
 /// ``runUntilIdle(mode:)``, ``startThread(mode:)``, or a host's passes (a job that comes while a

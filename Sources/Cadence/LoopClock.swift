@@ -11,7 +11,7 @@
 /// ``Loop/runPass(mode:)`` or from its `uv_loop_t`) for a sleep to end, and a sleep on a loop that
 /// nothing runs waits, as a timer on a thread without a run loop does, until the loop runs or the
 /// sleeping task is cancelled. The timers are in ``RunLoopMode/common``, so they fire in every
-/// common mode. See <doc:Clocks> for tasks that run on the loop itself, which makes async code on a
+/// common mode. See <doc:ClocksAndAsyncCode> for tasks that run on the loop itself, which makes async code on a
 /// virtual loop deterministic.
 ///
 /// A clock holds its loop: a copy keeps the loop alive. Copies are interchangeable.
@@ -100,7 +100,7 @@ public struct LoopClock: Clock, Sendable {
     /// Never early: the sleep ends when the loop fires its timer, at or after `deadline` on a
     /// fresh clock read. A deadline that has passed ends on the loop's next pass. The task
     /// resumes on its own executor: the loop's thread if it runs on the loop's executor (see
-    /// <doc:Clocks>), else its executor after a hop from the loop's thread. The loop must be
+    /// <doc:ClocksAndAsyncCode>), else its executor after a hop from the loop's thread. The loop must be
     /// running for the sleep to end (see ``LoopClock``).
     ///
     /// Cancellation: cancelling the task ends the sleep at once with `CancellationError` and

@@ -20,7 +20,10 @@ extension UInt64 {
 
 /// Converts public seconds to engine nanoseconds after checking them.
 ///
-/// - Parameter argument: the argument's name, for the error's message.
+/// - Parameters:
+///   - seconds: the public value.
+///   - allowZero: whether 0 is a valid value (a delay) or not (an interval).
+///   - argument: the argument's name, for the error's message.
 /// - Throws: ``CadenceError/invalidArgument`` for NaN, infinities, negative values, or zero when
 ///   `allowZero` is false. Values beyond about 584 years saturate.
 @inline(__always)
