@@ -2,7 +2,7 @@ import Dispatch
 import Glibc
 
 /// A loop as the executor of tasks and actors (SE-0417 task executors, SE-0392 custom actor
-/// executors): their jobs run on the loop's thread, between its passes, in the order they came.
+/// executors through ``Loop/asUnownedSerialExecutor()``): their jobs run on the loop's thread, between its passes, in the order they came.
 ///
 /// A task runs on the loop with `Task(executorPreference: loop) { ... }` or
 /// `await withTaskExecutorPreference(loop) { ... }` (its child tasks inherit the preference); an
@@ -19,20 +19,37 @@ import Glibc
 /// a sleeping loop. Once the loop is closed, jobs still waiting and jobs that come later run on
 /// one serial dispatch queue, off the loop's thread, so that no task waits for ever on a closed
 /// loop (its sleeps then throw ``CadenceError/badHandle``).
-extension Loop: TaskExecutor, SerialExecutor {
-    /// Queues a job to run on the loop's thread after the current or next pass; called by the
-    /// Swift runtime. Callable from any thread.
+extension Loop: TaskExecutor {
+    /// Queues a job of a task that prefers this loop, to run on the loop's thread after the
+    /// current or next pass; called by the Swift runtime. Callable from any thread.
     ///
-    /// - Parameter job: the job of a task that prefers this loop, or of an actor on it.
+    /// - Parameter job: the job of a task whose executor preference is this loop.
     public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+        queue(UnownedJob(job), onActor: false)
+    }
+
+    /// The executor for an actor that runs on this loop: return it from the actor's
+    /// `unownedExecutor`. The actor's jobs run on the loop's thread, as tasks on the loop do; the
+    /// executor does not keep the loop alive, so the actor must (a stored `Loop`).
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: jobs)
+    }
+
+    /// Whether the calling thread is running the loop: in a job of a task or actor on the loop, a
+    /// timer's callback, or anything they call. It is the isolation check of an actor on this
+    /// loop, so a timer's callback may call `assumeIsolated` on such an actor.
+    public func isIsolatingCurrentContext() -> Bool {
+        lock.withLock { isRunningFlag && pthread_equal(runningThread, pthread_self()) != 0 }
+    }
+
+    func queue(_ job: UnownedJob, onActor: Bool) {
         lock.lock()
         if isClosedFlag {
             lock.unlock()
-            runAfterClose(job)
+            runAfterClose(job, onActor: onActor)
             return
         }
-        jobs.append(job)
+        jobs.append(job, onActor: onActor)
         if isRunningFlag {
             wakeIfRemote()
         } else if hostModeIndex != nil {
@@ -41,42 +58,29 @@ extension Loop: TaskExecutor, SerialExecutor {
         lock.unlock()
     }
 
-    /// Whether the calling thread is running the loop (a job, a timer's callback, or anything
-    /// else called from them): the actor isolation check of an actor on this loop, as in
-    /// `assumeIsolated` from a timer's callback.
-    public func isIsolatingCurrentContext() -> Bool? {
-        lock.withLock { isRunningFlag && pthread_equal(runningThread, pthread_self()) != 0 }
-    }
-
-    /// Stops the program unless the calling thread is running the loop (see
-    /// ``isIsolatingCurrentContext()``): for `preconditionIsolated` and `assumeIsolated` on an
-    /// actor whose executor is this loop.
-    public func checkIsolated() {
-        precondition(isIsolatingCurrentContext() == true,
-                     "expected to run on the thread running the Cadence loop (an actor isolated to it)")
-    }
-
     /// Runs the jobs waiting now, oldest first, on the calling thread, which is running the loop;
     /// returns whether more came meanwhile (so that the loop does not sleep yet).
     func runJobs() -> Bool {
         guard !jobs.isEmpty else { return false }
-        let serialExecutor = asUnownedSerialExecutor()
-        let taskExecutor = asUnownedTaskExecutor()
-        for job in jobs.takeAll() {
-            job.runSynchronously(isolatedTo: serialExecutor, taskExecutor: taskExecutor)
-        }
+        for (job, onActor) in jobs.takeAll() { run(job, onActor: onActor) }
         return !jobs.isEmpty
     }
 
     /// Hands the jobs still waiting to the queue that runs a closed loop's jobs. Called once the
     /// loop is closed, when no new job can join them.
     func runJobsAfterClose() {
-        for job in jobs.takeAll() { runAfterClose(job) }
+        for (job, onActor) in jobs.takeAll() { runAfterClose(job, onActor: onActor) }
     }
 
-    private func runAfterClose(_ job: UnownedJob) {
-        Loop.closedLoopJobs.async {
-            job.runSynchronously(isolatedTo: self.asUnownedSerialExecutor(), taskExecutor: self.asUnownedTaskExecutor())
+    private func runAfterClose(_ job: UnownedJob, onActor: Bool) {
+        Loop.closedLoopJobs.async { self.run(job, onActor: onActor) }
+    }
+
+    private func run(_ job: UnownedJob, onActor: Bool) {
+        if onActor {
+            job.runSynchronously(on: asUnownedSerialExecutor())
+        } else {
+            job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
 

@@ -63,6 +63,7 @@ public final class Loop: @unchecked Sendable {
     init(timeSource: any TimeSource) {
         self.timeSource = timeSource
         isHosted = (timeSource as? UVBackend)?.isHosted ?? false
+        jobs.loop = self
     }
 
     deinit {
