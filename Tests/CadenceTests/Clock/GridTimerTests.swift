@@ -61,7 +61,10 @@ func gridTicks<C: Clock>(every interval: Duration, tolerance: Duration? = nil, c
 
     @Test func onARealLoopsClock() async throws {
         try await withRunningLoop { loop in
-            let ticks = await gridTicks(every: .milliseconds(20), tolerance: .milliseconds(2), count: 5, on: loop.clock)
+            let clock = loop.clock
+            let ticks = await Task(executorPreference: loop) {  // resumed on the loop's thread
+                await gridTicks(every: .milliseconds(20), tolerance: .milliseconds(2), count: 5, on: clock)
+            }.value
             check(ticks, interval: .milliseconds(20), slack: .milliseconds(250))
         }
     }
@@ -80,6 +83,7 @@ func gridTicks<C: Clock>(every interval: Duration, tolerance: Duration? = nil, c
 
     @Test func onContinuousClock() async throws {
         let ticks = await gridTicks(every: .milliseconds(20), tolerance: .milliseconds(2), count: 5, on: ContinuousClock())
-        check(ticks, interval: .milliseconds(20), slack: .milliseconds(250))
+        // Resumed on the global pool, which other tests may keep busy: a wider bound.
+        check(ticks, interval: .milliseconds(20), slack: .seconds(1))
     }
 }
