@@ -59,11 +59,12 @@ extension Loop: TaskExecutor {
     }
 
     /// Runs the jobs waiting now, oldest first, on the calling thread, which is running the loop;
-    /// returns whether more came meanwhile (so that the loop does not sleep yet).
-    func runJobs() -> Bool {
-        guard !jobs.isEmpty else { return false }
+    /// returns whether it ran any, and whether more came meanwhile (so that the loop does not
+    /// sleep yet).
+    func runJobs() -> (ran: Bool, waiting: Bool) {
+        guard !jobs.isEmpty else { return (false, false) }
         for (job, onActor) in jobs.takeAll() { run(job, onActor: onActor) }
-        return !jobs.isEmpty
+        return (true, !jobs.isEmpty)
     }
 
     /// Hands the jobs still waiting to the queue that runs a closed loop's jobs. Called once the

@@ -131,7 +131,7 @@ extension Loop {
         timeSource.drainWakeups()
         let now = timeSource.now()
         let fired = firePass(modeIndex: modeIndex, now: now)
-        let jobsWaiting = runJobs()
+        let jobsWaiting = runJobs().waiting
         lock.lock()
         if fired > 0 && hostModeIndex == modeIndex && now >= armedWake { wakeUpCount &+= 1 }
         hostModeIndex = modeIndex

@@ -137,17 +137,19 @@ public final class Loop: @unchecked Sendable {
         while true {
             let now = timeSource.now()
             let fired = firePass(modeIndex: modeIndex, now: now)
-            // The tasks that the pass resumed (Loop+Executor.swift) run before the clock moves on.
-            let jobsWaiting = runJobs()
+            // The tasks that the pass resumed (Loop+Executor.swift) run before the clock moves on;
+            // a sleep they begin that is due already ends in this run, even at its end.
+            let (jobsRan, jobsWaiting) = runJobs()
             // Once per pass, so the lock is taken directly: through `withLock`, an optional tuple
             // result had its metadata built at run time and `queues` was copied.
             lock.lock()
             // A wake-up counts when it was at a timer's wake time and fired something: not one
             // made early by another thread, nor one for a timer cancelled meanwhile.
             if fired > 0 && wokeForTimer { wakeUpCount &+= 1 }
-            let goOn = !stopRequested
-                && (jobsWaiting || now < end && (!untilIdle || queues.hasReferencedTimers(runningIn: modeIndex)))
-            let wake = goOn && !jobsWaiting ? queues.nextWake(runningIn: modeIndex) ?? .max : 0
+            let next = queues.nextWake(runningIn: modeIndex) ?? .max
+            let goOn = !stopRequested && (jobsWaiting || jobsRan && next <= now
+                || now < end && (!untilIdle || queues.hasReferencedTimers(runningIn: modeIndex)))
+            let wake = goOn && !jobsWaiting ? next : 0
             lock.unlock()
             guard goOn else { return true }
             let until = min(wake, end)

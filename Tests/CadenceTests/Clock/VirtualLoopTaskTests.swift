@@ -116,6 +116,34 @@ import Testing
         #expect(try await task.value == 30)
     }
 
+    @Test func aSleepCoalescesWithTheLoopsTimers() async throws {
+        let loop = Loop.virtual()
+        let clock = loop.clock
+        let log = Locked<[String]>([])
+        try loop.schedule(after: 1.3) { _ in log.withLock { $0.append("timer@\(clock.now.nanoseconds / 1_000_000)") } }
+        let task = Task(executorPreference: loop) {
+            try await clock.sleep(for: .seconds(1), tolerance: .milliseconds(500))
+            log.withLock { $0.append("sleep@\(clock.now.nanoseconds / 1_000_000)") }
+        }
+        try loop.run(for: 2)
+        try await task.value
+        // One wake-up at 1.3 s serves both: the sleep's window [1 s, 1.5 s] holds the timer's date.
+        #expect(log.withLock { $0 } == ["timer@1300", "sleep@1300"])
+        #expect(loop.wakeups == 1)
+    }
+
+    @Test func aDeadlineThatHasPassedEndsOnTheNextPassWithoutMovingTheClock() async throws {
+        let loop = Loop.virtual()
+        let clock = loop.clock
+        try loop.advanceClock(by: 5)
+        let task = Task(executorPreference: loop) { () async throws -> UInt64 in
+            try await clock.sleep(until: clock.now - .seconds(2))
+            return clock.now.nanoseconds
+        }
+        try loop.run(for: 0)
+        #expect(try await task.value == 5_000_000_000)
+    }
+
     @Test func aTimerCallbackCanAssumeTheIsolationOfAnActorOnTheLoop() throws {
         let loop = Loop.virtual()
         let counter = LoopCounter(loop: loop)
