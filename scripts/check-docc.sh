@@ -2,15 +2,15 @@
 # Builds the DocC documentation of the Cadence module (the catalog and every `///` comment, down to
 # private declarations) and fails on any DocC warning: a symbol link that does not resolve, a
 # parameter left undocumented, a documented parameter that does not exist.
-#   scripts/check-docc.sh        (from the repository root; needs `docc` beside `swift`)
+#   scripts/check-docc.sh        (from the repository root; needs `docc` beside `swift`; `make docs`)
 set -eu
 docc=$(dirname "$(command -v swift)")/docc
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-swift package dump-symbol-graph --minimum-access-level private >/dev/null
-graphs=$(find .build -path '*/symbolgraph/*' -name 'Cadence.symbols.json' | head -n 1)
+# The graphs of this build, where SwiftPM says it wrote them (not an older build's).
+graphs=$(swift package dump-symbol-graph --minimum-access-level private | sed -n 's/^Files written to //p')
 mkdir "$work/graphs"
-cp "$(dirname "$graphs")"/Cadence.symbols.json "$(dirname "$graphs")"/Cadence@*.symbols.json "$work/graphs/"
+cp "$graphs"/Cadence.symbols.json "$graphs"/Cadence@*.symbols.json "$work/graphs/"
 "$docc" convert Sources/Cadence/Cadence.docc --additional-symbol-graph-dir "$work/graphs" \
     --fallback-display-name Cadence --fallback-bundle-identifier org.cadence.Cadence \
     --output-path "$work/Cadence.doccarchive" --analyze --warnings-as-errors

@@ -37,7 +37,7 @@ extension Loop {
             guard mode.isWellFormed else { throw .malformedMode(mode) }
             backend = try UVBackend(host: uvLoop.assumingMemoryBound(to: uv_loop_t.self))
         } catch { throw error.in("Loop(uvLoop:mode:)") }
-        self.init(clock: backend)
+        self.init(timeSource: backend)
         if mode.builtinIndex == nil { try? addMode(mode) }  // well formed and not common: cannot fail
         let index = (try? modeIndex(of: mode)) ?? TimerQueues.defaultIndex
         lock.withLock { hostModeIndex = index }
@@ -67,7 +67,7 @@ extension Loop {
     private func descriptorLocked() throws(CadenceError) -> Int32 {
         try lock.withLock { () throws(CadenceError) -> Int32 in
             guard !isClosedFlag else { throw .loopClosed() }
-            guard let descriptor = clock.descriptor else { throw .noDescriptor(virtual: isVirtual) }
+            guard let descriptor = timeSource.descriptor else { throw .noDescriptor(virtual: isVirtual) }
             if hostModeIndex == nil {
                 hostModeIndex = TimerQueues.defaultIndex
                 if !isRunningFlag { planHostWakeLocked(force: true) }
@@ -95,7 +95,7 @@ extension Loop {
             guard !isClosedFlag else { throw CadenceError.loopClosed().in("Loop.timeout()") }
             let wake = queues.nextWake(runningIn: hostModeIndex ?? TimerQueues.defaultIndex) ?? .max
             guard wake != .max else { return nil }
-            let now = clock.now()
+            let now = timeSource.now()
             return wake <= now ? 0 : Double(wake - now) / 1e9
         }
     }
@@ -132,13 +132,15 @@ extension Loop {
     /// Takes in the wake-ups delivered, fires what is due, then arms the clock for the next
     /// wake-up and ends the run under one lock (see `endRun`).
     private func pass(modeIndex: Int) {
-        clock.drainWakeups()
-        let now = clock.now()
+        timeSource.drainWakeups()
+        let now = timeSource.now()
         let fired = firePass(modeIndex: modeIndex, now: now)
+        let jobsWaiting = runJobs().waiting
         lock.lock()
         if fired > 0 && hostModeIndex == modeIndex && now >= armedWake { wakeUpCount &+= 1 }
         hostModeIndex = modeIndex
         planHostWakeLocked(force: true)
+        if jobsWaiting { timeSource.wake() }  // another pass at once, for the jobs that came meanwhile
         isRunningFlag = false
         lock.unlock()
     }

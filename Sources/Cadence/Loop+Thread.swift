@@ -59,7 +59,7 @@ extension Loop {
             ownThreadStopping = true
             if isRunningFlag {
                 stopRequested = true
-                clock.wake()
+                timeSource.wake()
             }
             return ownThread
         }

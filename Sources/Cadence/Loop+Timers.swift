@@ -34,7 +34,7 @@ extension Loop {
                            tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
                            action: TimerAction) throws(CadenceError) -> TimerID {
         guard !isClosedFlag else { throw .loopClosed() }
-        let first = fireDate ?? clock.now().saturatingAdd(delay)
+        let first = fireDate ?? timeSource.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
                             missedTicks: missedTicks, modeIndex: modeIndex, action: action)
         if isRunningFlag {
@@ -124,7 +124,7 @@ extension Loop {
         lock.lock()
         defer { lock.unlock() }
         guard !isClosedFlag else { throw .loopClosed() }
-        guard queues.reset(id, fireDate: clock.now().saturatingAdd(delay)) else { throw .timerEnded() }
+        guard queues.reset(id, fireDate: timeSource.now().saturatingAdd(delay)) else { throw .timerEnded() }
         // As an arm: the wake-up may move earlier or, for the timer it was due by, later.
         if isRunningFlag { wakeIfRemote() } else { planHostWakeLocked() }
     }
@@ -136,7 +136,7 @@ extension Loop {
         let schedule = queues.schedule(of: id)
         lock.unlock()
         guard let schedule else { return nil }
-        return (MonotonicClock.seconds(schedule.fireDate, offset: clock.epochOffset),
+        return (MonotonicClock.seconds(schedule.fireDate, offset: timeSource.epochOffset),
                 Double(schedule.interval) / 1e9, Double(schedule.tolerance) / 1e9)
     }
 

@@ -8,11 +8,11 @@ extension Loop {
     /// (as combine-schedulers' `TestScheduler.advance(by:)`). With zero tolerance each timer fires
     /// exactly at its fire date. ``advanceClock(by:)-(Double)`` moves the clock without running anything.
     public static func virtual() -> Loop {
-        Loop(clock: VirtualClock())
+        Loop(timeSource: VirtualClock())
     }
 
     /// Whether this loop runs on a virtual clock.
-    public var isVirtual: Bool { clock is VirtualClock }
+    public var isVirtual: Bool { timeSource is VirtualClock }
 
     /// Moves a virtual loop's clock forward by `seconds` without running the loop, as if its
     /// thread were blocked; afterwards an overdue repeating timer fires once, on its grid.
@@ -30,7 +30,7 @@ extension Loop {
 
     /// ``advanceClock(by:)-(Double)`` by checked nanoseconds; `seconds` is the caller's value, for messages.
     func advanceClock(by duration: Nanoseconds, seconds: Double) throws(CadenceError) {
-        guard let virtualClock = clock as? VirtualClock else {
+        guard let virtualClock = timeSource as? VirtualClock else {
             throw .notSupported.with("loop must be a virtual loop, got a real loop (its clock is libuv's)")
         }
         guard !isClosed else { throw .loopClosed() }

@@ -22,7 +22,7 @@ public let cadenceVersion = "0.3.0"
 // Unchecked: every `var` below is guarded by `lock`, a ``Lock`` rather than a `Mutex` because the
 // loop also waits on its condition and takes it on every arm, cancel and fire (the hot path).
 public final class Loop: @unchecked Sendable {
-    let clock: any LoopClock
+    let timeSource: any TimeSource
     let lock = Lock()
     // Guarded by `lock`; internal rather than private for the extensions in Loop+Timers.swift,
     // Loop+Thread.swift and Loop+Host.swift, and used nowhere else:
@@ -52,23 +52,26 @@ public final class Loop: @unchecked Sendable {
     var armedWake: Nanoseconds = .max
     /// Whether the loop lives on a host's `uv_loop_t`, whose `uv_run` drives it.
     let isHosted: Bool
+    /// The jobs of tasks and actors waiting to run on the loop (Loop+Executor.swift).
+    let jobs = JobQueue()
 
     /// Creates a loop on libuv's monotonic clock.
     ///
     /// - Throws: ``CadenceError/ioError`` if libuv cannot create its loop.
     public convenience init() throws(CadenceError) {
-        do { self.init(clock: try UVBackend()) } catch { throw error.in("Loop()") }
+        do { self.init(timeSource: try UVBackend()) } catch { throw error.in("Loop()") }
     }
 
-    init(clock: any LoopClock) {
-        self.clock = clock
-        isHosted = (clock as? UVBackend)?.isHosted ?? false
+    init(timeSource: any TimeSource) {
+        self.timeSource = timeSource
+        isHosted = (timeSource as? UVBackend)?.isHosted ?? false
+        jobs.loop = self
     }
 
     deinit {
         // Nothing can be running: a run and a loop thread both hold the loop.
         if let actions = closeLocked() {
-            clock.close()
+            timeSource.close()
             withExtendedLifetime(actions) {}
         }
     }
@@ -128,7 +131,7 @@ public final class Loop: @unchecked Sendable {
     /// until no referenced timer can fire in `mode` (see
     /// ``TimerQueues/hasReferencedTimers(runningIn:)``).
     func run(mode: RunLoopMode, for duration: Nanoseconds?, onOwnThread: Bool) throws(CadenceError) -> Bool {
-        let virtualClock = clock as? VirtualClock
+        let virtualClock = timeSource as? VirtualClock
         if let virtualClock, let duration, !virtualClock.canAdvance(by: duration) {
             throw .beyondClockEnd(duration == .max ? .infinity : Double(duration) / 1e9)
         }
@@ -138,19 +141,24 @@ public final class Loop: @unchecked Sendable {
             return false
         }
         defer { endRun() }
-        let end = duration.map { clock.now().saturatingAdd($0) } ?? .max
+        let end = duration.map { timeSource.now().saturatingAdd($0) } ?? .max
         var wokeForTimer = false
         while true {
-            let now = clock.now()
+            let now = timeSource.now()
             let fired = firePass(modeIndex: modeIndex, now: now)
+            // The tasks that the pass resumed (Loop+Executor.swift) run before the clock moves on;
+            // a sleep they begin that is due already ends in this run, even at its end.
+            let (jobsRan, jobsWaiting) = runJobs()
             // Once per pass, so the lock is taken directly: through `withLock`, an optional tuple
             // result had its metadata built at run time and `queues` was copied.
             lock.lock()
             // A wake-up counts when it was at a timer's wake time and fired something: not one
             // made early by another thread, nor one for a timer cancelled meanwhile.
             if fired > 0 && wokeForTimer { wakeUpCount &+= 1 }
-            let goOn = !stopRequested && now < end && (!untilIdle || queues.hasReferencedTimers(runningIn: modeIndex))
-            let wake = goOn ? queues.nextWake(runningIn: modeIndex) ?? .max : 0
+            let next = queues.nextWake(runningIn: modeIndex) ?? .max
+            let goOn = !stopRequested && (jobsWaiting || jobsRan && next <= now
+                || now < end && (!untilIdle || queues.hasReferencedTimers(runningIn: modeIndex)))
+            let wake = goOn && !jobsWaiting ? next : 0
             lock.unlock()
             guard goOn else { return true }
             let until = min(wake, end)
@@ -158,9 +166,9 @@ public final class Loop: @unchecked Sendable {
             // loop sleeps until stop(); a virtual clock cannot get there, so the run ends.
             if until == .max && virtualClock != nil { return true }
             wokeForTimer = false
-            if until > clock.now() {
-                clock.sleep(until: until)
-                wokeForTimer = wake <= end && clock.now() >= until
+            if until > timeSource.now() {
+                timeSource.sleep(until: until)
+                wokeForTimer = wake <= end && timeSource.now() >= until
             }
         }
     }
@@ -230,11 +238,11 @@ public final class Loop: @unchecked Sendable {
     public var armedTimerCount: Int { lock.withLock { queues.count } }
 
     /// ``now`` in seconds since the Unix epoch, without `Date`'s rounding: for the C API.
-    package var nowSeconds: Double { MonotonicClock.seconds(clock.now(), offset: clock.epochOffset) }
+    package var nowSeconds: Double { MonotonicClock.seconds(timeSource.now(), offset: timeSource.epochOffset) }
 
     /// A fresh read of the loop's clock, on the same scale as fire dates: wall-clock time for a
     /// real loop (derived from the monotonic clock), virtual seconds since 1970 for a virtual one.
-    public var now: Date { date(monotonic: clock.now()) }
+    public var now: Date { date(monotonic: timeSource.now()) }
 
     // MARK: Modes
 
@@ -281,7 +289,10 @@ public final class Loop: @unchecked Sendable {
             return closeLocked()
         }
         // The timers' actions are released here, after the lock (see `disarm`).
-        if actions != nil { clock.close() }
+        if actions != nil {
+            timeSource.close()
+            runJobsAfterClose()
+        }
     }
 
     /// Whether ``close()`` has been called.
@@ -302,7 +313,7 @@ public final class Loop: @unchecked Sendable {
     @inline(never)  // a named frame in profiles; called once per pass
     func firePass(modeIndex: Int, now: Nanoseconds) -> Int {
         var fired = 0
-        let offset = clock.epochOffset
+        let offset = timeSource.epochOffset
         // Not `withLock`: returning an action through its generic result would allocate.
         lock.lock()
         let pass = queues.beginPass(runningIn: modeIndex, now: now)
@@ -341,20 +352,20 @@ public final class Loop: @unchecked Sendable {
         let wake = queues.nextWake(runningIn: hostModeIndex) ?? .max
         guard force || wake != armedWake else { return }
         armedWake = wake
-        clock.arm(at: wake)
+        timeSource.arm(at: wake)
     }
 
     /// Wakes the loop if it is sleeping on another thread. Call with the lock held.
     func wakeIfRemote() {
-        if isRunningFlag && pthread_equal(runningThread, pthread_self()) == 0 { clock.wake() }
+        if isRunningFlag && pthread_equal(runningThread, pthread_self()) == 0 { timeSource.wake() }
     }
 
     /// The monotonic reading at which the loop's clock shows `date`.
     func monotonic(at date: Date) throws(CadenceError) -> Nanoseconds {
-        try MonotonicClock.monotonic(at: date, offset: clock.epochOffset)
+        try MonotonicClock.monotonic(at: date, offset: timeSource.epochOffset)
     }
 
     func date(monotonic: Nanoseconds) -> Date {
-        MonotonicClock.date(monotonic, offset: clock.epochOffset)
+        MonotonicClock.date(monotonic, offset: timeSource.epochOffset)
     }
 }

@@ -5,7 +5,7 @@ struct VirtualLoop {
     let loop = Loop.virtual()
 
     /// Virtual milliseconds since the clock's start.
-    var milliseconds: Int { Int(loop.clock.now() / 1_000_000) }
+    var milliseconds: Int { Int(loop.timeSource.now() / 1_000_000) }
 
     /// Moves the clock without running the loop (a blocked thread).
     func block(for seconds: Double) { try! loop.advanceClock(by: seconds) }

@@ -13,7 +13,7 @@ import CLibUV
 /// Two forms: on a `uv_loop_t` of its own, which ``sleep(until:)`` runs and whose epoll descriptor
 /// (`uv_backend_fd`) a host can watch; or on a host's `uv_loop_t`, where the two handles call
 /// `onReady` from the host's `uv_run` and nothing here runs the loop.
-final class UVBackend: LoopClock {
+final class UVBackend: TimeSource {
     private let loop: UnsafeMutablePointer<uv_loop_t>
     private let poll: UnsafeMutablePointer<uv_poll_t>
     private let async: UnsafeMutablePointer<uv_async_t>

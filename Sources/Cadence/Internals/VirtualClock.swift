@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// Sleeping jumps the clock straight to the deadline, so a run visits every wake-up the engine
 /// chooses, in order, in no real time.
-final class VirtualClock: LoopClock, Sendable {
+final class VirtualClock: TimeSource, Sendable {
     private let current: Mutex<Nanoseconds>
 
     init(start: Nanoseconds = 0) { current = Mutex(start) }

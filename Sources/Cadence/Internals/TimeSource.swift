@@ -2,8 +2,8 @@
 /// and a way to be woken early from another thread.
 ///
 /// The engine never knows which clock it has: the libuv backend and the virtual clock drive the
-/// same timer bookkeeping.
-protocol LoopClock: AnyObject {
+/// same timer bookkeeping. (A loop's public `Clock` is ``LoopClock``, which reads this one.)
+protocol TimeSource: AnyObject {
     /// A fresh read of the monotonic clock, in nanoseconds.
     func now() -> Nanoseconds
     /// Sleeps until the clock reads at least `deadline` or until ``wake()`` is called; may return
