@@ -126,7 +126,9 @@ CADENCE_EXPORT int cadence_loop_run(cadence_loop loop, const char *_Nullable mod
  * unref from another thread that leaves nothing referenced wakes the run, which returns. On a
  * virtual loop the clock steps from wake-up to wake-up as in cadence_loop_run, with no bound (as
  * libuv): a referenced repeating timer keeps it going until a callback stops the loop, cancels or
- * unreferences the timer. Errors: CADENCE_EINVAL (mode NULL, empty, malformed or "common"),
+ * unreferences the timer; a timer whose fire date saturated at the clock's end (a delay of about
+ * 584 years or more) can never fire, so a virtual run whose only timers are such returns at once
+ * (a real loop sleeps until stopped). Errors: CADENCE_EINVAL (mode NULL, empty, malformed or "common"),
  * CADENCE_ENOENT (mode not registered), CADENCE_EBUSY (already running, for example when called
  * from one of its callbacks, or the loop has a thread of its own), CADENCE_ENOTSUP (a loop on a
  * host's uv_loop_t, see <cadence/uv.h>), CADENCE_EBADF. Added in 0.3. */

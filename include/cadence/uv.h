@@ -15,10 +15,11 @@
 extern "C" {
 #endif
 
-/* Creates a Cadence loop that lives on `uv_loop`, an initialized libuv loop that the program runs
- * with uv_run: its timers fire from that uv_run (in any of its modes), on the thread that runs it,
- * in `mode` ("default", or a custom mode, which is registered), with every rule of
- * cadence_loop_run (fire-date order, never early at nanosecond resolution, coalescing).
+/* Creates a Cadence loop that lives on `uv_loop`, an initialized libuv loop (not yet closed with
+ * uv_loop_close: libuv itself crashes on a closed one) that the program runs with uv_run: its
+ * timers fire from that uv_run (in any of its modes), on the thread that runs it, in `mode`
+ * ("default", or a custom mode, which is registered), with every rule of cadence_loop_run
+ * (fire-date order, never early at nanosecond resolution, coalescing).
  *
  * The loop adds two handles to `uv_loop`: a uv_poll_t on a timerfd armed with the loop's next
  * wake-up, and a uv_async_t. Both stay referenced, so uv_run(UV_RUN_DEFAULT) keeps running until
