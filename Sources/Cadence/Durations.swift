@@ -91,6 +91,62 @@ extension Loop {
             throw error.in("Loop.schedule(after:interval:tolerance:in:missedTicks:_:)")
         }
     }
+
+    /// ``schedule(after:tolerance:in:target:_:)-(Double,_,_,_,_)`` for `Duration`s: calls
+    /// `action(target, tick)` once, `delay` from now, if the weakly held `target` is still alive.
+    ///
+    /// - Parameters:
+    ///   - delay: ≥ 0, rounded up to whole nanoseconds.
+    ///   - tolerance: allowed lateness, ≥ 0, rounded up to whole nanoseconds.
+    ///   - mode: a registered mode or ``RunLoopMode/common``.
+    ///   - target: held weakly, as in the `Double` form.
+    ///   - action: called on the thread that runs the loop, as in the `Double` form.
+    /// - Throws: as the `Double` form, with the same messages. When it throws, `action` is never called.
+    @discardableResult
+    public func schedule<Target: AnyObject & Sendable>(
+        after delay: Duration, tolerance: Duration = .zero, in mode: RunLoopMode = .default, target: Target,
+        _ action: @escaping @Sendable (Target, TimerTick) -> Void
+    ) throws(CadenceError) -> ScheduledTimer {
+        do {
+            return ScheduledTimer(loop: self, id: try scheduleOnce(
+                after: try nanoseconds(from: delay, allowZero: true, argument: "delay"),
+                tolerance: try nanoseconds(from: tolerance, allowZero: true, argument: "tolerance"),
+                in: mode, action: weakAction(target, action)))
+        } catch {
+            throw error.in("Loop.schedule(after:tolerance:in:target:_:)")
+        }
+    }
+
+    /// ``schedule(after:interval:tolerance:in:missedTicks:target:_:)-(Double,_,_,_,_,_,_)`` for
+    /// `Duration`s: calls `action(target, tick)` every `interval`, first `delay` from now, until
+    /// the timer is cancelled or the weakly held `target` is gone (the timer then cancels itself
+    /// on its next fire date, without calling the action).
+    ///
+    /// - Parameters:
+    ///   - delay: to the first fire date, ≥ 0, rounded up to whole nanoseconds.
+    ///   - interval: between fire dates, > 0, rounded up to whole nanoseconds.
+    ///   - tolerance: allowed lateness, ≥ 0, rounded up to whole nanoseconds.
+    ///   - mode: a registered mode or ``RunLoopMode/common``.
+    ///   - missedTicks: what a late timer does about the fire dates it missed (default: skip them).
+    ///   - target: held weakly, as in the `Double` form.
+    ///   - action: called on the thread that runs the loop, once per fire, as in the `Double` form.
+    /// - Throws: as the `Double` form, with the same messages. When it throws, `action` is never called.
+    @discardableResult
+    public func schedule<Target: AnyObject & Sendable>(
+        after delay: Duration, interval: Duration, tolerance: Duration = .zero, in mode: RunLoopMode = .default,
+        missedTicks: MissedTickPolicy = .skip, target: Target,
+        _ action: @escaping @Sendable (Target, TimerTick) -> Void
+    ) throws(CadenceError) -> ScheduledTimer {
+        do {
+            let id = try arm(delay: try nanoseconds(from: delay, allowZero: true, argument: "delay"),
+                             interval: try nanoseconds(from: interval, allowZero: false, argument: "interval"),
+                             tolerance: try nanoseconds(from: tolerance, allowZero: true, argument: "tolerance"),
+                             missedTicks: missedTicks, mode: mode, action: weakAction(target, action))
+            return ScheduledTimer(loop: self, id: id)
+        } catch {
+            throw error.in("Loop.schedule(after:interval:tolerance:in:missedTicks:target:_:)")
+        }
+    }
 }
 
 extension ScheduledTimer {
