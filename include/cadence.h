@@ -429,7 +429,11 @@ CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *
  * thread, cancels one of the first loop's running timers (each would wait for the other). A second
  * cancel returns at once. Safe inside callbacks, including the one cancelled, where it returns at
  * once (a one-shot cancelling itself gets CADENCE_EALREADY: it ended when it fired).
- * Errors: CADENCE_EALREADY (already cancelled, or a one-shot that has fired), CADENCE_EBADF. */
+ * Returns 0 only for the call that stopped it: the engine decides in one atomic step, so of any
+ * number of threads cancelling the same handle at once exactly one gets 0 and every other
+ * CADENCE_EALREADY (Swift's cancel() returning true, Python's cancel() returning True).
+ * Errors: CADENCE_EALREADY (already cancelled, ended on its own: a one-shot that has fired, a
+ * finished countdown), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
 
 /* Writes 1 to *out if the cancellable was cancelled (or its one-shot has fired), else 0.
