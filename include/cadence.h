@@ -369,10 +369,13 @@ typedef struct cadence_countdown_event {
 typedef void (*cadence_countdown_fn)(const cadence_countdown_event *_Nonnull event, void *_Nullable userdata);
 
 /* Starts a countdown to `deadline` (a date on the loop's clock, as cadence_loop_now gives): calls
- * `fn` with the remaining whole seconds at once and whenever the value changes on a tick every
- * `tick` seconds (> 0, finite), then with 0 at the deadline, then once more with finished = 1.
- * Each value is computed from the clock and the deadline, so after any gap the next one is right.
- * A past deadline calls with 0 and finished at once (before this function returns). The timers are
+ * `fn` with the remaining whole seconds on the loop's next pass and whenever the value changes on
+ * a tick every `tick` seconds (> 0, finite), then with 0 at the deadline, then once more with
+ * finished = 1. Each value is computed from the clock and the deadline when it is delivered, so
+ * after any gap the next one is right. `fn` is never called from inside this function (libuv's
+ * rule: a registering call never calls back): the first value comes from a timer due at once, on
+ * the loop's next pass, at the same virtual time on a virtual loop; a countdown cancelled before
+ * that pass delivers nothing. A past deadline calls with 0 and finished on that pass. The timers are
  * in the "common" mode. Cancelling (or releasing) the countdown removes its timers.
  * Errors: CADENCE_EINVAL (fn or out NULL, tick or deadline not finite, tick <= 0), CADENCE_EBADF;
  * on error `fn` is never called. */
