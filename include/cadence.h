@@ -371,10 +371,13 @@ typedef struct cadence_countdown_event {
 typedef void (*cadence_countdown_fn)(const cadence_countdown_event *_Nonnull event, void *_Nullable userdata);
 
 /* Starts a countdown to `deadline` (a date on the loop's clock, as cadence_loop_now gives): calls
- * `fn` with the remaining whole seconds at once and whenever the value changes on a tick every
- * `tick` seconds (> 0, finite), then with 0 at the deadline, then once more with finished = 1.
- * Each value is computed from the clock and the deadline, so after any gap the next one is right.
- * A past deadline calls with 0 and finished at once (before this function returns). The timers are
+ * `fn` with the remaining whole seconds on the loop's next pass and whenever the value changes on
+ * a tick every `tick` seconds (> 0, finite), then with 0 at the deadline, then once more with
+ * finished = 1. Each value is computed from the clock and the deadline when it is delivered, so
+ * after any gap the next one is right. `fn` is never called from inside this function (libuv's
+ * rule: a registering call never calls back): the first value comes from a timer due at once, on
+ * the loop's next pass, at the same virtual time on a virtual loop; a countdown cancelled before
+ * that pass delivers nothing. A past deadline calls with 0 and finished on that pass. The timers are
  * in the "common" mode. Cancelling (or releasing) the countdown removes its timers.
  * Errors: CADENCE_EINVAL (fn or out NULL, tick or deadline not finite, tick <= 0), CADENCE_EBADF;
  * on error `fn` is never called. */
@@ -431,7 +434,11 @@ CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *
  * thread, cancels one of the first loop's running timers (each would wait for the other). A second
  * cancel returns at once. Safe inside callbacks, including the one cancelled, where it returns at
  * once (a one-shot cancelling itself gets CADENCE_EALREADY: it ended when it fired).
- * Errors: CADENCE_EALREADY (already cancelled, or a one-shot that has fired), CADENCE_EBADF. */
+ * Returns 0 only for the call that stopped it: the engine decides in one atomic step, so of any
+ * number of threads cancelling the same handle at once exactly one gets 0 and every other
+ * CADENCE_EALREADY (Swift's cancel() returning true, Python's cancel() returning True).
+ * Errors: CADENCE_EALREADY (already cancelled, ended on its own: a one-shot that has fired, a
+ * finished countdown), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
 
 /* Writes 1 to *out if the cancellable was cancelled (or its one-shot has fired), else 0.

@@ -27,14 +27,17 @@ final class CancellableHandle: @unchecked Sendable {
         lock.lock()
         target = object
         lock.unlock()
-        if !isLive { _ = Self.cancel(object) }
+        if !isLive { (object as? any Cancellable)?.cancel() }
     }
 
-    /// Cancels; false if it was cancelled already (or, for a one-shot, has fired).
+    /// Cancels; false if it was cancelled already (or, for a one-shot, has fired). The engine's
+    /// cancel decides (it is atomic); the handle's flag only stands in for it before the object
+    /// is attached, so that a cancel then and one after it cannot both succeed.
     func cancel() -> Bool {
         let first = !cancelRequested.exchange(true, ordering: .acquiringAndReleasing)
-        guard let object else { return first }
-        return Self.cancel(object)
+        guard first else { return false }
+        guard let object = object as? any Cancellable else { return true }
+        return object.cancel()
     }
 
     /// Whether it was cancelled, through this handle or otherwise.
@@ -44,18 +47,6 @@ final class CancellableHandle: @unchecked Sendable {
     /// go on (see cadence.h; one-shots have no handle object, see HandleTable+Timers.swift).
     func release() {
         if !(object is TimerConnection) { _ = cancel() }
-    }
-
-    private static func cancel(_ object: AnyObject) -> Bool {
-        switch object {
-        case let subscription as TimerSubscription: return subscription.cancelIfActive()
-        case let connection as TimerConnection: return connection.cancelIfActive()
-        case let other as any Cancellable:  // countdowns and pollers
-            let changed = !other.isCancelled
-            other.cancel()
-            return changed
-        default: return false
-        }
     }
 }
 

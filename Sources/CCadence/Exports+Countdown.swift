@@ -14,7 +14,8 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
         let countdown = loop.countdown(to: Date(timeIntervalSince1970: deadline), tick: tick)
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: loopHandle.id, of: loop) {
             handle throws(CadenceError) in
-            // A past deadline calls back before subscribe returns: the handle already exists.
+            // The first value comes on the loop's next pass, possibly on the loop's thread before
+            // this call returns: the handle already exists.
             let source = CallbackSource(handle)
             return try countdown.subscribe { event in
                 guard source.isLive else { return }

@@ -28,7 +28,8 @@ final class PollerHandle: Cancellable, @unchecked Sendable {
         return true
     }
 
-    func cancel() { poller?.cancel() }
+    @discardableResult
+    func cancel() -> Bool { poller?.cancel() ?? false }
     var isCancelled: Bool { poller?.isCancelled ?? true }
 }
 

@@ -3,14 +3,20 @@ import Synchronization
 /// Something that can be stopped: a subscription, a connection or a timer.
 ///
 /// Mirrors Combine's `Cancellable`, which classes and values alike adopt (``ScheduledTimer`` is a
-/// value). Cancelling twice is harmless in Swift; the C API reports the second cancel as
-/// `CADENCE_EALREADY`.
+/// value). Cancelling twice is harmless; the second cancel returns `false`, as `cancel()` does in
+/// Python and as `cadence_cancel` reports `CADENCE_EALREADY` in C.
 public protocol Cancellable: Sendable {
     /// Stops the work. Once it returns, no callback for it starts. Called from another thread while
     /// one of its callbacks runs on the loop's thread, it waits for that callback to return (so do
     /// not call it while holding a lock that the callback takes); called from inside a callback,
     /// including the one being cancelled, it returns at once.
-    func cancel()
+    ///
+    /// - Returns: whether this call stopped the work: `true` for the first cancel of live work,
+    ///   `false` if it was cancelled already or had ended on its own (a fired one-shot, a finished
+    ///   countdown). Decided atomically: of any number of threads cancelling the same work at
+    ///   once, exactly one gets `true`.
+    @discardableResult
+    func cancel() -> Bool
 
     /// Whether ``cancel()`` has been called (or the work ended on its own, as a fired one-shot).
     var isCancelled: Bool { get }
@@ -37,16 +43,19 @@ public final class AnyCancellable: Cancellable, Hashable, Sendable {
 
     deinit { cancel() }
 
-    /// Cancels the wrapped work; further calls do nothing.
-    public func cancel() {
-        if let inner {
-            inner.cancel()
-        } else if let onCancel = onCancel.withLock({ onCancel in
+    /// Cancels the wrapped work; further calls do nothing and return `false`.
+    ///
+    /// - Returns: for a wrapped cancellable, what its ``Cancellable/cancel()`` returns; for a
+    ///   closure, whether this call is the one that ran it.
+    @discardableResult
+    public func cancel() -> Bool {
+        if let inner { return inner.cancel() }
+        guard let onCancel = onCancel.withLock({ onCancel in
             defer { onCancel = nil }
             return onCancel
-        }) {
-            onCancel()
-        }
+        }) else { return false }
+        onCancel()
+        return true
     }
 
     /// Whether the wrapped work was cancelled.

@@ -133,7 +133,11 @@ public struct ScheduledTimer: Cancellable, Hashable, Sendable {
     /// action (on the loop's thread), returns at once. So do not call it while holding a lock the
     /// action takes, nor let actions on two loops' threads cancel each other's running timers:
     /// each would wait for the other.
-    public func cancel() { _ = loop.disarmAndWait(id) }
+    ///
+    /// - Returns: whether this call disarmed the timer: `false` if it was cancelled already, is a
+    ///   one-shot whose callback has started, or its loop was closed. Decided under the loop's lock.
+    @discardableResult
+    public func cancel() -> Bool { loop.disarmAndWait(id) }
 
     /// Whether the timer was cancelled, or is a one-shot that has fired (or whose callback has
     /// started), or its loop was closed: the opposite of Foundation's `isValid`.

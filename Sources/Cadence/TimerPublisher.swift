@@ -133,10 +133,12 @@ public final class TimerConnection: Cancellable, Sendable {
     init(broadcast: TimerBroadcast) { self.broadcast = broadcast }
 
     /// Stops the timer for good. Subscribers get no completion, only silence.
-    public func cancel() { broadcast.disconnect() }
-
-    /// Cancels; returns false if the publisher was already cancelled.
-    package func cancelIfActive() -> Bool { broadcast.cancelConnection() }
+    ///
+    /// - Returns: whether this call stopped it: `false` if the publisher was cancelled already
+    ///   (through any of its connections). For an autoconnect publisher's connection, whether
+    ///   this call disarmed the running timer.
+    @discardableResult
+    public func cancel() -> Bool { broadcast.autoconnects ? broadcast.disconnect() : broadcast.cancelConnection() }
 
     /// Whether the publisher's connection was cancelled.
     public var isCancelled: Bool { broadcast.isCancelled }

@@ -21,10 +21,10 @@ public final class TimerSubscription: Cancellable, @unchecked Sendable {
 
     /// Stops delivery to this subscriber. No tick starts for it once this returns. On an
     /// autoconnect publisher, cancelling the last subscriber stops the timer.
-    public func cancel() { _ = broadcast?.unsubscribe(self) }
-
-    /// Cancels, and says whether this call did it (false if it was already cancelled).
-    package func cancelIfActive() -> Bool { broadcast?.unsubscribe(self) ?? false }
+    ///
+    /// - Returns: whether this call cancelled it (`false` if it was cancelled already).
+    @discardableResult
+    public func cancel() -> Bool { broadcast?.unsubscribe(self) ?? false }
 
     /// Whether the subscription was cancelled.
     public var isCancelled: Bool { !(broadcast?.isSubscribed(self) ?? false) }

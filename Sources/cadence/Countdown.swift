@@ -5,8 +5,8 @@ import FoundationEssentials
 enum Countdown {
     /// Counts down `seconds` on a new loop, recomputing every `tick` seconds and at the deadline.
     ///
-    /// The loop is the scheduler of `countdown(to:tick:)`: the stream emits the current value at
-    /// once, each change on a tick (computed from the loop's clock and the deadline, never by
+    /// The loop is the scheduler of `countdown(to:tick:)`: the stream emits the current value on
+    /// the loop's first pass, each change on a tick (computed from the loop's clock and the deadline, never by
     /// counting ticks, so a late or skipped tick costs one stale value, not drift), then 0 at the
     /// deadline and the finish, which stops the loop.
     ///
@@ -20,14 +20,12 @@ enum Countdown {
         let subscription = try loop.countdown(to: deadline, tick: tick).subscribe { event in
             switch event {
             case .value(let remaining): display.show(remaining)
-            case .finished:
-                display.isFinished = true
-                loop.stop()
+            case .finished: loop.stop()
             }
         }
-        // A countdown from 0 has finished already. Otherwise the finish at the deadline stops the
-        // run; the extra second is only a bound.
-        if !display.isFinished { try loop.run(for: seconds + 1) }
+        // The finish at the deadline (on the first pass, for a countdown from 0) stops the run;
+        // the extra second is only a bound.
+        try loop.run(for: seconds + 1)
         subscription.cancel()
         display.finish()
     }
@@ -41,8 +39,6 @@ final class CountdownDisplay: @unchecked Sendable {
     private let width: Int
     /// The value on screen; nil before the first.
     private(set) var shown: Int?
-    /// Whether the countdown has finished.
-    var isFinished = false
 
     init(redraw: Bool, width: Int) {
         self.redraw = redraw

@@ -32,6 +32,7 @@ import Testing
         let result = row.run()
         #expect(result.passed)
         #expect(result.figure == """
+            countdown: none
             countdown: 3 at 0 ms
             countdown: 3 at 0 ms, 2 at 1000 ms,
             1 at 2000 ms, 0 at 3000 ms,

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import Synchronization
 
 /// A dispatch queue is a scheduler that needs no run loop: actions run on the queue, driven by
 /// `DispatchSourceTimer`s, so a timer works on a serial queue that nobody runs a loop on.
@@ -68,10 +69,18 @@ extension DispatchQueue: Scheduler {
 // not mark `DispatchSourceTimer` Sendable.
 final class DispatchTimer: Cancellable, @unchecked Sendable {
     private let source: any DispatchSourceTimer
+    private let cancelled = Atomic(false)
 
     init(_ source: any DispatchSourceTimer) { self.source = source }
 
-    func cancel() { source.cancel() }
+    /// Whether this call cancelled the source: a flag exchanged atomically, since a dispatch source
+    /// does not say whether a cancel was the first.
+    @discardableResult
+    func cancel() -> Bool {
+        guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return false }
+        source.cancel()
+        return true
+    }
 
     var isCancelled: Bool { source.isCancelled }
 }

@@ -101,12 +101,17 @@ public final class Poller: Cancellable, Sendable {
     public var pollCount: Int { state.withLock { $0.polls } }
 
     /// Stops polling for good and removes the timer; a running operation may finish.
-    public func cancel() {
-        let removed = state.withLock { state -> [any Cancellable] in
+    ///
+    /// - Returns: whether this call stopped the poller (`false` if it was cancelled already).
+    @discardableResult
+    public func cancel() -> Bool {
+        let removed = state.withLock { state -> [any Cancellable]? in
+            guard !state.cancelled else { return nil }
             state.cancelled = true
             return state.takeTimers()
         }
-        removed.forEach { $0.cancel() }
+        removed?.forEach { $0.cancel() }
+        return removed != nil
     }
 
     /// Whether ``cancel()`` was called.

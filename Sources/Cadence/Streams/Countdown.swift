@@ -3,8 +3,12 @@ import Synchronization
 
 /// Countdowns on any scheduler.
 extension Scheduler {
-    /// Emits the whole seconds remaining until `deadline` (rounded up) at once and whenever the
-    /// value changes on a tick, then 0 at the deadline, then finishes.
+    /// Emits the whole seconds remaining until `deadline` (rounded up) on the scheduler's next
+    /// pass and whenever the value changes on a tick, then 0 at the deadline, then finishes.
+    ///
+    /// Subscribing never delivers from inside the call (libuv's rule: a registering call never
+    /// calls back): the first value comes from a one-shot due at once, which a loop fires on its
+    /// next pass, at the same (virtual) time, and it is computed then, so it is still right.
     ///
     /// Each value is computed from the scheduler's clock and the deadline, never by counting ticks,
     /// so after any gap (a blocked thread, skipped ticks) the next value is right: a skipped tick
@@ -12,7 +16,7 @@ extension Scheduler {
     ///
     /// - Parameters:
     ///   - deadline: when the countdown reaches 0 (a date on this scheduler's clock); a past
-    ///     deadline emits 0 and finishes at once.
+    ///     deadline emits 0 and finishes on the next pass.
     ///   - tick: seconds between recomputations, > 0 and finite (0.25 gives a responsive label).
     public func countdown(to deadline: Date, tick: Double) -> Countdown<Self> {
         Countdown(scheduler: self, deadline: deadline, tick: tick)
@@ -31,8 +35,9 @@ public struct Countdown<S: Scheduler>: EventPublisher {
     /// Seconds between recomputations.
     public let tick: Double
 
-    /// Emits the current value and starts this subscriber's timers (a repeating tick and a
-    /// one-shot at the deadline); cancelling removes both.
+    /// Starts this subscriber's timers (a one-shot due now for the first value, a repeating tick
+    /// and a one-shot at the deadline); cancelling removes them. Nothing is emitted before this
+    /// returns: the first value comes on the scheduler's next pass.
     ///
     /// - Throws: ``CadenceError/invalidArgument`` for a tick that is not > 0 and finite or a
     ///   deadline that is not finite, or what the scheduler throws; then nothing is emitted.
@@ -51,11 +56,17 @@ public struct Countdown<S: Scheduler>: EventPublisher {
                 if remaining == 0 { gate.finish() }
             }
         }
-        update()
-        guard !gate.isClosed else { return gate.cancellable }
-        gate.own(try scheduler.schedule(after: scheduler.now.addingTimeInterval(tick), interval: tick,
-                                        tolerance: scheduler.minimumTolerance, update))
-        gate.own(try scheduler.schedule(after: deadline, tolerance: 0, update))
+        let now = scheduler.now
+        do throws(CadenceError) {
+            gate.own(try scheduler.schedule(after: now, tolerance: 0, update))
+            guard deadline > now else { return gate.cancellable }  // the first pass finishes it
+            gate.own(try scheduler.schedule(after: now.addingTimeInterval(tick), interval: tick,
+                                            tolerance: scheduler.minimumTolerance, update))
+            gate.own(try scheduler.schedule(after: deadline, tolerance: 0, update))
+        } catch {
+            gate.close()  // removes the timers armed so far; nothing was emitted
+            throw error
+        }
         return gate.cancellable
     }
 }

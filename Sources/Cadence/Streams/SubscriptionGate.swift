@@ -24,7 +24,8 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
 
     var isClosed: Bool { state.withLock { !$0.isOpen } }
 
-    func cancel() { close() }
+    @discardableResult
+    func cancel() -> Bool { close() }
     var isCancelled: Bool { isClosed }
 
     /// Sends a value if the subscription is still open.

@@ -34,13 +34,36 @@ import Testing
         #expect(countdown.events == ["2@0", "1@1400", "0@2000", "|@2000"])
     }
 
-    @Test func pastDeadlineFinishesAtOnce() throws {
+    /// Subscribing never delivers from inside the call (libuv's rule: a registering call never
+    /// calls back); the first value comes on the next pass, at the same virtual time.
+    @Test func theFirstValueComesOnTheNextPass() throws {
+        let clock = VirtualScheduler()
+        let countdown = try TimelineRecorder(clock.countdown(to: clock.now.addingTimeInterval(3), tick: 1),
+                                             scheduler: clock)
+        #expect(countdown.events == [])
+        try clock.advance(by: 0)
+        #expect(countdown.events == ["3@0"])
+    }
+
+    @Test func pastDeadlineFinishesOnTheNextPass() throws {
         let clock = VirtualScheduler()
         try clock.advance(by: 10)
         let countdown = try TimelineRecorder(clock.countdown(to: clock.now.addingTimeInterval(-1), tick: 1),
                                              scheduler: clock)
+        #expect(countdown.events == [])
+        #expect(clock.pendingCount == 1)  // only the first pass's one-shot
+        try clock.advance(by: 0)
         #expect(countdown.events == ["0@10000", "|@10000"])
         #expect(clock.pendingCount == 0)
+    }
+
+    @Test func cancelledBeforeTheFirstPassDeliversNothing() throws {
+        let loop = Loop.virtual()
+        let deadline = loop.now.addingTimeInterval(3)
+        let subscription = try loop.countdown(to: deadline, tick: 1).subscribe { _ in Issue.record("delivered") }
+        #expect(subscription.cancel() == true)
+        try loop.run(for: 5)
+        #expect(loop.armedTimerCount == 0)
     }
 
     @Test func badArguments() {

@@ -48,7 +48,10 @@ def test_seed_countdown_survives_clock_jumps(virtual: cadence.Loop) -> None:
     before = _registry.live_count()
     recorder = Recorder(virtual)
     countdown = recorder.start(virtual.now() + 3.0, 0.25)
-    assert recorder.events == ["3@0"]  # the first value comes at once
+    assert recorder.events == []  # a registering call never calls back
+    assert virtual.armed_timer_count == 3  # the first value's one-shot, the tick, the deadline
+    virtual.run(0.0)
+    assert recorder.events == ["3@0"]  # the first value comes on the next pass, at the same time
     assert (countdown.remaining, countdown.finished) == (3, False)
     assert virtual.armed_timer_count == 2
     assert repr(countdown) == "<cadence.Countdown 3 s left to 3.0 every 0.25 s>"
@@ -64,11 +67,13 @@ def test_seed_countdown_survives_clock_jumps(virtual: cadence.Loop) -> None:
     assert repr(countdown) == "<cadence.Countdown finished to 3.0 every 0.25 s>"
 
 
-def test_a_past_deadline_finishes_before_countdown_returns(virtual: cadence.Loop) -> None:
+def test_a_past_deadline_finishes_on_the_next_pass(virtual: cadence.Loop) -> None:
     before = _registry.live_count()
     virtual.run(5.0)
     recorder = Recorder(virtual)
     countdown = recorder.start(1.0, 0.25)
+    assert recorder.events == []
+    virtual.run(0.0)
     assert recorder.events == ["0@5000", "|@5000"]
     assert countdown.finished
     assert countdown.cancelled
@@ -76,6 +81,8 @@ def test_a_past_deadline_finishes_before_countdown_returns(virtual: cadence.Loop
     assert _registry.live_count() == before
     values: list[int] = []
     virtual.countdown(-1e300, 1.0, values.append)  # on_finish is optional
+    assert values == []
+    virtual.run(0.0)
     assert values == [0]
 
 
@@ -134,22 +141,25 @@ def test_an_exception_in_a_value_callback_comes_out_of_run(virtual: cadence.Loop
     assert seen == [3, 2, 1, 0]
 
 
-def test_an_exception_before_countdown_returns_comes_out_of_it(virtual: cadence.Loop) -> None:
+def test_an_exception_on_the_first_pass_comes_out_of_run(virtual: cadence.Loop) -> None:
     before = _registry.live_count()
 
     def refuse(remaining: int) -> None:
         raise LookupError(f"no label for {remaining}")
 
+    countdown = virtual.countdown(3.0, 1.0, refuse)  # calls nothing before it returns
     with pytest.raises(LookupError, match="no label for 3"):
-        virtual.countdown(3.0, 1.0, refuse)
-    assert virtual.armed_timer_count == 0  # the countdown was cancelled
+        virtual.run(0.0)
+    assert countdown.cancel() is True
+    assert virtual.armed_timer_count == 0
     assert _registry.live_count() == before
 
     def fail_finish() -> None:
         raise RuntimeError("finish")
 
+    virtual.countdown(0.0, 1.0, lambda remaining: None, on_finish=fail_finish)
     with pytest.raises(RuntimeError, match="finish"):
-        virtual.countdown(0.0, 1.0, lambda remaining: None, on_finish=fail_finish)
+        virtual.run(0.0)
     assert _registry.live_count() == before
     virtual.run(5.0)  # nothing stored for a later run
 

@@ -65,9 +65,9 @@ def test_armed_timer_count_counts_timers_not_subscribers(any_loop: cadence.Loop)
     timer = loop.schedule(10.0, lambda tick: None)
     assert loop.armed_timer_count == 2
     countdown = loop.countdown(loop.now() + 10, 1.0, lambda remaining: None)
-    assert loop.armed_timer_count == 4  # its tick and its deadline
+    assert loop.armed_timer_count == 5  # its first value's one-shot, its tick and its deadline
     poller = loop.poller(10.0, lambda poll: None)
-    assert loop.armed_timer_count == 5
+    assert loop.armed_timer_count == 6
     for cancellable in (connection, timer, countdown, poller):
         cancellable.cancel()
     assert loop.armed_timer_count == 0

@@ -93,6 +93,8 @@ class Cancellable(Owned):
         Returns:
             True if this call cancelled; False if it was already cancelled (or, for a one-shot
             scheduled timer, had already fired; for a countdown, had already finished).
+            Decided atomically by the engine (``cadence_cancel``): of threads cancelling the same
+            object at once, exactly one gets True, as Swift's ``cancel()`` returns true once.
 
         Raises:
             BadHandle: the object or its loop is closed.

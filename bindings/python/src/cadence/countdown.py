@@ -225,7 +225,8 @@ class Countdown(_CancelledOnClose):
 
     @property
     def remaining(self) -> int:
-        """The last value passed to the callback: whole seconds left, rounded up (0 at the end).
+        """The last value passed to the callback: whole seconds left, rounded up (0 at the end,
+        and before the first value, which comes on the loop's next pass).
 
         Readable after :meth:`close` too.
         """

@@ -502,12 +502,12 @@ class Loop(LoopThreadMethods):
         loop a 3 s countdown with 0.25 s ticks gives 3 at 0, 2 at 1, 1 at 2 and 0 at 3 s, however
         the clock is advanced. The timers are in the ``"common"`` mode.
 
-        The first call, and for a deadline already past the calls with 0 and ``on_finish``, run
-        before this method returns, on the calling thread; the others on the thread running the
-        loop. An exception from a call made before ``countdown`` returns is re-raised from it
-        (the countdown is then cancelled; of two, as in :meth:`run`, one is raised and the other
-        passed to :func:`threading.excepthook`); later ones are re-raised from :meth:`run` (or
-        passed to :func:`threading.excepthook` on the loop's own thread).
+        Nothing is called before this method returns (libuv's rule: a registering call never
+        calls back): the first value comes on the loop's next pass, at the same time on a virtual
+        loop (computed then, so still right), as do the calls with 0 and ``on_finish`` for a
+        deadline already past; a countdown cancelled before that pass calls nothing. Every call
+        runs on the thread running the loop; an exception from one is re-raised from :meth:`run`
+        (or passed to :func:`threading.excepthook` on the loop's own thread).
 
         Args:
             deadline: when the countdown reaches 0, a date on the loop's clock in seconds (as
@@ -527,7 +527,6 @@ class Loop(LoopThreadMethods):
             TypeError: a number is not a number, or a callback not callable.
             InvalidArgument: ``tick`` <= 0, NaN or infinite; ``deadline`` NaN or infinite.
             BadHandle: the loop is closed.
-            Exception: what the callbacks raised before this method returned.
         """
         where = "Loop.countdown"
         end = _args.seconds(deadline, "Loop.countdown", "deadline")
@@ -545,22 +544,15 @@ class Loop(LoopThreadMethods):
         )
         out = _lib.Handle()
         try:
-            with _registry.capturing() as errors:
-                code = int(
-                    _lib.lib.cadence_countdown_start(
-                        state.handle, end, every, on_countdown, key, out
-                    )
-                )
+            code = int(
+                _lib.lib.cadence_countdown_start(state.handle, end, every, on_countdown, key, out)
+            )
             if code < 0:
                 _registry.refused(state, code, where, self._require_open)
-            handle = Countdown(self, state, out.value, key, progress, end, every)
+            return Countdown(self, state, out.value, key, progress, end, every)
         except BaseException:
             _registry.abandoned(state, key, out.value)
             raise
-        if errors:
-            handle.close()
-            _registry.raise_kept(errors)
-        return handle
 
     def poller(
         self,
