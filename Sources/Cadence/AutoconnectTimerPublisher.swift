@@ -24,7 +24,8 @@ public final class AutoconnectTimerPublisher: Sendable {
     }
 
     /// Subscribes `receiveValue` to the fire dates until the returned cancellable is cancelled or
-    /// deinitialized. The first subscriber starts the timer.
+    /// deinitialized (unless ``AnyCancellable/detach()`` was called). The first subscriber starts
+    /// the timer; the last one gone stops it.
     ///
     /// `receiveValue` runs on the thread that runs the loop, which may be the loop's own thread
     /// (``Loop/startThread(mode:)``), so it is `@Sendable`: what it changes must be safe to share.

@@ -122,26 +122,40 @@ extension Loop {
 ///   that. Keep a copy for as long as it should run, or call ``detach()`` to let it run without
 ///   one (until ``cancel()`` through a copy kept after all, or the loop's ``Loop/close()``).
 ///
-/// An action that captures its own repeating timer keeps a copy alive, so that timer runs until
-/// cancelled; the forms with a `target` (<doc:TimersAndTheirTargets>) avoid that.
+/// The last copy going away on another thread while the action runs on the loop's thread waits
+/// for the action to return, as ``cancel()`` does (so do not give it up while holding a lock the
+/// action takes). An action that captures its own repeating timer keeps a copy alive, so that
+/// timer runs until cancelled; the forms with a `target` (<doc:TimersAndTheirTargets>) avoid that.
 public struct ScheduledTimer: Cancellable, Hashable, Sendable {
-    let loop: Loop
+    /// The loop, or a repeating timer's owner (which holds the loop): one reference either way,
+    /// so that a handle stays two words, as a one-shot's was before repeating timers had owners.
+    private let reference: Reference
     let id: TimerID
-    /// A repeating timer's owner: shared by every copy, it cancels the timer when the last copy is
-    /// gone. Nil for a one-shot, and for the C layer's handles (which keep the engine id instead).
-    private let owner: TimerOwner?
+
+    private enum Reference: Sendable {
+        /// A one-shot, or a C layer's handle (which keeps the engine id instead of this value).
+        case loop(Loop)
+        /// A repeating timer: shared by every copy, it cancels the timer when the last copy is gone.
+        case owner(TimerOwner)
+    }
+
+    /// The loop the timer is armed on.
+    var loop: Loop {
+        switch reference {
+        case .loop(let loop): loop
+        case .owner(let owner): owner.loop
+        }
+    }
 
     init(loop: Loop, id: TimerID) {
-        self.loop = loop
+        reference = .loop(loop)
         self.id = id
-        owner = nil
     }
 
     /// A repeating timer, whose last copy going away cancels it.
     init(loop: Loop, repeating id: TimerID) {
-        self.loop = loop
+        reference = .owner(TimerOwner(loop: loop, id: id))
         self.id = id
-        owner = TimerOwner(loop: loop, id: id)
     }
 
     /// The timer of `loop` whose ``TimerID/packed`` id is `packedID` (the C layer's timers): a
@@ -154,7 +168,9 @@ public struct ScheduledTimer: Cancellable, Hashable, Sendable {
     /// does not stop it, and it runs until cancelled (through a copy kept after all) or until its
     /// loop is closed. Does nothing for a one-shot (fire-and-forget anyway), and nothing more the
     /// second time; callable from any thread, also on a timer that has ended.
-    public func detach() { owner?.detach() }
+    public func detach() {
+        if case .owner(let owner) = reference { owner.detach() }
+    }
 
     /// Prevents any further fire. From another thread, waits for an action of this timer that is
     /// running to return, so no action starts or runs once it returns; from inside the timer's own

@@ -93,7 +93,8 @@ public final class TimerPublisher: Sendable {
     }
 
     /// Subscribes `receiveValue` to the timer's fire dates until the returned cancellable is
-    /// cancelled or deinitialized. Subscribing does not start the timer.
+    /// cancelled or deinitialized (unless ``AnyCancellable/detach()`` was called). Subscribing
+    /// does not start the timer.
     ///
     /// `receiveValue` runs on the thread that runs the loop, which may be the loop's own thread
     /// (``Loop/startThread(mode:)``), so it is `@Sendable`: what it changes must be safe to share.

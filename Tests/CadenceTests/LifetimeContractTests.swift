@@ -35,6 +35,12 @@ import Testing
         #expect(fires.values == [1.0] && v.loop.armedTimerCount == 0)
     }
 
+    /// A handle is two words whatever its kind: the owner a repeating timer carries takes the
+    /// place of the loop reference, so a one-shot costs no more than it did.
+    @Test func aScheduledTimerIsTwoWords() {
+        #expect(MemoryLayout<ScheduledTimer>.size == 16 && MemoryLayout<ScheduledTimer>.stride == 16)
+    }
+
     @Test("one_shot_detach") func oneShotDetach() throws {
         let v = VirtualLoop(), fires = Fires()
         var timer: ScheduledTimer? = try v.loop.schedule(after: 1) { fires.record($0) }

@@ -47,11 +47,6 @@ final class TimerBroadcast: @unchecked Sendable {
 
     /// idle → connected (arms a timer on a fresh grid); connected stays; cancelled stays.
     /// Returns whether the timer runs afterwards.
-    @discardableResult
-    func connect() -> Bool {
-        lock.withLock { connectLocked() }
-    }
-
     private func connectLocked() -> Bool {
         noticeClosedLoopLocked()
         switch state {

@@ -5,7 +5,7 @@ import Synchronization
 /// running on another thread), unless ``detach()`` was called. A one-shot has none: it is
 /// fire-and-forget, and its start allocates nothing.
 final class TimerOwner: Sendable {
-    private let loop: Loop
+    let loop: Loop
     private let id: TimerID
     private let detached = Atomic(false)
 

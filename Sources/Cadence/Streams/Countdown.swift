@@ -36,7 +36,9 @@ public struct Countdown<S: Scheduler>: EventPublisher {
     public let tick: Double
 
     /// Starts this subscriber's timers (a one-shot due now for the first value, a repeating tick
-    /// and a one-shot at the deadline); cancelling removes them. Nothing is emitted before this
+    /// and a one-shot at the deadline); cancelling removes them, and so does giving up the returned
+    /// cancellable (its deinit), unless ``AnyCancellable/detach()`` was called: a detached
+    /// countdown runs to 0 and finishes (<doc:Lifetimes>). Nothing is emitted before this
     /// returns: the first value comes on the scheduler's next pass.
     ///
     /// - Throws: ``CadenceError/invalidArgument`` for a tick that is not > 0 and finite or a
