@@ -81,7 +81,10 @@ public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 
     if HandleTable.shared.removeTimer(handle.id) { return 0 }  // a scheduled timer goes on running
     guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
     if cancellable.keepsSlotWhenReleased {
-        return cancellable.markReleased() ? 0 : failedCancel(handle.id, live: false)
+        guard cancellable.markReleased() else { return failedCancel(handle.id, live: false) }
+        // Work that has ended already (or meanwhile, before its end saw the mark) frees it now.
+        if cancellable.isCancelled { cancellable.endIfReleased() }
+        return 0
     }
     // The handle's reference to the engine's object goes here, after the table's lock: its
     // deinit may cancel, and wait for a callback that is calling into the table.

@@ -259,6 +259,8 @@ static timeline countdown_case(int end) {
     CHECK_OK(cadence_cancellable_release(countdown));
     run_to(loop, 10);
     CHECK_EQ(armed_timers(loop), 0);
+    int cancelled;  /* freed: by the release, or (detached) once it finished */
+    CHECK_ERR(cadence_is_cancelled(countdown, &cancelled), CADENCE_EBADF);
     CHECK_OK(cadence_loop_destroy(loop));
     return values;
 }
@@ -319,6 +321,29 @@ static void poller_give_up(void) {
 static void poller_detach(void) {
     timeline polls = poller_case(2, 1);
     CHECK_TIMELINE(polls, "1@1000", "2@2000", "3@3000", "4@4000", "5@5000");
+}
+
+/* A detached poller, released: its callbacks' source stays valid (the polls are finished through
+ * it) until a callback cancels it through that source, which frees it. */
+static void cancel_third_poll(const cadence_poll *poll, void *userdata) {
+    poll_and_finish(poll, userdata);
+    if (poll->number == 3) CHECK_OK(cadence_cancel(poll->source));
+}
+
+static void released_source_cancels(void) {
+    cadence_loop loop = new_loop();
+    timeline polls = {.loop = loop};
+    cadence_cancellable poller;
+    CHECK_OK(cadence_poller_start(loop, 1, 0, cancel_third_poll, &polls, &poller));
+    CHECK_OK(cadence_cancellable_detach(poller));
+    CHECK_OK(cadence_cancellable_release(poller));
+    CHECK_ERR(cadence_cancellable_release(poller), CADENCE_EBADF);  /* released once only */
+    run_to(loop, 5);
+    CHECK_TIMELINE(polls, "1@1000", "2@2000", "3@3000");
+    CHECK_EQ(armed_timers(loop), 0);
+    int cancelled;
+    CHECK_ERR(cadence_is_cancelled(poller, &cancelled), CADENCE_EBADF);  /* freed by that cancel */
+    CHECK_OK(cadence_loop_destroy(loop));
 }
 
 /* ---- Loop ---- */
@@ -411,6 +436,7 @@ static const struct {
     {"poller_detach", poller_detach},
     {"loop_close", loop_close},
     {"autoconnect_1000_given_up", autoconnect_1000_given_up},
+    {"released_source_cancels", released_source_cancels},
 };
 
 #define CASE_COUNT (int)(sizeof cases / sizeof cases[0])

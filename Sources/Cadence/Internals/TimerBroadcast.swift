@@ -166,7 +166,11 @@ final class TimerBroadcast: @unchecked Sendable {
         set { lock.withLock { policy = newValue } }
     }
 
-    func isSubscribed(_ subscriber: TimerSubscriber) -> Bool { lock.withLock { subscriber.isActive } }
+    /// Whether `subscriber` can still receive: subscribed, and the loop open (its close cancelled
+    /// the timer that feeds it).
+    func isSubscribed(_ subscriber: TimerSubscriber) -> Bool {
+        lock.withLock { subscriber.isActive } && !loop.isClosed
+    }
     var subscriberCount: Int { lock.withLock { subscribers.count } }
 
     func subscribe(_ receive: @escaping @Sendable (TimerTick) -> Void) -> TimerSubscription {
@@ -178,8 +182,8 @@ final class TimerBroadcast: @unchecked Sendable {
         return TimerSubscription(broadcast: self, subscriber: subscriber)
     }
 
-    /// Removes a subscriber; returns false if it was already gone. From another thread, returns
-    /// only once a tick being delivered has been delivered.
+    /// Removes a subscriber; returns false if it was already gone, or its loop was closed (which
+    /// ended it). From another thread, returns only once a tick being delivered has been delivered.
     func unsubscribe(_ subscriber: TimerSubscriber) -> Bool {
         let id = runningTimer
         let changed: Bool = lock.withLock {
@@ -192,7 +196,7 @@ final class TimerBroadcast: @unchecked Sendable {
         // Only a subscriber that was still there can have a callback starting: one removed
         // before (a second cancel, a release after a cancel) returns at once.
         if changed { waitForDelivery(id) }
-        return changed
+        return changed && !loop.isClosed
     }
 
     /// Sends one tick of connection number `connection` to every subscriber present when it fired;

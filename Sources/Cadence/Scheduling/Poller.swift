@@ -142,11 +142,12 @@ private final class PollerCore: Sendable {
         removed.forEach { $0.cancel() }
     }
 
-    var isActive: Bool { state.withLock { $0.active && !$0.cancelled } }
+    var isActive: Bool { state.withLock { $0.active && !$0.cancelled } && !scheduler.isClosed }
     var isPolling: Bool { state.withLock { $0.running != nil } }
     var pollCount: Int { state.withLock { $0.polls } }
-    var isCancelled: Bool { state.withLock { $0.cancelled } }
+    var isCancelled: Bool { state.withLock { $0.cancelled } || scheduler.isClosed }
 
+    /// Stops polling; false if it had stopped already (cancelled, or its loop closed).
     func cancel() -> Bool {
         let removed = state.withLock { state -> [any Cancellable]? in
             guard !state.cancelled else { return nil }
@@ -154,7 +155,7 @@ private final class PollerCore: Sendable {
             return state.takeTimers()
         }
         removed?.forEach { $0.cancel() }
-        return removed != nil
+        return removed != nil && !scheduler.isClosed
     }
 
     /// Arms the tick timer; called with the lock held. Its action holds this core until the timer

@@ -82,3 +82,13 @@ extension Loop: Scheduler {
         }
     }
 }
+
+extension Scheduler {
+    /// Whether the scheduler's loop was closed, which cancelled its timers: what a poller or a
+    /// stream subscription on it reads as having ended (as a C handle of a destroyed loop does).
+    var isClosed: Bool {
+        if let loop = self as? Loop { return loop.isClosed }
+        if let virtual = self as? VirtualScheduler { return virtual.loop.isClosed }
+        return false
+    }
+}

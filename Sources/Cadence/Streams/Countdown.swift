@@ -48,7 +48,7 @@ public struct Countdown<S: Scheduler>: EventPublisher {
         guard deadline.timeIntervalSince1970.isFinite else {
             throw CadenceError.badDate("deadline", deadline.timeIntervalSince1970).in("Countdown.subscribe(_:)")
         }
-        let gate = SubscriptionGate(receive)
+        let gate = SubscriptionGate(receive, on: scheduler)
         let state = CountdownState(deadline: deadline)
         let update: @Sendable () -> Void = { [scheduler] in
             switch state.next(now: scheduler.now) {
