@@ -142,10 +142,10 @@ private final class PollerCore: Sendable {
         removed.forEach { $0.cancel() }
     }
 
-    var isActive: Bool { state.withLock { $0.active && !$0.cancelled } && !scheduler.isClosed }
+    var isActive: Bool { state.withLock { $0.active && !$0.cancelled } && !scheduler.hasClosedLoop }
     var isPolling: Bool { state.withLock { $0.running != nil } }
     var pollCount: Int { state.withLock { $0.polls } }
-    var isCancelled: Bool { state.withLock { $0.cancelled } || scheduler.isClosed }
+    var isCancelled: Bool { state.withLock { $0.cancelled } || scheduler.hasClosedLoop }
 
     /// Stops polling; false if it had stopped already (cancelled, or its loop closed).
     func cancel() -> Bool {
@@ -155,7 +155,7 @@ private final class PollerCore: Sendable {
             return state.takeTimers()
         }
         removed?.forEach { $0.cancel() }
-        return removed != nil && !scheduler.isClosed
+        return removed != nil && !scheduler.hasClosedLoop
     }
 
     /// Arms the tick timer; called with the lock held. Its action holds this core until the timer

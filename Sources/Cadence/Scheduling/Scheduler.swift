@@ -86,7 +86,7 @@ extension Loop: Scheduler {
 extension Scheduler {
     /// Whether the scheduler's loop was closed, which cancelled its timers: what a poller or a
     /// stream subscription on it reads as having ended (as a C handle of a destroyed loop does).
-    var isClosed: Bool {
+    var hasClosedLoop: Bool {
         if let loop = self as? Loop { return loop.isClosed }
         if let virtual = self as? VirtualScheduler { return virtual.loop.isClosed }
         return false

@@ -15,7 +15,7 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
 
     init(_ receive: @escaping @Sendable (StreamEvent<Output>) -> Void, on scheduler: some Scheduler) {
         self.receive = receive
-        schedulerClosed = { [weak scheduler] in scheduler?.isClosed ?? true }
+        schedulerClosed = { [weak scheduler] in scheduler?.hasClosedLoop ?? true }
     }
 
     /// Adds a timer to cancel when the subscription ends (at once if it has ended).
