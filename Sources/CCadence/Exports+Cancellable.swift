@@ -58,7 +58,9 @@ public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
         return cancelled ? 0 : failedCancel(handle.id, live: true)
     }
     guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
-    return cancellable.cancel() ? 0 : failedCancel(handle.id, live: true)
+    let cancelled = cancellable.cancel()
+    cancellable.endIfReleased()  // a released, detached handle cancelled from its callback
+    return cancelled ? 0 : failedCancel(handle.id, live: true)
 }
 
 @c @implementation
@@ -77,10 +79,18 @@ public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMut
 public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 {
     guard handle.id != 0 else { return 0 }
     if HandleTable.shared.removeTimer(handle.id) { return 0 }  // a scheduled timer goes on running
-    guard let cancellable = HandleTable.shared.remove(handle.id, kind: .cancellable) as? CancellableHandle else {
+    guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
+    if cancellable.keepsSlotWhenReleased {
+        guard cancellable.markReleased() else { return failedCancel(handle.id, live: false) }
+        // Work that has ended already (or meanwhile, before its end saw the mark) frees it now.
+        if cancellable.isCancelled { cancellable.endIfReleased() }
+        return 0
+    }
+    // The handle's reference to the engine's object goes here, after the table's lock: its
+    // deinit may cancel, and wait for a callback that is calling into the table.
+    guard HandleTable.shared.remove(handle.id, kind: .cancellable) != nil else {
         return failedCancel(handle.id, live: false)
     }
-    cancellable.release()
     return 0
 }
 

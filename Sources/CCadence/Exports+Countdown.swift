@@ -27,6 +27,7 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
                 case .finished: cEvent.finished = 1
                 }
                 fn(&cEvent, context.userdata)
+                if cEvent.finished == 1 { source.endIfReleased() }
             }
         })
     }

@@ -25,8 +25,8 @@ public func cadence_loop_destroy(_ handle: cadence_loop) -> Int32 {
         guard HandleTable.shared.remove(handle.id, kind: .loop) != nil else {
             throw .deadHandle("loop", handle.id, kind: "loop")
         }
-        let owned = HandleTable.shared.removeAll(ownedBy: handle.id)
-        for case let cancellable as CancellableHandle in owned { cancellable.release() }
+        // Freed here, after the table's lock; the loop's close has cancelled what they stood for.
+        withExtendedLifetime(HandleTable.shared.removeAll(ownedBy: handle.id)) {}
     }
 }
 

@@ -198,6 +198,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "cadence_cancel": (_int, [Handle]),
     "cadence_is_cancelled": (_int, [Handle, ctypes.POINTER(_int)]),
     "cadence_cancellable_release": (_int, [Handle]),
+    "cadence_cancellable_detach": (_int, [Handle]),
 }
 
 
