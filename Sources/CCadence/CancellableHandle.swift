@@ -22,31 +22,44 @@ final class CancellableHandle: @unchecked Sendable {
     /// Whether callbacks may still be delivered: false once cancelled through the handle.
     var isLive: Bool { !cancelRequested.load(ordering: .acquiring) }
 
+    /// The end of the registration's userdata, when its loop has a release function; set before
+    /// the handle is attached.
+    var life: CallbackLife?
+    /// Set by cadence_cancellable_detach: releasing the handle then leaves the work running.
+    let detached = Atomic(false)
+
     /// Puts the object behind the handle, cancelling it at once if the handle was cancelled first.
     func attach(_ object: AnyObject) {
         lock.lock()
         target = object
         lock.unlock()
-        if !isLive { (object as? any Cancellable)?.cancel() }
+        if !isLive {
+            (object as? any Cancellable)?.cancel()
+            life?.finish()
+        }
     }
 
     /// Cancels; false if it was cancelled already (or, for a one-shot, has fired). The engine's
     /// cancel decides (it is atomic); the handle's flag only stands in for it before the object
-    /// is attached, so that a cancel then and one after it cannot both succeed.
+    /// is attached, so that a cancel then and one after it cannot both succeed. Once the engine's
+    /// cancel has returned (no callback running on another thread), the userdata is released.
     func cancel() -> Bool {
         let first = !cancelRequested.exchange(true, ordering: .acquiringAndReleasing)
         guard first else { return false }
         guard let object = object as? any Cancellable else { return true }
-        return object.cancel()
+        let cancelled = object.cancel()
+        life?.finish()
+        return cancelled
     }
 
     /// Whether it was cancelled, through this handle or otherwise.
     var isCancelled: Bool { !isLive || ((object as? any Cancellable)?.isCancelled ?? false) }
 
-    /// What releasing the handle does: what only this handle can stop is stopped; connections
-    /// go on (see cadence.h; one-shots have no handle object, see HandleTable+Timers.swift).
+    /// What releasing the handle does: what only this handle can stop is stopped, unless the
+    /// handle was detached; connections go on (see cadence.h; scheduled timers have no handle
+    /// object, see HandleTable+Timers.swift).
     func release() {
-        if !(object is TimerConnection) { _ = cancel() }
+        if !detached.load(ordering: .acquiring) && !(object is TimerConnection) { _ = cancel() }
     }
 }
 

@@ -10,7 +10,7 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
         guard let fn else { throw .null("fn") }
         guard let out else { throw .null("out") }
         let mode = try CCadence.mode(mode)
-        out.pointee = try scheduleTimer(loopHandle, fn, userdata) { loop, function throws(CadenceError) in
+        out.pointee = try scheduleTimer(loopHandle, fn, userdata, repeats: false) { loop, function throws(CadenceError) in
             try loop.schedule(after: delay, tolerance: tolerance, in: mode, function: function)
         }
     }
@@ -27,7 +27,7 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
         guard let out else { throw .null("out") }
         guard let policy = MissedTickPolicy(rawValue: missedTicks) else { throw .badPolicy("missed_ticks", missedTicks) }
         let mode = try CCadence.mode(mode)
-        out.pointee = try scheduleTimer(loopHandle, fn, userdata) { loop, function throws(CadenceError) in
+        out.pointee = try scheduleTimer(loopHandle, fn, userdata, repeats: true) { loop, function throws(CadenceError) in
             try loop.schedule(after: delay, interval: interval, tolerance: tolerance, in: mode,
                               missedTicks: policy, function: function)
         }
@@ -38,17 +38,18 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
 /// that the timer's ticks name as their source.
 @inline(__always)
 private func scheduleTimer(_ loopHandle: cadence_loop, _ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?,
-                           _ arm: (Loop, TimerFunction) throws(CadenceError) -> UInt64) throws(CadenceError)
+                           repeats: Bool, _ arm: (Loop, TimerFunction) throws(CadenceError) -> UInt64) throws(CadenceError)
     -> cadence_cancellable {
-    cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) { loop, id throws(CadenceError) in
+    cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id, repeats: repeats) {
+        loop, id throws(CadenceError) in
         try arm(loop, TimerFunction(invoke: invokeTickFunction, function: unsafeBitCast(fn, to: UnsafeRawPointer.self),
                                     userdata: userdata, source: id))
     })
 }
 
 /// Calls a `cadence_tick_fn` kept by the engine as plain words (see `TimerFunction`).
-private let invokeTickFunction: TimerFunction.Invoke = { function, userdata, source, fireDate, skipped in
-    var tick = cadence_tick(fire_date: fireDate, skipped: skipped, source: cadence_cancellable(id: source))
+private let invokeTickFunction: TimerFunction.Invoke = { function, userdata, source, fireDate, skipped, final in
+    var tick = cadence_tick(fire_date: fireDate, skipped: skipped, source: cadence_cancellable(id: source), final: final)
     unsafeBitCast(function, to: cadence_tick_fn.self)(&tick, userdata)
 }
 
@@ -76,7 +77,7 @@ public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMut
 @c @implementation
 public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 {
     guard handle.id != 0 else { return 0 }
-    if HandleTable.shared.removeTimer(handle.id) { return 0 }  // a scheduled timer goes on running
+    if HandleTable.shared.releaseTimer(handle.id) != nil { return 0 }
     guard let cancellable = HandleTable.shared.remove(handle.id, kind: .cancellable) as? CancellableHandle else {
         return failedCancel(handle.id, live: false)
     }

@@ -12,6 +12,11 @@ final class HandleTable: @unchecked Sendable {
     struct Slot {
         var generation: UInt32 = 1
         var kind = Kind.loop
+        /// A scheduled timer's: whether it repeats (giving up its handle then cancels it), and
+        /// whether its handle was detached (giving it up then leaves the timer running). They sit
+        /// in the padding after `kind`: the slot stays 32 bytes.
+        var repeats = false
+        var detached = false
         var owner: UInt64 = 0     // the loop handle this object belongs to (0 for a loop)
         var object: AnyObject?
         /// A scheduled timer's engine id; for a loop, the loop's address, unretained (`object` holds
@@ -140,6 +145,8 @@ final class HandleTable: @unchecked Sendable {
 
     static func free(_ index: Int, in storage: inout Storage) {
         storage.slots[index].object = nil
+        storage.slots[index].repeats = false
+        storage.slots[index].detached = false
         storage.slots[index].word = 0
         storage.slots[index].owner = 0
         // Generation 0 is never issued, so a zeroed id cannot match a slot.
@@ -151,7 +158,8 @@ final class HandleTable: @unchecked Sendable {
 extension HandleTable {
     /// Gives the object that `make` builds a handle owned by `loop`. For cancellables the handle
     /// stands for a ``CancellableHandle``, which `make` receives, so that callbacks can name (and
-    /// cancel) their source from the very first call, even on another thread.
+    /// cancel) their source from the very first call, even on another thread; `make` sets its
+    /// ``CancellableHandle/life``, which a failure abandons.
     ///
     /// The handle is withdrawn, and its object cancelled, if the loop was destroyed meanwhile: the
     /// loop's sweep of its handles may have run before this one was stored.
@@ -164,6 +172,7 @@ extension HandleTable {
             object = try make(handle)
         } catch {
             _ = remove(handle.id, kind: kind)
+            handle.life?.abandon()  // a registering call that fails calls nothing
             throw error
         }
         if kind == .cancellable {
@@ -173,6 +182,7 @@ extension HandleTable {
         }
         guard !loop.isClosed else {
             _ = remove(handle.id, kind: kind)
+            handle.life?.abandon()
             (object as? any Cancellable)?.cancel()
             throw .badHandle.with("loop must stay live during the call, got a loop destroyed meanwhile")
         }

@@ -30,11 +30,13 @@ extension Loop {
                              missedTicks: missedTicks, modeIndex: try modeIndexLocked(of: mode), action: action)
     }
 
-    private func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
-                           tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
-                           action: TimerAction) throws(CadenceError) -> TimerID {
+    func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
+                   tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
+                   action: TimerAction) throws(CadenceError) -> TimerID {
         guard !isClosedFlag else { throw .loopClosed() }
         let first = fireDate ?? timeSource.now().saturatingAdd(delay)
+        var action = action
+        action.setRelease(functionRelease)  // a C callback takes the loop's release function
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
                             missedTicks: missedTicks, modeIndex: modeIndex, action: action)
         if isRunningFlag {
@@ -56,9 +58,22 @@ extension Loop {
         var action = TimerAction.idle
         lock.lock()
         let disarmed = disarmLocked(id, releasing: &action)
+        deferReleaseIfFiringLocked(id, &action, onAnyThread: true)
         lock.unlock()
-        withExtendedLifetime(action) {}
+        if action.hasRelease { action.runRelease() }
         return disarmed
+    }
+
+    /// Leaves the release of a C callback that a disarm of `id` took out (`action`) to the
+    /// callback of `id` running now, if one is, on this thread (a timer cancelling itself) or,
+    /// with `onAnyThread`, on the loop's (for a caller that does not wait for it): the pass runs
+    /// it once that callback has returned, and `action` becomes idle. Call with the lock held.
+    @inline(__always)
+    private func deferReleaseIfFiringLocked(_ id: TimerID, _ action: inout TimerAction, onAnyThread: Bool) {
+        guard action.hasRelease, firing == id,
+              onAnyThread || pthread_equal(runningThread, pthread_self()) != 0 else { return }
+        swap(&deferredRelease, &action)
+        hasDeferredRelease = true
     }
 
     /// Disarms `id`. A host's wake-up that the timer was due by is planned again, so that a
@@ -85,8 +100,9 @@ extension Loop {
         lock.lock()
         let disarmed = disarmLocked(id, releasing: &action)
         waitForCallbackLocked(of: id)
+        deferReleaseIfFiringLocked(id, &action, onAnyThread: false)
         lock.unlock()
-        withExtendedLifetime(action) {}
+        if action.hasRelease { action.runRelease() }
         return disarmed
     }
 
@@ -94,12 +110,23 @@ extension Loop {
     /// for a caller that holds a lock of its own, and so calls ``waitForCallback(of:)`` only after
     /// releasing it (a callback may be waiting for that lock).
     func disarmReportingCallback(_ id: TimerID) -> (disarmed: Bool, callbackRunning: Bool) {
-        var action = TimerAction.idle  // released after the lock, as in `disarm`
+        var action = TimerAction.idle
+        let (disarmed, running) = disarmReportingCallback(id, releasing: &action)
+        if action.hasRelease { action.runRelease() }
+        return (disarmed, running)
+    }
+
+    /// ``disarmReportingCallback(_:)`` that leaves the disarmed action in `action`, for the caller
+    /// to run its release (``TimerAction/runRelease()``) once it holds no lock and has waited for
+    /// the running callback; idle when the timer's own callback is cancelling it (the pass runs
+    /// the release once that callback has returned).
+    func disarmReportingCallback(_ id: TimerID, releasing action: inout TimerAction)
+        -> (disarmed: Bool, callbackRunning: Bool) {
         lock.lock()
         let disarmed = disarmLocked(id, releasing: &action)
         let running = isRunningCallbackLocked(of: id)
+        deferReleaseIfFiringLocked(id, &action, onAnyThread: false)
         lock.unlock()
-        withExtendedLifetime(action) {}
         return (disarmed, running)
     }
 
