@@ -19,9 +19,9 @@ public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: D
                                           _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     guard let out else { return fail(.null("out")) }
     do {
-        out.pointee = cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id, repeats: false) {
-            loop, id throws(CadenceError) in
-            try loop.scheduleDefault(after: delay, userdata: userdata, source: id, invoke: invokeFireFunction)
+        out.pointee = cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) {
+            loop, source throws(CadenceError) in
+            try loop.scheduleDefault(after: delay, userdata: userdata, source: source, invoke: invokeFireFunction)
         })
         return 0
     } catch {
