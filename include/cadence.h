@@ -9,6 +9,9 @@
  *    an error never calls that callback (libuv's rule).
  *  - Handles are small values with a generation count: a stale, released or foreign handle gives
  *    CADENCE_EBADF, never a crash. A zero handle ({0}) is "no handle"; releasing it is a no-op.
+ *    A scheduled timer's handle names its slot in its loop's timer table, which stays the
+ *    handle's until it is released: up to 32,768 loops exist at once, each with up to 16,777,216
+ *    scheduled timers armed or with a handle not yet released (CADENCE_ENOMEM beyond).
  *  - Threads: every function may be called from any thread. Callbacks run on the thread that is
  *    inside cadence_loop_run, cadence_loop_run_until_idle or cadence_loop_run_pass for their
  *    loop, on the loop's own thread (cadence_loop_start_thread), or on the thread that runs a
@@ -185,8 +188,9 @@ CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nulla
  *    countdown's call with finished == 1; release is then not called;
  *  - release(userdata), exactly once, when it ends without one: cancelled (cadence_cancel),
  *    given up (cadence_cancellable_release of a handle whose work stops, see there), ended by its
- *    publisher (its subscriptions, once nothing can make the publisher tick again: when its last
- *    handle is released, at the latest), or by cadence_loop_destroy.
+ *    publisher (a subscription of a publisher that nothing can make tick again: released by the
+ *    cadence_cancel or cadence_cancellable_release of its handle, which still names it), or by
+ *    cadence_loop_destroy.
  * Release is called after every callback of the registration has returned (a callback that
  * cancels its own registration gets its release once it has returned), with no Cadence lock
  * held (so it may call any Cadence function: schedule a timer, cancel another, release a
@@ -209,8 +213,8 @@ CADENCE_EXPORT int cadence_loop_set_callbacks(cadence_loop loop, cadence_fire_fn
  * armed), stopped by cadence_cancel, reset and read by the cadence_timer_* functions; its
  * userdata's end follows cadence_loop_set_callbacks. The cheapest start: four arguments, no mode
  * or callback to check. Errors: CADENCE_EINVAL (out NULL; delay NaN, infinite or negative; the
- * loop has no fire function: "cadence_loop_set_callbacks first"), CADENCE_EBADF; on error nothing
- * is called. Added in 0.4. */
+ * loop has no fire function: "cadence_loop_set_callbacks first"), CADENCE_EBADF, CADENCE_ENOMEM
+ * (see "Handles" above); on error nothing is called. Added in 0.4. */
 CADENCE_EXPORT int cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata,
                                                  cadence_cancellable *_Nullable out);
 
@@ -350,7 +354,8 @@ CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
  * (asyncio's call_later handle, libuv's unref'd timer); cadence_cancel does. Its call has
  * tick->final = 1; cancelled or destroyed with its loop before it, it gets the loop's release
  * function instead, when one is set (cadence_loop_set_callbacks).
- * Errors: CADENCE_EINVAL, CADENCE_ENOENT, CADENCE_EBADF; on error `fn` is never called. */
+ * Errors: CADENCE_EINVAL, CADENCE_ENOENT, CADENCE_EBADF, CADENCE_ENOMEM (see "Handles" above);
+ * on error `fn` is never called. */
 CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double tolerance,
                                          const char *_Nullable mode, cadence_tick_fn _Nullable fn,
                                          void *_Nullable userdata, cadence_cancellable *_Nullable out);
@@ -365,7 +370,8 @@ CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double
  * cadence_loop_destroy. tick->fire_date is the grid point, tick->skipped the grid points skipped,
  * tick->final always 0 (it ends by cancel: the loop's release function, when one is set).
  * Errors: CADENCE_EINVAL (fn, out or mode NULL, bad numbers, an unknown policy, a malformed mode),
- * CADENCE_ENOENT, CADENCE_EBADF; on error `fn` is never called. Added in 0.2. */
+ * CADENCE_ENOENT, CADENCE_EBADF, CADENCE_ENOMEM (see "Handles" above); on error `fn` is never
+ * called. Added in 0.2. */
 CADENCE_EXPORT int cadence_loop_schedule_repeating(cadence_loop loop, double delay, double interval,
                                                    double tolerance, int missed_ticks,
                                                    const char *_Nullable mode,
