@@ -60,7 +60,9 @@ public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
         return cancelled ? 0 : failedCancel(handle.id, live: true)
     }
     guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
-    return cancellable.cancel() ? 0 : failedCancel(handle.id, live: true)
+    let cancelled = cancellable.cancel()
+    cancellable.endIfReleased()  // a released, detached handle cancelled from its callback
+    return cancelled ? 0 : failedCancel(handle.id, live: true)
 }
 
 @c @implementation
@@ -81,10 +83,20 @@ public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 
     if HandleTable.isTimer(handle.id) {
         return HandleTable.shared.cancelTimer(handle.id, givingUp: true) != nil ? 0 : failedCancel(handle.id, live: false)
     }
-    guard let cancellable = HandleTable.shared.remove(handle.id, kind: .cancellable) as? CancellableHandle else {
+    guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
+    if cancellable.keepsSlotWhenReleased {
+        guard cancellable.markReleased() else { return failedCancel(handle.id, live: false) }
+        // Work that has ended already (or meanwhile, before its end saw the mark) frees it now.
+        if cancellable.isCancelled { cancellable.endIfReleased() }
+        return 0
+    }
+    // A userdata to release is released inside this call (cadence_loop_set_callbacks).
+    if cancellable.cancelsWhenReleased { _ = cancellable.cancel() }
+    // The handle's reference to the engine's object goes here, after the table's lock: its
+    // deinit may cancel, and wait for a callback that is calling into the table.
+    guard HandleTable.shared.remove(handle.id, kind: .cancellable) != nil else {
         return failedCancel(handle.id, live: false)
     }
-    cancellable.release()
     return 0
 }
 

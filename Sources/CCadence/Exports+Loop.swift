@@ -24,8 +24,10 @@ public func cadence_loop_destroy(_ handle: cadence_loop) -> Int32 {
         guard HandleTable.shared.removeLoop(handle.id) != nil else {
             throw .deadHandle("loop", handle.id, kind: "loop")
         }
+        // Freed here, after the table's lock; the loop's close has cancelled what they stood for,
+        // so their userdata is released now (cadence_loop_set_callbacks).
         let owned = HandleTable.shared.removeAll(ownedBy: handle.id)
-        for case let cancellable as CancellableHandle in owned { cancellable.release() }
+        for case let cancellable as CancellableHandle in owned { cancellable.life?.finish() }
     }
 }
 

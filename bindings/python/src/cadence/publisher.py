@@ -271,6 +271,9 @@ class TimerPublisher(_Publisher):
         state = self._require_open(where)
         out = _lib.Handle()
         check(int(_lib.lib.cadence_publisher_connect(self._handle, out)), where)
+        # Detached: dropping or closing a Connection leaves the timer running, as documented
+        # here, where releasing the C handle of the last connection would stop it.
+        _lib.lib.cadence_cancellable_detach(out.value)
         return Connection(self._loop, state, out.value, None, f"to {self._settings()}")
 
     def autoconnect(self) -> AutoconnectTimerPublisher:
