@@ -514,7 +514,10 @@ CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *
  * once (a one-shot cancelling itself gets CADENCE_EALREADY: it ended when it fired).
  * Returns 0 only for the call that stopped it: the engine decides in one atomic step, so of any
  * number of threads cancelling the same handle at once exactly one gets 0 and every other
- * CADENCE_EALREADY (Swift's cancel() returning true, Python's cancel() returning True).
+ * CADENCE_EALREADY (Swift's cancel() returning true, Python's cancel() returning True). The call
+ * that stops a registration calls the loop's release function (cadence_loop_set_callbacks) with
+ * its userdata before it returns, after that wait (from inside the registration's own callback:
+ * once that callback has returned).
  * Errors: CADENCE_EALREADY (already cancelled, ended on its own: a one-shot that has fired, a
  * finished countdown), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);

@@ -131,20 +131,7 @@ extension Loop {
         if action.hasRelease { action.runRelease() }
     }
 
-    /// ``disarm(_:)``, and whether a callback of `id` is running on another thread, under one lock:
-    /// for a caller that holds a lock of its own, and so calls ``waitForCallback(of:)`` only after
-    /// releasing it (a callback may be waiting for that lock).
-    func disarmReportingCallback(_ id: TimerID) -> (disarmed: Bool, callbackRunning: Bool) {
-        var action = TimerAction.idle  // released after the lock, as in `disarm`
-        lock.lock()
-        let disarmed = disarmLocked(id, releasing: &action)
-        let running = isRunningCallbackLocked(of: id)
-        deferReleaseIfFiringLocked(id, &action, onAnyThread: true)  // the caller may not wait
-        lock.unlock()
-        if action.hasRelease { action.runRelease() }
-        return (disarmed, running)
-    }
-
+    /// Whether a callback of `id` runs now, on another thread than this one. Call with the lock held.
     func isRunningCallbackLocked(of id: TimerID) -> Bool {
         firing == id && pthread_equal(runningThread, pthread_self()) == 0
     }
