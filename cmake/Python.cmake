@@ -6,7 +6,7 @@ if(NOT CADENCE_STATIC_STDLIB)
     "will need this Swift toolchain at run time")
 endif()
 
-# One file named libcadence.so (a wheel cannot hold the libcadence.so -> .so.0 -> .so.0.3.0
+# One file named libcadence.so (a wheel cannot hold the libcadence.so -> .so.0 -> .so.0.4.0
 # symlinks; it would store three copies), with the SONAME of the C install, libcadence.so.N for
 # major version N: one library, one name for the ABI it offers, however it was installed.
 set_target_properties(CCadence PROPERTIES VERSION "" SOVERSION "" NO_SONAME ON)

@@ -9,6 +9,9 @@
  *    an error never calls that callback (libuv's rule).
  *  - Handles are small values with a generation count: a stale, released or foreign handle gives
  *    CADENCE_EBADF, never a crash. A zero handle ({0}) is "no handle"; releasing it is a no-op.
+ *    A scheduled timer's handle names its slot in its loop's timer table, which stays the
+ *    handle's until it is released: up to 32,768 loops exist at once, each with up to 16,777,216
+ *    scheduled timers armed or with a handle not yet released (CADENCE_ENOMEM beyond).
  *  - Threads: every function may be called from any thread. Callbacks run on the thread that is
  *    inside cadence_loop_run, cadence_loop_run_until_idle or cadence_loop_run_pass for their
  *    loop, on the loop's own thread (cadence_loop_start_thread), or on the thread that runs a
@@ -63,10 +66,25 @@ typedef struct cadence_tick {
     double fire_date;           /* when the tick was due on the timer's grid, seconds since the epoch */
     uint64_t skipped;           /* grid points skipped before this fire because the loop was late */
     cadence_cancellable source; /* the subscription or scheduled timer being called */
+    int final;                  /* 1 on the registration's last call (a one-shot's fire), else 0 (a
+                                 * subscription's or a repeating timer's ticks); after it the
+                                 * callback's userdata is never used again. Added in 0.4. */
 } cadence_tick;
 
 /* A callback: `tick` is never NULL; `userdata` is what was passed when subscribing. */
 typedef void (*cadence_tick_fn)(const cadence_tick *_Nonnull tick, void *_Nullable userdata);
+
+/* A loop's fire function (cadence_loop_set_callbacks), called by the one-shots of
+ * cadence_loop_schedule_default: the fields of a cadence_tick as scalars, for bindings (ctypes,
+ * cffi) that call back cheaper with no struct to read. `fire_date` in seconds as tick->fire_date,
+ * `skipped` as tick->skipped (0 for a one-shot), `final` as tick->final (1 for a one-shot).
+ * Added in 0.4. */
+typedef void (*cadence_fire_fn)(void *_Nullable userdata, double fire_date, uint64_t skipped, int final);
+
+/* A loop's release function (cadence_loop_set_callbacks): told that a registration's userdata
+ * will never be used again, when the registration ended without a final call (GLib's
+ * GDestroyNotify). Added in 0.4. */
+typedef void (*cadence_release_fn)(void *_Nullable userdata);
 
 /* ---- Version and errors ---- */
 
@@ -139,7 +157,8 @@ CADENCE_EXPORT int cadence_loop_run_until_idle(cadence_loop loop, const char *_N
 CADENCE_EXPORT int cadence_loop_stop(cadence_loop loop);
 
 /* Registers a custom mode (1-255 bytes of UTF-8, no control characters). Idempotent.
- * Errors: CADENCE_EINVAL (NULL, malformed, or "common"), CADENCE_EBADF. */
+ * Errors: CADENCE_EINVAL (NULL, malformed, or "common"), CADENCE_ENOMEM (one more than 65,536
+ * modes on the loop, "default" and "common" included), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_add_mode(cadence_loop loop, const char *_Nullable mode);
 
 /* Registers `mode` (if needed) as a common mode: timers in "common", existing ones included, fire
@@ -158,6 +177,47 @@ CADENCE_EXPORT int cadence_loop_wakeups(cadence_loop loop, uint64_t *_Nullable o
  * once; a connected publisher is one timer whatever its subscribers).
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nullable out);
+
+/* ---- Callbacks per loop, for bindings (added in 0.4; docs/c-api.md, "Bindings") ---- */
+
+/* Sets the loop's fire function and release function, for the registrations made on the loop
+ * from now on (one made before keeps what was set when it was made); NULL clears either.
+ *
+ * `release`: while it is set, every registration made on the loop (a scheduled timer, one-shot
+ * or repeating; a subscription, a countdown, a poller) gets exactly one of these two ends:
+ *  - a final call: a one-shot's fire (tick->final == 1, or the fire function's `final`), or a
+ *    countdown's call with finished == 1; release is then not called;
+ *  - release(userdata), exactly once, when it ends without one: cancelled (cadence_cancel),
+ *    given up (cadence_cancellable_release of a handle whose work stops, see there), ended by its
+ *    publisher (a subscription of a publisher that nothing can make tick again: released by the
+ *    cadence_cancel or cadence_cancellable_release of its handle, which still names it), or by
+ *    cadence_loop_destroy.
+ * Release is called after every callback of the registration has returned (a callback that
+ * cancels its own registration gets its release once it has returned), with no Cadence lock
+ * held (so it may call any Cadence function: schedule a timer, cancel another, release a
+ * handle), on the thread that ended it: inside cadence_cancel, cadence_cancellable_release or
+ * cadence_loop_destroy, or on the loop's thread (after a callback that cancelled itself). After
+ * either end, Cadence never uses that userdata again: GLib's GDestroyNotify, libuv's uv_close
+ * callback. A registering call that fails calls neither. Connections have no userdata.
+ *
+ * `fire`: the function cadence_loop_schedule_default calls. Functions passed to the other
+ * registering calls are unaffected (NULL there is still CADENCE_EINVAL).
+ * Threads: any thread; a registration racing with this call gets the old or the new pair.
+ * Errors: CADENCE_EBADF (stale or destroyed loop). */
+CADENCE_EXPORT int cadence_loop_set_callbacks(cadence_loop loop, cadence_fire_fn _Nullable fire,
+                                              cadence_release_fn _Nullable release);
+
+/* The one-shot of cadence_loop_schedule(loop, delay, 0, "default", ..., userdata, out) with the
+ * loop's fire function as its callback: fire(userdata, fire_date, 0, 1) once, `delay` seconds
+ * (>= 0, finite; rounded up to whole nanoseconds) from now, while the loop runs in "default", with
+ * no tolerance. A one-shot like the others: fire-and-forget (releasing its handle leaves it
+ * armed), stopped by cadence_cancel, reset and read by the cadence_timer_* functions; its
+ * userdata's end follows cadence_loop_set_callbacks. The cheapest start: four arguments, no mode
+ * or callback to check. Errors: CADENCE_EINVAL (out NULL; delay NaN, infinite or negative; the
+ * loop has no fire function: "cadence_loop_set_callbacks first"), CADENCE_EBADF, CADENCE_ENOMEM
+ * (see "Handles" above); on error nothing is called. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata,
+                                                 cadence_cancellable *_Nullable out);
 
 /* ---- Driving a loop from your own event loop (poll, epoll, select, GLib, asyncio) ----
  *
@@ -299,8 +359,12 @@ CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
 /* ---- Scheduled timers (without a publisher) ---- */
 
 /* Calls `fn` once, `delay` seconds (>= 0, finite) from now, while the loop runs in a mode covered
- * by `mode`; `tolerance` >= 0. Releasing the handle does not cancel the timer.
- * Errors: CADENCE_EINVAL, CADENCE_ENOENT, CADENCE_EBADF; on error `fn` is never called. */
+ * by `mode`; `tolerance` >= 0. Fire-and-forget: releasing the handle does not cancel the timer
+ * (asyncio's call_later handle, libuv's unref'd timer); cadence_cancel does. Its call has
+ * tick->final = 1; cancelled or destroyed with its loop before it, it gets the loop's release
+ * function instead, when one is set (cadence_loop_set_callbacks).
+ * Errors: CADENCE_EINVAL, CADENCE_ENOENT, CADENCE_EBADF, CADENCE_ENOMEM (see "Handles" above);
+ * on error `fn` is never called. */
 CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double tolerance,
                                          const char *_Nullable mode, cadence_tick_fn _Nullable fn,
                                          void *_Nullable userdata, cadence_cancellable *_Nullable out);
@@ -310,10 +374,13 @@ CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double
  * (>= 0) seconds late; `missed_ticks` (a cadence_missed_ticks value) says what a late timer does,
  * as for publishers. A repeating Timer without a publisher (Swift's
  * Loop.schedule(after:interval:tolerance:in:missedTicks:)): one callback, no connect. It runs
- * until cadence_cancel or cadence_loop_destroy; releasing the handle does not cancel it (keep the
- * handle to stop it). tick->fire_date is the grid point, tick->skipped the grid points skipped.
+ * until cadence_cancel, cadence_cancellable_release (since 0.4; before, releasing left it running)
+ * or cadence_loop_destroy; after cadence_cancellable_detach, until cadence_cancel or
+ * cadence_loop_destroy. tick->fire_date is the grid point, tick->skipped the grid points skipped,
+ * tick->final always 0 (it ends by cancel: the loop's release function, when one is set).
  * Errors: CADENCE_EINVAL (fn, out or mode NULL, bad numbers, an unknown policy, a malformed mode),
- * CADENCE_ENOENT, CADENCE_EBADF; on error `fn` is never called. Added in 0.2. */
+ * CADENCE_ENOENT, CADENCE_EBADF, CADENCE_ENOMEM (see "Handles" above); on error `fn` is never
+ * called. Added in 0.2. */
 CADENCE_EXPORT int cadence_loop_schedule_repeating(cadence_loop loop, double delay, double interval,
                                                    double tolerance, int missed_ticks,
                                                    const char *_Nullable mode,
@@ -447,7 +514,10 @@ CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *
  * once (a one-shot cancelling itself gets CADENCE_EALREADY: it ended when it fired).
  * Returns 0 only for the call that stopped it: the engine decides in one atomic step, so of any
  * number of threads cancelling the same handle at once exactly one gets 0 and every other
- * CADENCE_EALREADY (Swift's cancel() returning true, Python's cancel() returning True).
+ * CADENCE_EALREADY (Swift's cancel() returning true, Python's cancel() returning True). The call
+ * that stops a registration calls the loop's release function (cadence_loop_set_callbacks) with
+ * its userdata before it returns, after that wait (from inside the registration's own callback:
+ * once that callback has returned).
  * Errors: CADENCE_EALREADY (already cancelled, ended on its own: a one-shot that has fired, a
  * finished countdown), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
@@ -462,24 +532,27 @@ CADENCE_EXPORT int cadence_is_cancelled(cadence_cancellable cancellable, int *_N
  *  - a connection: releasing the last handle to a publisher's connection stops its timer, as
  *    cadence_cancel does (every cadence_publisher_connect of one publisher names one connection);
  *  - a countdown or a poller is cancelled;
- *  - a scheduled timer is left running: a one-shot still fires once (fire-and-forget), a repeating
- *    one runs until cadence_loop_destroy.
+ *  - a repeating scheduled timer is cancelled (since 0.4; before, it ran until
+ *    cadence_loop_destroy); a one-shot is left armed and still fires once (fire-and-forget).
  * As cadence_cancel, a release that stops something waits for a callback of it running on another
- * thread, so no callback for it starts once it returns. A zero handle is a no-op.
+ * thread, so no callback for it starts once it returns; the loop's release function
+ * (cadence_loop_set_callbacks) is then called inside this call. A zero handle is a no-op.
  * Errors: CADENCE_EBADF (stale or already released). */
 CADENCE_EXPORT int cadence_cancellable_release(cadence_cancellable cancellable);
 
-/* Detaches a handle: releasing it afterwards leaves its work running (a subscription keeps
- * delivering, a connection keeps its timer running, a countdown counts down to its finish, a
- * poller keeps polling) until it is cancelled through a handle still held, its publisher can
+/* Detaches a handle: the caller says by name "keep it going without me", so that releasing it
+ * afterwards leaves its work running (a repeating scheduled timer keeps firing, a subscription
+ * keeps delivering, a connection keeps its timer running, a countdown counts down to its finish,
+ * a poller keeps polling) until it is cancelled through a handle still held, its publisher can
  * never tick again, or cadence_loop_destroy. The handle stays valid: it can still be cancelled,
  * and must still be released. Detaching a connection handle detaches the connection (no later
- * release of one of its handles stops the timer). A detached subscription, countdown or poller,
- * once released, stays valid as its callbacks' source (tick->source, event->source, poll->source:
- * a poll is still finished through it) until it is cancelled through it, the countdown finishes,
- * or cadence_loop_destroy; the program must not use it after the release, and a second release
- * gives CADENCE_EBADF. Detaching twice does nothing and returns 0; a
- * scheduled timer's handle returns 0 and nothing changes (releasing it leaves the timer running).
+ * release of one of its handles stops the timer). A detached repeating scheduled timer,
+ * subscription, countdown or poller, once released, stays valid as its callbacks' source
+ * (tick->source, event->source, poll->source: a poll is still finished through it) until it is
+ * cancelled through it, the countdown finishes, or cadence_loop_destroy; the program must not use
+ * it after the release, and a second release (or detach) gives CADENCE_EBADF. Changes nothing for
+ * a one-shot (fire-and-forget anyway: its handle is dead once released). Detaching twice does
+ * nothing and returns 0. Any thread.
  * Errors: CADENCE_EBADF (stale, released or never made). Added in 0.4. */
 CADENCE_EXPORT int cadence_cancellable_detach(cadence_cancellable cancellable);
 

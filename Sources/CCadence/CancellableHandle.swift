@@ -33,6 +33,10 @@ final class CancellableHandle: @unchecked Sendable {
     /// Whether callbacks may still be delivered: false once cancelled through the handle.
     var isLive: Bool { !cancelRequested.load(ordering: .acquiring) }
 
+    /// The end of the registration's userdata, when its loop has a release function; set before
+    /// the handle is attached.
+    var life: CallbackLife?
+
     /// Puts the object behind the handle, cancelling it at once if the handle was cancelled first
     /// and detaching it if it was detached first (both from a callback running before the call
     /// that made the handle returned).
@@ -41,7 +45,10 @@ final class CancellableHandle: @unchecked Sendable {
         target = object
         lock.unlock()
         if detachRequested.load(ordering: .acquiring) { (object as? any Detachable)?.detach() }
-        if !isLive { (object as? any Cancellable)?.cancel() }
+        if !isLive {
+            (object as? any Cancellable)?.cancel()
+            life?.finish()
+        }
     }
 
     /// Lets the work go on once the handle is released (`cadence_cancellable_detach`).
@@ -66,16 +73,25 @@ final class CancellableHandle: @unchecked Sendable {
 
     /// Cancels; false if it was cancelled already (or, for a one-shot, has fired). The engine's
     /// cancel decides (it is atomic); the handle's flag only stands in for it before the object
-    /// is attached, so that a cancel then and one after it cannot both succeed.
+    /// is attached, so that a cancel then and one after it cannot both succeed. Once the engine's
+    /// cancel has returned (no callback running on another thread), the userdata is released.
     func cancel() -> Bool {
         let first = !cancelRequested.exchange(true, ordering: .acquiringAndReleasing)
         guard first else { return false }
         guard let object = object as? any Cancellable else { return true }
-        return object.cancel()
+        let cancelled = object.cancel()
+        life?.finish()
+        return cancelled
     }
 
     /// Whether it was cancelled, through this handle or otherwise.
     var isCancelled: Bool { !isLive || ((object as? any Cancellable)?.isCancelled ?? false) }
+
+    /// Whether giving up the handle cancels its work with a userdata to release: a subscription,
+    /// countdown or poller with a ``life`` that was not detached. Cancelled through the handle
+    /// before it is freed, so that the release comes inside `cadence_cancellable_release`, once a
+    /// callback running on another thread has returned, whatever else holds the engine's object.
+    var cancelsWhenReleased: Bool { life != nil && !detachRequested.load(ordering: .acquiring) }
 }
 
 /// What a callback knows of its handle: the id to report as its source, and whether the handle

@@ -11,7 +11,8 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
         guard let out else { throw .null("out") }
         let mode = try CCadence.mode(mode)
         out.pointee = try scheduleTimer(loopHandle, fn, userdata) { loop, function throws(CadenceError) in
-            try loop.schedule(after: delay, tolerance: tolerance, in: mode, function: function)
+            try loop.scheduleHandle(after: delay, interval: nil, tolerance: tolerance, in: mode, missedTicks: .skip,
+                                    function: function)
         }
     }
 }
@@ -28,8 +29,8 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
         guard let policy = MissedTickPolicy(rawValue: missedTicks) else { throw .badPolicy("missed_ticks", missedTicks) }
         let mode = try CCadence.mode(mode)
         out.pointee = try scheduleTimer(loopHandle, fn, userdata) { loop, function throws(CadenceError) in
-            try loop.schedule(after: delay, interval: interval, tolerance: tolerance, in: mode,
-                              missedTicks: policy, function: function)
+            try loop.scheduleHandle(after: delay, interval: interval, tolerance: tolerance, in: mode,
+                                    missedTicks: policy, function: function)
         }
     }
 }
@@ -40,21 +41,22 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
 private func scheduleTimer(_ loopHandle: cadence_loop, _ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?,
                            _ arm: (Loop, TimerFunction) throws(CadenceError) -> UInt64) throws(CadenceError)
     -> cadence_cancellable {
-    cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) { loop, id throws(CadenceError) in
+    cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) { loop throws(CadenceError) in
         try arm(loop, TimerFunction(invoke: invokeTickFunction, function: unsafeBitCast(fn, to: UnsafeRawPointer.self),
-                                    userdata: userdata, source: id))
+                                    userdata: userdata))
     })
 }
 
 /// Calls a `cadence_tick_fn` kept by the engine as plain words (see `TimerFunction`).
-private let invokeTickFunction: TimerFunction.Invoke = { function, userdata, source, fireDate, skipped in
-    var tick = cadence_tick(fire_date: fireDate, skipped: skipped, source: cadence_cancellable(id: source))
+private let invokeTickFunction: TimerFunction.Invoke = { function, userdata, source, fireDate, skipped, final in
+    var tick = cadence_tick(fire_date: fireDate, skipped: skipped, source: cadence_cancellable(id: source), final: final)
     unsafeBitCast(function, to: cadence_tick_fn.self)(&tick, userdata)
 }
 
 @c @implementation
 public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
-    if let cancelled = HandleTable.shared.cancelTimer(handle.id) {
+    if HandleTable.isTimer(handle.id) {
+        guard let cancelled = HandleTable.shared.cancelTimer(handle.id) else { return failedCancel(handle.id, live: false) }
         return cancelled ? 0 : failedCancel(handle.id, live: true)
     }
     guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
@@ -67,7 +69,7 @@ public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
 public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard out != nil else { throw .null("out") }
-        if let timer = HandleTable.shared.timer(handle.id) { return try write(timer.isCancelled ? 1 : 0, to: out) }
+        if let ended = HandleTable.shared.timerHasEnded(handle.id) { return try write(ended ? 1 : 0, to: out) }
         guard let cancellable = HandleTable.shared.cancellable(handle.id) else {
             throw .deadHandle("cancellable", handle.id, kind: "cancellable")
         }
@@ -78,7 +80,9 @@ public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMut
 @c @implementation
 public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 {
     guard handle.id != 0 else { return 0 }
-    if HandleTable.shared.removeTimer(handle.id) { return 0 }  // a scheduled timer goes on running
+    if HandleTable.isTimer(handle.id) {
+        return HandleTable.shared.cancelTimer(handle.id, givingUp: true) != nil ? 0 : failedCancel(handle.id, live: false)
+    }
     guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
     if cancellable.keepsSlotWhenReleased {
         guard cancellable.markReleased() else { return failedCancel(handle.id, live: false) }
@@ -86,6 +90,8 @@ public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 
         if cancellable.isCancelled { cancellable.endIfReleased() }
         return 0
     }
+    // A userdata to release is released inside this call (cadence_loop_set_callbacks).
+    if cancellable.cancelsWhenReleased { _ = cancellable.cancel() }
     // The handle's reference to the engine's object goes here, after the table's lock: its
     // deinit may cancel, and wait for a callback that is calling into the table.
     guard HandleTable.shared.remove(handle.id, kind: .cancellable) != nil else {

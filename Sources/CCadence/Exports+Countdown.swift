@@ -17,8 +17,10 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
             // The first value comes on the loop's next pass, possibly on the loop's thread before
             // this call returns: the handle already exists.
             let source = CallbackSource(handle)
+            let life = CallbackLife.make(loop, userdata)  // its finished event is the final call
+            handle.life = life
             return try countdown.subscribe { event in
-                guard source.isLive else { return }
+                guard source.isLive, life?.begin() ?? true else { return }
                 var cEvent = cadence_countdown_event(remaining: 0, finished: 0,
                                                      date: loop.nowSeconds,
                                                      source: cadence_cancellable(id: source.id))
@@ -27,6 +29,7 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
                 case .finished: cEvent.finished = 1
                 }
                 fn(&cEvent, context.userdata)
+                life?.end(final: cEvent.finished == 1)
                 if cEvent.finished == 1 { source.endIfReleased() }
             }
         })

@@ -5,8 +5,13 @@ import CCadenceHeader
 
 @c @implementation
 public func cadence_cancellable_detach(_ handle: cadence_cancellable) -> Int32 {
-    // A scheduled timer: releasing its handle leaves it running already.
-    if HandleTable.shared.timer(handle.id) != nil { return 0 }
+    if HandleTable.isTimer(handle.id) {
+        // A scheduled timer: the engine's slot keeps the mark (HandleTable+Timers.swift).
+        guard HandleTable.shared.detachTimer(handle.id) else {
+            return fail(.deadHandle("cancellable", handle.id, kind: "cancellable"))
+        }
+        return 0
+    }
     guard let cancellable = HandleTable.shared.cancellable(handle.id) else {
         return fail(.deadHandle("cancellable", handle.id, kind: "cancellable"))
     }

@@ -60,12 +60,15 @@ public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double,
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: loopHandle.id, of: loop) {
             cancellable throws(CadenceError) in
             let source = CallbackSource(cancellable)
+            let life = CallbackLife.make(loop, userdata)  // a poller ends by cancel only
+            cancellable.life = life
             let handle = PollerHandle()
             handle.poller = try Poller(every: interval, tolerance: tolerance, on: loop) { [completions = handle.completions] completion in
-                guard source.isLive else { return }
+                guard source.isLive, life?.begin() ?? true else { return }
                 var poll = cadence_poll(number: completions.begin(completion), date: loop.nowSeconds,
                                         source: cadence_cancellable(id: source.id))
                 fn(&poll, context.userdata)
+                life?.end(final: false)
             }
             return handle
         })

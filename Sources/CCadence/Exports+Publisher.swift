@@ -8,17 +8,28 @@ struct CallbackContext: @unchecked Sendable {
     init(_ userdata: UnsafeMutableRawPointer?) { self.userdata = userdata }
 }
 
-/// Builds the closure that calls a C callback with a tick.
-func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, _ handle: CancellableHandle)
-    -> @Sendable (TimerTick) -> Void {
+/// Builds the closure that calls a C callback with a tick (never the final call: a subscription
+/// ends by cancel), giving the handle the userdata's ``CallbackLife`` when `loop` has a release
+/// function.
+func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, _ handle: CancellableHandle,
+                   on loop: Loop) -> @Sendable (TimerTick) -> Void {
     let source = CallbackSource(handle)
     let context = CallbackContext(userdata)
+    guard let life = CallbackLife.make(loop, userdata) else {
+        return { tick in
+            guard source.isLive else { return }
+            var cTick = cadence_tick(fire_date: tick.fireDateSeconds, skipped: UInt64(tick.skipped),
+                                     source: cadence_cancellable(id: source.id), final: 0)
+            fn(&cTick, context.userdata)
+        }
+    }
+    handle.life = life
     return { tick in
-        guard source.isLive else { return }
-        var cTick = cadence_tick(fire_date: tick.fireDateSeconds,
-                                 skipped: UInt64(tick.skipped),
-                                 source: cadence_cancellable(id: source.id))
+        guard source.isLive, life.begin() else { return }
+        var cTick = cadence_tick(fire_date: tick.fireDateSeconds, skipped: UInt64(tick.skipped),
+                                 source: cadence_cancellable(id: source.id), final: 0)
         fn(&cTick, context.userdata)
+        life.end(final: false)
     }
 }
 
@@ -71,7 +82,7 @@ public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: caden
         }
         guard !loop.isClosed else { throw .loopClosed() }
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: owner, of: loop) {
-            handle in subscribe(tickForwarder(fn, userdata, handle))
+            handle in subscribe(tickForwarder(fn, userdata, handle, on: loop))
         })
     }
 }

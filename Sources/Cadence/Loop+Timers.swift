@@ -30,13 +30,17 @@ extension Loop {
                              missedTicks: missedTicks, modeIndex: try modeIndexLocked(of: mode), action: action)
     }
 
-    private func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
-                           tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
-                           action: TimerAction) throws(CadenceError) -> TimerID {
+    func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
+                   tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
+                   action: TimerAction, held: Bool = false) throws(CadenceError) -> TimerID {
         guard !isClosedFlag else { throw .loopClosed() }
         let first = fireDate ?? timeSource.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
-                            missedTicks: missedTicks, modeIndex: modeIndex, action: action)
+                            missedTicks: missedTicks, modeIndex: modeIndex, action: action, held: held)
+        // A C callback takes the loop's release function, set in place (a copy of the action
+        // would retain and release a closure's context on every Swift arm).
+        if let functionRelease { queues.slots[Int(id.slot)].action.setRelease(functionRelease) }
+        if held && Int(id.slot) >= TimerID.handleSlotLimit { try refuseHandle(id) }
         if isRunningFlag {
             wakeIfRemote()
         } else if hostModeIndex != nil && first < armedWake {
@@ -56,15 +60,40 @@ extension Loop {
         var action = TimerAction.idle
         lock.lock()
         let disarmed = disarmLocked(id, releasing: &action)
+        deferReleaseIfFiringLocked(id, &action, onAnyThread: true)
         lock.unlock()
-        withExtendedLifetime(action) {}
+        if action.hasRelease { action.runRelease() }
         return disarmed
+    }
+
+    /// Takes back a timer just armed whose slot no C handle can name (TimerQueues+Handles.swift).
+    @inline(never)
+    private func refuseHandle(_ id: TimerID) throws(CadenceError) {
+        var action = TimerAction.idle
+        let index = Int(id.slot)
+        queues.slots[index].action.setRelease(nil)  // the registering call fails: nothing is called
+        _ = queues.disarm(id, releasing: &action)
+        queues.releaseHandle(at: index)
+        throw .outOfMemory.with("loop must have fewer than \(TimerID.handleSlotLimit) timers armed for C "
+                                + "handles to name a new one, got \(index) slots in use")
+    }
+
+    /// Leaves the release of a C callback that a disarm of `id` took out (`action`) to the
+    /// callback of `id` running now, if one is, on this thread (a timer cancelling itself) or,
+    /// with `onAnyThread`, on the loop's (for a caller that does not wait for it): the pass runs
+    /// it once that callback has returned, and `action` becomes idle. Call with the lock held.
+    @inline(__always)
+    func deferReleaseIfFiringLocked(_ id: TimerID, _ action: inout TimerAction, onAnyThread: Bool) {
+        guard action.hasRelease, firing == id,
+              onAnyThread || pthread_equal(runningThread, pthread_self()) != 0 else { return }
+        swap(&deferredRelease, &action)
+        hasDeferredRelease = true
     }
 
     /// Disarms `id`. A host's wake-up that the timer was due by is planned again, so that a
     /// cancelled timer leaves a host's descriptor unreadable at its fire date; a run until idle
     /// left with nothing referenced is woken, so that it returns at once.
-    private func disarmLocked(_ id: TimerID, releasing action: inout TimerAction) -> Bool {
+    func disarmLocked(_ id: TimerID, releasing action: inout TimerAction) -> Bool {
         let replan = hostModeIndex != nil && !isRunningFlag && queues.isArmed(id)
             && queues.slots[Int(id.slot)].fireDate <= armedWake
         guard queues.disarm(id, releasing: &action) else { return false }
@@ -86,24 +115,24 @@ extension Loop {
         let disarmed = disarmLocked(id, releasing: &action)
         waitForCallbackLocked(of: id)
         lock.unlock()
-        withExtendedLifetime(action) {}
+        if action.hasRelease { releaseAfterWait(id, action) }
         return disarmed
     }
 
-    /// ``disarm(_:)``, and whether a callback of `id` is running on another thread, under one lock:
-    /// for a caller that holds a lock of its own, and so calls ``waitForCallback(of:)`` only after
-    /// releasing it (a callback may be waiting for that lock).
-    func disarmReportingCallback(_ id: TimerID) -> (disarmed: Bool, callbackRunning: Bool) {
-        var action = TimerAction.idle  // released after the lock, as in `disarm`
+    /// Runs the release of a C callback that ``disarmAndWait(_:)`` took out, or leaves it to the
+    /// callback of `id` running on this thread (a timer cancelling itself: it cannot change
+    /// meanwhile). Out of line: Swift's cancels never come here.
+    @inline(never)
+    private func releaseAfterWait(_ id: TimerID, _ action: TimerAction) {
+        var action = action
         lock.lock()
-        let disarmed = disarmLocked(id, releasing: &action)
-        let running = isRunningCallbackLocked(of: id)
+        deferReleaseIfFiringLocked(id, &action, onAnyThread: false)
         lock.unlock()
-        withExtendedLifetime(action) {}
-        return (disarmed, running)
+        if action.hasRelease { action.runRelease() }
     }
 
-    private func isRunningCallbackLocked(of id: TimerID) -> Bool {
+    /// Whether a callback of `id` runs now, on another thread than this one. Call with the lock held.
+    func isRunningCallbackLocked(of id: TimerID) -> Bool {
         firing == id && pthread_equal(runningThread, pthread_self()) == 0
     }
 
@@ -154,7 +183,7 @@ extension Loop {
         return try modeIndexLocked(of: mode)
     }
 
-    private func modeIndexLocked(of mode: RunLoopMode) throws(CadenceError) -> Int {
+    func modeIndexLocked(of mode: RunLoopMode) throws(CadenceError) -> Int {
         guard !isClosedFlag else { throw .loopClosed() }
         // The built-in modes without calling into `queues`, which would copy it (an opaque call
         // on a class's struct property reads a copy).

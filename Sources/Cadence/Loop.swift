@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 
 /// The library's version, "major.minor.patch", the same as `cadence_version_string()` in C.
-public let cadenceVersion = "0.3.0"
+public let cadenceVersion = "0.4.0"
 
 /// An event loop that fires timers: Cadence's run loop.
 ///
@@ -43,6 +43,17 @@ public final class Loop: @unchecked Sendable {
     /// for later ones of the same timer (which a busy repeating timer would start before the
     /// waiter's thread got to run again).
     var callbacksStarted: UInt64 = 0
+    /// The C callbacks set for the timers armed from now on (Loop+Functions.swift): the fire
+    /// function of ``scheduleDefault(after:userdata:source:invoke:)`` and the release function
+    /// given to every C callback armed, with the userdata of one that ends without a final call.
+    var defaultFire: UnsafeRawPointer?
+    var functionRelease: TimerFunction.Release?
+    /// The C layer's bits of its timer handles on this loop (Loop+Functions.swift).
+    var handleSource: UInt64 = 0
+    /// A C callback's release that a disarm left to the running callback of the same timer (a
+    /// timer cancelling itself): run by the pass once that callback has returned.
+    var deferredRelease = TimerAction.idle
+    var hasDeferredRelease = false
     /// The thread started by `startThread`, and whether it has been asked to stop.
     var ownThread: LoopThread?
     var ownThreadStopping = false
@@ -72,7 +83,7 @@ public final class Loop: @unchecked Sendable {
         // Nothing can be running: a run and a loop thread both hold the loop.
         if let actions = closeLocked() {
             timeSource.close()
-            withExtendedLifetime(actions) {}
+            Self.release(actions)
         }
     }
 
@@ -250,7 +261,8 @@ public final class Loop: @unchecked Sendable {
     ///
     /// Registering a mode twice is harmless.
     /// - Throws: ``CadenceError/invalidArgument`` for a malformed name or for `common`;
-    ///   ``CadenceError/badHandle`` after ``close()``.
+    ///   ``CadenceError/outOfMemory`` for one more than 65,536 modes (`default` and `common`
+    ///   included); ``CadenceError/badHandle`` after ``close()``.
     public func addMode(_ mode: RunLoopMode) throws(CadenceError) {
         do { try register(mode, common: false) } catch { throw error.in("Loop.addMode(_:)") }
     }
@@ -289,10 +301,17 @@ public final class Loop: @unchecked Sendable {
             return closeLocked()
         }
         // The timers' actions are released here, after the lock (see `disarm`).
-        if actions != nil {
+        if let actions {
             timeSource.close()
+            Self.release(actions)
             runJobsAfterClose()
         }
+    }
+
+    /// Releases the actions of the timers a close ended, with no lock held: a C callback's
+    /// release function is called with its userdata (see ``TimerFunction``), on this thread.
+    private static func release(_ actions: [TimerAction]) {
+        for action in actions where action.hasRelease { action.runRelease() }
     }
 
     /// Whether ``close()`` has been called.
@@ -317,6 +336,7 @@ public final class Loop: @unchecked Sendable {
         // Not `withLock`: returning an action through its generic result would allocate.
         lock.lock()
         let pass = queues.beginPass(runningIn: modeIndex, now: now)
+        let source = handleSource
         var due = TimerQueues.Fire()
         while true {
             endCallbackLocked()
@@ -327,15 +347,27 @@ public final class Loop: @unchecked Sendable {
             fired += 1
             let seconds = MonotonicClock.seconds(due.fireDate, offset: offset)
             due.action.run(TimerTick(fireDate: Date(timeIntervalSince1970: seconds), seconds: seconds,
-                                     skipped: Int(clamping: due.skipped)))
+                                     skipped: Int(clamping: due.skipped)), id: due.id, source: source, final: due.isFinal)
             // A fired one-shot's action is released here, outside the lock: what it captured may
             // call into the loop when freed.
             due.action = .idle
             lock.lock()
+            if hasDeferredRelease { runDeferredReleaseLocked() }
         }
         queues.endPass()
         lock.unlock()
         return fired
+    }
+
+    /// Runs the release that a disarm during the callback just returned left to it, with the lock
+    /// released meanwhile (the release function may call into the loop).
+    private func runDeferredReleaseLocked() {
+        var action = TimerAction.idle
+        swap(&action, &deferredRelease)
+        hasDeferredRelease = false
+        lock.unlock()
+        action.runRelease()
+        lock.lock()
     }
 
     /// Marks the running callback as returned, waking cancels that wait for it.

@@ -67,6 +67,7 @@ static void arm(drive *d, int which) {
         cadence_cancellable c;
         CHECK_OK(cadence_loop_schedule_repeating(d->loop, intervals[i], intervals[i], tolerances[i],
                                                  CADENCE_MISSED_TICKS_SKIP, "default", on_tick, &refs[which][i], &c));
+        CHECK_OK(cadence_cancellable_detach(c));  /* runs until the loop is destroyed */
         CHECK_OK(cadence_cancellable_release(c));
     }
     cadence_cancellable end;

@@ -197,6 +197,7 @@ int main(void) {
         cadence_cancellable t;
         CHECK_OK(cadence_loop_schedule_repeating(h.loop, phase, 1.0, TOLERANCE, CADENCE_MISSED_TICKS_SKIP,
                                                  "default", on_coalesced, &refs[i], &t));
+        CHECK_OK(cadence_cancellable_detach(t));  /* runs until the loop is destroyed */
         CHECK_OK(cadence_cancellable_release(t));
     }
 

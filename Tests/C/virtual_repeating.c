@@ -35,12 +35,18 @@ static void grid_and_cancel(void) {
 static void released_and_destroyed(void) {
     cadence_loop loop;
     CHECK_OK(cadence_loop_create_virtual(&loop));
-    timeline t = {.loop = loop};
+    timeline t = {.loop = loop}, given_up = {.loop = loop};
     cadence_cancellable timer = scheduled(loop, 0, 0.5, CADENCE_MISSED_TICKS_SKIP, &t);
-    CHECK_OK(cadence_cancellable_release(timer));  /* the timer goes on */
-    CHECK_ERR(cadence_cancel(timer), CADENCE_EBADF);
-    CHECK_OK(cadence_loop_run(loop, "default", 1.2));
+    cadence_cancellable stopped = scheduled(loop, 0, 0.5, CADENCE_MISSED_TICKS_SKIP, &given_up);
+    CHECK_OK(cadence_cancellable_detach(timer));
+    CHECK_OK(cadence_cancellable_release(timer));  /* detached: the timer goes on */
+    CHECK_ERR(cadence_cancellable_release(timer), CADENCE_EBADF);
+    CHECK_OK(cadence_loop_run(loop, "default", 0.7));
+    CHECK_OK(cadence_cancellable_release(stopped));  /* not detached: giving it up stops it */
+    CHECK_ERR(cadence_cancel(stopped), CADENCE_EBADF);
+    CHECK_OK(cadence_loop_run(loop, "default", 0.5));
     CHECK_TIMELINE(t, "0@0", "1@500", "2@1000");
+    CHECK_TIMELINE(given_up, "0@0", "1@500");
     CHECK_EQ(armed_timers(loop), 1);
     CHECK_OK(cadence_loop_destroy(loop));  /* ends it (valgrind: nothing leaks) */
 }

@@ -98,7 +98,9 @@ int main(void) {
     check(cadence_loop_schedule_repeating(p.cadence, 0.25, 0.25, 0.05, CADENCE_MISSED_TICKS_SKIP, "default",
                                           on_tick, &p, &ticker), "schedule the ticker");
     check(cadence_loop_schedule(p.cadence, 0.9, 0, "default", on_goodbye, &p, &end), "schedule the goodbye");
-    /* The handles are not needed to keep the timers: cadence_loop_destroy ends them. */
+    /* The handles are not needed to keep the timers: a one-shot is fire-and-forget, the detached
+     * ticker runs on without its handle, and cadence_loop_destroy ends them. */
+    check(cadence_cancellable_detach(ticker), "detach the ticker");
     check(cadence_cancellable_release(ticker), "release the ticker");
     check(cadence_cancellable_release(end), "release the goodbye");
 

@@ -3,7 +3,7 @@
 #define CADENCE_VERSION_H
 
 #define CADENCE_VERSION_MAJOR 0
-#define CADENCE_VERSION_MINOR 3
+#define CADENCE_VERSION_MINOR 4
 #define CADENCE_VERSION_PATCH 0
 /* (major << 16) | (minor << 8) | patch, as cadence_version() returns it. */
 #define CADENCE_VERSION_HEX \

@@ -8,11 +8,11 @@
 /// fire).
 package struct TimerAction {
     private let body: @Sendable (TimerTick) -> Void
-    private let call: TimerFunction
+    private(set) var call: TimerFunction
 
     /// A Swift closure.
     static func closure(_ body: @escaping @Sendable (TimerTick) -> Void) -> TimerAction {
-        TimerAction(body: body, call: TimerFunction(invoke: nil, function: nil, userdata: nil, source: 0))
+        TimerAction(body: body, call: TimerFunction(invoke: nil, function: nil, userdata: nil))
     }
 
     /// A C callback.
@@ -23,30 +23,53 @@ package struct TimerAction {
     /// Does nothing: what a free slot holds.
     static var idle: TimerAction { .closure { _ in } }
 
+    /// Whether it is a C callback with a release function (see ``TimerFunction/release``).
+    var hasRelease: Bool { call.release != nil }
+
+    /// Gives a C callback the release function of the loop it is armed on.
+    mutating func setRelease(_ release: TimerFunction.Release?) {
+        if call.invoke != nil { call.release = release }
+    }
+
+    /// `id`: the timer's, whose handle bits with `source` (the loop's ``Loop/setHandleSource(_:)``)
+    /// are a C callback's source; `final`: the timer's last call (a one-shot's fire), after which a
+    /// C callback's userdata is never used again.
     @inline(__always)
-    func run(_ tick: TimerTick) {
+    func run(_ tick: TimerTick, id: TimerID, source: UInt64, final: Bool) {
         if let invoke = call.invoke, let function = call.function {
-            invoke(function, call.userdata, call.source, tick.fireDateSeconds, UInt64(tick.skipped))
+            invoke(function, call.userdata, source | id.handleBits, tick.fireDateSeconds, UInt64(tick.skipped),
+                   final ? 1 : 0)
         } else {
             body(tick)
         }
     }
+
+    /// Calls a C callback's release function with its userdata: the timer ended without a final
+    /// call. Call it once, with no lock held, after every call of the callback has returned.
+    func runRelease() {
+        call.release?(call.userdata)
+    }
 }
 
 /// A C callback and what it is called with: `invoke(function, userdata, source, fire date in
-/// seconds, skipped ticks)`. `invoke` is the C layer's adapter, which knows `function`'s real type.
+/// seconds, skipped ticks, final)`, where the source is the timer's C handle: the loop's bits for
+/// it (``Loop/setHandleSource(_:)``) with the timer's ``TimerID/handleBits``. `invoke` is the C layer's adapter, which knows `function`'s real
+/// type. `release`, when set, is called with `userdata` once if the timer ends without a final
+/// call (cancelled, or its loop closed): GLib's `GDestroyNotify`.
 package struct TimerFunction {
-    package typealias Invoke = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer?, UInt64, Double, UInt64) -> Void
+    package typealias Invoke = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer?, UInt64, Double, UInt64, Int32) -> Void
+    package typealias Release = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
     let invoke: Invoke?
     let function: UnsafeRawPointer?
     let userdata: UnsafeMutableRawPointer?
-    let source: UInt64
+    /// Filled in when the timer is armed, from the loop's ``Loop/setFunctions(fire:release:)``.
+    var release: Release?
 
-    package init(invoke: Invoke?, function: UnsafeRawPointer?, userdata: UnsafeMutableRawPointer?, source: UInt64) {
+    package init(invoke: Invoke?, function: UnsafeRawPointer?, userdata: UnsafeMutableRawPointer?) {
         self.invoke = invoke
         self.function = function
         self.userdata = userdata
-        self.source = source
+        release = nil
     }
 }

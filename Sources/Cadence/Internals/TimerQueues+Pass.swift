@@ -42,7 +42,8 @@ extension TimerQueues {
         return pass
     }
 
-    /// A timer taken to be fired: its action, the fire date to report and the grid points skipped.
+    /// A timer taken to be fired: its action, the fire date to report, the grid points skipped,
+    /// and whether this is the timer's last call (a one-shot's fire).
     /// (Filled in place rather than returned as an optional: the runtime destroys an optional
     /// holding a closure through generic value witnesses, which cost more than the rest of a fire.)
     struct Fire {
@@ -50,6 +51,7 @@ extension TimerQueues {
         var action = TimerAction.idle
         var fireDate: Nanoseconds = 0
         var skipped: UInt64 = 0
+        var isFinal = false
     }
 
     /// Takes the next timer of the pass due at `now` (in fire-date order, ties in scheduling
@@ -122,7 +124,8 @@ extension TimerQueues {
         if slots[index].tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
         fire.id = TimerID(slot: entry.slot, generation: slots[index].generation)
         (fire.fireDate, fire.skipped) = slots[index].advance(now: now)
-        if slots[index].interval == 0 {
+        fire.isFinal = slots[index].interval == 0
+        if fire.isFinal {
             free(entry.slot, releasing: &fire.action)
             return
         }

@@ -12,6 +12,8 @@
 struct TimerQueues {
     static let defaultIndex = 0
     static let commonIndex = 1
+    /// How many modes a loop can have, `default` and `common` included (a slot's 16-bit index).
+    static let modeLimit = 1 << 16
 
     /// The three heaps of a mode, at `heaps[3 * mode + kind]`.
     enum Kind: Int, CaseIterable {
@@ -44,10 +46,21 @@ struct TimerQueues {
     static let takeAllMinimum = 256
     /// How many timers are armed, in all modes.
     private(set) var count = 0
+    /// How many slots a C handle holds (TimerQueues+Handles.swift), armed or ended.
+    var heldCount = 0
     /// How many armed timers are referenced, per mode index (TimerQueues+References.swift).
     let referencedCount = ModeCounters(count: 2)
 
     init(firstGeneration: UInt32 = 1) { nextGeneration = firstGeneration }
+
+    /// The generation that slots made from now on start at: past every generation handed out.
+    var generationFloor: UInt32 { nextGeneration }
+
+    /// Makes slots made from now on start at `floor` or later (for a loop whose C handles must not
+    /// match an earlier loop's: TimerQueues+Handles.swift).
+    mutating func raiseGenerations(to floor: UInt32) {
+        if Int32(bitPattern: floor &- nextGeneration) > 0 { nextGeneration = floor }
+    }
 
     // MARK: Modes
 
@@ -70,6 +83,7 @@ struct TimerQueues {
             if common { isCommon[index] = true }
             return
         }
+        guard isCommon.count < Self.modeLimit else { throw .tooManyModes(mode) }
         indexByName[mode] = isCommon.count
         heaps += [TimerHeap](repeating: TimerHeap(), count: Kind.allCases.count)
         isCommon.append(common)
@@ -79,8 +93,11 @@ struct TimerQueues {
     // MARK: Timers
 
     /// Arms a timer in a free slot (the table grows only when none is free) and queues it.
+    /// `held`: a C handle names the timer by its slot (TimerQueues+Handles.swift), which then
+    /// outlives the timer until the handle is released.
     mutating func arm(fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
-                      missedTicks: MissedTickPolicy, modeIndex: Int, action: TimerAction) -> TimerID {
+                      missedTicks: MissedTickPolicy, modeIndex: Int, action: TimerAction,
+                      held: Bool = false) -> TimerID {
         let slot: UInt32
         if let reused = freeSlots.popLast() {
             slot = reused
@@ -93,10 +110,12 @@ struct TimerQueues {
         slots[index].interval = interval
         slots[index].tolerance = tolerance
         slots[index].missedTicks = missedTicks
-        slots[index].modeIndex = Int32(modeIndex)
+        slots[index].modeIndex = UInt16(modeIndex)
         slots[index].action = action
         slots[index].isArmed = true
         slots[index].isReferenced = true
+        slots[index].handle = held ? .held : .none
+        if held { heldCount += 1 }
         referencedCount[modeIndex] &+= 1
         slots[index].sequence = nextSequence
         nextSequence &+= 1
@@ -108,7 +127,7 @@ struct TimerQueues {
     /// Whether `id` names a timer that is still armed.
     @inline(__always)
     func isArmed(_ id: TimerID) -> Bool {
-        Int(id.slot) < slots.count && slots[Int(id.slot)].generation == id.generation
+        Int(id.slot) < slots.count && slots[Int(id.slot)].generation == id.generation && slots[Int(id.slot)].isArmed
     }
 
     /// Cancels an armed timer and moves its action to `action`, for the caller to release outside
@@ -165,6 +184,7 @@ struct TimerQueues {
         deferred.removeAll()
         for index in heaps.indices { heaps[index] = TimerHeap() }
         count = 0
+        heldCount = 0
         referencedCount.reset()
         return actions
     }
@@ -217,18 +237,35 @@ struct TimerQueues {
         }
     }
 
-    /// Ends the timer in `slot` (no longer queued) and moves its action to `action`.
+    /// Ends the timer in `slot` (no longer queued) and moves its action to `action`. A slot that a
+    /// C handle holds stays, with its generation, until the handle is released (``recycle(_:)``);
+    /// one whose detached handle was released is reused now.
     mutating func free(_ slot: UInt32, releasing action: inout TimerAction) {
         let index = Int(slot)
         swap(&action, &slots[index].action)
         slots[index].action = .idle
         slots[index].isArmed = false
         if slots[index].isReferenced { referencedCount[Int(slots[index].modeIndex)] &-= 1 }
+        count -= 1
+        switch slots[index].handle {
+        case .none: recycle(slot)
+        case .released:  // the timer's end is the end of its released, detached handle too
+            slots[index].handle = .none
+            heldCount -= 1
+            recycle(slot)
+        case .held, .detached: break  // kept, ended, until the handle is released
+        }
+    }
+
+    /// Puts an ended timer's slot back for reuse: ids of its timer no longer match. (Inlined into
+    /// ``free(_:releasing:)``, where a call of its own cost a cancel about 30 instructions.)
+    @inline(__always)
+    mutating func recycle(_ slot: UInt32) {
+        let index = Int(slot)
         slots[index].generation &+= 1
         noteGeneration(slots[index].generation)
         freeSlots.append(slot)
-        count -= 1
-        if count == 0 {
+        if count == 0 && heldCount == 0 {
             // Start again from slot 0, so that the next timers sit side by side in memory instead of
             // wherever the last ones ended (a cancel in random order leaves the free list shuffled).
             // Each slot dropped here was made by an arm, so this costs O(1) per arm. Every heap

@@ -83,7 +83,7 @@ __all__ = [
 ]
 
 #: The version of this binding.
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 
 class _LibraryVersion(str):

@@ -55,11 +55,16 @@ class CTick(ctypes.Structure):
         ("fire_date", ctypes.c_double),
         ("skipped", ctypes.c_uint64),
         ("source", Handle),
+        ("final", ctypes.c_int),
     ]
 
 
 #: ``void (*cadence_tick_fn)(const cadence_tick *tick, void *userdata)``
 TICK_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CTick), ctypes.c_void_p)
+#: ``void (*cadence_fire_fn)(void *userdata, double fire_date, uint64_t skipped, int final)``
+FIRE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_double, ctypes.c_uint64, ctypes.c_int)
+#: ``void (*cadence_release_fn)(void *userdata)``
+RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
 class CCountdownEvent(ctypes.Structure):
@@ -199,6 +204,9 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "cadence_is_cancelled": (_int, [Handle, ctypes.POINTER(_int)]),
     "cadence_cancellable_release": (_int, [Handle]),
     "cadence_cancellable_detach": (_int, [Handle]),
+    # Callbacks per loop, for bindings
+    "cadence_loop_set_callbacks": (_int, [Handle, FIRE_FN, RELEASE_FN]),
+    "cadence_loop_schedule_default": (_int, [Handle, _double, _void_p, _handle_out]),
 }
 
 

@@ -24,6 +24,7 @@ __all__ = ["Loop"]
 
 _schedule = _lib.lib.cadence_loop_schedule
 _schedule_repeating = _lib.lib.cadence_loop_schedule_repeating
+_detach = _lib.lib.cadence_cancellable_detach
 
 
 class Loop(LoopThreadMethods):
@@ -229,6 +230,8 @@ class Loop(LoopThreadMethods):
             TypeError: ``name`` is not a str.
             InvalidArgument: ``name`` is empty, too long, has control characters, or is
                 ``"common"``.
+            OutOfMemory: one more than 65,536 modes on the loop (``"default"`` and
+                ``"common"`` included).
             BadHandle: the loop is closed.
         """
         where = "Loop.add_mode"
@@ -477,6 +480,9 @@ class Loop(LoopThreadMethods):
             )
             if code < 0:
                 _registry.refused(state, code, where, self._require_open)
+            # Closing or dropping the object leaves the timer running, as documented here
+            # (releasing a C handle of a repeating timer that was not detached cancels it).
+            _detach(out)
             missed = "" if policy is MissedTickPolicy.SKIP else f", missed_ticks={policy}"
             description = f"after {after + 0.0!r} s every {every!r} s in mode {mode!r}{missed}"
             return ScheduledTimer(self, state, out.value, key, description)

@@ -1,0 +1,34 @@
+import Cadence
+import CCadenceHeader
+
+// What a binding needs to keep no bookkeeping of its own (cadence.h, "Callbacks per loop"): the
+// loop's fire and release functions, and the one-shot that calls the fire function.
+
+@c @implementation
+public func cadence_loop_set_callbacks(_ handle: cadence_loop, _ fire: cadence_fire_fn?,
+                                       _ release: cadence_release_fn?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        try lookUpLoop(handle).setFunctions(fire: fire.map { unsafeBitCast($0, to: UnsafeRawPointer.self) },
+                                            release: release)
+    }
+}
+
+@c @implementation
+public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: Double,
+                                          _ userdata: UnsafeMutableRawPointer?,
+                                          _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
+    guard let out else { return fail(.null("out")) }
+    do {
+        out.pointee = cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) {
+            loop throws(CadenceError) in try loop.scheduleDefault(after: delay, userdata: userdata, invoke: invokeFireFunction)
+        })
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+/// Calls a `cadence_fire_fn` kept by the engine as plain words (see `TimerFunction`).
+private let invokeFireFunction: TimerFunction.Invoke = { function, userdata, _, fireDate, skipped, final in
+    unsafeBitCast(function, to: cadence_fire_fn.self)(userdata, fireDate, skipped, final)
+}

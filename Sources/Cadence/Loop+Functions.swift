@@ -1,0 +1,178 @@
+import Glibc
+
+/// The C API's scheduled timers and its callbacks per loop (cadence_loop_set_callbacks): a fire
+/// function for one-shots armed without one (`cadence_loop_schedule_default`, a binding's hot
+/// path), and a release function called with the userdata of every C registration that ends
+/// without a final call (GLib's `GDestroyNotify`, libuv's `uv_close` callback). A C timer's handle
+/// names its slot (TimerQueues+Handles.swift): every call here finds it under the loop's lock
+/// alone. Package API, for the C layer only.
+extension Loop {
+    /// Sets the fire and release functions for the C callbacks armed from now on; nil clears
+    /// either. Timers armed before keep what they were armed with.
+    ///
+    /// - Throws: ``CadenceError/badHandle`` after ``close()``.
+    package func setFunctions(fire: UnsafeRawPointer?, release: TimerFunction.Release?) throws(CadenceError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosedFlag else { throw .loopClosed() }
+        defaultFire = fire
+        functionRelease = release
+    }
+
+    /// The release function set now, for the C registrations made of closures (subscriptions,
+    /// countdowns, pollers), which call it themselves.
+    package var releaseFunction: TimerFunction.Release? {
+        lock.lock()
+        defer { lock.unlock() }
+        return functionRelease
+    }
+
+    /// Past every generation this loop's timers had, once it is closed: a loop that takes its place
+    /// among the C layer's loops starts there (``raiseGenerations(to:)``), so that no handle of
+    /// this one names a timer of that one.
+    package var generationFloor: UInt32 {
+        lock.lock()
+        defer { lock.unlock() }
+        return queues.generationFloor
+    }
+
+    /// Makes this loop's timer slots start at generation `floor` or later (see ``generationFloor``).
+    package func raiseGenerations(to floor: UInt32) {
+        lock.lock()
+        queues.raiseGenerations(to: floor)
+        lock.unlock()
+    }
+
+    /// Sets the bits that, with a timer's ``TimerID/handleBits``, make its C handle: the source
+    /// a C callback receives. Set once, before any timer is armed; one word per loop rather than
+    /// per timer.
+    package func setHandleSource(_ bits: UInt64) {
+        lock.lock()
+        handleSource = bits
+        lock.unlock()
+    }
+
+    // MARK: Arming
+
+    /// Arms a C callback as a one-shot (`interval` nil) or repeating timer for a C handle; returns
+    /// the handle's bits (``TimerID/handleBits``).
+    ///
+    /// - Throws: as ``schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)``;
+    ///   ``CadenceError/outOfMemory`` if no handle can name the slot.
+    @inline(__always)
+    package func scheduleHandle(after delay: Double, interval: Double?, tolerance: Double, in mode: RunLoopMode,
+                                missedTicks: MissedTickPolicy, function: TimerFunction) throws(CadenceError) -> UInt64 {
+        let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
+        let interval = try interval.map { seconds throws(CadenceError) in
+            try nanoseconds(fromSeconds: seconds, allowZero: false, argument: "interval")
+        } ?? 0
+        let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
+        lock.lock()
+        defer { lock.unlock() }
+        return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance, missedTicks: missedTicks,
+                             modeIndex: try modeIndexLocked(of: mode), action: .function(function), held: true).handleBits
+    }
+
+    /// A one-shot in the default mode with no tolerance, calling the loop's fire function through
+    /// `invoke` with `userdata`: `cadence_loop_schedule_default`. Returns the handle's bits.
+    ///
+    /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay`, or if no fire function is set;
+    ///   ``CadenceError/badHandle`` after ``close()``; ``CadenceError/outOfMemory`` as above.
+    @inline(__always)
+    package func scheduleDefault(after delay: Double, userdata: UnsafeMutableRawPointer?,
+                                 invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
+        let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
+        lock.lock()
+        defer { lock.unlock() }
+        guard let fire = defaultFire else {
+            guard !isClosedFlag else { throw .loopClosed() }
+            throw .noFireFunction()
+        }
+        return try armLocked(delay: delay, at: nil, interval: 0, tolerance: 0, missedTicks: .skip,
+                             modeIndex: TimerQueues.defaultIndex,
+                             action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata)),
+                             held: true).handleBits
+    }
+
+    // MARK: Handles
+
+    /// What ``cancelHandle(_:givingUp:releasing:)`` did.
+    package struct HandleOutcome {
+        /// The handle named a held slot (else it is stale, released, or never made).
+        package let isValid: Bool
+        /// This call stopped the timer.
+        package let stopped: Bool
+        /// The timer's callback runs on another thread: wait with ``waitForCallback(packedID:)``.
+        package let callbackRunning: Bool
+        /// The timer's ``TimerID/packed`` id.
+        package let packedID: UInt64
+
+        static let invalid = HandleOutcome(isValid: false, stopped: false, callbackRunning: false, packedID: 0)
+    }
+
+    /// Cancels the timer of a C handle (`givingUp` false: `cadence_cancel`), or releases the
+    /// handle (`givingUp`: `cadence_cancellable_release`), which cancels a repeating timer that was
+    /// not detached and leaves a one-shot armed. A cancel leaves the disarmed action in `release`,
+    /// for the caller to run ``TimerAction/finishCancel()`` once it holds no lock and has waited for
+    /// a callback running on another thread (idle when the timer's own callback is the caller: the
+    /// pass releases once it has returned).
+    package func cancelHandle(_ bits: UInt64, givingUp: Bool, releasing release: inout TimerAction) -> HandleOutcome {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = queues.heldSlot(bits), !givingUp || queues.slots[index].handle != .released else {
+            return .invalid  // a second release of a released, detached handle too
+        }
+        let id = queues.id(ofSlot: index)
+        let stop = !givingUp || queues.slots[index].interval > 0 && queues.slots[index].handle == .held
+        var stopped = false, running = false
+        if stop {
+            stopped = disarmLocked(id, releasing: &release)
+            running = isRunningCallbackLocked(of: id)
+            deferReleaseIfFiringLocked(id, &release, onAnyThread: false)
+        }
+        if givingUp { queues.releaseHandle(at: index) }
+        return HandleOutcome(isValid: true, stopped: stopped, callbackRunning: running, packedID: id.packed)
+    }
+
+    /// Detaches a C handle: releasing it then leaves its timer armed. False for a dead handle.
+    package func detachHandle(_ bits: UInt64) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = queues.heldSlot(bits), queues.slots[index].handle != .released else { return false }
+        queues.slots[index].handle = .detached
+        return true
+    }
+
+    /// The ``TimerID/packed`` id of a C handle's timer (which may have ended); nil for a dead handle.
+    package func packedID(ofHandle bits: UInt64) -> UInt64? {
+        lock.lock()
+        defer { lock.unlock() }
+        return queues.heldSlot(bits).map { queues.id(ofSlot: $0).packed }
+    }
+
+    /// Whether a C handle's timer has ended (cancelled, or a one-shot that fired); nil for a dead handle.
+    package func hasEnded(handle bits: UInt64) -> Bool? {
+        lock.lock()
+        defer { lock.unlock() }
+        return queues.heldSlot(bits).map { !queues.slots[$0].isArmed }
+    }
+}
+
+extension TimerAction {
+    /// An action with nothing to release.
+    package static var none: TimerAction { .idle }
+
+    /// Runs the release a cancel handed over (see ``Loop/cancelHandle(_:givingUp:releasing:)``);
+    /// nothing for an action without one.
+    package func finishCancel() {
+        if hasRelease { runRelease() }
+    }
+}
+
+extension CadenceError {
+    /// `cadence_loop_schedule_default` on a loop without a fire function.
+    @inline(never)
+    static func noFireFunction() -> CadenceError {
+        invalidArgument.with("loop must have a fire function, got none (cadence_loop_set_callbacks first)")
+    }
+}
