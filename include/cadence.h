@@ -9,6 +9,9 @@
  *    an error never calls that callback (libuv's rule).
  *  - Handles are small values with a generation count: a stale, released or foreign handle gives
  *    CADENCE_EBADF, never a crash. A zero handle ({0}) is "no handle"; releasing it is a no-op.
+ *    A scheduled timer's handle names its slot in its loop's timer table, which stays the
+ *    handle's until it is released: up to 32,768 loops exist at once, each with up to 16,777,216
+ *    scheduled timers armed or with a handle not yet released (CADENCE_ENOMEM beyond).
  *  - Threads: every function may be called from any thread. Callbacks run on the thread that is
  *    inside cadence_loop_run, cadence_loop_run_until_idle or cadence_loop_run_pass for their
  *    loop, on the loop's own thread (cadence_loop_start_thread), or on the thread that runs a
@@ -185,8 +188,9 @@ CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nulla
  *    countdown's call with finished == 1; release is then not called;
  *  - release(userdata), exactly once, when it ends without one: cancelled (cadence_cancel),
  *    given up (cadence_cancellable_release of a handle whose work stops, see there), ended by its
- *    publisher (its subscriptions, once nothing can make the publisher tick again: when its last
- *    handle is released, at the latest), or by cadence_loop_destroy.
+ *    publisher (a subscription of a publisher that nothing can make tick again: released by the
+ *    cadence_cancel or cadence_cancellable_release of its handle, which still names it), or by
+ *    cadence_loop_destroy.
  * Release is called after every callback of the registration has returned (a callback that
  * cancels its own registration gets its release once it has returned), with no Cadence lock
  * held (so it may call any Cadence function: schedule a timer, cancel another, release a
@@ -209,8 +213,8 @@ CADENCE_EXPORT int cadence_loop_set_callbacks(cadence_loop loop, cadence_fire_fn
  * armed), stopped by cadence_cancel, reset and read by the cadence_timer_* functions; its
  * userdata's end follows cadence_loop_set_callbacks. The cheapest start: four arguments, no mode
  * or callback to check. Errors: CADENCE_EINVAL (out NULL; delay NaN, infinite or negative; the
- * loop has no fire function: "cadence_loop_set_callbacks first"), CADENCE_EBADF; on error nothing
- * is called. Added in 0.4. */
+ * loop has no fire function: "cadence_loop_set_callbacks first"), CADENCE_EBADF, CADENCE_ENOMEM
+ * (see "Handles" above); on error nothing is called. Added in 0.4. */
 CADENCE_EXPORT int cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata,
                                                  cadence_cancellable *_Nullable out);
 
@@ -324,23 +328,31 @@ CADENCE_EXPORT int cadence_publisher_autoconnect(cadence_publisher publisher,
 
 /* Subscribes `fn` to the publisher's ticks; `fn(tick, userdata)` runs on the loop's thread.
  * Subscribing does not connect a connectable publisher; the first subscriber starts an autoconnect
- * one. Cancel the returned subscription to stop delivery to it alone (releasing it cancels too).
+ * one. Cancel the returned subscription to stop delivery to it alone; the last one cancelled
+ * stops an autoconnect publisher's timer. Releasing the subscription cancels it too (so 1,000
+ * autoconnected subscriptions released leave no timer armed), unless it was detached
+ * (cadence_cancellable_detach): then it keeps delivering until cancelled, until its publisher can
+ * never tick again, or until cadence_loop_destroy.
  * Errors: CADENCE_EINVAL (fn or out NULL), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_publisher_subscribe(cadence_publisher publisher, cadence_tick_fn _Nullable fn,
                                                void *_Nullable userdata, cadence_cancellable *_Nullable out);
 
-/* Starts a connectable publisher's timer (first fire one interval from now) and returns the
- * connection; cancelling it stops the timer for good. Connecting again returns a connection to the
- * same timer; connecting a cancelled publisher returns an already-cancelled connection.
- * Releasing a connection does not stop the timer (as Combine's connect()).
- * Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOTSUP (autoconnect publisher), CADENCE_EBADF. */
+/* Starts a connectable publisher's timer (first fire one interval from now) and returns a handle
+ * to the connection; cancelling it stops the timer for good. Connecting again returns another
+ * handle to the same connection (no second timer); connecting a cancelled publisher returns a
+ * handle to an already-cancelled connection. The engine counts a publisher's connection handles:
+ * releasing the last one stops the timer, as cadence_cancel does, unless one of them was detached
+ * (cadence_cancellable_detach), which keeps the timer running until cancelled or
+ * cadence_loop_destroy. Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOTSUP (autoconnect
+ * publisher), CADENCE_EBADF. Releasing stops the timer since 0.4 (it used to leave it running). */
 CADENCE_EXPORT int cadence_publisher_connect(cadence_publisher publisher, cadence_cancellable *_Nullable out);
 
-/* Releases a publisher handle. A connected timer keeps running and its subscribers keep receiving.
- * Once nothing can make the timer tick again (the publisher released before it was ever
- * connected, or released with its connection cancelled and every connection handle released), its
- * subscriptions are cancelled (cadence_is_cancelled reports 1). A zero handle is a no-op.
- * Errors: CADENCE_EBADF (stale or already released). */
+/* Releases a publisher handle; a publisher has no cancel and no detach. A connected timer keeps
+ * running and its subscribers keep receiving while a connection handle (or, for an autoconnect
+ * publisher, a subscription) is held or was detached. Once nothing can make the timer tick again
+ * (the publisher released before it was ever connected, or its connection cancelled or its last
+ * connection handle released), its subscriptions are cancelled (cadence_is_cancelled reports 1).
+ * A zero handle is a no-op. Errors: CADENCE_EBADF (stale or already released). */
 CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
 
 /* ---- Scheduled timers (without a publisher) ---- */
@@ -350,7 +362,8 @@ CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
  * (asyncio's call_later handle, libuv's unref'd timer); cadence_cancel does. Its call has
  * tick->final = 1; cancelled or destroyed with its loop before it, it gets the loop's release
  * function instead, when one is set (cadence_loop_set_callbacks).
- * Errors: CADENCE_EINVAL, CADENCE_ENOENT, CADENCE_EBADF; on error `fn` is never called. */
+ * Errors: CADENCE_EINVAL, CADENCE_ENOENT, CADENCE_EBADF, CADENCE_ENOMEM (see "Handles" above);
+ * on error `fn` is never called. */
 CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double tolerance,
                                          const char *_Nullable mode, cadence_tick_fn _Nullable fn,
                                          void *_Nullable userdata, cadence_cancellable *_Nullable out);
@@ -365,7 +378,8 @@ CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double
  * cadence_loop_destroy. tick->fire_date is the grid point, tick->skipped the grid points skipped,
  * tick->final always 0 (it ends by cancel: the loop's release function, when one is set).
  * Errors: CADENCE_EINVAL (fn, out or mode NULL, bad numbers, an unknown policy, a malformed mode),
- * CADENCE_ENOENT, CADENCE_EBADF; on error `fn` is never called. Added in 0.2. */
+ * CADENCE_ENOENT, CADENCE_EBADF, CADENCE_ENOMEM (see "Handles" above); on error `fn` is never
+ * called. Added in 0.2. */
 CADENCE_EXPORT int cadence_loop_schedule_repeating(cadence_loop loop, double delay, double interval,
                                                    double tolerance, int missed_ticks,
                                                    const char *_Nullable mode,
@@ -438,7 +452,9 @@ typedef void (*cadence_countdown_fn)(const cadence_countdown_event *_Nonnull eve
  * rule: a registering call never calls back): the first value comes from a timer due at once, on
  * the loop's next pass, at the same virtual time on a virtual loop; a countdown cancelled before
  * that pass delivers nothing. A past deadline calls with 0 and finished on that pass. The timers are
- * in the "common" mode. Cancelling (or releasing) the countdown removes its timers.
+ * in the "common" mode. Cancelling the countdown removes its timers (CADENCE_EALREADY once it has
+ * finished); releasing the handle cancels it too, unless it was detached
+ * (cadence_cancellable_detach): then it counts down to 0 and finishes.
  * Errors: CADENCE_EINVAL (fn or out NULL, tick or deadline not finite, tick <= 0), CADENCE_EBADF;
  * on error `fn` is never called. */
 CADENCE_EXPORT int cadence_countdown_start(cadence_loop loop, double deadline, double tick,
@@ -464,7 +480,8 @@ typedef void (*cadence_poll_fn)(const cadence_poll *_Nonnull poll, void *_Nullab
  * until cadence_poller_finish is called with its number, from any thread, at any later time (also
  * from inside `fn`), so a slow operation delays the next poll to the first tick after it finishes
  * instead of overlapping. `tolerance` >= 0, or CADENCE_TOLERANCE_DEFAULT for 10 % of the interval.
- * Cancelling (or releasing) the poller stops it for good.
+ * Cancelling the poller stops it for good; releasing the handle cancels it too, unless it was
+ * detached (cadence_cancellable_detach): then it keeps polling until cadence_loop_destroy.
  * Errors: CADENCE_EINVAL (fn or out NULL, bad interval or tolerance), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_poller_start(cadence_loop loop, double interval, double tolerance,
                                         cadence_poll_fn _Nullable fn, void *_Nullable userdata,
@@ -505,23 +522,34 @@ CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_is_cancelled(cadence_cancellable cancellable, int *_Nullable out);
 
-/* Gives up a handle (libuv's uv_close): frees it, and stops what only it could stop, as if
- * cancelled (cadence_cancel, waiting for a callback running on another thread): a repeating
- * scheduled timer (since 0.4), a subscription, a countdown, a poller (as AnyCancellable on
- * deinit). A one-shot is fire-and-forget: it still fires once at its fire date. A connection is
- * left running (Combine's connect()). A detached handle (cadence_cancellable_detach) is freed and
- * its work left running. Either way the handle is dead afterwards (CADENCE_EBADF). The loop's
- * release function (cadence_loop_set_callbacks) is called inside this call when it stops the
- * work. A zero handle is a no-op. Errors: CADENCE_EBADF (stale or already released). */
+/* Releases a handle ("giving it up": docs/c-api.md, "Lifetimes"): frees it and stops what only
+ * it could stop (libuv's uv_close), unless it was detached (cadence_cancellable_detach):
+ *  - a subscription is cancelled (the last one of an autoconnect publisher stops its timer);
+ *  - a connection: releasing the last handle to a publisher's connection stops its timer, as
+ *    cadence_cancel does (every cadence_publisher_connect of one publisher names one connection);
+ *  - a countdown or a poller is cancelled;
+ *  - a repeating scheduled timer is cancelled (since 0.4; before, it ran until
+ *    cadence_loop_destroy); a one-shot is left armed and still fires once (fire-and-forget).
+ * As cadence_cancel, a release that stops something waits for a callback of it running on another
+ * thread, so no callback for it starts once it returns; the loop's release function
+ * (cadence_loop_set_callbacks) is then called inside this call. A zero handle is a no-op.
+ * Errors: CADENCE_EBADF (stale or already released). */
 CADENCE_EXPORT int cadence_cancellable_release(cadence_cancellable cancellable);
 
-/* Detaches a handle: the caller says by name "keep it going without me", so that releasing the
- * handle afterwards frees it and leaves the work running (a repeating scheduled timer keeps
- * firing, a subscription keeps receiving, a countdown keeps counting down, a poller keeps
- * polling, a connection keeps its publisher's timer running) until cancelled or until
- * cadence_loop_destroy. The handle stays valid until released: it can still cancel, and must
- * still be released. Changes nothing for a one-shot (fire-and-forget anyway). Detaching twice is a no-op (returns 0). Any thread.
- * Errors: CADENCE_EBADF (stale, released or foreign handle). Added in 0.4. */
+/* Detaches a handle: the caller says by name "keep it going without me", so that releasing it
+ * afterwards leaves its work running (a repeating scheduled timer keeps firing, a subscription
+ * keeps delivering, a connection keeps its timer running, a countdown counts down to its finish,
+ * a poller keeps polling) until it is cancelled through a handle still held, its publisher can
+ * never tick again, or cadence_loop_destroy. The handle stays valid: it can still be cancelled,
+ * and must still be released. Detaching a connection handle detaches the connection (no later
+ * release of one of its handles stops the timer). A detached subscription, countdown or poller,
+ * once released, stays valid as its callbacks' source (tick->source, event->source, poll->source:
+ * a poll is still finished through it) until it is cancelled through it, the countdown finishes,
+ * or cadence_loop_destroy; the program must not use it after the release, and a second release
+ * gives CADENCE_EBADF. A released scheduled timer's handle is dead at once (a repeating timer's
+ * callback cannot cancel it through tick->source). Changes nothing for a one-shot
+ * (fire-and-forget anyway). Detaching twice does nothing and returns 0. Any thread.
+ * Errors: CADENCE_EBADF (stale, released or never made). Added in 0.4. */
 CADENCE_EXPORT int cadence_cancellable_detach(cadence_cancellable cancellable);
 
 #ifdef __cplusplus

@@ -51,6 +51,13 @@ extension CadenceError {
         invalidArgument.with("\(argument) must be UTF-8, got \(quoted(String(cString: string)))")
     }
 
+    /// A loop made when ``HandleTable/loopLimit`` loops exist.
+    @inline(never)
+    static func tooManyLoops() -> CadenceError {
+        outOfMemory.with("loops must number fewer than \(HandleTable.loopLimit) at once for timer handles to "
+                         + "name a new one, got \(HandleTable.loopLimit)")
+    }
+
     /// A number that is not a `cadence_missed_ticks` value.
     @inline(never)
     static func badPolicy(_ argument: StaticString, _ value: Int32) -> CadenceError {

@@ -2,7 +2,7 @@ import Cadence
 import CCadenceHeader
 
 // What a binding needs to keep no bookkeeping of its own (cadence.h, "Callbacks per loop"): the
-// loop's fire and release functions, the one-shot that calls the fire function, and detaching.
+// loop's fire and release functions, and the one-shot that calls the fire function.
 
 @c @implementation
 public func cadence_loop_set_callbacks(_ handle: cadence_loop, _ fire: cadence_fire_fn?,
@@ -19,9 +19,9 @@ public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: D
                                           _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     guard let out else { return fail(.null("out")) }
     do {
-        out.pointee = cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id, repeats: false) {
-            loop, id throws(CadenceError) in
-            try loop.scheduleDefault(after: delay, userdata: userdata, source: id, invoke: invokeFireFunction)
+        out.pointee = cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) {
+            loop, source throws(CadenceError) in
+            try loop.scheduleDefault(after: delay, userdata: userdata, source: source, invoke: invokeFireFunction)
         })
         return 0
     } catch {
@@ -32,14 +32,4 @@ public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: D
 /// Calls a `cadence_fire_fn` kept by the engine as plain words (see `TimerFunction`).
 private let invokeFireFunction: TimerFunction.Invoke = { function, userdata, _, fireDate, skipped, final in
     unsafeBitCast(function, to: cadence_fire_fn.self)(userdata, fireDate, skipped, final)
-}
-
-@c @implementation
-public func cadence_cancellable_detach(_ handle: cadence_cancellable) -> Int32 {
-    if HandleTable.shared.detachTimer(handle.id) { return 0 }
-    guard let cancellable = HandleTable.shared.cancellable(handle.id) else {
-        return fail(.deadHandle("cancellable", handle.id, kind: "cancellable"))
-    }
-    cancellable.detached.store(true, ordering: .releasing)
-    return 0
 }

@@ -10,8 +10,9 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
         guard let fn else { throw .null("fn") }
         guard let out else { throw .null("out") }
         let mode = try CCadence.mode(mode)
-        out.pointee = try scheduleTimer(loopHandle, fn, userdata, repeats: false) { loop, function throws(CadenceError) in
-            try loop.schedule(after: delay, tolerance: tolerance, in: mode, function: function)
+        out.pointee = try scheduleTimer(loopHandle, fn, userdata) { loop, function throws(CadenceError) in
+            try loop.scheduleHandle(after: delay, interval: nil, tolerance: tolerance, in: mode, missedTicks: .skip,
+                                    function: function)
         }
     }
 }
@@ -27,9 +28,9 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
         guard let out else { throw .null("out") }
         guard let policy = MissedTickPolicy(rawValue: missedTicks) else { throw .badPolicy("missed_ticks", missedTicks) }
         let mode = try CCadence.mode(mode)
-        out.pointee = try scheduleTimer(loopHandle, fn, userdata, repeats: true) { loop, function throws(CadenceError) in
-            try loop.schedule(after: delay, interval: interval, tolerance: tolerance, in: mode,
-                              missedTicks: policy, function: function)
+        out.pointee = try scheduleTimer(loopHandle, fn, userdata) { loop, function throws(CadenceError) in
+            try loop.scheduleHandle(after: delay, interval: interval, tolerance: tolerance, in: mode,
+                                    missedTicks: policy, function: function)
         }
     }
 }
@@ -38,12 +39,11 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
 /// that the timer's ticks name as their source.
 @inline(__always)
 private func scheduleTimer(_ loopHandle: cadence_loop, _ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?,
-                           repeats: Bool, _ arm: (Loop, TimerFunction) throws(CadenceError) -> UInt64) throws(CadenceError)
+                           _ arm: (Loop, TimerFunction) throws(CadenceError) -> UInt64) throws(CadenceError)
     -> cadence_cancellable {
-    cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id, repeats: repeats) {
-        loop, id throws(CadenceError) in
+    cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) { loop, source throws(CadenceError) in
         try arm(loop, TimerFunction(invoke: invokeTickFunction, function: unsafeBitCast(fn, to: UnsafeRawPointer.self),
-                                    userdata: userdata, source: id))
+                                    userdata: userdata, source: source))
     })
 }
 
@@ -55,18 +55,21 @@ private let invokeTickFunction: TimerFunction.Invoke = { function, userdata, sou
 
 @c @implementation
 public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
-    if let cancelled = HandleTable.shared.cancelTimer(handle.id) {
+    if HandleTable.isTimer(handle.id) {
+        guard let cancelled = HandleTable.shared.cancelTimer(handle.id) else { return failedCancel(handle.id, live: false) }
         return cancelled ? 0 : failedCancel(handle.id, live: true)
     }
     guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
-    return cancellable.cancel() ? 0 : failedCancel(handle.id, live: true)
+    let cancelled = cancellable.cancel()
+    cancellable.endIfReleased()  // a released, detached handle cancelled from its callback
+    return cancelled ? 0 : failedCancel(handle.id, live: true)
 }
 
 @c @implementation
 public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard out != nil else { throw .null("out") }
-        if let timer = HandleTable.shared.timer(handle.id) { return try write(timer.isCancelled ? 1 : 0, to: out) }
+        if let ended = HandleTable.shared.timerHasEnded(handle.id) { return try write(ended ? 1 : 0, to: out) }
         guard let cancellable = HandleTable.shared.cancellable(handle.id) else {
             throw .deadHandle("cancellable", handle.id, kind: "cancellable")
         }
@@ -77,11 +80,23 @@ public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMut
 @c @implementation
 public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 {
     guard handle.id != 0 else { return 0 }
-    if HandleTable.shared.releaseTimer(handle.id) != nil { return 0 }
-    guard let cancellable = HandleTable.shared.remove(handle.id, kind: .cancellable) as? CancellableHandle else {
+    if HandleTable.isTimer(handle.id) {
+        return HandleTable.shared.cancelTimer(handle.id, givingUp: true) != nil ? 0 : failedCancel(handle.id, live: false)
+    }
+    guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
+    if cancellable.keepsSlotWhenReleased {
+        guard cancellable.markReleased() else { return failedCancel(handle.id, live: false) }
+        // Work that has ended already (or meanwhile, before its end saw the mark) frees it now.
+        if cancellable.isCancelled { cancellable.endIfReleased() }
+        return 0
+    }
+    // A userdata to release is released inside this call (cadence_loop_set_callbacks).
+    if cancellable.cancelsWhenReleased { _ = cancellable.cancel() }
+    // The handle's reference to the engine's object goes here, after the table's lock: its
+    // deinit may cancel, and wait for a callback that is calling into the table.
+    guard HandleTable.shared.remove(handle.id, kind: .cancellable) != nil else {
         return failedCancel(handle.id, live: false)
     }
-    cancellable.release()
     return 0
 }
 

@@ -30,6 +30,7 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
                 }
                 fn(&cEvent, context.userdata)
                 life?.end(final: cEvent.finished == 1)
+                if cEvent.finished == 1 { source.endIfReleased() }
             }
         })
     }

@@ -35,6 +35,6 @@ public func cadence_loop_create_on_uv(_ uvLoop: UnsafeMutablePointer<uv_loop_t>?
         guard let uvLoop else { throw .null("uv_loop") }
         guard let out else { throw .null("out") }
         let loop = try Loop(uvLoop: UnsafeMutableRawPointer(uvLoop), mode: try CCadence.mode(mode))
-        out.pointee = cadence_loop(id: HandleTable.shared.insert(loop, kind: .loop, owner: 0))
+        out.pointee = cadence_loop(id: try HandleTable.shared.insert(loop))
     }
 }

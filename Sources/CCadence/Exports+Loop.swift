@@ -10,8 +10,7 @@ func lookUpLoop(_ handle: cadence_loop) throws(CadenceError) -> Loop {
 public func cadence_loop_create(_ out: UnsafeMutablePointer<cadence_loop>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard let out else { throw .null("out") }
-        let loop = try Loop()
-        out.pointee = cadence_loop(id: HandleTable.shared.insert(loop, kind: .loop, owner: 0))
+        out.pointee = cadence_loop(id: try HandleTable.shared.insert(try Loop()))
     }
 }
 
@@ -22,11 +21,13 @@ public func cadence_loop_destroy(_ handle: cadence_loop) -> Int32 {
         let loop = try lookUpLoop(handle)
         try loop.close()
         // Of two destroys at once, both may close (the second does nothing); one removes.
-        guard HandleTable.shared.remove(handle.id, kind: .loop) != nil else {
+        guard HandleTable.shared.removeLoop(handle.id) != nil else {
             throw .deadHandle("loop", handle.id, kind: "loop")
         }
+        // Freed here, after the table's lock; the loop's close has cancelled what they stood for,
+        // so their userdata is released now (cadence_loop_set_callbacks).
         let owned = HandleTable.shared.removeAll(ownedBy: handle.id)
-        for case let cancellable as CancellableHandle in owned { cancellable.release() }
+        for case let cancellable as CancellableHandle in owned { cancellable.life?.finish() }
     }
 }
 
@@ -99,7 +100,7 @@ public func cadence_loop_stop_thread(_ handle: cadence_loop) -> Int32 {
 public func cadence_loop_create_virtual(_ out: UnsafeMutablePointer<cadence_loop>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard let out else { throw .null("out") }
-        out.pointee = cadence_loop(id: HandleTable.shared.insert(Loop.virtual(), kind: .loop, owner: 0))
+        out.pointee = cadence_loop(id: try HandleTable.shared.insert(Loop.virtual()))
     }
 }
 

@@ -1,13 +1,24 @@
 import Cadence
 import CCadenceHeader
 
-/// A poller behind a C handle: the Swift poller plus the completions of the polls in flight,
-/// which C finishes by number.
-final class PollerHandle: Cancellable, @unchecked Sendable {
-    private let lock = Lock()
-    private var completions: [UInt64: @Sendable () -> Void] = [:]
-    private var started: UInt64 = 0
+/// A poller behind a C handle: the Swift poller plus the completions of the polls in flight.
+/// Releasing the handle frees this, and the poller's deinit cancels it unless it was detached;
+/// the poller's operation holds only the completions, so a detached poller keeps polling.
+final class PollerHandle: Cancellable, Detachable, @unchecked Sendable {
+    let completions = PollCompletions()
     var poller: Poller?
+
+    @discardableResult
+    func cancel() -> Bool { poller?.cancel() ?? false }
+    var isCancelled: Bool { poller?.isCancelled ?? true }
+    func detach() { poller?.detach() }
+}
+
+/// The completions of a poller's polls in flight, which C finishes by number.
+final class PollCompletions: @unchecked Sendable {
+    private let lock = Lock()
+    private var completions: [UInt64: @Sendable () -> Void] = [:]  // guarded by `lock`
+    private var started: UInt64 = 0  // guarded by `lock`
 
     /// Records a new poll's completion and returns its number.
     func begin(_ completion: @escaping @Sendable () -> Void) -> UInt64 {
@@ -27,10 +38,6 @@ final class PollerHandle: Cancellable, @unchecked Sendable {
         completion()
         return true
     }
-
-    @discardableResult
-    func cancel() -> Bool { poller?.cancel() ?? false }
-    var isCancelled: Bool { poller?.isCancelled ?? true }
 }
 
 private func lookUpPoller(_ handle: cadence_cancellable) throws(CadenceError) -> PollerHandle {
@@ -56,9 +63,9 @@ public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double,
             let life = CallbackLife.make(loop, userdata)  // a poller ends by cancel only
             cancellable.life = life
             let handle = PollerHandle()
-            handle.poller = try Poller(every: interval, tolerance: tolerance, on: loop) { [weak handle] completion in
-                guard let handle, source.isLive, life?.begin() ?? true else { return }
-                var poll = cadence_poll(number: handle.begin(completion), date: loop.nowSeconds,
+            handle.poller = try Poller(every: interval, tolerance: tolerance, on: loop) { [completions = handle.completions] completion in
+                guard source.isLive, life?.begin() ?? true else { return }
+                var poll = cadence_poll(number: completions.begin(completion), date: loop.nowSeconds,
                                         source: cadence_cancellable(id: source.id))
                 fn(&poll, context.userdata)
                 life?.end(final: false)
@@ -71,7 +78,7 @@ public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double,
 @c @implementation
 public func cadence_poller_finish(_ handle: cadence_cancellable, _ number: UInt64) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard try lookUpPoller(handle).finish(number) else {
+        guard try lookUpPoller(handle).completions.finish(number) else {
             throw .alreadyCancelled.with("number must be a running poll's, got \(number) (finished already, or never started)")
         }
     }

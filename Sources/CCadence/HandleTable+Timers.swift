@@ -1,102 +1,92 @@
 import Cadence
 
-/// Scheduled timers of the C API (one-shot and repeating): the handle's slot holds the timer's
-/// engine id, so arming one costs a slot in this table and nothing else of the C layer. The loop is borrowed under the
-/// table's lock, never retained, except by a cancel that must wait for a running callback.
+/// Scheduled timers of the C API (one-shot and repeating) have no slot in this table: a timer's
+/// handle is `1 << 63 | place << 48 | bits`, the place of its loop among ``Storage/loops`` and
+/// the engine's 48 bits for its timer slot (slot and generation), which the engine keeps for the
+/// handle until it is released (TimerQueues+Handles.swift). A cancel then reads one entry of a
+/// small array here, hot in the cache, and the timer's slot, which it must touch anyway. The loop
+/// is borrowed under the table's lock, never retained, except by a cancel that must wait for a
+/// running callback. Lock order: this table's, then the loop's.
 extension HandleTable {
-    /// Looks up the loop behind `loopID`, reserves a handle, and arms the timer that `arm` makes
-    /// (given the loop and the new handle's id; it returns the timer's engine id) in one critical
-    /// section: no callback can see the handle before it names its timer, and a loop destroyed
-    /// meanwhile fails the look-up or makes `arm` throw ``CadenceError/badHandle``. Lock order:
-    /// this table's, then the loop's.
+    static let timerTag: UInt64 = 1 << 63
+    private static let bitsMask: UInt64 = 1 << 48 - 1
+
+    /// Whether `id` has the form of a scheduled timer's handle (live or not).
     @inline(__always)
-    func insertTimer(loop loopID: UInt64, repeats: Bool,
+    static func isTimer(_ id: UInt64) -> Bool { id & timerTag != 0 }
+
+    /// The loop that a timer handle names, borrowed: valid while the lock is held.
+    @inline(__always)
+    private func timerLoop(_ id: UInt64) -> Unmanaged<Loop>? {
+        let place = Int(truncatingIfNeeded: id >> 48) & (Self.loopLimit - 1)
+        guard Self.isTimer(id), place < storage.loops.count,
+              let address = UnsafeRawPointer(bitPattern: storage.loops[place].address) else { return nil }
+        return Unmanaged.fromOpaque(address)
+    }
+
+    /// Looks up the loop behind `loopID` and arms the timer that `arm` makes (given the loop and
+    /// the high bits of the handle, its source; it returns the engine's handle bits), in one
+    /// critical section: a loop destroyed meanwhile fails the look-up or makes `arm` throw
+    /// ``CadenceError/badHandle``.
+    @inline(__always)
+    func insertTimer(loop loopID: UInt64,
                      _ arm: (Loop, UInt64) throws(CadenceError) -> UInt64) throws(CadenceError) -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
-        guard let loop = borrowedLoop(loopID) else { throw .deadHandle("loop", loopID, kind: "loop") }
-        let (index, id) = Self.reserve(in: &storage)
+        guard let loop = borrowedLoop(loopID), let index = index(loopID) else {
+            throw .deadHandle("loop", loopID, kind: "loop")
+        }
+        let source = Self.timerTag | UInt64(storage.slots[index].registry) << 48
         let armed = loop._withUnsafeGuaranteedRef { loop in
-            Result { () throws(CadenceError) in try arm(loop, id) }
+            Result { () throws(CadenceError) in try arm(loop, source) }
         }
-        switch armed {
-        case .success(let timer):
-            storage.slots[index].word = timer
-        case .failure(let error):
-            storage.free.append(index)  // the id never escaped: the generation can stay
-            throw error
-        }
-        storage.slots[index].kind = .timer
-        storage.slots[index].repeats = repeats
-        storage.slots[index].owner = loopID
-        return id
+        return source | (try armed.get())
     }
 
-    /// Cancels the scheduled timer behind a live handle; nil for any other handle, else whether
-    /// the timer was still armed. A callback of the timer running on another thread is waited for
-    /// after the table's lock is released (the callback may be waiting for that lock), and then
+    /// Cancels the scheduled timer behind a live handle (`givingUp`: releases the handle, which
+    /// cancels a repeating timer that was not detached); nil for any other handle, else whether
+    /// this call stopped the timer. A callback of the timer running on another thread is waited
+    /// for after the table's lock is released (the callback may be waiting for that lock), and then
     /// the userdata's release runs (cadence_loop_set_callbacks), with no lock held.
-    func cancelTimer(_ id: UInt64) -> Bool? {
+    @inline(__always)
+    func cancelTimer(_ id: UInt64, givingUp: Bool = false) -> Bool? {
         lock.lock()
-        guard let index = index(id), storage.slots[index].kind == .timer else {
+        guard let loop = timerLoop(id) else {
             lock.unlock()
             return nil
         }
-        return cancelTimerLocked(at: index, freeing: false)
-    }
-
-    /// Frees a scheduled timer's handle; nil for any other handle. A repeating timer whose handle
-    /// was not detached is cancelled as by ``cancelTimer(_:)``; a one-shot goes on (fire-and-forget).
-    func releaseTimer(_ id: UInt64) -> Bool? {
-        lock.lock()
-        guard let index = index(id), storage.slots[index].kind == .timer else {
-            lock.unlock()
-            return nil
-        }
-        guard storage.slots[index].repeats && !storage.slots[index].detached else {
-            Self.free(index, in: &storage)
-            lock.unlock()
-            return true
-        }
-        _ = cancelTimerLocked(at: index, freeing: true)
-        return true
-    }
-
-    /// Cancels the timer of the live timer slot at `index`, with the lock held (released here),
-    /// freeing the slot first if `freeing`; nil if its loop is being destroyed (its close has
-    /// ended the timer, its sweep of the handles comes next).
-    private func cancelTimerLocked(at index: Int, freeing: Bool) -> Bool? {
-        let timer = storage.slots[index].word
-        guard let loop = borrowedLoop(storage.slots[index].owner) else {
-            if freeing { Self.free(index, in: &storage) }
-            lock.unlock()
-            return nil
-        }
-        if freeing { Self.free(index, in: &storage) }
         var release = TimerAction.none
-        let (cancelled, callbackRunning) = loop._withUnsafeGuaranteedRef { $0.cancel(packedID: timer, releasing: &release) }
-        let waitOn = callbackRunning ? loop.takeUnretainedValue() : nil  // kept past the lock
+        let outcome = loop._withUnsafeGuaranteedRef {
+            $0.cancelHandle(id & Self.bitsMask, givingUp: givingUp, releasing: &release)
+        }
+        let waitOn = outcome.callbackRunning ? loop.takeUnretainedValue() : nil  // kept past the lock
         lock.unlock()
-        waitOn?.waitForCallback(packedID: timer)
+        guard outcome.isValid else { return nil }
+        waitOn?.waitForCallback(packedID: outcome.packedID)
         release.finishCancel()
-        return cancelled
+        return outcome.stopped
     }
 
     /// Detaches a scheduled timer's handle; false for any other handle.
     func detachTimer(_ id: UInt64) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = index(id), storage.slots[index].kind == .timer else { return false }
-        storage.slots[index].detached = true
-        return true
+        return timerLoop(id)?._withUnsafeGuaranteedRef { $0.detachHandle(id & Self.bitsMask) } ?? false
+    }
+
+    /// Whether the scheduled timer behind a live handle has ended; nil for any other handle.
+    func timerHasEnded(_ id: UInt64) -> Bool? {
+        lock.lock()
+        defer { lock.unlock() }
+        return timerLoop(id)?._withUnsafeGuaranteedRef { $0.hasEnded(handle: id & Self.bitsMask) }
     }
 
     /// The scheduled timer behind a live handle; nil for any other handle.
     func timer(_ id: UInt64) -> ScheduledTimer? {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = index(id), storage.slots[index].kind == .timer,
-              let loop = loopLocked(storage.slots[index].owner) else { return nil }
-        return ScheduledTimer(loop: loop, packedID: storage.slots[index].word)
+        guard let loop = timerLoop(id)?.takeUnretainedValue(),
+              let packedID = loop.packedID(ofHandle: id & Self.bitsMask) else { return nil }
+        return ScheduledTimer(loop: loop, packedID: packedID)
     }
 }

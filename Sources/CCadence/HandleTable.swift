@@ -1,22 +1,19 @@
 import Cadence
 
 /// Every object the C API has handed out, behind small value handles with a generation count
-/// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`. A stale, released or foreign id
-/// fails the look-up instead of reaching freed memory; 0 is "no handle".
+/// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`, generations below 2³¹. A stale,
+/// released or foreign id fails the look-up instead of reaching freed memory; 0 is "no handle".
+/// Scheduled timers are not in the table: their handles name a loop and the engine's own slot
+/// (HandleTable+Timers.swift), marked by the top bit, which no id of the table has.
 final class HandleTable: @unchecked Sendable {
-    /// A scheduled timer (`.timer`, one-shot or repeating) is stored as its engine id, with no
-    /// object of its own (its loop is its owner's object); every other cancellable is a
-    /// ``CancellableHandle``.
-    enum Kind: UInt8 { case loop, publisher, cancellable, timer }
+    /// Every cancellable but a scheduled timer is a ``CancellableHandle``.
+    enum Kind: UInt8 { case loop, publisher, cancellable }
 
     struct Slot {
         var generation: UInt32 = 1
         var kind = Kind.loop
-        /// A scheduled timer's: whether it repeats (giving up its handle then cancels it), and
-        /// whether its handle was detached (giving it up then leaves the timer running). They sit
-        /// in the padding after `kind`: the slot stays 32 bytes.
-        var repeats = false
-        var detached = false
+        /// A loop's place in ``Storage/loops`` (in the padding after `kind`).
+        var registry: UInt16 = 0
         var owner: UInt64 = 0     // the loop handle this object belongs to (0 for a loop)
         var object: AnyObject?
         /// A scheduled timer's engine id; for a loop, the loop's address, unretained (`object` holds
@@ -25,9 +22,19 @@ final class HandleTable: @unchecked Sendable {
         var word: UInt64 = 0
     }
 
+    /// A loop as scheduled timers' handles name it (by its index): its address, unretained (its
+    /// handle's slot holds it), 0 when the place is free; and the generation its successor's
+    /// timer slots start at (the engine's ``Loop/generationFloor`` when it was destroyed).
+    struct LoopEntry {
+        var address: UInt = 0
+        var floor: UInt32 = 1
+    }
+
     struct Storage {
         var slots: [Slot] = []
         var free: [Int] = []
+        var loops: [LoopEntry] = []
+        var freeLoops: [Int] = []
     }
 
     /// Taken with `lock()` and `unlock()` rather than `withLock`: the generic `withLock` is not
@@ -38,7 +45,7 @@ final class HandleTable: @unchecked Sendable {
 
     static let shared = HandleTable()
 
-    /// Stores `object` and returns its new handle.
+    /// Stores `object` (not a loop: see ``insert(_:)``) and returns its new handle.
     func insert(_ object: AnyObject, kind: Kind, owner: UInt64) -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
@@ -46,9 +53,6 @@ final class HandleTable: @unchecked Sendable {
         storage.slots[index].kind = kind
         storage.slots[index].owner = owner
         storage.slots[index].object = object
-        if kind == .loop {
-            storage.slots[index].word = UInt64(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
-        }
         return id
     }
 
@@ -112,12 +116,52 @@ final class HandleTable: @unchecked Sendable {
             if let object = storage.slots[index].object {
                 removed.append(object)
                 Self.free(index, in: &storage)
-            } else if storage.slots[index].kind == .timer {
-                Self.free(index, in: &storage)
             }
         }
         return removed
     }
+
+    /// Gives a new loop its handle and its place among the loops that timer handles name, and
+    /// starts its timers' generations past those of the loop that had the place before.
+    /// - Throws: ``CadenceError/outOfMemory`` when every place is taken.
+    func insert(_ loop: Loop) throws(CadenceError) -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        let place: Int
+        if let reused = storage.freeLoops.popLast() {
+            place = reused
+        } else {
+            guard storage.loops.count < Self.loopLimit else { throw .tooManyLoops() }
+            place = storage.loops.count
+            storage.loops.append(LoopEntry())
+        }
+        let address = UInt(bitPattern: Unmanaged.passUnretained(loop).toOpaque())
+        storage.loops[place].address = address
+        loop.raiseGenerations(to: storage.loops[place].floor)  // lock order: the table's, the loop's
+        let (index, id) = Self.reserve(in: &storage)
+        storage.slots[index].kind = .loop
+        storage.slots[index].registry = UInt16(place)
+        storage.slots[index].object = loop
+        storage.slots[index].word = UInt64(address)
+        return id
+    }
+
+    /// Frees a loop's handle and its place (recording where its successor's generations start);
+    /// returns the loop, nil if the handle was not live.
+    func removeLoop(_ id: UInt64) -> Loop? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = index(id), storage.slots[index].kind == .loop,
+              let loop = storage.slots[index].object as? Loop else { return nil }
+        let place = Int(storage.slots[index].registry)
+        storage.loops[place] = LoopEntry(address: 0, floor: loop.generationFloor)
+        storage.freeLoops.append(place)
+        Self.free(index, in: &storage)
+        return loop
+    }
+
+    /// How many loops can exist at once: the places a timer handle's 15 bits can name.
+    static let loopLimit = 1 << 15
 
     // The look-ups below read `storage` in place, under the lock (taken by the caller): passed as
     // a value, its arrays would be retained and released on every call.
@@ -145,12 +189,13 @@ final class HandleTable: @unchecked Sendable {
 
     static func free(_ index: Int, in storage: inout Storage) {
         storage.slots[index].object = nil
-        storage.slots[index].repeats = false
-        storage.slots[index].detached = false
+        storage.slots[index].registry = 0
         storage.slots[index].word = 0
         storage.slots[index].owner = 0
-        // Generation 0 is never issued, so a zeroed id cannot match a slot.
-        storage.slots[index].generation = storage.slots[index].generation &+ 1 == 0 ? 1 : storage.slots[index].generation &+ 1
+        // Generation 0 is never issued, so a zeroed id cannot match a slot; nor is 2³¹ or more,
+        // so that no id of the table has the top bit of a timer's handle.
+        let generation = storage.slots[index].generation
+        storage.slots[index].generation = generation >= 0x7FFF_FFFF ? 1 : generation + 1
         storage.free.append(index)
     }
 }

@@ -5,7 +5,9 @@ import FoundationEssentials
 ///
 /// The first subscriber starts a timer (first fire one interval later); a subscriber joining late
 /// receives the same fire dates as the early ones from then on; when the last subscriber cancels,
-/// the timer stops, and the next first subscriber starts a fresh timer on a fresh grid.
+/// the timer stops, and the next first subscriber starts a fresh timer on a fresh grid. A
+/// subscription given up (deinitialized) cancels, so the timer runs exactly while a subscription
+/// is held or detached; giving up the publisher itself changes nothing (<doc:Lifetimes>).
 public final class AutoconnectTimerPublisher: Sendable {
     let broadcast: TimerBroadcast
 
@@ -22,7 +24,8 @@ public final class AutoconnectTimerPublisher: Sendable {
     }
 
     /// Subscribes `receiveValue` to the fire dates until the returned cancellable is cancelled or
-    /// deinitialized. The first subscriber starts the timer.
+    /// deinitialized (unless ``AnyCancellable/detach()`` was called). The first subscriber starts
+    /// the timer; the last one gone stops it.
     ///
     /// `receiveValue` runs on the thread that runs the loop, which may be the loop's own thread
     /// (``Loop/startThread(mode:)``), so it is `@Sendable`: what it changes must be safe to share.
@@ -30,9 +33,10 @@ public final class AutoconnectTimerPublisher: Sendable {
         AnyCancellable(broadcast.subscribe { receiveValue($0.fireDate) })
     }
 
-    /// Subscribes `receiveTick` to full ticks (fire date and skipped-tick count) and returns the bare
-    /// subscription, which stays active until it is cancelled (it does not cancel on deinit; wrap it
-    /// in ``AnyCancellable`` for that). `receiveTick` runs on the loop's thread, as for `sink`.
+    /// Subscribes `receiveTick` to full ticks (fire date and skipped-tick count) and returns the
+    /// subscription, which delivers until it is cancelled or given up (its deinit cancels it,
+    /// unless ``TimerSubscription/detach()`` was called); the last one gone stops the timer.
+    /// `receiveTick` runs on the loop's thread, as for `sink`.
     public func subscribe(_ receiveTick: @escaping @Sendable (TimerTick) -> Void) -> TimerSubscription {
         broadcast.subscribe(receiveTick)
     }

@@ -23,10 +23,14 @@ public protocol Cancellable: Sendable {
 }
 
 /// A type-erasing cancellable that cancels when it is deinitialized, like Combine's
-/// `AnyCancellable`. Keep it for as long as the work should go on.
-public final class AnyCancellable: Cancellable, Hashable, Sendable {
+/// `AnyCancellable`. Keep it for as long as the work should go on, or ``detach()`` it.
+///
+/// It is the handle of a `sink` subscription and of a stream's subscription (a ``Countdown``'s,
+/// for one): giving it up cancels them (<doc:Lifetimes>).
+public final class AnyCancellable: Cancellable, Detachable, Hashable, Sendable {
     private let onCancel: Mutex<(@Sendable () -> Void)?>
     private let inner: (any Cancellable)?
+    private let detached = Atomic(false)
 
     /// Wraps a closure that is called once, on the first ``cancel()`` or on deinit, on whichever
     /// thread that happens (hence `@Sendable`).
@@ -41,7 +45,18 @@ public final class AnyCancellable: Cancellable, Hashable, Sendable {
         inner = cancellable
     }
 
-    deinit { cancel() }
+    deinit {
+        if !detached.load(ordering: .acquiring) { cancel() }
+    }
+
+    /// Lets the work go on once this cancellable is deinitialized: afterwards its deinit cancels
+    /// nothing, and ``cancel()`` still does. A wrapped cancellable that stops when given up on its
+    /// own (a ``TimerSubscription``, a repeating ``ScheduledTimer``, a ``TimerConnection``, a
+    /// ``Poller``) is detached too. Calling it again does nothing.
+    public func detach() {
+        detached.store(true, ordering: .releasing)
+        (inner as? any Detachable)?.detach()
+    }
 
     /// Cancels the wrapped work; further calls do nothing and return `false`.
     ///

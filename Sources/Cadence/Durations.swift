@@ -75,9 +75,10 @@ extension Loop {
     ///   - mode: a registered mode or ``RunLoopMode/common``.
     ///   - missedTicks: what a late timer does about the fire dates it missed (default: skip them).
     ///   - action: called on the thread that runs the loop, once per fire, as in the `Double` form.
+    /// - Returns: the timer, which stops when its last copy goes away unless detached, as in the
+    ///   `Double` form.
     /// - Throws: as the `Double` form, with the same messages for a negative `delay` or `tolerance`
     ///   and a zero or negative `interval`. When it throws, `action` is never called.
-    @discardableResult
     public func schedule(after delay: Duration, interval: Duration, tolerance: Duration = .zero,
                          in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip,
                          _ action: @escaping @Sendable (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
@@ -86,7 +87,7 @@ extension Loop {
                              interval: try nanoseconds(from: interval, allowZero: false, argument: "interval"),
                              tolerance: try nanoseconds(from: tolerance, allowZero: true, argument: "tolerance"),
                              missedTicks: missedTicks, mode: mode, action: .closure(action))
-            return ScheduledTimer(loop: self, id: id)
+            return ScheduledTimer(loop: self, repeating: id)
         } catch {
             throw error.in("Loop.schedule(after:interval:tolerance:in:missedTicks:_:)")
         }
@@ -130,8 +131,9 @@ extension Loop {
     ///   - missedTicks: what a late timer does about the fire dates it missed (default: skip them).
     ///   - target: held weakly, as in the `Double` form.
     ///   - action: called on the thread that runs the loop, once per fire, as in the `Double` form.
+    /// - Returns: the timer, which stops when its last copy goes away unless detached, as in the
+    ///   `Double` form.
     /// - Throws: as the `Double` form, with the same messages. When it throws, `action` is never called.
-    @discardableResult
     public func schedule<Target: AnyObject & Sendable>(
         after delay: Duration, interval: Duration, tolerance: Duration = .zero, in mode: RunLoopMode = .default,
         missedTicks: MissedTickPolicy = .skip, target: Target,
@@ -142,7 +144,7 @@ extension Loop {
                              interval: try nanoseconds(from: interval, allowZero: false, argument: "interval"),
                              tolerance: try nanoseconds(from: tolerance, allowZero: true, argument: "tolerance"),
                              missedTicks: missedTicks, mode: mode, action: weakAction(target, action))
-            return ScheduledTimer(loop: self, id: id)
+            return ScheduledTimer(loop: self, repeating: id)
         } catch {
             throw error.in("Loop.schedule(after:interval:tolerance:in:missedTicks:target:_:)")
         }

@@ -1,7 +1,11 @@
-/// The C API's callbacks per loop (cadence_loop_set_callbacks): a fire function for one-shots
-/// armed without one (`cadence_loop_schedule_default`, a binding's hot path), and a release
-/// function called with the userdata of every C registration that ends without a final call
-/// (GLib's `GDestroyNotify`, libuv's `uv_close` callback). Package API, for the C layer only.
+import Glibc
+
+/// The C API's scheduled timers and its callbacks per loop (cadence_loop_set_callbacks): a fire
+/// function for one-shots armed without one (`cadence_loop_schedule_default`, a binding's hot
+/// path), and a release function called with the userdata of every C registration that ends
+/// without a final call (GLib's `GDestroyNotify`, libuv's `uv_close` callback). A C timer's handle
+/// names its slot (TimerQueues+Handles.swift): every call here finds it under the loop's lock
+/// alone. Package API, for the C layer only.
 extension Loop {
     /// Sets the fire and release functions for the C callbacks armed from now on; nil clears
     /// either. Timers armed before keep what they were armed with.
@@ -23,12 +27,48 @@ extension Loop {
         return functionRelease
     }
 
+    /// Past every generation this loop's timers had, once it is closed: a loop that takes its place
+    /// among the C layer's loops starts there (``raiseGenerations(to:)``), so that no handle of
+    /// this one names a timer of that one.
+    package var generationFloor: UInt32 {
+        lock.lock()
+        defer { lock.unlock() }
+        return queues.generationFloor
+    }
+
+    /// Makes this loop's timer slots start at generation `floor` or later (see ``generationFloor``).
+    package func raiseGenerations(to floor: UInt32) {
+        lock.lock()
+        queues.raiseGenerations(to: floor)
+        lock.unlock()
+    }
+
+    // MARK: Arming
+
+    /// Arms a C callback as a one-shot (`interval` nil) or repeating timer for a C handle; returns
+    /// the handle's bits (``TimerID/handleBits``).
+    ///
+    /// - Throws: as ``schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)``;
+    ///   ``CadenceError/outOfMemory`` if no handle can name the slot.
+    @inline(__always)
+    package func scheduleHandle(after delay: Double, interval: Double?, tolerance: Double, in mode: RunLoopMode,
+                                missedTicks: MissedTickPolicy, function: TimerFunction) throws(CadenceError) -> UInt64 {
+        let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
+        let interval = try interval.map { seconds throws(CadenceError) in
+            try nanoseconds(fromSeconds: seconds, allowZero: false, argument: "interval")
+        } ?? 0
+        let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
+        lock.lock()
+        defer { lock.unlock() }
+        return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance, missedTicks: missedTicks,
+                             modeIndex: try modeIndexLocked(of: mode), action: .function(function), held: true).handleBits
+    }
+
     /// A one-shot in the default mode with no tolerance, calling the loop's fire function through
-    /// `invoke` with `userdata` and `source`: `cadence_loop_schedule_default`. Returns the timer's
-    /// ``TimerID/packed`` id.
+    /// `invoke` with `userdata`: `cadence_loop_schedule_default`. Returns the handle's bits.
     ///
     /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay`, or if no fire function is set;
-    ///   ``CadenceError/badHandle`` after ``close()``.
+    ///   ``CadenceError/badHandle`` after ``close()``; ``CadenceError/outOfMemory`` as above.
     @inline(__always)
     package func scheduleDefault(after delay: Double, userdata: UnsafeMutableRawPointer?, source: UInt64,
                                  invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
@@ -42,17 +82,69 @@ extension Loop {
         return try armLocked(delay: delay, at: nil, interval: 0, tolerance: 0, missedTicks: .skip,
                              modeIndex: TimerQueues.defaultIndex,
                              action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata,
-                                                             source: source))).packed
+                                                             source: source)),
+                             held: true).handleBits
     }
 
-    /// Cancels the C API's timer with packed id `packedID` without waiting for its callback;
-    /// returns whether it was still armed and whether its callback is running on another thread,
-    /// which the caller then waits for with ``waitForCallback(packedID:)`` once it holds no lock,
-    /// and then calls `release.runRelease()` (the userdata's release, when this call ended the
-    /// timer and its own callback is not the caller; otherwise an idle action).
-    package func cancel(packedID: UInt64, releasing release: inout TimerAction) -> (cancelled: Bool, callbackRunning: Bool) {
-        let (disarmed, running) = disarmReportingCallback(TimerID(packed: packedID), releasing: &release)
-        return (disarmed, running)
+    // MARK: Handles
+
+    /// What ``cancelHandle(_:givingUp:releasing:)`` did.
+    package struct HandleOutcome {
+        /// The handle named a held slot (else it is stale, released, or never made).
+        package let isValid: Bool
+        /// This call stopped the timer.
+        package let stopped: Bool
+        /// The timer's callback runs on another thread: wait with ``waitForCallback(packedID:)``.
+        package let callbackRunning: Bool
+        /// The timer's ``TimerID/packed`` id.
+        package let packedID: UInt64
+
+        static let invalid = HandleOutcome(isValid: false, stopped: false, callbackRunning: false, packedID: 0)
+    }
+
+    /// Cancels the timer of a C handle (`givingUp` false: `cadence_cancel`), or releases the
+    /// handle (`givingUp`: `cadence_cancellable_release`), which cancels a repeating timer that was
+    /// not detached and leaves a one-shot armed. A cancel leaves the disarmed action in `release`,
+    /// for the caller to run ``TimerAction/finishCancel()`` once it holds no lock and has waited for
+    /// a callback running on another thread (idle when the timer's own callback is the caller: the
+    /// pass releases once it has returned).
+    package func cancelHandle(_ bits: UInt64, givingUp: Bool, releasing release: inout TimerAction) -> HandleOutcome {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = queues.heldSlot(bits) else { return .invalid }
+        let id = queues.id(ofSlot: index)
+        let stop = !givingUp || queues.slots[index].interval > 0 && !queues.slots[index].isDetached
+        var stopped = false, running = false
+        if stop {
+            stopped = disarmLocked(id, releasing: &release)
+            running = isRunningCallbackLocked(of: id)
+            deferReleaseIfFiringLocked(id, &release, onAnyThread: false)
+        }
+        if givingUp { queues.releaseHandle(at: index) }
+        return HandleOutcome(isValid: true, stopped: stopped, callbackRunning: running, packedID: id.packed)
+    }
+
+    /// Detaches a C handle: releasing it then leaves its timer armed. False for a dead handle.
+    package func detachHandle(_ bits: UInt64) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = queues.heldSlot(bits) else { return false }
+        queues.slots[index].isDetached = true
+        return true
+    }
+
+    /// The ``TimerID/packed`` id of a C handle's timer (which may have ended); nil for a dead handle.
+    package func packedID(ofHandle bits: UInt64) -> UInt64? {
+        lock.lock()
+        defer { lock.unlock() }
+        return queues.heldSlot(bits).map { queues.id(ofSlot: $0).packed }
+    }
+
+    /// Whether a C handle's timer has ended (cancelled, or a one-shot that fired); nil for a dead handle.
+    package func hasEnded(handle bits: UInt64) -> Bool? {
+        lock.lock()
+        defer { lock.unlock() }
+        return queues.heldSlot(bits).map { !queues.slots[$0].isArmed }
     }
 }
 
@@ -60,8 +152,8 @@ extension TimerAction {
     /// An action with nothing to release.
     package static var none: TimerAction { .idle }
 
-    /// Runs the release a cancel handed over (see ``Loop/cancel(packedID:releasing:)``); nothing
-    /// for an action without one.
+    /// Runs the release a cancel handed over (see ``Loop/cancelHandle(_:givingUp:releasing:)``);
+    /// nothing for an action without one.
     package func finishCancel() {
         if hasRelease { runRelease() }
     }

@@ -32,13 +32,14 @@ extension Loop {
 
     func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
                    tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
-                   action: TimerAction) throws(CadenceError) -> TimerID {
+                   action: TimerAction, held: Bool = false) throws(CadenceError) -> TimerID {
         guard !isClosedFlag else { throw .loopClosed() }
         let first = fireDate ?? timeSource.now().saturatingAdd(delay)
         var action = action
         action.setRelease(functionRelease)  // a C callback takes the loop's release function
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
-                            missedTicks: missedTicks, modeIndex: modeIndex, action: action)
+                            missedTicks: missedTicks, modeIndex: modeIndex, action: action, held: held)
+        if held && Int(id.slot) >= TimerID.handleSlotLimit { try refuseHandle(id) }
         if isRunningFlag {
             wakeIfRemote()
         } else if hostModeIndex != nil && first < armedWake {
@@ -64,12 +65,24 @@ extension Loop {
         return disarmed
     }
 
+    /// Takes back a timer just armed whose slot no C handle can name (TimerQueues+Handles.swift).
+    @inline(never)
+    private func refuseHandle(_ id: TimerID) throws(CadenceError) {
+        var action = TimerAction.idle
+        let index = Int(id.slot)
+        queues.slots[index].action.setRelease(nil)  // the registering call fails: nothing is called
+        _ = queues.disarm(id, releasing: &action)
+        queues.releaseHandle(at: index)
+        throw .outOfMemory.with("loop must have fewer than \(TimerID.handleSlotLimit) timers armed for C "
+                                + "handles to name a new one, got \(index) slots in use")
+    }
+
     /// Leaves the release of a C callback that a disarm of `id` took out (`action`) to the
     /// callback of `id` running now, if one is, on this thread (a timer cancelling itself) or,
     /// with `onAnyThread`, on the loop's (for a caller that does not wait for it): the pass runs
     /// it once that callback has returned, and `action` becomes idle. Call with the lock held.
     @inline(__always)
-    private func deferReleaseIfFiringLocked(_ id: TimerID, _ action: inout TimerAction, onAnyThread: Bool) {
+    func deferReleaseIfFiringLocked(_ id: TimerID, _ action: inout TimerAction, onAnyThread: Bool) {
         guard action.hasRelease, firing == id,
               onAnyThread || pthread_equal(runningThread, pthread_self()) != 0 else { return }
         swap(&deferredRelease, &action)
@@ -79,7 +92,7 @@ extension Loop {
     /// Disarms `id`. A host's wake-up that the timer was due by is planned again, so that a
     /// cancelled timer leaves a host's descriptor unreadable at its fire date; a run until idle
     /// left with nothing referenced is woken, so that it returns at once.
-    private func disarmLocked(_ id: TimerID, releasing action: inout TimerAction) -> Bool {
+    func disarmLocked(_ id: TimerID, releasing action: inout TimerAction) -> Bool {
         let replan = hostModeIndex != nil && !isRunningFlag && queues.isArmed(id)
             && queues.slots[Int(id.slot)].fireDate <= armedWake
         guard queues.disarm(id, releasing: &action) else { return false }
@@ -110,27 +123,17 @@ extension Loop {
     /// for a caller that holds a lock of its own, and so calls ``waitForCallback(of:)`` only after
     /// releasing it (a callback may be waiting for that lock).
     func disarmReportingCallback(_ id: TimerID) -> (disarmed: Bool, callbackRunning: Bool) {
-        var action = TimerAction.idle
-        let (disarmed, running) = disarmReportingCallback(id, releasing: &action)
+        var action = TimerAction.idle  // released after the lock, as in `disarm`
+        lock.lock()
+        let disarmed = disarmLocked(id, releasing: &action)
+        let running = isRunningCallbackLocked(of: id)
+        deferReleaseIfFiringLocked(id, &action, onAnyThread: true)  // the caller may not wait
+        lock.unlock()
         if action.hasRelease { action.runRelease() }
         return (disarmed, running)
     }
 
-    /// ``disarmReportingCallback(_:)`` that leaves the disarmed action in `action`, for the caller
-    /// to run its release (``TimerAction/runRelease()``) once it holds no lock and has waited for
-    /// the running callback; idle when the timer's own callback is cancelling it (the pass runs
-    /// the release once that callback has returned).
-    func disarmReportingCallback(_ id: TimerID, releasing action: inout TimerAction)
-        -> (disarmed: Bool, callbackRunning: Bool) {
-        lock.lock()
-        let disarmed = disarmLocked(id, releasing: &action)
-        let running = isRunningCallbackLocked(of: id)
-        deferReleaseIfFiringLocked(id, &action, onAnyThread: false)
-        lock.unlock()
-        return (disarmed, running)
-    }
-
-    private func isRunningCallbackLocked(of id: TimerID) -> Bool {
+    func isRunningCallbackLocked(of id: TimerID) -> Bool {
         firing == id && pthread_equal(runningThread, pthread_self()) == 0
     }
 
@@ -181,7 +184,7 @@ extension Loop {
         return try modeIndexLocked(of: mode)
     }
 
-    private func modeIndexLocked(of mode: RunLoopMode) throws(CadenceError) -> Int {
+    func modeIndexLocked(of mode: RunLoopMode) throws(CadenceError) -> Int {
         guard !isClosedFlag else { throw .loopClosed() }
         // The built-in modes without calling into `queues`, which would copy it (an opaque call
         // on a class's struct property reads a copy).

@@ -343,7 +343,7 @@ public final class Loop: @unchecked Sendable {
             fired += 1
             let seconds = MonotonicClock.seconds(due.fireDate, offset: offset)
             due.action.run(TimerTick(fireDate: Date(timeIntervalSince1970: seconds), seconds: seconds,
-                                     skipped: Int(clamping: due.skipped)), final: due.isFinal)
+                                     skipped: Int(clamping: due.skipped)), id: due.id, final: due.isFinal)
             // A fired one-shot's action is released here, outside the lock: what it captured may
             // call into the loop when freed.
             due.action = .idle

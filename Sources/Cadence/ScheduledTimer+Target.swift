@@ -45,14 +45,17 @@ extension Loop {
     /// held `target`: calls `action(target, tick)` every `interval` seconds, first `delay`
     /// seconds from now, on a fixed grid, until the timer is cancelled or the target is gone.
     ///
-    /// The target's `deinit` need not cancel the timer (it may, with the returned handle): on the
-    /// first fire date after the target deinitializes, the timer cancels itself instead of calling
-    /// the action, and never fires again.
+    /// The target's `deinit` need not cancel the timer: on the first fire date after the target
+    /// deinitializes, the timer cancels itself instead of calling the action, and never fires
+    /// again. As every repeating timer, it also stops when its last copy goes away; a timer that
+    /// should live exactly as long as its target is detached at once (or stored in the target,
+    /// whose deinit then stops it at once):
     ///
     /// ```swift
     /// final class Clock: Sendable {
     ///     init(loop: Loop) throws {
     ///         try loop.schedule(after: 1, interval: 1, target: self) { clock, tick in clock.redraw(tick) }
+    ///             .detach()
     ///     }
     ///     func redraw(_ tick: TimerTick) { … }
     /// }
@@ -69,10 +72,10 @@ extension Loop {
     ///     the ``TimerTick``. It should reach the target through its first argument: a closure
     ///     that captures the target strongly holds it alive again.
     /// - Returns: a handle whose ``ScheduledTimer/cancel()`` stops the timer at once; it reads
-    ///   ``ScheduledTimer/isCancelled`` once the timer has stopped for its target.
+    ///   ``ScheduledTimer/isCancelled`` once the timer has stopped for its target. Its last copy
+    ///   going away stops the timer too, unless ``ScheduledTimer/detach()`` was called.
     /// - Throws: as ``schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)``.
     ///   When it throws, `action` is never called.
-    @discardableResult
     public func schedule<Target: AnyObject & Sendable>(
         after delay: Double, interval: Double, tolerance: Double = 0, in mode: RunLoopMode = .default,
         missedTicks: MissedTickPolicy = .skip, target: Target,
@@ -83,7 +86,7 @@ extension Loop {
                              interval: try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval"),
                              tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
                              missedTicks: missedTicks, mode: mode, action: weakAction(target, action))
-            return ScheduledTimer(loop: self, id: id)
+            return ScheduledTimer(loop: self, repeating: id)
         } catch {
             throw error.in("Loop.schedule(after:interval:tolerance:in:missedTicks:target:_:)")
         }

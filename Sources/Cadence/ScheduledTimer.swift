@@ -16,7 +16,8 @@ extension Loop {
     ///     ``Loop/startThread(mode:)``, hence `@Sendable`), with a ``TimerTick`` whose
     ///     ``TimerTick/fireDate`` is the time it was due; it may call any method of the loop,
     ///     including cancelling this timer or scheduling another.
-    /// - Returns: a handle whose ``ScheduledTimer/cancel()`` prevents the action if it has not started.
+    /// - Returns: a handle whose ``ScheduledTimer/cancel()`` prevents the action if it has not
+    ///   started. The timer fires whether or not the handle is kept (fire-and-forget).
     /// - Throws: ``CadenceError/invalidArgument``, ``CadenceError/unknownMode`` or
     ///   ``CadenceError/badHandle``, as ``TimerPublisher/init(every:tolerance:on:in:missedTicks:)-(Double,_,_,_,_)``. When it
     ///   throws, `action` is never called.
@@ -89,9 +90,11 @@ extension Loop {
     ///     once per fire, with a ``TimerTick``
     ///     giving the fire date and the ticks skipped before it (``TimerTick/skipped``); it may call
     ///     any method of the loop, including cancelling this timer, after which it is not called again.
+    /// - Returns: the timer, which runs while a copy of it is kept: the last copy going away stops
+    ///   it, as ``ScheduledTimer/cancel()`` does, unless ``ScheduledTimer/detach()`` was called
+    ///   (<doc:Lifetimes>).
     /// - Throws: as ``schedule(after:tolerance:in:_:)-(Double,_,_,_)``, and ``CadenceError/invalidArgument`` for a
     ///   bad interval. When it throws, `action` is never called.
-    @discardableResult
     public func schedule(after delay: Double, interval: Double, tolerance: Double = 0,
                          in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip,
                          _ action: @escaping @Sendable (TimerTick) -> Void) throws(CadenceError) -> ScheduledTimer {
@@ -100,7 +103,7 @@ extension Loop {
                              interval: try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval"),
                              tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
                              missedTicks: missedTicks, mode: mode, action: .closure(action))
-            return ScheduledTimer(loop: self, id: id)
+            return ScheduledTimer(loop: self, repeating: id)
         } catch {
             throw error.in("Loop.schedule(after:interval:tolerance:in:missedTicks:_:)")
         }
@@ -110,22 +113,63 @@ extension Loop {
 /// A timer armed by ``Loop/schedule(after:tolerance:in:_:)-(Double,_,_,_)`` (one-shot) or
 /// ``Loop/schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)`` (repeating).
 ///
-/// A small value that names the timer inside its loop: copies name the same timer, and making
-/// one allocates nothing. It does not cancel when released: the loop keeps the timer until it is
-/// cancelled, until a one-shot fires, or until the loop is closed. Wrap it in ``AnyCancellable``
-/// to cancel on release.
+/// A small value that names the timer inside its loop: copies name the same timer.
+///
+/// Giving the timer up (its last copy going away) depends on its kind (<doc:Lifetimes>):
+/// - A one-shot is fire-and-forget: it fires once at its fire date whether or not a copy is
+///   kept, and making one allocates nothing.
+/// - A repeating timer stops when its last copy goes away, as if cancelled: no fire starts after
+///   that. Keep a copy for as long as it should run, or call ``detach()`` to let it run without
+///   one (until ``cancel()`` through a copy kept after all, or the loop's ``Loop/close()``).
+///
+/// The last copy going away on another thread while the action runs on the loop's thread waits
+/// for the action to return, as ``cancel()`` does (so do not give it up while holding a lock the
+/// action takes). An action that captures its own repeating timer keeps a copy alive, so that
+/// timer runs until cancelled; the forms with a `target` (<doc:TimersAndTheirTargets>) avoid that.
 public struct ScheduledTimer: Cancellable, Hashable, Sendable {
-    let loop: Loop
+    /// The loop, or a repeating timer's owner (which holds the loop): one reference either way,
+    /// so that a handle stays two words, as a one-shot's was before repeating timers had owners.
+    private let reference: Reference
     let id: TimerID
 
+    private enum Reference: Sendable {
+        /// A one-shot, or a C layer's handle (which keeps the engine id instead of this value).
+        case loop(Loop)
+        /// A repeating timer: shared by every copy, it cancels the timer when the last copy is gone.
+        case owner(TimerOwner)
+    }
+
+    /// The loop the timer is armed on.
+    var loop: Loop {
+        switch reference {
+        case .loop(let loop): loop
+        case .owner(let owner): owner.loop
+        }
+    }
+
     init(loop: Loop, id: TimerID) {
-        self.loop = loop
+        reference = .loop(loop)
         self.id = id
     }
 
-    /// The timer of `loop` whose ``TimerID/packed`` id is `packedID` (the C layer's one-shots).
+    /// A repeating timer, whose last copy going away cancels it.
+    init(loop: Loop, repeating id: TimerID) {
+        reference = .owner(TimerOwner(loop: loop, id: id))
+        self.id = id
+    }
+
+    /// The timer of `loop` whose ``TimerID/packed`` id is `packedID` (the C layer's timers): a
+    /// name only, whose copies going away leave the timer as it is.
     package init(loop: Loop, packedID: UInt64) {
         self.init(loop: loop, id: TimerID(packed: packedID))
+    }
+
+    /// Lets a repeating timer run on once every copy of it has gone away: afterwards giving it up
+    /// does not stop it, and it runs until cancelled (through a copy kept after all) or until its
+    /// loop is closed. Does nothing for a one-shot (fire-and-forget anyway), and nothing more the
+    /// second time; callable from any thread, also on a timer that has ended.
+    public func detach() {
+        if case .owner(let owner) = reference { owner.detach() }
     }
 
     /// Prevents any further fire. From another thread, waits for an action of this timer that is
@@ -196,7 +240,8 @@ public struct ScheduledTimer: Cancellable, Hashable, Sendable {
     /// read: for the C API.
     package var schedule: (fireDate: Double, interval: Double, tolerance: Double)? { loop.schedule(of: id) }
 
-    /// Whether both name the same timer.
+    /// Whether both name the same timer (a repeating timer's copies share one owner; equality
+    /// reads only the loop and the timer's id).
     public static func == (lhs: ScheduledTimer, rhs: ScheduledTimer) -> Bool {
         lhs.loop === rhs.loop && lhs.id == rhs.id
     }

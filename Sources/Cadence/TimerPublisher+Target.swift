@@ -48,24 +48,30 @@ extension TimerBroadcast {
     func subscribe<Target: AnyObject & Sendable>(
         target: Target, _ receiveValue: @escaping @Sendable (Target, Date) -> Void
     ) -> TimerSubscription {
-        let slot = SubscriptionSlot()
-        // The tick cannot find the target gone before `slot` is filled: this call holds it.
-        let subscription = subscribe { [weak target] tick in
-            if let target { receiveValue(target, tick.fireDate) } else { slot.cancel() }
+        let slot = SubscriberSlot()
+        // The tick cannot find the target gone before `slot` is filled: this call holds it. The
+        // subscriber, not the subscription, is unsubscribed: a detached subscription given up
+        // still ends with its target.
+        let subscription = subscribe { [weak self, weak target] tick in
+            if let target {
+                receiveValue(target, tick.fireDate)
+            } else if let subscriber = slot.subscriber {
+                _ = self?.unsubscribe(subscriber)
+            }
         }
-        slot.fill(subscription)
+        slot.fill(subscription.subscriber)
         return subscription
     }
 }
 
-/// The subscription a weak-target subscriber cancels from its own closure, held weakly: the
-/// subscription holds the closure, which holds this.
-private final class SubscriptionSlot: Sendable {
-    private struct Weak { weak var subscription: TimerSubscription? }
+/// The subscriber a weak-target subscriber removes from its own closure, held weakly: the
+/// subscriber holds the closure, which holds this.
+private final class SubscriberSlot: Sendable {
+    private struct Weak { weak var subscriber: TimerSubscriber? }
 
     private let storage = Mutex(Weak())
 
-    func fill(_ subscription: TimerSubscription) { storage.withLock { $0.subscription = subscription } }
+    func fill(_ subscriber: TimerSubscriber) { storage.withLock { $0.subscriber = subscriber } }
 
-    func cancel() { storage.withLock { $0.subscription }?.cancel() }
+    var subscriber: TimerSubscriber? { storage.withLock { $0.subscriber } }
 }

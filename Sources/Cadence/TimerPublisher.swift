@@ -11,10 +11,11 @@ import FoundationEssentials
 /// The timer's first fire date is one interval after ``connect()``; later ones stay on that grid
 /// (see ``Loop``). Values are delivered on the thread running the loop.
 ///
-/// A connected timer keeps running and delivering after the publisher is released. Once nothing
-/// can make the timer tick again (the publisher is released and was never connected, or its
-/// connection was cancelled and released too), its subscriptions read as cancelled
-/// (``TimerSubscription/isCancelled``).
+/// Giving up the publisher (its last reference going away) frees only the publisher: a connected
+/// timer keeps running and delivering while a reference to its ``TimerConnection`` is held (or
+/// the connection was detached). Once nothing can make the timer tick again (the publisher is
+/// given up and was never connected, or its connection was cancelled or given up), its
+/// subscriptions read as cancelled (``TimerSubscription/isCancelled``). See <doc:Lifetimes>.
 public final class TimerPublisher: Sendable {
     /// The loop the timer runs on.
     public let loop: Loop
@@ -80,16 +81,20 @@ public final class TimerPublisher: Sendable {
 
     /// Starts the timer and returns the connection that stops it.
     ///
-    /// On a connected publisher, returns a connection to the same running timer (no second
-    /// timer). On a cancelled publisher, or when the loop is closed, returns a connection that is
-    /// already cancelled and starts nothing.
+    /// On a connected publisher, returns the same connection (the same object while a reference
+    /// to it is held; no second timer). On a cancelled publisher, or when the loop is closed,
+    /// returns a connection that is already cancelled and starts nothing.
+    ///
+    /// - Returns: the connection. The timer runs while a reference to it is held: the last one
+    ///   going away stops the timer, as ``TimerConnection/cancel()`` does, unless
+    ///   ``TimerConnection/detach()`` was called.
     public func connect() -> TimerConnection {
-        broadcast.connect()
-        return TimerConnection(broadcast: broadcast)
+        broadcast.connectionHandle()
     }
 
     /// Subscribes `receiveValue` to the timer's fire dates until the returned cancellable is
-    /// cancelled or deinitialized. Subscribing does not start the timer.
+    /// cancelled or deinitialized (unless ``AnyCancellable/detach()`` was called). Subscribing
+    /// does not start the timer.
     ///
     /// `receiveValue` runs on the thread that runs the loop, which may be the loop's own thread
     /// (``Loop/startThread(mode:)``), so it is `@Sendable`: what it changes must be safe to share.
@@ -97,9 +102,10 @@ public final class TimerPublisher: Sendable {
         AnyCancellable(broadcast.subscribe { receiveValue($0.fireDate) })
     }
 
-    /// Subscribes `receiveTick` to full ticks (fire date and skipped-tick count) and returns the bare
-    /// subscription, which stays active until it is cancelled (it does not cancel on deinit; wrap it
-    /// in ``AnyCancellable`` for that). `receiveTick` runs on the loop's thread, as for `sink`.
+    /// Subscribes `receiveTick` to full ticks (fire date and skipped-tick count) and returns the
+    /// subscription, which delivers until it is cancelled or given up (its deinit cancels it,
+    /// unless ``TimerSubscription/detach()`` was called). `receiveTick` runs on the loop's thread,
+    /// as for `sink`.
     public func subscribe(_ receiveTick: @escaping @Sendable (TimerTick) -> Void) -> TimerSubscription {
         broadcast.subscribe(receiveTick)
     }
@@ -125,12 +131,25 @@ public final class TimerPublisher: Sendable {
 
 /// A connection returned by ``TimerPublisher/connect()``: cancel it to stop the timer for good.
 ///
-/// Like Combine's bare `Cancellable` from `connect()`, it does not cancel when released (wrap it
-/// in ``AnyCancellable`` for that); every connection of one publisher controls the same timer.
-public final class TimerConnection: Cancellable, Sendable {
+/// Every `connect()` of one publisher returns the same connection. Giving it up (its last
+/// reference going away) stops the timer, as ``cancel()`` does; ``detach()`` keeps the timer
+/// running without a reference, until a cancel or the loop's ``Loop/close()`` (<doc:Lifetimes>).
+public final class TimerConnection: Cancellable, Detachable, Sendable {
     private let broadcast: TimerBroadcast
+    /// Which handle of its broadcast this is (see ``TimerBroadcast/connectionGivenUp(number:)``).
+    private let number: UInt64
 
-    init(broadcast: TimerBroadcast) { self.broadcast = broadcast }
+    init(broadcast: TimerBroadcast, number: UInt64) {
+        self.broadcast = broadcast
+        self.number = number
+    }
+
+    deinit { broadcast.connectionGivenUp(number: number) }
+
+    /// Keeps the timer running once the connection is given up: afterwards no deinit of a
+    /// connection of this publisher stops it; ``cancel()`` still does. Calling it again does
+    /// nothing.
+    public func detach() { broadcast.detachConnection() }
 
     /// Stops the timer for good. Subscribers get no completion, only silence.
     ///

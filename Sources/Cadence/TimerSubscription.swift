@@ -1,22 +1,29 @@
-/// One subscriber of a timer publisher. Cancelling it stops delivery to this subscriber alone;
-/// the timer keeps running for the others (and, for a connectable publisher, until its
-/// connection is cancelled).
-///
-/// A `TimerSubscription` does not cancel itself when released; ``TimerPublisher/sink(receiveValue:)``
-/// wraps one in an ``AnyCancellable`` that does.
-// Unchecked: `isActive` is guarded by its broadcast's lock, and `broadcast` is a weak reference,
-// which the runtime reads and clears atomically.
-public final class TimerSubscription: Cancellable, @unchecked Sendable {
-    /// Weak: the broadcast holds its subscribers, and what keeps a broadcast alive is its publisher
-    /// or its running timer; without either it can never tick again.
-    private weak var broadcast: TimerBroadcast?
-    let receive: @Sendable (TimerTick) -> Void
-    /// Guarded by the broadcast's lock.
-    var isActive = true
+import Synchronization
 
-    init(broadcast: TimerBroadcast, receive: @escaping @Sendable (TimerTick) -> Void) {
+/// One subscriber of a timer publisher, made by `subscribe` (and wrapped by `sink`). Cancelling it
+/// stops delivery to this subscriber alone; the timer keeps running for the others (and, for a
+/// connectable publisher, until its connection is cancelled or given up).
+///
+/// Giving it up (its last reference going away) cancels it, as ``cancel()`` does, so the last
+/// subscription of an autoconnect publisher given up stops its timer; ``detach()`` keeps it
+/// delivering without a reference (<doc:Lifetimes>). The publisher holds only what delivers the
+/// ticks, never this object.
+// Unchecked: `broadcast` is a weak reference, which the runtime reads and clears atomically.
+public final class TimerSubscription: Cancellable, Detachable, @unchecked Sendable {
+    /// Weak: what keeps a broadcast alive is its publisher, a connection handle or its running
+    /// timer; without any of them it can never tick again.
+    private weak var broadcast: TimerBroadcast?
+    /// What the broadcast delivers to: it outlives this object when detached.
+    let subscriber: TimerSubscriber
+    private let detached = Atomic(false)
+
+    init(broadcast: TimerBroadcast, subscriber: TimerSubscriber) {
         self.broadcast = broadcast
-        self.receive = receive
+        self.subscriber = subscriber
+    }
+
+    deinit {
+        if !detached.load(ordering: .acquiring) { _ = broadcast?.unsubscribe(subscriber) }
     }
 
     /// Stops delivery to this subscriber. No tick starts for it once this returns. On an
@@ -24,8 +31,24 @@ public final class TimerSubscription: Cancellable, @unchecked Sendable {
     ///
     /// - Returns: whether this call cancelled it (`false` if it was cancelled already).
     @discardableResult
-    public func cancel() -> Bool { broadcast?.unsubscribe(self) ?? false }
+    public func cancel() -> Bool { broadcast?.unsubscribe(subscriber) ?? false }
+
+    /// Keeps the subscription delivering once this object is given up: afterwards its deinit does
+    /// not cancel it, and it lasts until ``cancel()`` (through a reference kept after all), its
+    /// publisher can never tick again, or the loop is closed. Calling it again does nothing.
+    public func detach() { detached.store(true, ordering: .releasing) }
 
     /// Whether the subscription was cancelled.
-    public var isCancelled: Bool { !(broadcast?.isSubscribed(self) ?? false) }
+    public var isCancelled: Bool { !(broadcast?.isSubscribed(subscriber) ?? false) }
+}
+
+/// What a broadcast delivers to: the receiving closure and whether it is still subscribed. Held
+/// by the broadcast, so that a ``TimerSubscription`` given up deinitializes.
+// Unchecked: `isActive` is guarded by its broadcast's lock.
+final class TimerSubscriber: @unchecked Sendable {
+    let receive: @Sendable (TimerTick) -> Void
+    /// Guarded by the broadcast's lock.
+    var isActive = true
+
+    init(_ receive: @escaping @Sendable (TimerTick) -> Void) { self.receive = receive }
 }

@@ -1,8 +1,9 @@
 /* What connect and autoconnect do with C handles (their timelines are scenarios of the corpus,
  * Tests/Scenarios/connect.jsonl and autoconnect.jsonl): two connections are two handles to one
  * timer, a cancelled one gives CADENCE_EALREADY, connecting a cancelled publisher returns a
- * cancelled handle; releasing a connection or the publisher leaves the timer running, and a
- * publisher released before it was ever connected cancels its subscriptions. */
+ * cancelled handle; releasing the publisher, or a connection handle while another names the
+ * same connection, leaves the timer running, releasing the last one stops it, and a publisher
+ * released before it was ever connected cancels its subscriptions. */
 #include "timeline.h"
 
 static void connect_twice(void) {
@@ -50,7 +51,8 @@ static void connect_twice(void) {
     CHECK_OK(cadence_loop_destroy(loop));
 }
 
-/* Releasing a connection or the publisher leaves the timer running. */
+/* Releasing the publisher, or one connection handle while another names the same connection,
+ * leaves the timer running; releasing the last connection handle stops it, as a cancel. */
 static void release_connection(void) {
     cadence_loop loop;
     CHECK_OK(cadence_loop_create_virtual(&loop));
@@ -60,17 +62,21 @@ static void release_connection(void) {
     CHECK_OK(cadence_timer_publish(loop, 0.5, 0, "default", &timer));
     CHECK_OK(cadence_publisher_subscribe(timer, timeline_tick, &ticks, &sub));
     CHECK_OK(cadence_publisher_connect(timer, &first));
+    CHECK_OK(cadence_publisher_connect(timer, &again));  /* the same connection */
     CHECK_OK(cadence_cancellable_release(first));
     CHECK_OK(cadence_loop_run(loop, "default", 1));
     CHECK_TIMELINE(ticks, "0@500", "1@1000");
-    CHECK_OK(cadence_publisher_connect(timer, &again));  /* the same timer */
     CHECK_OK(cadence_publisher_release(timer));
     CHECK_OK(cadence_loop_run(loop, "default", 0.5));
     CHECK_TIMELINE(ticks, "0@500", "1@1000", "2@1500");
     CHECK_EQ(armed_timers(loop), 1);
-    CHECK_OK(cadence_cancel(again));
+    CHECK_OK(cadence_cancellable_release(again));        /* the last handle: the timer stops */
     CHECK_EQ(armed_timers(loop), 0);
-    CHECK_OK(cadence_cancellable_release(again));
+    int cancelled = 0;
+    CHECK_OK(cadence_is_cancelled(sub, &cancelled));
+    CHECK_EQ(cancelled, 1);                              /* nothing can make it tick again */
+    CHECK_OK(cadence_loop_run(loop, "default", 1));
+    CHECK_EQ(ticks.count, 3);
     CHECK_OK(cadence_cancellable_release(sub));
     CHECK_OK(cadence_loop_destroy(loop));
 }

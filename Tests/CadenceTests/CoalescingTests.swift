@@ -15,9 +15,10 @@ import Testing
         var rng = SplitMix(seed: seed)
         let loop = Loop.virtual()
         let result = Shared(Run())
+        var timers: [ScheduledTimer] = []  // kept: a repeating timer given up stops
         for _ in 0..<1000 {
             let phase = Double(rng.next() % 1_000_000) / 1_000_000
-            try loop.schedule(after: phase, interval: 1, tolerance: tolerance) { tick in
+            timers.append(try loop.schedule(after: phase, interval: 1, tolerance: tolerance) { tick in
                 let fireDate = tick.fireDate.timeIntervalSince1970
                 let lateness = loop.now.timeIntervalSince1970 - fireDate
                 result.update { run in
@@ -25,9 +26,10 @@ import Testing
                     run.fireDates.append(fireDate)
                     run.lateness.append(lateness)
                 }
-            }
+            })
         }
         try loop.run(for: 10)
+        timers.forEach { $0.cancel() }
         result.update { $0.wakeups = loop.wakeups }
         return result.value
     }

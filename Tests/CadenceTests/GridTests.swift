@@ -8,10 +8,10 @@ import Testing
         let v = VirtualLoop()
         let fired = Shared(0)
         let publisher = try TimerPublisher(every: 1e300, on: v.loop, in: .default)
-        _ = publisher.subscribe { _ in fired.value += 1 }
-        _ = publisher.connect()
+        let subscription = publisher.subscribe { _ in fired.value += 1 }
+        let connection = publisher.connect()
         try v.loop.run(for: 1e9)
         #expect(fired.value == 0)
-        #expect(v.loop.armedTimerCount == 1)
+        #expect(v.loop.armedTimerCount == 1 && !subscription.isCancelled && !connection.isCancelled)
     }
 }

@@ -87,9 +87,9 @@ import Testing
         try v.loop.advanceClock(by: 1e10)
         #expect(v.loop.now.timeIntervalSince1970 == 1e10)
         let dates = Recorder<Double>()
-        try v.loop.schedule(after: 1, interval: 7e9) { dates.append($0.fireDate.timeIntervalSince1970) }
+        let timer = try v.loop.schedule(after: 1, interval: 7e9) { dates.append($0.fireDate.timeIntervalSince1970) }
         try v.loop.run(for: 8e9)
-        #expect(dates.values == [10_000_000_001, 17_000_000_001])
+        #expect(dates.values == [10_000_000_001, 17_000_000_001] && !timer.isCancelled)
         #expect(throws: CadenceError.invalidArgument) { try v.loop.run(for: 1e9) }
         #expect(throws: CadenceError.invalidArgument) { try v.loop.advanceClock(by: 1e9) }
         #expect(throws: CadenceError.invalidArgument) { try v.loop.run(for: 1e300) }
@@ -154,7 +154,7 @@ import Testing
             (.invalidArgument, "Loop.run(mode:for:): seconds must be >= 0 and finite, got -1.0",
              { () throws(CadenceError) in try v.loop.run(for: -1) }),
             (.invalidArgument, "Loop.schedule(after:interval:tolerance:in:missedTicks:_:): interval must be > 0 and finite, got 0.0",
-             { () throws(CadenceError) in try v.loop.schedule(after: 0, interval: 0) { _ in } }),
+             { () throws(CadenceError) in _ = try v.loop.schedule(after: 0, interval: 0) { _ in } }),
             (.invalidArgument, "TimerPublisher(every:tolerance:on:in:missedTicks:): tolerance must be >= 0 and finite, got -1.0",
              { () throws(CadenceError) in _ = try TimerPublisher(every: 1, tolerance: -1, on: v.loop) }),
             (.unknownMode, "TimerPublisher(every:tolerance:on:in:missedTicks:): mode must be registered on the loop first "

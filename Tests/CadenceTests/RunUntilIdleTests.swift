@@ -73,12 +73,12 @@ import Testing
         let v = VirtualLoop()
         let nested = Shared<CadenceError?>(nil)
         let ticks = Shared(0)
-        try v.loop.schedule(after: 0.1, interval: 0.1) { _ in
+        let timer = try v.loop.schedule(after: 0.1, interval: 0.1) { _ in
             ticks.value += 1
             do { try v.loop.runUntilIdle() } catch let error as CadenceError { nested.value = error } catch {}
             if ticks.value == 3 { v.loop.stop() }
         }
-        try v.loop.runUntilIdle()  // a referenced repeating timer: only stop() ends it
+        try withExtendedLifetime(timer) { try v.loop.runUntilIdle() }  // a referenced repeating timer: only stop() ends it
         #expect(nested.value == .busy)
         #expect(ticks.value == 3 && v.milliseconds == 300)
     }

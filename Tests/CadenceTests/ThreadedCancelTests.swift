@@ -21,17 +21,19 @@ import Testing
                     if cancelled.load(ordering: .acquiring) { violations.add(1, ordering: .relaxed) }
                 }
                 let cancellable: any Cancellable
+                var subscription: TimerSubscription?  // kept until the connection is cancelled
                 switch (worker + round) % 3 {
                 case 0: cancellable = shared.subscribe(check)
                 case 1: cancellable = (try? loop.schedule(after: 0, interval: 0.0001, in: .common, check))!
                 default:
                     let publisher = try! TimerPublisher(every: 0.0001, on: loop, in: .common)
-                    _ = publisher.subscribe(check)
+                    subscription = publisher.subscribe(check)
                     cancellable = publisher.connect()
                 }
                 for _ in 0..<(round % 7) * 100 { _ = loop.armedTimerCount }  // let some ticks happen
                 cancellable.cancel()
                 cancelled.store(true, ordering: .releasing)
+                withExtendedLifetime(subscription) {}
             }
         }
         try loop.stopThread()

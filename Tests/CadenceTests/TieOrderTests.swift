@@ -10,13 +10,13 @@ import Testing
     @Test func manyTimersTakenAtOnceKeepTheirPlace() throws {
         let v = VirtualLoop()
         let order = Recorder<Int>()
-        for index in 0..<400 {
+        let timers = try (0..<400).map { index in
             let interval = index % 2 == 0 ? 0.3 : 0.5
-            try v.loop.schedule(after: interval, interval: interval) { tick in
+            return try v.loop.schedule(after: interval, interval: interval) { tick in
                 if tick.milliseconds == 1500 { order.append(index) }
             }
         }
-        try v.loop.run(for: 1.5)
+        try withExtendedLifetime(timers) { try v.loop.run(for: 1.5) }
         #expect(order.values == Array(0..<400))
     }
 }

@@ -42,17 +42,16 @@ import Testing
         let v = VirtualLoop()
         let fired = Shared(0)
         let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
-        _ = publisher.subscribe { _ in fired.value += 1 }
+        let subscription = publisher.subscribe { _ in fired.value += 1 }
         publisher.connect().cancel()
         let again = publisher.connect()
         #expect(again.isCancelled)
         #expect(v.loop.armedTimerCount == 0)
         try v.loop.run(for: 1)
         #expect(fired.value == 0)
+        withExtendedLifetime(subscription) {}
     }
 
-    /// Released before it was ever connected, a publisher can never tick: its subscriptions read
-    /// as cancelled. Released once connected, it goes on.
     @Test func releasedBeforeConnectItsSubscriptionsReadAsCancelled() throws {
         let v = VirtualLoop()
         let kept = Shared(0)
@@ -76,7 +75,7 @@ import Testing
         let a = Recorder<Int>(), b = Recorder<Int>()
         let publisher = try TimerPublisher(every: 0.1, on: v.loop, in: .default)
         let subA = publisher.subscribe { a.append($0.milliseconds) }
-        _ = publisher.connect()
+        let connection = publisher.connect()
         try v.loop.run(for: 0.25)
         let subB = publisher.subscribe { b.append($0.milliseconds) }
         try v.loop.run(for: 0.2)
@@ -86,6 +85,7 @@ import Testing
         #expect(b.values == [300, 400, 500, 600])
         #expect(publisher.isConnected)
         subB.cancel()
+        connection.cancel()
     }
 
     @Test func autoconnectStartsStopsAndRestartsOnAFreshGrid() throws {
@@ -122,8 +122,8 @@ import Testing
             otherSub.value?.cancel()
         }
         otherSub.value = publisher.subscribe { _ in otherFires.value += 1 }
-        _ = publisher.connect()
-        try v.loop.run(for: 0.5)
+        let connection = publisher.connect()
+        try withExtendedLifetime(connection) { try v.loop.run(for: 0.5) }
         #expect(selfFires.value == 1)
         #expect(otherFires.value == 0)  // cancelled before its turn in the same tick
         #expect(publisher.subscriberCount == 0)

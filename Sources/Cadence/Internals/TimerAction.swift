@@ -31,12 +31,13 @@ package struct TimerAction {
         if call.invoke != nil { call.release = release }
     }
 
-    /// `final`: the timer's last call (a one-shot's fire), after which a C callback's userdata is
-    /// never used again.
+    /// `id`: the timer's, whose handle bits complete a C callback's source; `final`: the timer's
+    /// last call (a one-shot's fire), after which a C callback's userdata is never used again.
     @inline(__always)
-    func run(_ tick: TimerTick, final: Bool) {
+    func run(_ tick: TimerTick, id: TimerID, final: Bool) {
         if let invoke = call.invoke, let function = call.function {
-            invoke(function, call.userdata, call.source, tick.fireDateSeconds, UInt64(tick.skipped), final ? 1 : 0)
+            invoke(function, call.userdata, call.source | id.handleBits, tick.fireDateSeconds, UInt64(tick.skipped),
+                   final ? 1 : 0)
         } else {
             body(tick)
         }
@@ -50,7 +51,8 @@ package struct TimerAction {
 }
 
 /// A C callback and what it is called with: `invoke(function, userdata, source, fire date in
-/// seconds, skipped ticks, final)`. `invoke` is the C layer's adapter, which knows `function`'s real
+/// seconds, skipped ticks, final)`, where the source is `source` with the timer's
+/// ``TimerID/handleBits`` (its C handle, when the C layer keeps its own bits above those). `invoke` is the C layer's adapter, which knows `function`'s real
 /// type. `release`, when set, is called with `userdata` once if the timer ends without a final
 /// call (cancelled, or its loop closed): GLib's `GDestroyNotify`.
 package struct TimerFunction {

@@ -26,7 +26,14 @@ final class TimerBroadcast: @unchecked Sendable {
     private var connections: UInt64 = 0  // guarded by `lock`
     /// Replaced, never changed in place: a delivery on the loop's thread iterates the array it
     /// took while other threads subscribe and cancel.
-    private var subscribers: [TimerSubscription] = []
+    private var subscribers: [TimerSubscriber] = []
+    /// The connection handle that ``connectionHandle()`` hands out while any reference to it is
+    /// held, and its number: a handle given up stops the timer only if no newer one was made
+    /// meanwhile (a connect racing with the last handle's deinit).
+    private weak var handle: TimerConnection?
+    private var handleNumber: UInt64 = 0
+    /// Whether a connection handle was detached: then giving up the handles leaves the timer running.
+    private var isDetached = false
 
     init(loop: Loop, interval: Nanoseconds, tolerance: Nanoseconds, missedTicks: MissedTickPolicy,
          modeIndex: Int, autoconnects: Bool) {
@@ -40,11 +47,6 @@ final class TimerBroadcast: @unchecked Sendable {
 
     /// idle → connected (arms a timer on a fresh grid); connected stays; cancelled stays.
     /// Returns whether the timer runs afterwards.
-    @discardableResult
-    func connect() -> Bool {
-        lock.withLock { connectLocked() }
-    }
-
     private func connectLocked() -> Bool {
         noticeClosedLoopLocked()
         switch state {
@@ -90,10 +92,36 @@ final class TimerBroadcast: @unchecked Sendable {
         if let id { loop.waitForCallback(of: id) }
     }
 
-    /// Cancels a connectable publisher for good; returns false if it was already cancelled.
-    func cancelConnection() -> Bool {
+    /// Connects, and returns the handle of the connection: the one already handed out while a
+    /// reference to it is held (every `connect()` names the same connection), else a new one.
+    func connectionHandle() -> TimerConnection {
+        lock.withLock {
+            _ = connectLocked()
+            if let handle { return handle }
+            handleNumber &+= 1
+            let made = TimerConnection(broadcast: self, number: handleNumber)
+            handle = made
+            return made
+        }
+    }
+
+    /// Connection handle `number` was given up: stops the timer, as a cancel, unless a newer
+    /// handle was made since or a handle was detached.
+    func connectionGivenUp(number: UInt64) {
+        _ = cancelConnection(givenUp: number)
+    }
+
+    /// Lets the connection run on once its handles are given up.
+    func detachConnection() {
+        lock.withLock { isDetached = true }
+    }
+
+    /// Cancels a connectable publisher for good; returns false if it was already cancelled (or,
+    /// for the deinit of handle `givenUp`, if that handle is not the last or was detached).
+    func cancelConnection(givenUp number: UInt64? = nil) -> Bool {
         let id = runningTimer
         let changed: Bool = lock.withLock {
+            if let number, number != handleNumber || isDetached { return false }
             noticeClosedLoopLocked()
             if case .cancelled = state { return false }
             _ = disconnectLocked(final: true)
@@ -138,33 +166,37 @@ final class TimerBroadcast: @unchecked Sendable {
         set { lock.withLock { policy = newValue } }
     }
 
-    func isSubscribed(_ subscription: TimerSubscription) -> Bool { lock.withLock { subscription.isActive } }
+    /// Whether `subscriber` can still receive: subscribed, and the loop open (its close cancelled
+    /// the timer that feeds it).
+    func isSubscribed(_ subscriber: TimerSubscriber) -> Bool {
+        lock.withLock { subscriber.isActive } && !loop.isClosed
+    }
     var subscriberCount: Int { lock.withLock { subscribers.count } }
 
     func subscribe(_ receive: @escaping @Sendable (TimerTick) -> Void) -> TimerSubscription {
-        let subscription = TimerSubscription(broadcast: self, receive: receive)
+        let subscriber = TimerSubscriber(receive)
         lock.withLock {
-            subscribers = subscribers + [subscription]
+            subscribers = subscribers + [subscriber]
             if autoconnects && subscribers.count == 1 { _ = connectLocked() }
         }
-        return subscription
+        return TimerSubscription(broadcast: self, subscriber: subscriber)
     }
 
-    /// Removes a subscriber; returns false if it was already gone. From another thread, returns
-    /// only once a tick being delivered has been delivered.
-    func unsubscribe(_ subscription: TimerSubscription) -> Bool {
+    /// Removes a subscriber; returns false if it was already gone, or its loop was closed (which
+    /// ended it). From another thread, returns only once a tick being delivered has been delivered.
+    func unsubscribe(_ subscriber: TimerSubscriber) -> Bool {
         let id = runningTimer
         let changed: Bool = lock.withLock {
-            guard subscribers.contains(where: { $0 === subscription }) else { return false }
-            subscribers = subscribers.filter { $0 !== subscription }
-            subscription.isActive = false
+            guard subscribers.contains(where: { $0 === subscriber }) else { return false }
+            subscribers = subscribers.filter { $0 !== subscriber }
+            subscriber.isActive = false
             if autoconnects && subscribers.isEmpty { _ = disconnectLocked(final: false) }
             return true
         }
         // Only a subscriber that was still there can have a callback starting: one removed
         // before (a second cancel, a release after a cancel) returns at once.
         if changed { waitForDelivery(id) }
-        return changed
+        return changed && !loop.isClosed
     }
 
     /// Sends one tick of connection number `connection` to every subscriber present when it fired;

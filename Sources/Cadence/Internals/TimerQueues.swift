@@ -44,10 +44,21 @@ struct TimerQueues {
     static let takeAllMinimum = 256
     /// How many timers are armed, in all modes.
     private(set) var count = 0
+    /// How many slots a C handle holds (TimerQueues+Handles.swift), armed or ended.
+    var heldCount = 0
     /// How many armed timers are referenced, per mode index (TimerQueues+References.swift).
     let referencedCount = ModeCounters(count: 2)
 
     init(firstGeneration: UInt32 = 1) { nextGeneration = firstGeneration }
+
+    /// The generation that slots made from now on start at: past every generation handed out.
+    var generationFloor: UInt32 { nextGeneration }
+
+    /// Makes slots made from now on start at `floor` or later (for a loop whose C handles must not
+    /// match an earlier loop's: TimerQueues+Handles.swift).
+    mutating func raiseGenerations(to floor: UInt32) {
+        if Int32(bitPattern: floor &- nextGeneration) > 0 { nextGeneration = floor }
+    }
 
     // MARK: Modes
 
@@ -79,8 +90,11 @@ struct TimerQueues {
     // MARK: Timers
 
     /// Arms a timer in a free slot (the table grows only when none is free) and queues it.
+    /// `held`: a C handle names the timer by its slot (TimerQueues+Handles.swift), which then
+    /// outlives the timer until the handle is released.
     mutating func arm(fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
-                      missedTicks: MissedTickPolicy, modeIndex: Int, action: TimerAction) -> TimerID {
+                      missedTicks: MissedTickPolicy, modeIndex: Int, action: TimerAction,
+                      held: Bool = false) -> TimerID {
         let slot: UInt32
         if let reused = freeSlots.popLast() {
             slot = reused
@@ -97,6 +111,9 @@ struct TimerQueues {
         slots[index].action = action
         slots[index].isArmed = true
         slots[index].isReferenced = true
+        slots[index].isHeld = held
+        slots[index].isDetached = false
+        if held { heldCount += 1 }
         referencedCount[modeIndex] &+= 1
         slots[index].sequence = nextSequence
         nextSequence &+= 1
@@ -108,7 +125,7 @@ struct TimerQueues {
     /// Whether `id` names a timer that is still armed.
     @inline(__always)
     func isArmed(_ id: TimerID) -> Bool {
-        Int(id.slot) < slots.count && slots[Int(id.slot)].generation == id.generation
+        Int(id.slot) < slots.count && slots[Int(id.slot)].generation == id.generation && slots[Int(id.slot)].isArmed
     }
 
     /// Cancels an armed timer and moves its action to `action`, for the caller to release outside
@@ -165,6 +182,7 @@ struct TimerQueues {
         deferred.removeAll()
         for index in heaps.indices { heaps[index] = TimerHeap() }
         count = 0
+        heldCount = 0
         referencedCount.reset()
         return actions
     }
@@ -217,18 +235,25 @@ struct TimerQueues {
         }
     }
 
-    /// Ends the timer in `slot` (no longer queued) and moves its action to `action`.
+    /// Ends the timer in `slot` (no longer queued) and moves its action to `action`. A slot that a
+    /// C handle holds stays, with its generation, until the handle is released (``recycle(_:)``).
     mutating func free(_ slot: UInt32, releasing action: inout TimerAction) {
         let index = Int(slot)
         swap(&action, &slots[index].action)
         slots[index].action = .idle
         slots[index].isArmed = false
         if slots[index].isReferenced { referencedCount[Int(slots[index].modeIndex)] &-= 1 }
+        count -= 1
+        if !slots[index].isHeld { recycle(slot) }
+    }
+
+    /// Puts an ended timer's slot back for reuse: ids of its timer no longer match.
+    mutating func recycle(_ slot: UInt32) {
+        let index = Int(slot)
         slots[index].generation &+= 1
         noteGeneration(slots[index].generation)
         freeSlots.append(slot)
-        count -= 1
-        if count == 0 {
+        if count == 0 && heldCount == 0 {
             // Start again from slot 0, so that the next timers sit side by side in memory instead of
             // wherever the last ones ended (a cancel in random order leaves the free list shuffled).
             // Each slot dropped here was made by an arm, so this costs O(1) per arm. Every heap

@@ -54,7 +54,7 @@ extension DispatchQueue: Scheduler {
                         leeway: .nanoseconds(Self.clamped(leeway)))
         source.setEventHandler(handler: action)
         source.resume()
-        return DispatchTimer(source)
+        return DispatchTimer(source, repeats: true)
     }
 
     private static func deadline(_ date: Date) throws(CadenceError) -> DispatchTime {
@@ -67,11 +67,25 @@ extension DispatchQueue: Scheduler {
 /// Cancels a dispatch timer source.
 // Unchecked: dispatch sources are thread-safe (libdispatch's contract), but Linux's Dispatch does
 // not mark `DispatchSourceTimer` Sendable.
-final class DispatchTimer: Cancellable, @unchecked Sendable {
+final class DispatchTimer: Cancellable, Detachable, @unchecked Sendable {
     private let source: any DispatchSourceTimer
     private let cancelled = Atomic(false)
+    /// A repeating source stops when this is given up, as a loop's repeating timer does
+    /// (<doc:Lifetimes>); a one-shot's handler holds this until it has fired.
+    private let repeats: Bool
+    private let detached = Atomic(false)
 
-    init(_ source: any DispatchSourceTimer) { self.source = source }
+    init(_ source: any DispatchSourceTimer, repeats: Bool = false) {
+        self.source = source
+        self.repeats = repeats
+    }
+
+    deinit {
+        if repeats && !detached.load(ordering: .acquiring) { cancel() }
+    }
+
+    /// Lets a repeating source run on once this is given up.
+    func detach() { detached.store(true, ordering: .releasing) }
 
     /// Whether this call cancelled the source: a flag exchanged atomically, since a dispatch source
     /// does not say whether a cancel was the first.

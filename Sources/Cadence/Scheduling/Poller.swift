@@ -13,11 +13,88 @@ import Synchronization
 ///
 /// The operation runs on the scheduler's thread and reports completion by calling the closure it
 /// is given, from any thread, at any later time; calling it twice is harmless.
-public final class Poller: Cancellable, Sendable {
+///
+/// Giving the poller up (its last reference going away) cancels it, as ``cancel()`` does;
+/// ``detach()`` keeps it polling without a reference (<doc:Lifetimes>). Its timers hold only the
+/// polling state, never this object.
+public final class Poller: Cancellable, Detachable, Sendable {
     /// Seconds between polls.
     public let interval: Double
     /// Seconds of lateness the poll timer may use.
     public let tolerance: Double
+    private let core: PollerCore
+    private let detached = Atomic(false)
+
+    /// Creates a poller and starts its ticks: the first poll comes one interval from now.
+    ///
+    /// - Parameters:
+    ///   - interval: seconds between polls, > 0 and finite.
+    ///   - tolerance: seconds of lateness for the timer, ≥ 0 and finite; `nil` means 10 % of `interval`.
+    ///   - scheduler: where the ticks and the operation run.
+    ///   - operation: starts one poll and calls its argument when the poll has finished.
+    /// - Throws: ``CadenceError/invalidArgument`` for a bad interval or tolerance, or what the
+    ///   scheduler throws; then the operation never runs.
+    public init(every interval: Double, tolerance: Double? = nil, on scheduler: some Scheduler,
+                operation: @escaping @Sendable (_ completion: @escaping @Sendable () -> Void) -> Void) throws(CadenceError) {
+        let call = "Poller(every:tolerance:on:operation:)"
+        do { _ = try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval") } catch { throw error.in(call) }
+        let tolerance = tolerance ?? interval / 10
+        do { _ = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance") } catch { throw error.in(call) }
+        self.interval = interval
+        self.tolerance = tolerance
+        core = PollerCore(interval: interval, tolerance: tolerance, scheduler: scheduler, operation: operation)
+        do { try core.start() } catch { throw error.in(call) }
+    }
+
+    /// Creates a poller whose operation is an `async` function; a poll finishes when it returns.
+    public convenience init(every interval: Double, tolerance: Double? = nil, on scheduler: some Scheduler,
+                            operation: @escaping @Sendable () async -> Void) throws(CadenceError) {
+        try self.init(every: interval, tolerance: tolerance, on: scheduler) { completion in
+            Task {
+                await operation()
+                completion()
+            }
+        }
+    }
+
+    deinit {
+        if !detached.load(ordering: .acquiring) { _ = core.cancel() }
+    }
+
+    /// Pauses (`false`) or resumes (`true`) polling. Resuming polls at once (on the scheduler's
+    /// next pass, on its thread, unless a poll is still running) and restarts the ticks from now.
+    /// Setting the current state again does nothing. Callable from any thread.
+    public func setActive(_ isActive: Bool) { core.setActive(isActive) }
+
+    /// Whether polling is active.
+    public var isActive: Bool { core.isActive }
+
+    /// Whether an operation is running now.
+    public var isPolling: Bool { core.isPolling }
+
+    /// How many polls have started.
+    public var pollCount: Int { core.pollCount }
+
+    /// Stops polling for good and removes the timer; a running operation may finish.
+    ///
+    /// - Returns: whether this call stopped the poller (`false` if it was cancelled already).
+    @discardableResult
+    public func cancel() -> Bool { core.cancel() }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { core.isCancelled }
+
+    /// Keeps the poller polling once it is given up: afterwards its deinit does not cancel it, and
+    /// it polls until ``cancel()`` (through a reference kept after all) or until its scheduler
+    /// stops (a loop's ``Loop/close()``). Calling it again does nothing.
+    public func detach() { detached.store(true, ordering: .releasing) }
+}
+
+/// A poller's state and timers. The timers' actions hold this, not the ``Poller``, so that the
+/// poller given up deinitializes (and cancels), and a detached one keeps polling.
+private final class PollerCore: Sendable {
+    private let interval: Double
+    private let tolerance: Double
     private let scheduler: any Scheduler
     private let operation: @Sendable (_ completion: @escaping @Sendable () -> Void) -> Void
     private struct State {
@@ -39,51 +116,25 @@ public final class Poller: Cancellable, Sendable {
 
     private let state = Mutex(State())
 
-    /// Creates a poller and starts its ticks: the first poll comes one interval from now.
-    ///
-    /// - Parameters:
-    ///   - interval: seconds between polls, > 0 and finite.
-    ///   - tolerance: seconds of lateness for the timer, ≥ 0 and finite; `nil` means 10 % of `interval`.
-    ///   - scheduler: where the ticks and the operation run.
-    ///   - operation: starts one poll and calls its argument when the poll has finished.
-    /// - Throws: ``CadenceError/invalidArgument`` for a bad interval or tolerance, or what the
-    ///   scheduler throws; then the operation never runs.
-    public init(every interval: Double, tolerance: Double? = nil, on scheduler: some Scheduler,
-                operation: @escaping @Sendable (_ completion: @escaping @Sendable () -> Void) -> Void) throws(CadenceError) {
-        let call = "Poller(every:tolerance:on:operation:)"
-        do { _ = try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval") } catch { throw error.in(call) }
-        let tolerance = tolerance ?? interval / 10
-        do { _ = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance") } catch { throw error.in(call) }
+    init(interval: Double, tolerance: Double, scheduler: any Scheduler,
+         operation: @escaping @Sendable (_ completion: @escaping @Sendable () -> Void) -> Void) {
         self.interval = interval
         self.tolerance = tolerance
         self.scheduler = scheduler
         self.operation = operation
-        do {
-            try state.withLock { (state: inout State) throws(CadenceError) in try startTimer(&state) }
-        } catch { throw error.in(call) }
     }
 
-    /// Creates a poller whose operation is an `async` function; a poll finishes when it returns.
-    public convenience init(every interval: Double, tolerance: Double? = nil, on scheduler: some Scheduler,
-                            operation: @escaping @Sendable () async -> Void) throws(CadenceError) {
-        try self.init(every: interval, tolerance: tolerance, on: scheduler) { completion in
-            Task {
-                await operation()
-                completion()
-            }
-        }
+    func start() throws(CadenceError) {
+        try state.withLock { (state: inout State) throws(CadenceError) in try startTimer(&state) }
     }
 
-    /// Pauses (`false`) or resumes (`true`) polling. Resuming polls at once (on the scheduler's
-    /// next pass, on its thread, unless a poll is still running) and restarts the ticks from now.
-    /// Setting the current state again does nothing. Callable from any thread.
-    public func setActive(_ isActive: Bool) {
+    func setActive(_ isActive: Bool) {
         let removed = state.withLock { state -> [any Cancellable] in
             guard !state.cancelled, isActive != state.active else { return [] }
             state.active = isActive
             let removed = state.takeTimers()
             if isActive {
-                state.immediate = try? scheduler.schedule(after: scheduler.now, tolerance: 0) { [weak self] in self?.poll() }
+                state.immediate = try? scheduler.schedule(after: scheduler.now, tolerance: 0) { [self] in poll() }
                 try? startTimer(&state)
             }
             return removed
@@ -91,36 +142,27 @@ public final class Poller: Cancellable, Sendable {
         removed.forEach { $0.cancel() }
     }
 
-    /// Whether polling is active.
-    public var isActive: Bool { state.withLock { $0.active && !$0.cancelled } }
+    var isActive: Bool { state.withLock { $0.active && !$0.cancelled } && !scheduler.hasClosedLoop }
+    var isPolling: Bool { state.withLock { $0.running != nil } }
+    var pollCount: Int { state.withLock { $0.polls } }
+    var isCancelled: Bool { state.withLock { $0.cancelled } || scheduler.hasClosedLoop }
 
-    /// Whether an operation is running now.
-    public var isPolling: Bool { state.withLock { $0.running != nil } }
-
-    /// How many polls have started.
-    public var pollCount: Int { state.withLock { $0.polls } }
-
-    /// Stops polling for good and removes the timer; a running operation may finish.
-    ///
-    /// - Returns: whether this call stopped the poller (`false` if it was cancelled already).
-    @discardableResult
-    public func cancel() -> Bool {
+    /// Stops polling; false if it had stopped already (cancelled, or its loop closed).
+    func cancel() -> Bool {
         let removed = state.withLock { state -> [any Cancellable]? in
             guard !state.cancelled else { return nil }
             state.cancelled = true
             return state.takeTimers()
         }
         removed?.forEach { $0.cancel() }
-        return removed != nil
+        return removed != nil && !scheduler.hasClosedLoop
     }
 
-    /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { state.withLock { $0.cancelled } }
-
-    /// Arms the tick timer; called with the lock held.
+    /// Arms the tick timer; called with the lock held. Its action holds this core until the timer
+    /// is cancelled (the cycle that a cancel, the poller's deinit or the loop's close breaks).
     private func startTimer(_ state: inout State) throws(CadenceError) {
         state.timer = try scheduler.schedule(after: scheduler.now.addingTimeInterval(interval), interval: interval,
-                                       tolerance: tolerance) { [weak self] in self?.poll() }
+                                             tolerance: tolerance) { [self] in poll() }
     }
 
     private func poll() {

@@ -20,7 +20,8 @@ public protocol Scheduler: AnyObject, Sendable {
     ///   - tolerance: seconds of allowed lateness, ≥ 0 and finite.
     ///   - action: the work, run once on the scheduler's thread (the loop's, the queue's, or the one
     ///     advancing a virtual clock), unless the returned cancellable is cancelled first.
-    /// - Returns: a cancellable whose `cancel()` stops `action` if it has not started.
+    /// - Returns: a cancellable whose `cancel()` stops `action` if it has not started. The action
+    ///   runs whether or not it is kept (a one-shot is fire-and-forget).
     /// - Throws: ``CadenceError/invalidArgument`` for a date that is not finite (NaN or infinite
     ///   seconds since 1970) or a NaN or negative tolerance; ``CadenceError/badHandle`` if the
     ///   scheduler is closed. When it throws, `action` never runs.
@@ -36,7 +37,9 @@ public protocol Scheduler: AnyObject, Sendable {
     ///   - tolerance: seconds of allowed lateness per fire, ≥ 0 and finite.
     ///   - action: the work, run on the scheduler's thread once per fire until the returned
     ///     cancellable is cancelled.
-    /// - Returns: a cancellable whose `cancel()` stops the repetition.
+    /// - Returns: a cancellable whose `cancel()` stops the repetition. Giving it up (its last
+    ///   reference going away) stops the repetition too, on a loop and on a dispatch queue
+    ///   (<doc:Lifetimes>): keep it for as long as the action should repeat.
     /// - Throws: ``CadenceError/invalidArgument`` for an interval that is not > 0 and finite, a
     ///   date that is not finite, or a bad tolerance; ``CadenceError/badHandle`` if the scheduler
     ///   is closed. When it throws, `action` never runs.
@@ -73,9 +76,19 @@ extension Loop: Scheduler {
                              interval: try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval"),
                              tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
                              modeIndex: TimerQueues.commonIndex, action: .closure { _ in action() })
-            return ScheduledTimer(loop: self, id: id)
+            return ScheduledTimer(loop: self, repeating: id)
         } catch {
             throw error.in("Loop.schedule(after:interval:tolerance:_:)")
         }
+    }
+}
+
+extension Scheduler {
+    /// Whether the scheduler's loop was closed, which cancelled its timers: what a poller or a
+    /// stream subscription on it reads as having ended (as a C handle of a destroyed loop does).
+    var hasClosedLoop: Bool {
+        if let loop = self as? Loop { return loop.isClosed }
+        if let virtual = self as? VirtualScheduler { return virtual.loop.isClosed }
+        return false
     }
 }

@@ -36,7 +36,9 @@ public struct Countdown<S: Scheduler>: EventPublisher {
     public let tick: Double
 
     /// Starts this subscriber's timers (a one-shot due now for the first value, a repeating tick
-    /// and a one-shot at the deadline); cancelling removes them. Nothing is emitted before this
+    /// and a one-shot at the deadline); cancelling removes them, and so does giving up the returned
+    /// cancellable (its deinit), unless ``AnyCancellable/detach()`` was called: a detached
+    /// countdown runs to 0 and finishes (<doc:Lifetimes>). Nothing is emitted before this
     /// returns: the first value comes on the scheduler's next pass.
     ///
     /// - Throws: ``CadenceError/invalidArgument`` for a tick that is not > 0 and finite or a
@@ -46,7 +48,7 @@ public struct Countdown<S: Scheduler>: EventPublisher {
         guard deadline.timeIntervalSince1970.isFinite else {
             throw CadenceError.badDate("deadline", deadline.timeIntervalSince1970).in("Countdown.subscribe(_:)")
         }
-        let gate = SubscriptionGate(receive)
+        let gate = SubscriptionGate(receive, on: scheduler)
         let state = CountdownState(deadline: deadline)
         let update: @Sendable () -> Void = { [scheduler] in
             switch state.next(now: scheduler.now) {

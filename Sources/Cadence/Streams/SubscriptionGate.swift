@@ -10,8 +10,13 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
 
     private let state = Mutex(State())
     private let receive: @Sendable (StreamEvent<Output>) -> Void
+    /// Whether the scheduler was closed: then the subscription has ended with its timers.
+    private let schedulerClosed: @Sendable () -> Bool
 
-    init(_ receive: @escaping @Sendable (StreamEvent<Output>) -> Void) { self.receive = receive }
+    init(_ receive: @escaping @Sendable (StreamEvent<Output>) -> Void, on scheduler: some Scheduler) {
+        self.receive = receive
+        schedulerClosed = { [weak scheduler] in scheduler?.hasClosedLoop ?? true }
+    }
 
     /// Adds a timer to cancel when the subscription ends (at once if it has ended).
     func own(_ timer: any Cancellable) {
@@ -22,10 +27,11 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
         if closed { timer.cancel() }
     }
 
-    var isClosed: Bool { state.withLock { !$0.isOpen } }
+    var isClosed: Bool { state.withLock { !$0.isOpen } || schedulerClosed() }
 
+    /// Closes; false if it had ended already (closed, finished, or its scheduler closed).
     @discardableResult
-    func cancel() -> Bool { close() }
+    func cancel() -> Bool { close() && !schedulerClosed() }
     var isCancelled: Bool { isClosed }
 
     /// Sends a value if the subscription is still open.

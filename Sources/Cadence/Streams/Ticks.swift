@@ -33,7 +33,7 @@ public struct Ticks<S: Scheduler>: EventPublisher {
     /// - Throws: ``CadenceError/invalidArgument`` for a bad interval or tolerance, or what the
     ///   scheduler throws.
     public func subscribe(_ receive: @escaping @Sendable (StreamEvent<Int>) -> Void) throws(CadenceError) -> AnyCancellable {
-        let gate = SubscriptionGate(receive)
+        let gate = SubscriptionGate(receive, on: scheduler)
         let counter = TickCounter()
         let start = scheduler.now.addingTimeInterval(interval)
         gate.own(try scheduler.schedule(after: start, interval: interval,

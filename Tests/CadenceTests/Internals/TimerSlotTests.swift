@@ -70,16 +70,16 @@ import Testing
                  cancelling: Bool) throws -> (fires: [Int], wakeups: UInt64) {
             let v = VirtualLoop()
             let fires = Recorder<Int>()
-            var cancel: [ScheduledTimer] = []
+            var cancel: [ScheduledTimer] = [], kept: [ScheduledTimer] = []
             for (i, entry) in entries.enumerated() {
                 let action: @Sendable (TimerTick) -> Void = { fires.append($0.milliseconds * 1_000 + i % 1_000) }
                 let timer = entry.interval > 0
                     ? try v.loop.schedule(after: entry.delay, interval: entry.interval, tolerance: entry.tolerance, action)
                     : try v.loop.schedule(after: entry.delay, tolerance: entry.tolerance, action)
-                if !entry.keep { cancel.append(timer) }
+                if entry.keep { kept.append(timer) } else { cancel.append(timer) }
             }
             if cancelling { cancel.forEach { $0.cancel() } }
-            try v.loop.run(for: 3)
+            try withExtendedLifetime((kept, cancel)) { try v.loop.run(for: 3) }
             return (fires.values.sorted(), v.loop.wakeups)
         }
         let withCancels = try run(plan, cancelling: true)
