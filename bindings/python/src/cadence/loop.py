@@ -560,8 +560,8 @@ class Loop:
             on_finish: called with no arguments after the last value, or None. Keyword-only.
 
         Returns:
-            A :class:`~cadence.Countdown`: cancel it to stop early. Dropping it does not cancel
-            it; closing it does.
+            A :class:`~cadence.Countdown`: cancel it to stop early. Dropped and collected, or
+            closed, it is cancelled, unless detached.
 
         Raises:
             TypeError: a number is not a number, or a callback not callable.
@@ -616,7 +616,7 @@ class Loop:
 
         Returns:
             A :class:`~cadence.Poller`: ``set_active(False)`` pauses it, ``cancel()`` stops it.
-            Dropping it does not stop it; closing it does.
+            Dropped and collected, or closed, it stops, unless detached.
 
         Raises:
             TypeError: a number is not a number, ``operation`` not callable, or
