@@ -58,13 +58,7 @@ class Channel(Ending, Generic[T]):
         "ended",
     )
 
-    def __init__(
-        self,
-        state: LoopState,
-        convert: Callable[[Any], T] | None = None,
-        *,
-        latest_only: bool = False,
-    ) -> None:
+    def __init__(self, state: LoopState, convert: Any = None, *, latest_only: bool = False) -> None:
         self._state, self._convert, self._latest = state, convert, latest_only
         self._lock = threading.Lock()
         self._items: deque[T] = deque()

@@ -42,47 +42,39 @@ else:
 # passed by value. Every C ABI this binding runs on (x86-64 System V, AArch64 AAPCS64) passes a
 # struct of one 64-bit integer exactly as that integer, so handles are ``c_uint64`` and Python ints.
 Handle = ctypes.c_uint64
-_u64, _int, _double, _char_p, _obj = (
-    ctypes.c_uint64,
-    ctypes.c_int,
-    ctypes.c_double,
-    ctypes.c_char_p,
-    ctypes.py_object,
-)
-_out, _double_out, _int_out = ctypes.POINTER(Handle), ctypes.POINTER(_double), ctypes.POINTER(_int)
+_u64, _int, _d = ctypes.c_uint64, ctypes.c_int, ctypes.c_double
+_char_p, _obj = ctypes.c_char_p, ctypes.py_object
+_out, _double_out, _int_out = ctypes.POINTER(Handle), ctypes.POINTER(_d), ctypes.POINTER(_int)
 
 
 class CTick(ctypes.Structure):
     """``cadence_tick``: one firing, valid only during the callback."""
 
-    _fields_ = [("fire_date", _double), ("skipped", _u64), ("source", Handle), ("final", _int)]
+    _fields_ = [("fire_date", _d), ("skipped", _u64), ("source", Handle), ("final", _int)]
 
 
 class CCountdownEvent(ctypes.Structure):
     """``cadence_countdown_event``: one call of a countdown's callback, valid only during it."""
 
-    _fields_ = [
-        ("remaining", ctypes.c_int64),
-        ("finished", _int),
-        ("date", _double),
-        ("source", Handle),
-    ]
+    _fields_ = [("remaining", ctypes.c_int64), ("finished", _int), ("date", _d), ("source", Handle)]
 
 
 class CPoll(ctypes.Structure):
     """``cadence_poll``: one poll, as passed to a poller's callback, valid only during it."""
 
-    _fields_ = [("number", _u64), ("date", _double), ("source", Handle)]
+    _fields_ = [("number", _u64), ("date", _d), ("source", Handle)]
 
 
 # The userdata of every registration is a Python object that the binding holds one reference to
 # (Py_IncRef) until C says it is dead: a call with ``final`` set, a countdown's finished call, or
 # the loop's release function. So the callbacks take it as ``py_object``.
-FIRE_FN = ctypes.CFUNCTYPE(None, _obj, _double, _u64, _int)
+FIRE_FN = ctypes.CFUNCTYPE(None, _obj, _d, _u64, _int)
 RELEASE_FN = ctypes.CFUNCTYPE(None, _obj)
 TICK_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CTick), _obj)
 COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), _obj)
 POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), _obj)
+#: The loop's callback types, in the order of ``LoopState``'s callbacks.
+CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, TICK_FN, COUNTDOWN_FN, POLL_FN)
 
 #: ``CADENCE_TOLERANCE_DEFAULT``: a poller tolerance of 10 % of its interval.
 TOLERANCE_DEFAULT = -1.0
@@ -102,23 +94,19 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, _D, "poller_tolerance"),
     (_int, [Handle, ctypes.POINTER(_u64)], "loop_wakeups loop_armed_timers"),
     (_int, [Handle, _int_out], "loop_fd timer_has_ref is_cancelled"),
-    (_int, [Handle, _double], "loop_advance_clock timer_reset"),
+    (_int, [Handle, _d], "loop_advance_clock timer_reset"),
     (_int, [Handle, _int], "publisher_set_missed_ticks poller_set_active"),
     (_int, [Handle, _out], "publisher_autoconnect publisher_connect"),
     (_int, [Handle, _u64], "poller_finish"),
-    (_int, [Handle, _char_p, _double], "loop_run"),
+    (_int, [Handle, _char_p, _d], "loop_run"),
     (_int, [Handle, FIRE_FN, RELEASE_FN], "loop_set_callbacks"),
-    (_int, [Handle, _double, _double, _char_p, _out], "timer_publish"),
+    (_int, [Handle, _d, _d, _char_p, _out], "timer_publish"),
     (_int, [Handle, TICK_FN, _obj, _out], "publisher_subscribe"),
-    (_int, [Handle, _double, _double, _char_p, TICK_FN, _obj, _out], "loop_schedule"),
-    (_int, [Handle, _double, _obj, _out], "loop_schedule_default"),
-    (
-        _int,
-        [Handle, _double, _double, _double, _int, _char_p, TICK_FN, _obj, _out],
-        "loop_schedule_repeating",
-    ),
-    (_int, [Handle, _double, _double, COUNTDOWN_FN, _obj, _out], "countdown_start"),
-    (_int, [Handle, _double, _double, POLL_FN, _obj, _out], "poller_start"),
+    (_int, [Handle, _d, _d, _char_p, TICK_FN, _obj, _out], "loop_schedule"),
+    (_int, [Handle, _d, _obj, _out], "loop_schedule_default"),
+    (_int, [Handle, _d, _d, _d, _int, _char_p, TICK_FN, _obj, _out], "loop_schedule_repeating"),
+    (_int, [Handle, _d, _d, COUNTDOWN_FN, _obj, _out], "countdown_start"),
+    (_int, [Handle, _d, _d, POLL_FN, _obj, _out], "poller_start"),
 ]
 #: Every function of include/cadence.h: name -> (restype, argtypes).
 PROTOTYPES = {
@@ -129,21 +117,10 @@ PROTOTYPES = {
 
 # Called through ctypes.PyDLL, which keeps the GIL (cheaper): calls that never wait for another
 # thread. Every other call may wait for a callback on the loop's thread, which needs the GIL.
-KEEP_GIL = {
-    "cadence_loop_schedule_default",
-    "cadence_loop_schedule",
-    "cadence_loop_schedule_repeating",
-    "cadence_loop_now",
-    "cadence_loop_armed_timers",
-    "cadence_loop_wakeups",
-    "cadence_loop_stop",
-    "cadence_is_cancelled",
-    "cadence_timer_fire_date",
-    "cadence_timer_interval",
-    "cadence_timer_tolerance",
-    "cadence_timer_has_ref",
-    "cadence_last_error_message",
-}
+_FAST = "loop_schedule_default loop_schedule loop_schedule_repeating loop_now loop_stop"
+_FAST += " loop_armed_timers loop_wakeups is_cancelled timer_fire_date timer_interval"
+_FAST += " timer_tolerance timer_has_ref last_error_message"
+KEEP_GIL = {f"cadence_{name}" for name in _FAST.split()}
 
 
 def decode(raw: bytes | None) -> str:

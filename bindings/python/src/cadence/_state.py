@@ -128,11 +128,8 @@ def hook(error: BaseException) -> None:
     """Passes ``error`` to :func:`threading.excepthook`; one the hook raises goes to
     :func:`sys.excepthook`, as :class:`threading.Thread` does, and nothing further."""
     try:
-        threading.excepthook(
-            threading.ExceptHookArgs(
-                (type(error), error, error.__traceback__, threading.current_thread())
-            )
-        )
+        args = (type(error), error, error.__traceback__, threading.current_thread())
+        threading.excepthook(threading.ExceptHookArgs(args))
     except BaseException as hook_error:  # noqa: BLE001 - the hook's failure, reported once
         with contextlib.suppress(BaseException):
             sys.excepthook(type(hook_error), hook_error, hook_error.__traceback__)
@@ -189,14 +186,10 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             state.fail(error)
 
-    GLUE.update(f.__code__ for f in (fire, tick, release, countdown, poll))
-    return (
-        _lib.FIRE_FN(fire),
-        _lib.RELEASE_FN(release),
-        _lib.TICK_FN(tick),
-        _lib.COUNTDOWN_FN(countdown),
-        _lib.POLL_FN(poll),
-    )
+    functions = (fire, release, tick, countdown, poll)
+    GLUE.update(f.__code__ for f in functions)
+    kinds: Any = _lib.CALLBACK_TYPES
+    return tuple(kind(f) for kind, f in zip(kinds, functions))
 
 
 #: The code of the C callbacks: a SIGINT handler that finds one of them running records the
@@ -208,13 +201,7 @@ def _inert(*args: object) -> None:
     pass
 
 
-_INERT = (
-    _lib.FIRE_FN(_inert),
-    _lib.RELEASE_FN(_inert),
-    _lib.TICK_FN(_inert),
-    _lib.COUNTDOWN_FN(_inert),
-    _lib.POLL_FN(_inert),
-)
+_INERT = tuple(kind(_inert) for kind in _lib.CALLBACK_TYPES)
 
 
 class Weak:

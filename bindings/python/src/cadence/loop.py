@@ -500,22 +500,11 @@ class Loop:
             timer = _schedule(self._state, after, userdata, late, encoded, where)
         else:
             every = _state.seconds(interval, where, "interval")
-            policy = policy_value(
-                MissedTickPolicy.SKIP if missed_ticks is None else missed_ticks, where
-            )
-            state = self._state
-            out = _Handle()
-            code = _lib_.cadence_loop_schedule_repeating(
-                state.handle,
-                after,
-                every,
-                late,
-                policy,
-                encoded,
-                state.on_tick,
-                _hold(userdata),
-                out,
-            )
+            chosen = MissedTickPolicy.SKIP if missed_ticks is None else missed_ticks
+            policy = policy_value(chosen, where)
+            state, out = self._state, _Handle()
+            times = (state.handle, after, every, late, policy, encoded, state.on_tick)
+            code = _lib_.cadence_loop_schedule_repeating(*times, _hold(userdata), out)
             if code:
                 _decref(userdata)
                 raise error_for(code, where)

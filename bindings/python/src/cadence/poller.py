@@ -144,11 +144,7 @@ def start(
     where = "Loop.poller"
     every = _state.seconds(interval, where, "interval")
     _state.function(operation, where, "operation")
-    late = (
-        _lib.TOLERANCE_DEFAULT
-        if tolerance is None
-        else _state.seconds(tolerance, where, "tolerance")
-    )
+    late = -1.0 if tolerance is None else _state.seconds(tolerance, where, "tolerance")
     if tolerance is not None and late < 0:  # C would read -1.0 as "10 % of the interval"
         raise InvalidArgument(
             context=where, detail=f"tolerance must be >= 0 and finite or None, got {late!r}"

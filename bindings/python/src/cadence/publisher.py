@@ -65,17 +65,12 @@ class _Publisher:
 
     __slots__ = ("__weakref__", "_handle", "_interval", "_loop", "_missed", "_mode", "_tolerance")
 
-    def __init__(
-        self,
-        loop: Loop,
-        handle: int,
-        interval: float,
-        tolerance: float,
-        mode: str,
-        missed: MissedTickPolicy,
-    ) -> None:
-        self._loop, self._handle, self._interval = loop, handle, interval
-        self._tolerance, self._mode, self._missed = tolerance, mode, missed
+    def __init__(self, loop: Loop, handle: int, *settings: Any) -> None:
+        self._loop, self._handle = loop, handle
+        self._interval: float = settings[0]
+        self._tolerance: float = settings[1]
+        self._mode: str = settings[2]
+        self._missed: MissedTickPolicy = settings[3]
 
     def __del__(self) -> None:
         # Collected: gives the handle up. A connected timer goes on while a connection (or, for
