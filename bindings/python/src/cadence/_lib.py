@@ -205,15 +205,20 @@ def _load() -> tuple[ctypes.CDLL, str]:
 
 
 lib, path = _load()
-_incref = ctypes.pythonapi.Py_IncRef
-_incref.argtypes, _incref.restype = [_obj], None
-decref = ctypes.pythonapi.Py_DecRef
-decref.argtypes, decref.restype = [_obj], None
+# By address (``id``): cheaper for ctypes than a py_object argument.
+incref_at, decref_at = ctypes.pythonapi.Py_IncRef, ctypes.pythonapi.Py_DecRef
+incref_at.argtypes = decref_at.argtypes = [ctypes.c_void_p]
+incref_at.restype = decref_at.restype = None
+
+
+def decref(userdata: object) -> None:
+    """Gives back the reference :func:`hold` took (after a registering call failed)."""
+    decref_at(id(userdata))
 
 
 def hold(userdata: object) -> object:
     """Takes the reference that C holds while ``userdata`` is registered; returns it."""
-    _incref(userdata)
+    incref_at(id(userdata))
     return userdata
 
 

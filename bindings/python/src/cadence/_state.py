@@ -30,7 +30,7 @@ from .errors import InvalidArgument, check
 from .tick import Tick
 
 _new_tuple = tuple.__new__
-_decref = _lib.decref
+_decref = _lib.decref_at
 _stop = _lib.lib.cadence_loop_stop
 
 
@@ -146,7 +146,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             state.fail(error)
         finally:
             if final:
-                _decref(callback)
+                _decref(id(callback))
 
     def tick(raw: Any, callback: Callable[[Tick], object]) -> None:
         event = raw[0]
@@ -157,7 +157,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             state.fail(error)
         finally:
             if final:
-                _decref(callback)
+                _decref(id(callback))
 
     def release(userdata: object) -> None:
         try:
@@ -166,7 +166,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             state.fail(error)
         finally:
-            _decref(userdata)
+            _decref(id(userdata))
 
     def countdown(raw: Any, progress: Any) -> None:
         event = raw[0]
@@ -177,7 +177,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             state.fail(error)
         finally:
             if finished:
-                _decref(progress)
+                _decref(id(progress))
 
     def poll(raw: Any, operation: Any) -> None:
         try:

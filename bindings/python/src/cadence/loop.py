@@ -40,7 +40,7 @@ __all__ = ["Loop"]
 _L = TypeVar("_L", bound="Loop")
 _lib_ = _lib.lib
 _Handle = _lib.Handle
-_hold, _decref = _lib.hold, _lib.decref
+_hold, _decref, _incref_at = _lib.hold, _lib.decref, _lib.incref_at
 _schedule_default = _lib_.cadence_loop_schedule_default
 #: Loops whose own thread runs, held until stop_thread (their callbacks may run meanwhile).
 _threaded: dict[LoopState, Loop] = {}
@@ -480,7 +480,7 @@ class Loop:
             and type(delay) is float
             and callable(callback)
         ):  # the hot path: one C call of four arguments
-            _hold(callback)
+            _incref_at(id(callback))
             out = _Handle()
             code = _schedule_default(self._state.handle, delay, callback, out)
             if code:
