@@ -157,7 +157,8 @@ CADENCE_EXPORT int cadence_loop_run_until_idle(cadence_loop loop, const char *_N
 CADENCE_EXPORT int cadence_loop_stop(cadence_loop loop);
 
 /* Registers a custom mode (1-255 bytes of UTF-8, no control characters). Idempotent.
- * Errors: CADENCE_EINVAL (NULL, malformed, or "common"), CADENCE_EBADF. */
+ * Errors: CADENCE_EINVAL (NULL, malformed, or "common"), CADENCE_ENOMEM (one more than 65,536
+ * modes on the loop, "default" and "common" included), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_add_mode(cadence_loop loop, const char *_Nullable mode);
 
 /* Registers `mode` (if needed) as a common mode: timers in "common", existing ones included, fire

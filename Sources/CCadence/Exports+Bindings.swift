@@ -20,8 +20,7 @@ public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: D
     guard let out else { return fail(.null("out")) }
     do {
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) {
-            loop, source throws(CadenceError) in
-            try loop.scheduleDefault(after: delay, userdata: userdata, source: source, invoke: invokeFireFunction)
+            loop throws(CadenceError) in try loop.scheduleDefault(after: delay, userdata: userdata, invoke: invokeFireFunction)
         })
         return 0
     } catch {

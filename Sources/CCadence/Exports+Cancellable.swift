@@ -41,9 +41,9 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
 private func scheduleTimer(_ loopHandle: cadence_loop, _ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?,
                            _ arm: (Loop, TimerFunction) throws(CadenceError) -> UInt64) throws(CadenceError)
     -> cadence_cancellable {
-    cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) { loop, source throws(CadenceError) in
+    cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) { loop throws(CadenceError) in
         try arm(loop, TimerFunction(invoke: invokeTickFunction, function: unsafeBitCast(fn, to: UnsafeRawPointer.self),
-                                    userdata: userdata, source: source))
+                                    userdata: userdata))
     })
 }
 

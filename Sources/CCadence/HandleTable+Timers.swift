@@ -24,23 +24,24 @@ extension HandleTable {
         return Unmanaged.fromOpaque(address)
     }
 
-    /// Looks up the loop behind `loopID` and arms the timer that `arm` makes (given the loop and
-    /// the high bits of the handle, its source; it returns the engine's handle bits), in one
-    /// critical section: a loop destroyed meanwhile fails the look-up or makes `arm` throw
-    /// ``CadenceError/badHandle``.
+    /// The high bits of the handles of the timers of the loop in place `place`: what the loop
+    /// puts with a timer's bits as its callbacks' source (``Loop/setHandleSource(_:)``).
+    static func timerSource(place: Int) -> UInt64 { timerTag | UInt64(place) << 48 }
+
+    /// Looks up the loop behind `loopID` and arms the timer that `arm` makes (given the loop; it
+    /// returns the engine's handle bits), in one critical section: a loop destroyed meanwhile
+    /// fails the look-up or makes `arm` throw ``CadenceError/badHandle``.
     @inline(__always)
-    func insertTimer(loop loopID: UInt64,
-                     _ arm: (Loop, UInt64) throws(CadenceError) -> UInt64) throws(CadenceError) -> UInt64 {
+    func insertTimer(loop loopID: UInt64, _ arm: (Loop) throws(CadenceError) -> UInt64) throws(CadenceError) -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
         guard let loop = borrowedLoop(loopID), let index = index(loopID) else {
             throw .deadHandle("loop", loopID, kind: "loop")
         }
-        let source = Self.timerTag | UInt64(storage.slots[index].registry) << 48
         let armed = loop._withUnsafeGuaranteedRef { loop in
-            Result { () throws(CadenceError) in try arm(loop, source) }
+            Result { () throws(CadenceError) in try arm(loop) }
         }
-        return source | (try armed.get())
+        return Self.timerSource(place: Int(storage.slots[index].registry)) | (try armed.get())
     }
 
     /// Cancels the scheduled timer behind a live handle (`givingUp`: releases the handle, which

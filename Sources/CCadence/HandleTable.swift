@@ -138,6 +138,7 @@ final class HandleTable: @unchecked Sendable {
         let address = UInt(bitPattern: Unmanaged.passUnretained(loop).toOpaque())
         storage.loops[place].address = address
         loop.raiseGenerations(to: storage.loops[place].floor)  // lock order: the table's, the loop's
+        loop.setHandleSource(Self.timerSource(place: place))
         let (index, id) = Self.reserve(in: &storage)
         storage.slots[index].kind = .loop
         storage.slots[index].registry = UInt16(place)

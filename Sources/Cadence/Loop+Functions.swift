@@ -43,6 +43,15 @@ extension Loop {
         lock.unlock()
     }
 
+    /// Sets the bits that, with a timer's ``TimerID/handleBits``, make its C handle: the source
+    /// a C callback receives. Set once, before any timer is armed; one word per loop rather than
+    /// per timer.
+    package func setHandleSource(_ bits: UInt64) {
+        lock.lock()
+        handleSource = bits
+        lock.unlock()
+    }
+
     // MARK: Arming
 
     /// Arms a C callback as a one-shot (`interval` nil) or repeating timer for a C handle; returns
@@ -70,7 +79,7 @@ extension Loop {
     /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay`, or if no fire function is set;
     ///   ``CadenceError/badHandle`` after ``close()``; ``CadenceError/outOfMemory`` as above.
     @inline(__always)
-    package func scheduleDefault(after delay: Double, userdata: UnsafeMutableRawPointer?, source: UInt64,
+    package func scheduleDefault(after delay: Double, userdata: UnsafeMutableRawPointer?,
                                  invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
         let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
         lock.lock()
@@ -81,8 +90,7 @@ extension Loop {
         }
         return try armLocked(delay: delay, at: nil, interval: 0, tolerance: 0, missedTicks: .skip,
                              modeIndex: TimerQueues.defaultIndex,
-                             action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata,
-                                                             source: source)),
+                             action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata)),
                              held: true).handleBits
     }
 

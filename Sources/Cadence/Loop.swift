@@ -48,6 +48,8 @@ public final class Loop: @unchecked Sendable {
     /// given to every C callback armed, with the userdata of one that ends without a final call.
     var defaultFire: UnsafeRawPointer?
     var functionRelease: TimerFunction.Release?
+    /// The C layer's bits of its timer handles on this loop (Loop+Functions.swift).
+    var handleSource: UInt64 = 0
     /// A C callback's release that a disarm left to the running callback of the same timer (a
     /// timer cancelling itself): run by the pass once that callback has returned.
     var deferredRelease = TimerAction.idle
@@ -259,7 +261,8 @@ public final class Loop: @unchecked Sendable {
     ///
     /// Registering a mode twice is harmless.
     /// - Throws: ``CadenceError/invalidArgument`` for a malformed name or for `common`;
-    ///   ``CadenceError/badHandle`` after ``close()``.
+    ///   ``CadenceError/outOfMemory`` for one more than 65,536 modes (`default` and `common`
+    ///   included); ``CadenceError/badHandle`` after ``close()``.
     public func addMode(_ mode: RunLoopMode) throws(CadenceError) {
         do { try register(mode, common: false) } catch { throw error.in("Loop.addMode(_:)") }
     }
@@ -333,6 +336,7 @@ public final class Loop: @unchecked Sendable {
         // Not `withLock`: returning an action through its generic result would allocate.
         lock.lock()
         let pass = queues.beginPass(runningIn: modeIndex, now: now)
+        let source = handleSource
         var due = TimerQueues.Fire()
         while true {
             endCallbackLocked()
@@ -343,7 +347,7 @@ public final class Loop: @unchecked Sendable {
             fired += 1
             let seconds = MonotonicClock.seconds(due.fireDate, offset: offset)
             due.action.run(TimerTick(fireDate: Date(timeIntervalSince1970: seconds), seconds: seconds,
-                                     skipped: Int(clamping: due.skipped)), id: due.id, final: due.isFinal)
+                                     skipped: Int(clamping: due.skipped)), id: due.id, source: source, final: due.isFinal)
             // A fired one-shot's action is released here, outside the lock: what it captured may
             // call into the loop when freed.
             due.action = .idle

@@ -254,6 +254,29 @@ static void messages(cadence_loop loop) {
     CHECK_EQ(never.count, 0);
 }
 
+/* A loop has at most 65,536 modes ("default" and "common" included): one more is CADENCE_ENOMEM,
+ * and the modes it has keep working. */
+static void mode_limit(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    char name[16];
+    for (int i = 0; i < 65534; i++) {
+        snprintf(name, sizeof name, "m%d", i);
+        CHECK_OK(cadence_loop_add_mode(loop, name));
+    }
+    CHECK_ERR_MSG(cadence_loop_add_common_mode(loop, "one more"), CADENCE_ENOMEM,
+                  "cadence_loop_add_common_mode: mode must be one of at most 65536 modes of a loop (default "
+                  "and common included), got \"one more\" as one more");
+    CHECK_OK(cadence_loop_add_common_mode(loop, "m65533"));  /* registered already: fine */
+    recorder ticks = {.loop = loop};
+    cadence_cancellable once;
+    CHECK_OK(cadence_loop_schedule(loop, 0.01, 0, "m65533", record_tick, &ticks, &once));
+    CHECK_OK(cadence_loop_run(loop, "m65533", 0.05));
+    CHECK_EQ(ticks.count, 1);
+    CHECK_OK(cadence_cancellable_release(once));
+    CHECK_OK(cadence_loop_destroy(loop));
+}
+
 int main(void) {
     memset(too_long, 'm', sizeof too_long - 1);  /* 256 bytes; too_long + 1 is the longest valid */
     cadence_loop loop;
@@ -263,6 +286,7 @@ int main(void) {
     one_shot_and_cancellable_functions(loop);
     virtual_thread_countdown_poller_functions(loop);
     messages(loop);
+    mode_limit();
 
     /* The loop still works after all that. */
     recorder ticks = {.loop = loop};

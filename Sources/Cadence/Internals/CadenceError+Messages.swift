@@ -30,6 +30,13 @@ extension CadenceError {
         invalidArgument.with("mode must be 1-255 bytes of UTF-8 without control characters, got \(quoted(mode))")
     }
 
+    /// One more mode than a loop can have (``TimerQueues/modeLimit``).
+    @inline(never)
+    static func tooManyModes(_ mode: RunLoopMode) -> CadenceError {
+        outOfMemory.with("mode must be one of at most \(TimerQueues.modeLimit) modes of a loop (default and common "
+                         + "included), got \(quoted(mode)) as one more")
+    }
+
     /// A mode that is well formed but not registered on the loop.
     @inline(never)
     static func unregisteredMode(_ mode: RunLoopMode) -> CadenceError {

@@ -12,7 +12,7 @@ package struct TimerAction {
 
     /// A Swift closure.
     static func closure(_ body: @escaping @Sendable (TimerTick) -> Void) -> TimerAction {
-        TimerAction(body: body, call: TimerFunction(invoke: nil, function: nil, userdata: nil, source: 0))
+        TimerAction(body: body, call: TimerFunction(invoke: nil, function: nil, userdata: nil))
     }
 
     /// A C callback.
@@ -31,12 +31,13 @@ package struct TimerAction {
         if call.invoke != nil { call.release = release }
     }
 
-    /// `id`: the timer's, whose handle bits complete a C callback's source; `final`: the timer's
-    /// last call (a one-shot's fire), after which a C callback's userdata is never used again.
+    /// `id`: the timer's, whose handle bits with `source` (the loop's ``Loop/setHandleSource(_:)``)
+    /// are a C callback's source; `final`: the timer's last call (a one-shot's fire), after which a
+    /// C callback's userdata is never used again.
     @inline(__always)
-    func run(_ tick: TimerTick, id: TimerID, final: Bool) {
+    func run(_ tick: TimerTick, id: TimerID, source: UInt64, final: Bool) {
         if let invoke = call.invoke, let function = call.function {
-            invoke(function, call.userdata, call.source | id.handleBits, tick.fireDateSeconds, UInt64(tick.skipped),
+            invoke(function, call.userdata, source | id.handleBits, tick.fireDateSeconds, UInt64(tick.skipped),
                    final ? 1 : 0)
         } else {
             body(tick)
@@ -51,8 +52,8 @@ package struct TimerAction {
 }
 
 /// A C callback and what it is called with: `invoke(function, userdata, source, fire date in
-/// seconds, skipped ticks, final)`, where the source is `source` with the timer's
-/// ``TimerID/handleBits`` (its C handle, when the C layer keeps its own bits above those). `invoke` is the C layer's adapter, which knows `function`'s real
+/// seconds, skipped ticks, final)`, where the source is the timer's C handle: the loop's bits for
+/// it (``Loop/setHandleSource(_:)``) with the timer's ``TimerID/handleBits``. `invoke` is the C layer's adapter, which knows `function`'s real
 /// type. `release`, when set, is called with `userdata` once if the timer ends without a final
 /// call (cancelled, or its loop closed): GLib's `GDestroyNotify`.
 package struct TimerFunction {
@@ -62,15 +63,13 @@ package struct TimerFunction {
     let invoke: Invoke?
     let function: UnsafeRawPointer?
     let userdata: UnsafeMutableRawPointer?
-    let source: UInt64
     /// Filled in when the timer is armed, from the loop's ``Loop/setFunctions(fire:release:)``.
     var release: Release?
 
-    package init(invoke: Invoke?, function: UnsafeRawPointer?, userdata: UnsafeMutableRawPointer?, source: UInt64) {
+    package init(invoke: Invoke?, function: UnsafeRawPointer?, userdata: UnsafeMutableRawPointer?) {
         self.invoke = invoke
         self.function = function
         self.userdata = userdata
-        self.source = source
         release = nil
     }
 }

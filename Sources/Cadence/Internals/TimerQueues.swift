@@ -12,6 +12,8 @@
 struct TimerQueues {
     static let defaultIndex = 0
     static let commonIndex = 1
+    /// How many modes a loop can have, `default` and `common` included (a slot's 16-bit index).
+    static let modeLimit = 1 << 16
 
     /// The three heaps of a mode, at `heaps[3 * mode + kind]`.
     enum Kind: Int, CaseIterable {
@@ -81,6 +83,7 @@ struct TimerQueues {
             if common { isCommon[index] = true }
             return
         }
+        guard isCommon.count < Self.modeLimit else { throw .tooManyModes(mode) }
         indexByName[mode] = isCommon.count
         heaps += [TimerHeap](repeating: TimerHeap(), count: Kind.allCases.count)
         isCommon.append(common)
@@ -107,7 +110,7 @@ struct TimerQueues {
         slots[index].interval = interval
         slots[index].tolerance = tolerance
         slots[index].missedTicks = missedTicks
-        slots[index].modeIndex = Int32(modeIndex)
+        slots[index].modeIndex = UInt16(modeIndex)
         slots[index].action = action
         slots[index].isArmed = true
         slots[index].isReferenced = true

@@ -36,7 +36,9 @@ struct TimerSlot {
     var sequence: UInt32 = 0
     /// Bumped when the timer ends, so that ids of the slot's earlier timers no longer match.
     var generation: UInt32
-    var modeIndex: Int32 = 0
+    /// The index of the timer's mode: 16 bits, so that the slot with its flags fits 40 bytes
+    /// before its action (``TimerQueues/modeLimit``).
+    var modeIndex: UInt16 = 0
     var missedTicks = MissedTickPolicy.skip
     /// Whether the timer has entries in its mode's heaps (false while it is being fired).
     var isQueued = false

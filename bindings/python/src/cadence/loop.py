@@ -291,6 +291,8 @@ class Loop:
             TypeError: ``name`` is not a str.
             InvalidArgument: ``name`` is empty, too long, has control characters, or is
                 ``"common"``.
+            OutOfMemory: one more than 65,536 modes on the loop (``"default"`` and
+                ``"common"`` included).
             BadHandle: the loop is closed.
         """
         where = "Loop.add_mode"
