@@ -341,3 +341,20 @@ def test_a_callback_that_holds_its_own_handle_runs_until_cancelled(
     virtual_loop.run(5.0)
     assert fires == [1.0, 2.0, 3.0]
     assert virtual_loop.armed_timer_count == 0
+
+
+def test_a_weak_plain_function_is_held_through_weakref_ref(virtual_loop: cadence.Loop) -> None:
+    fires: list[float] = []
+
+    def make() -> cadence.ScheduledTimer:
+        def on_tick(tick: Tick) -> None:
+            fires.append(tick.fire_date)
+
+        return virtual_loop.schedule(1.0, on_tick, interval=1.0, weak=True)
+
+    timer = make()  # nothing holds the function strongly: it is gone at once
+    gc.collect()
+    assert timer.cancelled
+    assert virtual_loop.armed_timer_count == 0
+    virtual_loop.run(2.0)
+    assert fires == []
