@@ -26,7 +26,7 @@ import weakref
 from typing import Any, Callable
 
 from . import _lib
-from .errors import InvalidArgument, check
+from .errors import InvalidArgument, check, error_for
 from .tick import Tick
 
 _new_tuple = tuple.__new__
@@ -236,6 +236,25 @@ class Weak:
         target = self.ref()
         if target is not None:
             target(tick)
+
+
+def made(function: Any, where: str, *args: Any) -> int:
+    """The handle a C function writes to its last argument, ``out``; raises for an error."""
+    out = _lib.Handle()
+    check(function(*args, out), where)
+    return int(out.value)
+
+
+def register(function: Any, where: str, userdata: object, *args: Any) -> int:
+    """Calls a registering C function with ``args``, then ``userdata`` (C's reference taken
+    first) and ``out``; returns the handle. When it fails, which calls no callback, C's
+    reference is given back and the error raised."""
+    out = _lib.Handle()
+    code = function(*args, _lib.hold(userdata), out)
+    if code:
+        _lib.decref(userdata)
+        raise error_for(code, where)
+    return int(out.value)
 
 
 def seconds(value: object, where: str, name: str) -> float:

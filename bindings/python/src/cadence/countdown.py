@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from . import _lib, _state
 from ._async import AsyncStream, Channel
 from .cancellable import Owned
-from .errors import CadenceError, error_for
+from .errors import CadenceError
 
 if TYPE_CHECKING:
     from .loop import Loop
@@ -83,14 +83,9 @@ def start(loop: Loop, deadline: float, tick: float, callback: Any, on_finish: An
         _state.function(on_finish, where, "on_finish")
     state = loop._state
     progress = _Progress(state, callback, on_finish)
-    out = _lib.Handle()
-    code = _lib.lib.cadence_countdown_start(
-        state.handle, end, every, state.on_countdown, _lib.hold(progress), out
-    )
-    if code:
-        _lib.decref(progress)
-        raise error_for(code, where)
-    return Countdown(out.value, loop, progress, end, every)
+    times = (state.handle, end, every, state.on_countdown)
+    handle = _state.register(_lib.lib.cadence_countdown_start, where, progress, *times)
+    return Countdown(handle, loop, progress, end, every)
 
 
 def _cancel_quietly(countdown: Countdown) -> None:

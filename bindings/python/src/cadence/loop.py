@@ -115,9 +115,7 @@ class Loop:
             EventLoopError: libuv could not create its loop.
             OutOfMemory: no memory.
         """
-        out = _Handle()
-        check(_lib_.cadence_loop_create(out), "Loop")
-        self._adopt(out.value, virtual=False)
+        self._adopt(_state.made(_lib_.cadence_loop_create, "Loop"), virtual=False)
 
     @classmethod
     def virtual(cls) -> Loop:
@@ -134,10 +132,8 @@ class Loop:
         Raises:
             OutOfMemory: no memory.
         """
-        out = _Handle()
-        check(_lib_.cadence_loop_create_virtual(out), "Loop.virtual")
         loop = cls.__new__(cls)
-        loop._adopt(out.value, virtual=True)
+        loop._adopt(_state.made(_lib_.cadence_loop_create_virtual, "Loop.virtual"), virtual=True)
         return loop
 
     def _adopt(self, handle: int, *, virtual: bool) -> None:
@@ -413,11 +409,9 @@ class Loop:
         late = _state.seconds(tolerance, where, "tolerance")
         encoded = _state.mode(mode, where)
         policy = policy_value(missed_ticks, where)
-        out = _Handle()
-        check(
-            _lib_.cadence_timer_publish(self._open(where).handle, every, late, encoded, out), where
-        )
-        publisher = TimerPublisher(self, out.value, every, late, mode, MissedTickPolicy.SKIP)
+        handle = self._open(where).handle
+        made = _state.made(_lib_.cadence_timer_publish, where, handle, every, late, encoded)
+        publisher = TimerPublisher(self, made, every, late, mode, MissedTickPolicy.SKIP)
         if policy:
             publisher.missed_ticks = missed_ticks
         return publisher
@@ -504,13 +498,10 @@ class Loop:
             every = _state.seconds(interval, where, "interval")
             chosen = MissedTickPolicy.SKIP if missed_ticks is None else missed_ticks
             policy = policy_value(chosen, where)
-            state, out = self._state, _Handle()
+            state = self._state
             times = (state.handle, after, every, late, policy, encoded, state.on_tick)
-            code = _lib_.cadence_loop_schedule_repeating(*times, _hold(userdata), out)
-            if code:
-                _decref(userdata)
-                raise error_for(code, where)
-            timer = ScheduledTimer(out.value)
+            repeating = _lib_.cadence_loop_schedule_repeating
+            timer = ScheduledTimer(_state.register(repeating, where, userdata, *times))
         if weak:
             userdata.adopt(int(timer))
         return timer
@@ -851,14 +842,8 @@ def _schedule(
     state: LoopState, delay: float, userdata: Any, tolerance: float, mode: bytes, where: str
 ) -> ScheduledTimer:
     """A one-shot with a tolerance or mode (``cadence_loop_schedule``)."""
-    out = _Handle()
-    code = _lib_.cadence_loop_schedule(
-        state.handle, delay, tolerance, mode, state.on_tick, _hold(userdata), out
-    )
-    if code:
-        _decref(userdata)
-        raise error_for(code, where)
-    return ScheduledTimer(out.value)
+    times = (state.handle, delay, tolerance, mode, state.on_tick)
+    return ScheduledTimer(_state.register(_lib_.cadence_loop_schedule, where, userdata, *times))
 
 
 def _drive(state: LoopState, mode: bytes, seconds: float, where: str) -> int:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from . import _lib, _state
 from ._async import Channel
 from .cancellable import Owned
-from .errors import EALREADY, EBADF, CadenceError, InvalidArgument, check, error_for
+from .errors import EALREADY, EBADF, CadenceError, InvalidArgument, check
 
 if TYPE_CHECKING:
     from .loop import Loop
@@ -153,14 +153,9 @@ def start(
     userdata = _Operation(
         state, operation, _state.flag(finish_on_return, where, "finish_on_return")
     )
-    out = _lib.Handle()
-    code = _lib.lib.cadence_poller_start(
-        state.handle, every, late, state.on_poll, _lib.hold(userdata), out
-    )
-    if code:
-        _lib.decref(userdata)
-        raise error_for(code, where)
-    return Poller(out.value, loop, every, userdata)
+    times = (state.handle, every, late, state.on_poll)
+    handle = _state.register(_lib.lib.cadence_poller_start, where, userdata, *times)
+    return Poller(handle, loop, every, userdata)
 
 
 class Poller(Owned):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 from . import _lib, _state
 from ._async import AsyncStream, Channel
 from .cancellable import Connection, Subscription
-from .errors import NotSupported, check, error_for
+from .errors import NotSupported, check
 
 if TYPE_CHECKING:
     from .loop import Loop
@@ -41,15 +41,6 @@ class MissedTickPolicy(enum.Enum):
     #: more after it; any other fire keeps the grid. A 50 ms timer whose loop is blocked until
     #: 70 ms fires at 70, 120, 170 ms.
     DELAY = 2
-
-
-def missed_tick_policy(value: object, where: str) -> MissedTickPolicy:
-    """``value`` if it is a :class:`MissedTickPolicy`; TypeError otherwise."""
-    if not isinstance(value, MissedTickPolicy):
-        raise TypeError(
-            f"{where}: missed_ticks must be a cadence.MissedTickPolicy, not {type(value).__name__}"
-        )
-    return value
 
 
 def _fire_date(tick: Tick) -> float:
@@ -163,16 +154,11 @@ class _Publisher:
         where = f"{type(self).__name__}.sink"
         userdata = subscribe_userdata(callback, weak, where)
         state = self._loop._state
-        out = _lib.Handle()
-        code = _lib_.cadence_publisher_subscribe(
-            self._handle, state.on_tick, _lib.hold(userdata), out
-        )
-        if code:
-            _lib.decref(userdata)
-            raise error_for(code, where)
+        subscribe = _lib_.cadence_publisher_subscribe
+        handle = _state.register(subscribe, where, userdata, self._handle, state.on_tick)
         if weak:
-            userdata.adopt(out.value)
-        return Subscription(out.value, self._loop, f"to {self._settings()}")
+            userdata.adopt(handle)
+        return Subscription(handle, self._loop, f"to {self._settings()}")
 
     def values(self) -> AsyncStream[float]:
         """The fire dates, as an asynchronous iterator for asyncio code (Swift's ``values``):
@@ -283,9 +269,8 @@ class TimerPublisher(_Publisher):
         Raises:
             BadHandle: the publisher or its loop is closed.
         """
-        out = _lib.Handle()
-        check(_lib_.cadence_publisher_connect(self._handle, out), "TimerPublisher.connect")
-        return Connection(out.value, self._loop, f"to {self._settings()}")
+        made = _state.made(_lib_.cadence_publisher_connect, "TimerPublisher.connect", self._handle)
+        return Connection(made, self._loop, f"to {self._settings()}")
 
     def autoconnect(self) -> AutoconnectTimerPublisher:
         """A publisher with the same settings (missed-tick policy included) that connects when its
@@ -296,11 +281,10 @@ class TimerPublisher(_Publisher):
         Raises:
             BadHandle: the publisher or its loop is closed.
         """
-        out = _lib.Handle()
-        check(_lib_.cadence_publisher_autoconnect(self._handle, out), "TimerPublisher.autoconnect")
-        return AutoconnectTimerPublisher(
-            self._loop, out.value, self._interval, self._tolerance, self._mode, self._missed
-        )
+        where = "TimerPublisher.autoconnect"
+        made = _state.made(_lib_.cadence_publisher_autoconnect, where, self._handle)
+        settings = (self._interval, self._tolerance, self._mode, self._missed)
+        return AutoconnectTimerPublisher(self._loop, made, *settings)
 
 
 class AutoconnectTimerPublisher(_Publisher):
