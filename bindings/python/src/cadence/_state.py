@@ -148,46 +148,32 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             if final:
                 _decref(id(callback))
 
-    def tick(raw: Any, callback: Callable[[Tick], object]) -> None:
-        event = raw[0]
-        final = event.final
+    def call(final: object, userdata: object, function: Any, *args: Any) -> None:
         try:
-            callback(_new_tuple(Tick, (event.fire_date, event.skipped)))
+            function(*args)
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             state.fail(error)
         finally:
             if final:
-                _decref(id(callback))
+                _decref(id(userdata))
+
+    def tick(raw: Any, callback: Callable[[Tick], object]) -> None:
+        event = raw[0]
+        call(event.final, callback, callback, _new_tuple(Tick, (event.fire_date, event.skipped)))
 
     def release(userdata: object) -> None:
-        try:
-            if isinstance(userdata, Ending):
-                userdata.end()
-        except BaseException as error:  # noqa: BLE001 - routed, never into C
-            state.fail(error)
-        finally:
-            _decref(id(userdata))
+        call(True, userdata, userdata.end if isinstance(userdata, Ending) else _inert)
 
     def countdown(raw: Any, progress: Any) -> None:
         event = raw[0]
-        finished = event.finished
-        try:
-            progress.event(int(event.remaining), bool(finished))
-        except BaseException as error:  # noqa: BLE001 - routed, never into C
-            state.fail(error)
-        finally:
-            if finished:
-                _decref(id(progress))
+        call(event.finished, progress, progress.event, event.remaining, bool(event.finished))
 
     def poll(raw: Any, operation: Any) -> None:
-        try:
-            event = raw[0]
-            operation.poll(int(event.source), int(event.number), event.date)
-        except BaseException as error:  # noqa: BLE001 - routed, never into C
-            state.fail(error)
+        event = raw[0]
+        call(False, operation, operation.poll, event.source, event.number, event.date)
 
     functions = (fire, release, tick, countdown, poll)
-    GLUE.update(f.__code__ for f in functions)
+    GLUE.update(f.__code__ for f in (*functions, call))
     kinds: Any = _lib.CALLBACK_TYPES
     return tuple(kind(f) for kind, f in zip(kinds, functions))
 
