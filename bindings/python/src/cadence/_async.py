@@ -47,17 +47,6 @@ class Channel(Ending, Generic[T]):
     read, as Swift's ``AsyncStream`` by default.
     """
 
-    __slots__ = (
-        "__weakref__",
-        "_convert",
-        "_items",
-        "_latest",
-        "_lock",
-        "_state",
-        "_waiters",
-        "ended",
-    )
-
     def __init__(self, state: LoopState, convert: Any = None, *, latest_only: bool = False) -> None:
         self._state, self._convert, self._latest = state, convert, latest_only
         self._lock = threading.Lock()

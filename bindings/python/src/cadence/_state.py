@@ -48,22 +48,6 @@ class LoopState:
     """One C loop: its handle (0 once destroyed), how it is being run, and the errors kept for
     the call that runs it. It holds no reference to the :class:`~cadence.Loop`."""
 
-    __slots__ = (
-        "errors",
-        "handle",
-        "lock",
-        "on_countdown",
-        "on_fire",
-        "on_poll",
-        "on_release",
-        "on_tick",
-        "runner",
-        "stopping",
-        "thread",
-        "virtual",
-        "wake_mode",
-    )
-
     def __init__(self, handle: int, *, virtual: bool) -> None:
         self.handle, self.virtual = handle, virtual
         #: The ident of the thread in ``Loop.run`` or of the attached asyncio loop's thread.
