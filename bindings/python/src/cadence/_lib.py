@@ -28,12 +28,9 @@ API_MAJOR = 0
 
 ENV_VAR = "CADENCE_LIBRARY"
 
-if sys.platform == "darwin":
-    _FILE_NAMES = ("libcadence.dylib",)
-elif sys.platform == "win32":
-    _FILE_NAMES = ("cadence.dll",)
-else:
-    _FILE_NAMES = ("libcadence.so",)
+_FILE_NAME = {"darwin": "libcadence.dylib", "win32": "cadence.dll"}.get(
+    sys.platform, "libcadence.so"
+)
 
 
 # ---- Types from include/cadence.h ----
@@ -136,10 +133,10 @@ def _candidates() -> list[tuple[str, str | None]]:
     here = Path(__file__).resolve().parent
     found: list[tuple[str, str | None]] = []
     for folder in _package_folders(here):
-        found += [("bundled in the package", str(folder / name)) for name in _FILE_NAMES]
+        found.append(("bundled in the package", str(folder / _FILE_NAME)))
     # <repo>/bindings/python/src/cadence: parents[3] is the checkout.
     repo = here.parents[3]
-    found += [("build tree", str(repo / "build" / name)) for name in _FILE_NAMES]
+    found.append(("build tree", str(repo / "build" / _FILE_NAME)))
     found.append(("system (ctypes.util.find_library)", ctypes.util.find_library("cadence")))
     return found
 
