@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import operator
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 
 from . import _lib, _state
@@ -43,12 +44,7 @@ class MissedTickPolicy(enum.Enum):
     DELAY = 2
 
 
-def _fire_date(tick: Tick) -> float:
-    return tick.fire_date
-
-
-def _same_tick(tick: Tick) -> Tick:
-    return tick
+_fire_date = operator.itemgetter(0)  # a Tick is a (fire_date, skipped) tuple
 
 
 class _Publisher:
@@ -118,10 +114,8 @@ class _Publisher:
     @missed_ticks.setter
     def missed_ticks(self, policy: MissedTickPolicy) -> None:
         where = f"{type(self).__name__}.missed_ticks"
-        check(
-            _lib_.cadence_publisher_set_missed_ticks(self._handle, policy_value(policy, where)),
-            where,
-        )
+        value = policy_value(policy, where)
+        check(_lib_.cadence_publisher_set_missed_ticks(self._handle, value), where)
         self._missed = policy
 
     def sink(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
@@ -191,13 +185,13 @@ class _Publisher:
         Raises:
             BadHandle: the publisher or its loop is closed.
         """
-        return self._stream(_same_tick, "ticks")
+        return self._stream(None, "ticks")
 
     def __aiter__(self) -> AsyncStream[float]:
         """``async for fire_date in timer``: the same as :meth:`values`."""
         return self.values()
 
-    def _stream(self, convert: Callable[[Tick], _T], what: str) -> AsyncStream[_T]:
+    def _stream(self, convert: Callable[[Tick], _T] | None, what: str) -> AsyncStream[_T]:
         channel: Channel[_T] = Channel(self._loop._state, convert)
         subscription = self.sink(channel)
         return AsyncStream(channel, subscription.close, f"of {what} from {self._settings()}")
