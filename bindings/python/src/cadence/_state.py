@@ -123,14 +123,16 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
 
+    new, tick_type, decref, address = _new_tuple, Tick, _decref, id  # cells: fast in fire
+
     def fire(callback: Callable[[Tick], object], date: float, skipped: int, final: int) -> None:
         try:
-            callback(_new_tuple(Tick, (date, skipped)))
+            callback(new(tick_type, (date, skipped)))
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             state.fail(error)
         finally:
             if final:
-                _decref(id(callback))
+                decref(address(callback))
 
     def call(final: object, userdata: object, function: Any, *args: Any) -> None:
         try:
