@@ -122,7 +122,6 @@ def hook(error: BaseException) -> None:
 def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
-
     new, tick_type, decref, address = _new_tuple, Tick, _decref, id  # cells: fast in fire
 
     def fire(callback: Callable[[Tick], object], date: float, skipped: int, final: int) -> None:
