@@ -344,3 +344,20 @@ def test_closing_during_slow_deliveries_returns(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "closed\n"
+
+
+def test_no_thread_but_the_loop_thread_asked_for() -> None:
+    """The package starts no thread of its own: not to run, collect, close or wait."""
+    before = {thread.ident for thread in threading.enumerate()}
+    loop = cadence.Loop()
+    timer = loop.schedule(0.01, lambda tick: None, interval=0.01)
+    subscription = loop.publish(0.01).autoconnect().sink(lambda tick: None)
+    loop.run(0.05)
+    assert {thread.ident for thread in threading.enumerate()} == before
+    loop.start_thread()
+    assert len(threading.enumerate()) == len(before)  # the loop's thread is C's, not Python's
+    time.sleep(0.05)
+    loop.stop_thread()
+    del timer, subscription, loop
+    gc.collect()
+    assert {thread.ident for thread in threading.enumerate()} == before
