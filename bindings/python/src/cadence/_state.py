@@ -146,8 +146,14 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         event = raw[0]
         call(event.final, callback, callback, _new_tuple(Tick, (event.fire_date, event.skipped)))
 
-    def release(userdata: object) -> None:
-        call(True, userdata, userdata.end if isinstance(userdata, Ending) else _inert)
+    def release(userdata: object) -> None:  # inline: every stop comes here
+        try:
+            if isinstance(userdata, Ending):
+                userdata.end()
+        except BaseException as error:  # noqa: BLE001 - routed, never into C
+            state.fail(error)
+        finally:
+            decref(address(userdata))
 
     def countdown(raw: Any, progress: Any) -> None:
         event = raw[0]
