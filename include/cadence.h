@@ -514,7 +514,10 @@ CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *
  * once (a one-shot cancelling itself gets CADENCE_EALREADY: it ended when it fired).
  * Returns 0 only for the call that stopped it: the engine decides in one atomic step, so of any
  * number of threads cancelling the same handle at once exactly one gets 0 and every other
- * CADENCE_EALREADY (Swift's cancel() returning true, Python's cancel() returning True).
+ * CADENCE_EALREADY (Swift's cancel() returning true, Python's cancel() returning True). The call
+ * that stops a registration calls the loop's release function (cadence_loop_set_callbacks) with
+ * its userdata before it returns, after that wait (from inside the registration's own callback:
+ * once that callback has returned).
  * Errors: CADENCE_EALREADY (already cancelled, ended on its own: a one-shot that has fired, a
  * finished countdown), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
@@ -543,13 +546,13 @@ CADENCE_EXPORT int cadence_cancellable_release(cadence_cancellable cancellable);
  * a poller keeps polling) until it is cancelled through a handle still held, its publisher can
  * never tick again, or cadence_loop_destroy. The handle stays valid: it can still be cancelled,
  * and must still be released. Detaching a connection handle detaches the connection (no later
- * release of one of its handles stops the timer). A detached subscription, countdown or poller,
- * once released, stays valid as its callbacks' source (tick->source, event->source, poll->source:
- * a poll is still finished through it) until it is cancelled through it, the countdown finishes,
- * or cadence_loop_destroy; the program must not use it after the release, and a second release
- * gives CADENCE_EBADF. A released scheduled timer's handle is dead at once (a repeating timer's
- * callback cannot cancel it through tick->source). Changes nothing for a one-shot
- * (fire-and-forget anyway). Detaching twice does nothing and returns 0. Any thread.
+ * release of one of its handles stops the timer). A detached repeating scheduled timer,
+ * subscription, countdown or poller, once released, stays valid as its callbacks' source
+ * (tick->source, event->source, poll->source: a poll is still finished through it) until it is
+ * cancelled through it, the countdown finishes, or cadence_loop_destroy; the program must not use
+ * it after the release, and a second release (or detach) gives CADENCE_EBADF. Changes nothing for
+ * a one-shot (fire-and-forget anyway: its handle is dead once released). Detaching twice does
+ * nothing and returns 0. Any thread.
  * Errors: CADENCE_EBADF (stale, released or never made). Added in 0.4. */
 CADENCE_EXPORT int cadence_cancellable_detach(cadence_cancellable cancellable);
 

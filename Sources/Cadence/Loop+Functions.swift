@@ -119,9 +119,11 @@ extension Loop {
     package func cancelHandle(_ bits: UInt64, givingUp: Bool, releasing release: inout TimerAction) -> HandleOutcome {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = queues.heldSlot(bits) else { return .invalid }
+        guard let index = queues.heldSlot(bits), !givingUp || queues.slots[index].handle != .released else {
+            return .invalid  // a second release of a released, detached handle too
+        }
         let id = queues.id(ofSlot: index)
-        let stop = !givingUp || queues.slots[index].interval > 0 && !queues.slots[index].isDetached
+        let stop = !givingUp || queues.slots[index].interval > 0 && queues.slots[index].handle == .held
         var stopped = false, running = false
         if stop {
             stopped = disarmLocked(id, releasing: &release)
@@ -136,8 +138,8 @@ extension Loop {
     package func detachHandle(_ bits: UInt64) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = queues.heldSlot(bits) else { return false }
-        queues.slots[index].isDetached = true
+        guard let index = queues.heldSlot(bits), queues.slots[index].handle != .released else { return false }
+        queues.slots[index].handle = .detached
         return true
     }
 

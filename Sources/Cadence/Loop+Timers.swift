@@ -35,10 +35,11 @@ extension Loop {
                    action: TimerAction, held: Bool = false) throws(CadenceError) -> TimerID {
         guard !isClosedFlag else { throw .loopClosed() }
         let first = fireDate ?? timeSource.now().saturatingAdd(delay)
-        var action = action
-        action.setRelease(functionRelease)  // a C callback takes the loop's release function
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
                             missedTicks: missedTicks, modeIndex: modeIndex, action: action, held: held)
+        // A C callback takes the loop's release function, set in place (a copy of the action
+        // would retain and release a closure's context on every Swift arm).
+        if let functionRelease { queues.slots[Int(id.slot)].action.setRelease(functionRelease) }
         if held && Int(id.slot) >= TimerID.handleSlotLimit { try refuseHandle(id) }
         if isRunningFlag {
             wakeIfRemote()
@@ -113,26 +114,24 @@ extension Loop {
         lock.lock()
         let disarmed = disarmLocked(id, releasing: &action)
         waitForCallbackLocked(of: id)
-        deferReleaseIfFiringLocked(id, &action, onAnyThread: false)
         lock.unlock()
-        if action.hasRelease { action.runRelease() }
+        if action.hasRelease { releaseAfterWait(id, action) }
         return disarmed
     }
 
-    /// ``disarm(_:)``, and whether a callback of `id` is running on another thread, under one lock:
-    /// for a caller that holds a lock of its own, and so calls ``waitForCallback(of:)`` only after
-    /// releasing it (a callback may be waiting for that lock).
-    func disarmReportingCallback(_ id: TimerID) -> (disarmed: Bool, callbackRunning: Bool) {
-        var action = TimerAction.idle  // released after the lock, as in `disarm`
+    /// Runs the release of a C callback that ``disarmAndWait(_:)`` took out, or leaves it to the
+    /// callback of `id` running on this thread (a timer cancelling itself: it cannot change
+    /// meanwhile). Out of line: Swift's cancels never come here.
+    @inline(never)
+    private func releaseAfterWait(_ id: TimerID, _ action: TimerAction) {
+        var action = action
         lock.lock()
-        let disarmed = disarmLocked(id, releasing: &action)
-        let running = isRunningCallbackLocked(of: id)
-        deferReleaseIfFiringLocked(id, &action, onAnyThread: true)  // the caller may not wait
+        deferReleaseIfFiringLocked(id, &action, onAnyThread: false)
         lock.unlock()
         if action.hasRelease { action.runRelease() }
-        return (disarmed, running)
     }
 
+    /// Whether a callback of `id` runs now, on another thread than this one. Call with the lock held.
     func isRunningCallbackLocked(of id: TimerID) -> Bool {
         firing == id && pthread_equal(runningThread, pthread_self()) == 0
     }

@@ -34,34 +34,6 @@ extension Loop {
         }
     }
 
-    /// ``schedule(after:tolerance:in:_:)-(Double,_,_,_)`` with a C callback, stored without a closure: the C API's
-    /// one-shots. Returns the timer's ``TimerID/packed`` id, which the C layer keeps instead of a
-    /// ``ScheduledTimer`` (whose reference to the loop would cost a retain and a release).
-    package func schedule(after delay: Double, tolerance: Double, in mode: RunLoopMode,
-                          function: TimerFunction) throws(CadenceError) -> UInt64 {
-        try scheduleOnce(after: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"),
-                         tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
-                         in: mode, action: .function(function)).packed
-    }
-
-    /// ``schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)`` with a C callback, stored without a
-    /// closure: the C API's repeating scheduled timers. Returns the timer's ``TimerID/packed`` id.
-    package func schedule(after delay: Double, interval: Double, tolerance: Double, in mode: RunLoopMode,
-                          missedTicks: MissedTickPolicy, function: TimerFunction) throws(CadenceError) -> UInt64 {
-        try arm(delay: try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay"),
-                interval: try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval"),
-                tolerance: try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance"),
-                missedTicks: missedTicks, mode: mode, action: .function(function)).packed
-    }
-
-    /// Cancels the C API's one-shot with packed id `packedID` without waiting for its callback;
-    /// returns whether it was still armed and whether its callback is running on another thread,
-    /// which the caller then waits for with ``waitForCallback(packedID:)`` once it holds no lock.
-    package func cancel(packedID: UInt64) -> (cancelled: Bool, callbackRunning: Bool) {
-        let (disarmed, callbackRunning) = disarmReportingCallback(TimerID(packed: packedID))
-        return (disarmed, callbackRunning)
-    }
-
     /// Waits until a running callback of the timer with packed id `packedID` has returned (see
     /// ``ScheduledTimer/cancel()``).
     package func waitForCallback(packedID: UInt64) {

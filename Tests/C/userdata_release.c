@@ -164,7 +164,7 @@ static void cancel_and_give_up(void) {
     CHECK_OK(cadence_cancellable_detach(hd));
     CHECK_OK(cadence_cancellable_detach(hd));  /* twice: a no-op */
     CHECK_OK(cadence_cancellable_release(hd));
-    CHECK_ERR(cadence_cancel(hd), CADENCE_EBADF);
+    CHECK_ERR(cadence_cancellable_release(hd), CADENCE_EBADF);  /* a second release */
     CHECK_OK(cadence_cancellable_release(hs));
     CHECK_EQ(sub.releases, 1);
     CHECK_OK(cadence_cancellable_release(hn));
@@ -344,6 +344,35 @@ static void release_reenters(void) {
     CHECK_EQ(victim.calls, 0);
 }
 
+/* A detached repeating timer, once released, stays valid as its ticks' source until it ends: its
+ * callback cancels it through tick->source (and gets its release after returning); a second
+ * release or a detach of it is CADENCE_EBADF; once ended, the handle is dead. */
+static reg sourced;
+static void cancel_through_source(const cadence_tick *tick, void *userdata) {
+    on_tick(tick, userdata);
+    if (sourced.calls == 3) CHECK_OK(cadence_cancel(tick->source));
+}
+
+static void released_detached_source(void) {
+    cadence_loop loop = virtual_loop();
+    cadence_cancellable h;
+    CHECK_OK(cadence_loop_schedule_repeating(loop, 0.1, 0.1, 0, CADENCE_MISSED_TICKS_SKIP, "default",
+                                             cancel_through_source, &sourced, &h));
+    CHECK_OK(cadence_cancellable_detach(h));
+    CHECK_OK(cadence_cancellable_release(h));
+    CHECK_ERR(cadence_cancellable_release(h), CADENCE_EBADF);
+    CHECK_ERR(cadence_cancellable_detach(h), CADENCE_EBADF);
+    CHECK_OK(cadence_loop_run(loop, "default", 1));
+    CHECK_EQ(sourced.calls, 3);
+    CHECK_EQ(sourced.releases, 1);
+    CHECK_ERR(cadence_cancel(h), CADENCE_EBADF);  /* ended: the handle went with it */
+    uint64_t armed = 1;
+    CHECK_OK(cadence_loop_armed_timers(loop, &armed));
+    CHECK_EQ(armed, 0);
+    CHECK_OK(cadence_loop_destroy(loop));
+    check_one_end(&sourced);
+}
+
 /* Registrations made before the callbacks were set, or after they were cleared, release nothing;
  * those made while they were set keep them. */
 static void only_while_set(void) {
@@ -439,6 +468,7 @@ int main(void) {
     ended_by_publisher();
     cancel_from_own_callback();
     release_reenters();
+    released_detached_source();
     only_while_set();
     bad_input();
     return 0;

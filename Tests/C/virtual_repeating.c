@@ -40,7 +40,7 @@ static void released_and_destroyed(void) {
     cadence_cancellable stopped = scheduled(loop, 0, 0.5, CADENCE_MISSED_TICKS_SKIP, &given_up);
     CHECK_OK(cadence_cancellable_detach(timer));
     CHECK_OK(cadence_cancellable_release(timer));  /* detached: the timer goes on */
-    CHECK_ERR(cadence_cancel(timer), CADENCE_EBADF);
+    CHECK_ERR(cadence_cancellable_release(timer), CADENCE_EBADF);
     CHECK_OK(cadence_loop_run(loop, "default", 0.7));
     CHECK_OK(cadence_cancellable_release(stopped));  /* not detached: giving it up stops it */
     CHECK_ERR(cadence_cancel(stopped), CADENCE_EBADF);

@@ -3,6 +3,22 @@
 /// the slot stays the timer's (ended, not reused) until the handle is released. So a handle's
 /// look-up is the read of the slot that arming, cancelling and firing read anyway: no table of
 /// the C layer, no second cache miss per cancel.
+///
+/// A handle that was detached and then released while its repeating timer runs stays valid as the
+/// source its callbacks receive, so that a callback can still cancel it, until the timer ends (as
+/// the C layer's other detached handles).
+enum HandleState: UInt8 {
+    /// No C handle names the slot.
+    case none
+    /// A C handle names it; releasing the handle cancels a repeating timer.
+    case held
+    /// A C handle names it and was detached: releasing it leaves the timer running.
+    case detached
+    /// Detached and released while a repeating timer runs: valid as its callbacks' source until
+    /// the timer ends.
+    case released
+}
+
 extension TimerID {
     /// The generation bits a handle keeps (a stale handle matches again only after this many
     /// reuses of its slot), and the slots a handle can name.
@@ -16,12 +32,12 @@ extension TimerID {
 }
 
 extension TimerQueues {
-    /// The slot that a handle's bits name, while the handle is held (its timer may have ended).
+    /// The slot that a handle's bits name, while the handle is valid (its timer may have ended).
     @inline(__always)
     func heldSlot(_ bits: UInt64) -> Int? {
         let index = Int(truncatingIfNeeded: bits >> TimerID.handleGenerationBits)
         let mask: UInt64 = 1 << TimerID.handleGenerationBits - 1
-        guard index < slots.count, slots[index].isHeld,
+        guard index < slots.count, slots[index].handle != .none,
               UInt64(slots[index].generation) & mask == bits & mask else { return nil }
         return index
     }
@@ -31,9 +47,14 @@ extension TimerQueues {
     func id(ofSlot index: Int) -> TimerID { TimerID(slot: UInt32(index), generation: slots[index].generation) }
 
     /// Releases the handle of a held slot: an ended timer's slot is reused from now on, an armed
-    /// one's once the timer ends.
+    /// one's once the timer ends; a detached handle of an armed repeating timer stays valid until
+    /// then (a one-shot's does not: detaching changes nothing for a one-shot).
     mutating func releaseHandle(at index: Int) {
-        slots[index].isHeld = false
+        if slots[index].isArmed && slots[index].handle == .detached && slots[index].interval > 0 {
+            slots[index].handle = .released
+            return
+        }
+        slots[index].handle = .none
         heldCount -= 1
         if !slots[index].isArmed { recycle(UInt32(index)) }
     }

@@ -47,9 +47,8 @@ struct TimerSlot {
     /// Whether the armed timer keeps a run until idle going (libuv's `uv_ref`); see
     /// TimerQueues+References.swift.
     var isReferenced = true
-    /// Whether a C handle names the slot (TimerQueues+Handles.swift), and whether it was detached.
-    var isHeld = false
-    var isDetached = false
+    /// Whether a C handle names the slot, and how (TimerQueues+Handles.swift).
+    var handle = HandleState.none
     /// The armed timer's action; ``TimerAction/idle`` otherwise.
     var action = TimerAction.idle
 
