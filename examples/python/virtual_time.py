@@ -25,7 +25,7 @@ def countdown() -> None:
     """A 3 s countdown with 0.25 s ticks, while the clock jumps by 1.2, 1.5 and 2 s."""
     with cadence.Loop.virtual() as loop:
         events: list[str] = []
-        loop.countdown(
+        _countdown = loop.countdown(
             loop.now() + 3.0,
             0.25,
             lambda remaining: events.append(f"{remaining}@{loop.now():g}s"),

@@ -6,28 +6,17 @@ CI is a loaded two-core machine.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 
 import pytest
 
 import cadence
-from cadence import _registry
 
 # The fixtures of the package's pytest plugin, from the source tree: pyproject.toml's addopts block
 # the plugin's entry point, so that an installed copy never stands in for the source.
 from cadence.pytest_plugin import timeline, virtual_loop
 
 __all__ = ["timeline", "virtual_loop"]
-
-
-@pytest.fixture(autouse=True)
-def no_leaked_callbacks() -> Iterator[None]:
-    """Every test leaves the callback table as it found it once its loops are closed."""
-    before = _registry.live_count()
-    yield
-    gc.collect()
-    assert _registry.live_count() == before
 
 
 @pytest.fixture

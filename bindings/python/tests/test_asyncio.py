@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import pytest
 
 import cadence
-from cadence import _registry
+from cadence import _state
 
 T = TypeVar("T")
 
@@ -482,7 +482,7 @@ def test_an_attached_loop_is_collected_once_its_asyncio_loop_is_closed() -> None
     """The attachment holds the loop while asyncio holds the attachment; a closed asyncio loop
     lets go of both, and the loop is collected and closed without a detach."""
     alive: list[weakref.ref[cadence.Loop]] = []
-    states: list[_registry.LoopState] = []
+    states: list[_state.LoopState] = []
 
     async def main() -> None:
         loop = cadence.Loop()
@@ -494,8 +494,7 @@ def test_an_attached_loop_is_collected_once_its_asyncio_loop_is_closed() -> None
     run(main())
     gc.collect()
     assert alive[0]() is None
-    assert states[0].closed  # the C loop was destroyed (not refused as running)
-    assert states[0] not in _registry._live
+    assert not states[0].handle  # the C loop was destroyed (not refused as running)
 
 
 def test_waiting_on_a_loop_that_nothing_runs_raises() -> None:

@@ -23,8 +23,8 @@ def explode(tick: Tick) -> None:
 def test_exception_in_callback_is_reraised_from_run(loop: cadence.Loop) -> None:
     survivors: list[Tick] = []
     publisher = loop.publish(0.02)
-    publisher.sink(survivors.append)
-    publisher.connect()
+    _sub1 = publisher.sink(survivors.append)
+    _conn2 = publisher.connect()
     loop.schedule(0.05, explode)
     started = time.monotonic()
     with pytest.raises(Boom, match="tick at") as info:
@@ -67,8 +67,8 @@ def test_of_two_exceptions_in_one_pass_one_is_raised_and_the_other_hooked(
 
     # Two subscribers of one timer are called in the same pass.
     publisher = loop.publish(1.0)
-    publisher.sink(raising(first))
-    publisher.sink(raising(second))
+    _sub3 = publisher.sink(raising(first))
+    _sub4 = publisher.sink(raising(second))
     with publisher.connect(), pytest.raises(raised):
         loop.run(1.0)
     assert [type(error) for error in reported] == [hooked]
@@ -90,7 +90,9 @@ def test_of_two_exceptions_in_a_past_countdown_one_is_raised_and_the_other_hooke
     def finish() -> None:
         raise SystemExit(7)
 
-    loop.countdown(loop.now() - 1.0, 0.25, value, on_finish=finish)  # calls nothing yet
+    _countdown = loop.countdown(
+        loop.now() - 1.0, 0.25, value, on_finish=finish
+    )  # calls nothing yet
     assert reported == []
     with pytest.raises(SystemExit, match="7"):
         loop.run(0.0)  # both calls come on the next pass
@@ -155,8 +157,8 @@ def test_callbacks_run_on_the_thread_inside_run(loop: cadence.Loop) -> None:
         first_tick.set()
 
     publisher = loop.publish(0.02)
-    publisher.sink(record)
-    publisher.connect()  # armed from this thread ...
+    _sub5 = publisher.sink(record)
+    _conn6 = publisher.connect()  # armed from this thread ...
     worker = threading.Thread(target=loop.run, args=(5.0,))
     worker.start()
     assert first_tick.wait(timeout=5.0)

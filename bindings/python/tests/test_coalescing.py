@@ -42,6 +42,7 @@ class Schedule:
         self.tolerance_us = us(tolerance)
         self.fired: list[tuple[int, int]] = []  # (fire date, ran at), µs
         self.counts = [0] * TIMERS
+        self.handles: list[tuple[cadence.Subscription, cadence.Connection]] = []
         rng = random.Random(20261130)
         self.phases = sorted(rng.randrange(INTERVAL_US) for _ in range(TIMERS))
         clock = 0
@@ -50,8 +51,7 @@ class Schedule:
             clock = phase
             assert us(self.loop.now()) == phase
             publisher = self.loop.publish(1.0, tolerance=tolerance)
-            publisher.sink(self._recorder(index))
-            publisher.connect()
+            self.handles.append((publisher.sink(self._recorder(index)), publisher.connect()))
         assert self.loop.armed_timer_count == TIMERS
         assert self.loop.wakeups == 0  # moving the clock is not waking
 

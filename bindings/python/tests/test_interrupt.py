@@ -19,20 +19,21 @@ from typing import Callable
 import pytest
 
 import cadence
-from cadence import Tick, _running
+from cadence import Tick
+from cadence import loop as loop_module
 
 # What the child runs before `loop.run(1e9)` on `loop`, by case.
 SETUPS = {
     "idle": "",
     "timer": """
 publisher = loop.publish(0.001)
-publisher.sink(lambda tick: None)
-publisher.connect()
+subscription = publisher.sink(lambda tick: None)
+connection = publisher.connect()
 """,
     "busy callback": """
 publisher = loop.publish(0.01)
-publisher.sink(lambda tick: time.sleep(5))
-publisher.connect()
+subscription = publisher.sink(lambda tick: time.sleep(5))
+connection = publisher.connect()
 """,
     "nested run": """
 inner = cadence.Loop()
@@ -41,21 +42,21 @@ loop.schedule(0.01, lambda tick: inner.run(1e9))
     "virtual": """
 loop = cadence.Loop.virtual()
 publisher = loop.publish(0.001)
-publisher.sink(lambda tick: None)
-publisher.connect()
+subscription = publisher.sink(lambda tick: None)
+connection = publisher.connect()
 """,
     # A referenced repeating timer keeps a run until idle going for ever, virtual or not; the
     # engine's idle check is inside one C call, where the signal is seen at the next callback.
     "until idle": """
-loop.schedule(0.001, lambda tick: None, interval=0.001)
+timer = loop.schedule(0.001, lambda tick: None, interval=0.001)
 """,
     "virtual until idle": """
 loop = cadence.Loop.virtual()
-loop.schedule(0.001, lambda tick: None, interval=0.001)
+timer = loop.schedule(0.001, lambda tick: None, interval=0.001)
 """,
     "until stop": """
 publisher = loop.publish(0.001)
-publisher.connect()
+connection = publisher.connect()
 """,
 }
 # The run each case makes, if not `loop.run(1e9)`.
@@ -117,7 +118,7 @@ def test_a_custom_sigint_handler_is_left_alone_and_runs_during_the_run(
     try:
         ticks: list[Tick] = []
         publisher = loop.publish(0.01)
-        publisher.sink(ticks.append)
+        _sub1 = publisher.sink(ticks.append)
         kill = threading.Timer(0.15, os.kill, (os.getpid(), signal.SIGINT))
         with publisher.connect():
             kill.start()
@@ -138,7 +139,7 @@ def test_the_default_handler_is_back_after_every_run(loop: cadence.Loop) -> None
     seen: list[object] = []
     loop.schedule(0.0, lambda tick: seen.append(signal.getsignal(signal.SIGINT)))
     loop.run(0.15)
-    assert seen == [_running._on_sigint]  # replaced while the main thread runs the loop
+    assert seen == [loop_module._on_sigint]  # replaced while the main thread runs the loop
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
     def explode(tick: Tick) -> None:
@@ -239,7 +240,7 @@ def test_a_main_thread_run_keeps_the_grid_and_sleeps_between_wakeups(loop: caden
         ticks.append(tick)
         late.append(loop.now() - tick.fire_date)
 
-    publisher.sink(on_tick)
+    _sub2 = publisher.sink(on_tick)
     connected = loop.now()
     with publisher.connect():
         loop.run(0.5)

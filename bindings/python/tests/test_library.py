@@ -43,7 +43,7 @@ def test_cadence_testing_comes_with_import_cadence_without_pytest() -> None:
         "import cadence\n"
         "with cadence.Loop.virtual() as loop:\n"
         "    timeline = cadence.testing.Timeline(loop)\n"
-        "    loop.countdown(loop.now() + 2, 0.5, timeline, on_finish=timeline.finish)\n"
+        "    countdown = loop.countdown(loop.now() + 2, 0.5, timeline, on_finish=timeline.finish)\n"
         "    loop.run(2)\n"
         "print(timeline.events, cadence.testing.milliseconds(0.067000001))\n"
         "print('pytest' in sys.modules)\n"

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 import pytest
 
 import cadence
-from cadence import _registry
 
 
 @pytest.fixture
@@ -152,7 +151,7 @@ def test_an_exception_in_the_operation_finishes_the_poll_and_comes_out_of_run(
         if poll.number == 1:
             raise ConnectionError("status server down")
 
-    virtual.poller(30.0, fail_first, finish_on_return=False)
+    _poller = virtual.poller(30.0, fail_first, finish_on_return=False)
     with pytest.raises(ConnectionError, match="status server down"):
         virtual.run(100.0)
     assert round(virtual.now()) == 30  # stopped after the pass that raised
@@ -171,21 +170,23 @@ def test_a_cancelled_poller_cannot_be_resumed(virtual: cadence.Loop) -> None:
     assert virtual.armed_timer_count == 0
 
 
-def test_close_stops_it_and_dropping_does_not(virtual: cadence.Loop) -> None:
-    before = _registry.live_count()
+def test_close_and_dropping_stop_it_and_detach_keeps_it(virtual: cadence.Loop) -> None:
     log = Log()
     with virtual.poller(30.0, log.quick) as poller:
         virtual.run(30.0)
     assert poller.closed
     assert virtual.armed_timer_count == 0
-    assert _registry.live_count() == before
 
-    virtual.poller(30.0, log.quick)  # dropped at once
+    virtual.poller(30.0, log.quick)  # given up at once: cancelled
+    gc.collect()
+    virtual.run(30.0)
+    assert log.starts == [30]
+    assert virtual.armed_timer_count == 0
+    virtual.poller(30.0, log.quick).detach()  # kept going without its handle
     gc.collect()
     virtual.run(60.0)
-    assert log.starts == [30, 60, 90]  # the binding kept its operation
+    assert log.starts == [30, 90, 120]
     assert virtual.armed_timer_count == 1
-    assert _registry.live_count() == before + 1
 
 
 def test_a_poller_on_a_real_loop(loop: cadence.Loop) -> None:

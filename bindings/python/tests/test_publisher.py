@@ -15,7 +15,7 @@ def test_connect_twice_is_one_timer_and_cancel_is_final(loop: cadence.Loop) -> N
     first: list[float] = []
     second: list[float] = []
     first_handle = publisher.sink(lambda tick: first.append(tick.fire_date))
-    publisher.sink(lambda tick: second.append(tick.fire_date))
+    _sub1 = publisher.sink(lambda tick: second.append(tick.fire_date))
     connection = publisher.connect()
     again = publisher.connect()  # the same timer, not a second one
     loop.run(0.26)
@@ -70,15 +70,24 @@ def test_callbacks_may_cancel_themselves_and_others(loop: cadence.Loop) -> None:
     assert 2 <= len(other) <= 3
 
 
-def test_dropping_python_objects_does_not_stop_the_timer(loop: cadence.Loop) -> None:
+def test_dropped_handles_stop_the_timer_unless_detached(loop: cadence.Loop) -> None:
     ticks: list[Tick] = []
     publisher = loop.publish(0.03)
-    publisher.sink(ticks.append)  # the Subscription is dropped at once
-    publisher.connect()  # and so is the Connection
-    publisher.close()  # releasing the publisher leaves the running timer alone
+    publisher.sink(ticks.append)  # the Subscription is given up at once: cancelled
+    connection = publisher.connect()
+    publisher.close()  # giving up the publisher leaves the running timer alone
     gc.collect()
+    loop.run(0.1)
+    assert ticks == []
+    kept: list[Tick] = []
+    detached = loop.publish(0.03)
+    detached.sink(kept.append).detach()  # kept going without its handle
+    detached.connect().detach()
+    del detached, connection
+    gc.collect()
+    assert loop.armed_timer_count == 1  # the first timer stopped with its last connection
     loop.run(0.2)
-    assert len(ticks) >= 3  # the binding keeps the callback; Combine's connect() semantics
+    assert len(kept) >= 3
 
 
 def test_with_blocks_cancel(loop: cadence.Loop) -> None:
@@ -96,7 +105,7 @@ def test_with_blocks_cancel(loop: cadence.Loop) -> None:
     assert connection.closed
     auto_ticks: list[Tick] = []
     with publisher.autoconnect() as auto:
-        auto.sink(auto_ticks.append)
+        _sub2 = auto.sink(auto_ticks.append)
     assert auto.closed
     loop.run(0.07)
     assert len(auto_ticks) >= 1  # closing an autoconnect publisher leaves its subscribers
@@ -142,7 +151,7 @@ def test_publisher_properties_and_repr(loop: cadence.Loop) -> None:
 def test_extreme_intervals_are_accepted(loop: cadence.Loop, interval: float) -> None:
     ticks: list[Tick] = []
     publisher = loop.publish(interval)
-    publisher.sink(ticks.append)
+    _sub3 = publisher.sink(ticks.append)
     with publisher.connect():
         loop.run(0.01)
     if interval > 1:

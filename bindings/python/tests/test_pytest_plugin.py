@@ -26,7 +26,9 @@ def test_the_timeline_records_values_and_the_finish(
 ) -> None:
     assert virtual_loop.is_virtual
     assert virtual_loop.now() == 0.0
-    virtual_loop.countdown(virtual_loop.now() + 3.0, 0.25, timeline, on_finish=timeline.finish)
+    _countdown = virtual_loop.countdown(
+        virtual_loop.now() + 3.0, 0.25, timeline, on_finish=timeline.finish
+    )
     for step in (1.2, 1.5, 2.0):  # jumps of any size give the same history
         virtual_loop.run(step)
     assert timeline.events == ["3@0", "2@1000", "1@2000", "0@3000", "|@3000"]

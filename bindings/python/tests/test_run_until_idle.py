@@ -102,7 +102,7 @@ def test_is_busy_from_a_callback_and_stop_ends_it(virtual_loop: cadence.Loop) ->
         if len(ticks) == 3:
             virtual_loop.stop()
 
-    virtual_loop.schedule(0.1, run_again_then_stop, interval=0.1)
+    _timer = virtual_loop.schedule(0.1, run_again_then_stop, interval=0.1)
     virtual_loop.run_until_idle()  # a referenced repeating timer: only stop() ends it
     assert len(nested) == 3
     assert "Loop.run_until_idle" in str(nested[0])

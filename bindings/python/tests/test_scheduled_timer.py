@@ -38,9 +38,10 @@ def test_a_cancelled_timer_never_fires_and_order_is_by_fire_date(loop: cadence.L
     assert cancelled.cancel() is True
     assert cancelled.cancel() is False
     closed = loop.schedule(0.02, lambda tick: order.append("closed"))
-    closed.close()  # releasing the handle does not cancel the call
+    closed.close()  # close is cancel, then give up
+    loop.schedule(0.02, lambda tick: order.append("dropped"))  # given up: fire-and-forget
     loop.run(0.08)
-    assert order == ["b", "closed", "a", "c"]  # fire-date order, ties in scheduling order
+    assert order == ["b", "dropped", "a", "c"]  # fire-date order, ties in scheduling order
 
 
 def test_scheduled_timer_in_another_mode_waits_for_it(loop: cadence.Loop) -> None:
@@ -69,42 +70,50 @@ def test_zero_delay_self_rescheduling_does_not_starve_the_loop(loop: cadence.Loo
     assert count >= 2
 
 
-def test_repr_names_the_delay_and_mode_and_callbacks_get_a_tick(virtual_loop: cadence.Loop) -> None:
+def test_repr_reads_the_live_schedule_and_callbacks_get_a_tick(virtual_loop: cadence.Loop) -> None:
     virtual = virtual_loop
     virtual.add_mode("ExampleModalMode")
     ticks: list[Tick] = []
     default = virtual.schedule(0.5, ticks.append)
-    whole = virtual.schedule(1, ticks.append)
+    whole = virtual.schedule(1, ticks.append, tolerance=0.25)
     modal = virtual.schedule(0.25, ticks.append, mode="ExampleModalMode")
-    zero = virtual.schedule(-0.0, ticks.append)  # -0.0 is zero, and shows as 0.0
-    assert repr(zero) == "<cadence.ScheduledTimer pending after 0.0 s in mode 'default'>"
+    zero = virtual.schedule(-0.0, ticks.append)  # -0.0 is zero
+    assert repr(zero) == "<cadence.ScheduledTimer pending fire_date=0.0 interval=0.0 tolerance=0.0>"
     zero.cancel()
-    assert repr(default) == "<cadence.ScheduledTimer pending after 0.5 s in mode 'default'>"
-    assert repr(whole) == "<cadence.ScheduledTimer pending after 1.0 s in mode 'default'>"
-    assert repr(modal) == (
-        "<cadence.ScheduledTimer pending after 0.25 s in mode 'ExampleModalMode'>"
+    assert repr(zero) == "<cadence.ScheduledTimer done>"
+    assert repr(default) == (
+        "<cadence.ScheduledTimer pending fire_date=0.5 interval=0.0 tolerance=0.0>"
+    )
+    assert repr(whole) == (
+        "<cadence.ScheduledTimer pending fire_date=1.0 interval=0.0 tolerance=0.25>"
+    )
+    default.reset(0.75)  # the repr reads the engine: the new fire date
+    assert repr(default) == (
+        "<cadence.ScheduledTimer pending fire_date=0.75 interval=0.0 tolerance=0.0>"
     )
     virtual.run(2.0)
-    assert ticks == [Tick(0.5, 0), Tick(1.0, 0)]
+    assert ticks == [Tick(0.75, 0), Tick(1.0, 0)]
     assert all(type(tick) is Tick for tick in ticks)
-    assert ticks[0].fire_date == 0.5
+    assert ticks[0].fire_date == 0.75
     assert ticks[0].skipped == 0
+    assert repr(default) == "<cadence.ScheduledTimer done>"
     modal.close()
-    assert repr(modal) == "<cadence.ScheduledTimer closed after 0.25 s in mode 'ExampleModalMode'>"
+    assert repr(modal) == "<cadence.ScheduledTimer closed>"
 
 
 def test_a_closed_timer_names_the_property_read(virtual_loop: cadence.Loop) -> None:
     timer = virtual_loop.schedule(1.0, lambda tick: None)
     timer.close()
+    assert timer.closed
     with pytest.raises(
         cadence.BadHandle,
-        match=r"^ScheduledTimer\.pending: ScheduledTimer must be open, got a closed one$",
+        match=r"^ScheduledTimer\.pending: cancellable must be a live cancellable handle, got 0x",
     ):
         _ = timer.pending
-    with pytest.raises(
-        cadence.BadHandle, match=r"^ScheduledTimer\.cancelled: ScheduledTimer must be open"
-    ):
+    with pytest.raises(cadence.BadHandle, match=r"^ScheduledTimer\.cancelled: cancellable must"):
         _ = timer.cancelled
+    with pytest.raises(cadence.BadHandle, match=r"^ScheduledTimer\.fire_date: "):
+        _ = timer.fire_date
 
 
 def ms(ticks: list[Tick]) -> list[str]:
@@ -116,7 +125,7 @@ def test_a_repeating_timer_keeps_its_grid_until_cancelled(virtual_loop: cadence.
     ticks: list[Tick] = []
     timer = virtual_loop.schedule(0.05, ticks.append, interval=0.1)
     assert repr(timer) == (
-        "<cadence.ScheduledTimer pending after 0.05 s every 0.1 s in mode 'default'>"
+        "<cadence.ScheduledTimer pending fire_date=0.05 interval=0.1 tolerance=0.0>"
     )
     virtual_loop.run(0.36)
     assert ms(ticks) == ["50/0", "150/0", "250/0", "350/0"]
@@ -147,21 +156,24 @@ def test_a_late_repeating_timer_follows_its_missed_tick_policy(
     virtual_loop.advance_clock(3.5)  # a blocked thread
     virtual_loop.run(1.0)
     assert ms(ticks) == expected
-    if policy is not cadence.MissedTickPolicy.SKIP:
-        assert repr(timer).endswith(f"in mode 'default', missed_ticks={policy}>")
+    assert timer.interval == 1.0
 
 
-def test_a_dropped_repeating_timer_runs_until_its_loop_closes(virtual_loop: cadence.Loop) -> None:
+def test_a_dropped_repeating_timer_stops_and_a_detached_one_runs_until_its_loop_closes(
+    virtual_loop: cadence.Loop,
+) -> None:
     ticks: list[Tick] = []
     virtual_loop.schedule(0.0, ticks.append, interval=0.5, mode="common")
     gc.collect()
+    assert virtual_loop.armed_timer_count == 0
+    kept: list[Tick] = []
+    virtual_loop.schedule(0.0, kept.append, interval=0.5, mode="common").detach()
+    gc.collect()
     virtual_loop.run(1.2)
-    assert ms(ticks) == ["0/0", "500/0", "1000/0"]
-    table = virtual_loop._state.table()
-    assert table is not None
-    assert len(table.entries) == 1
+    assert ms(ticks) == []
+    assert ms(kept) == ["0/0", "500/0", "1000/0"]
+    assert virtual_loop.armed_timer_count == 1
     virtual_loop.close()
-    assert not table.entries
 
 
 def test_bad_repeating_arguments_schedule_nothing(virtual_loop: cadence.Loop) -> None:
@@ -185,6 +197,3 @@ def test_bad_repeating_arguments_schedule_nothing(virtual_loop: cadence.Loop) ->
     virtual_loop.run(5.0)
     assert called == []
     assert virtual_loop.armed_timer_count == 0
-    table = virtual_loop._state.table()
-    assert table is not None
-    assert not table.entries

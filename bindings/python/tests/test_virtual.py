@@ -56,11 +56,11 @@ def test_armed_timer_count_counts_timers_not_subscribers(any_loop: cadence.Loop)
     loop = any_loop
     assert loop.armed_timer_count == 0
     publisher = loop.publish(10.0)
-    publisher.sink(lambda tick: None)
-    publisher.sink(lambda tick: None)
+    _sub1 = publisher.sink(lambda tick: None)
+    _sub2 = publisher.sink(lambda tick: None)
     assert loop.armed_timer_count == 0  # not connected
     connection = publisher.connect()
-    publisher.connect()
+    _conn3 = publisher.connect()
     assert loop.armed_timer_count == 1  # one timer, whatever the subscribers and connections
     timer = loop.schedule(10.0, lambda tick: None)
     assert loop.armed_timer_count == 2
@@ -105,8 +105,8 @@ def test_missed_tick_policy_is_set_before_connect_and_copied(virtual: cadence.Lo
     assert publisher.missed_ticks is MISSED.SKIP
     publisher.missed_ticks = MISSED.BURST
     dates: list[int] = []
-    publisher.sink(lambda tick: dates.append(ms(tick.fire_date)))
-    publisher.connect()
+    _sub4 = publisher.sink(lambda tick: dates.append(ms(tick.fire_date)))
+    _conn5 = publisher.connect()
     virtual.advance_clock(0.35)
     for _ in range(3):
         virtual.run(0.0)

@@ -52,35 +52,12 @@ from .poller import Poll, Poller
 from .publisher import AutoconnectTimerPublisher, MissedTickPolicy, TimerPublisher
 from .tick import Tick
 
-__all__ = [
-    "AlreadyCancelled",
-    "AsyncStream",
-    "Attachment",
-    "AutoconnectTimerPublisher",
-    "BadHandle",
-    "CadenceError",
-    "Cancellable",
-    "Connection",
-    "Countdown",
-    "EventLoopError",
-    "InvalidArgument",
-    "Loop",
-    "LoopBusy",
-    "MissedTickPolicy",
-    "NotSupported",
-    "OutOfMemory",
-    "Poll",
-    "Poller",
-    "ScheduledTimer",
-    "Subscription",
-    "Tick",
-    "TimerPublisher",
-    "UnknownMode",
-    "__version__",
-    "library_path",
-    "library_version",
-    "testing",
-]
+__all__ = ["AlreadyCancelled", "AsyncStream", "Attachment", "AutoconnectTimerPublisher"]
+__all__ += ["BadHandle", "CadenceError", "Cancellable", "Connection", "Countdown"]
+__all__ += ["EventLoopError", "InvalidArgument", "Loop", "LoopBusy", "MissedTickPolicy"]
+__all__ += ["NotSupported", "OutOfMemory", "Poll", "Poller", "ScheduledTimer", "Subscription"]
+__all__ += ["Tick", "TimerPublisher", "UnknownMode", "__version__", "library_path"]
+__all__ += ["library_version", "testing"]
 
 #: The version of this binding.
 __version__ = "0.4.0"

@@ -5,8 +5,8 @@ An :class:`Attachment` makes the asyncio loop drive the Cadence loop: the loop's
 watched with ``add_reader`` (as pyzmq does) and each time it is readable one pass fires what is
 due, on the asyncio thread. A :class:`Channel` is filled by callbacks (on the asyncio thread
 when attached, else on the thread that runs the Cadence loop) and read by coroutines: a value
-is handed over under a lock, and a waiting coroutine is woken with ``call_soon_threadsafe``.
-The publishers, countdowns and pollers build their asyncio faces on it.
+is handed over under a lock, and a waiting coroutine is woken with ``call_soon_threadsafe``. A
+channel that is a subscription's userdata ends when the subscription does (C's release).
 """
 
 from __future__ import annotations
@@ -17,18 +17,15 @@ import ctypes
 import threading
 import weakref
 from collections import deque
-from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
-from . import _lib, _registry
+from . import _lib
+from ._state import Ending, LoopState
 from .errors import RUNNING_OR_THREAD, LoopBusy, check
-
-if TYPE_CHECKING:
-    from ._registry import Ending, LoopState
 
 __all__ = ["AsyncStream", "Attachment", "Channel"]
 
 T = TypeVar("T")
-
 
 _NOTHING_RUNS = (
     "cadence: nothing runs the loop, so waiting on it would wait for ever: attach it to asyncio "
@@ -41,37 +38,33 @@ def _wake(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-class Channel(Generic[T]):
+class Channel(Ending, Generic[T]):
     """A thread-safe buffer of values for coroutines, that can be ended.
 
-    ``put`` and ``end`` may be called from any thread, also where no asyncio loop runs; ``get``
-    and ``wait_ended`` are awaited in an asyncio loop. With ``latest_only`` the buffer holds at
-    most one value, the newest (for states such as a countdown's value, where a late reader wants
-    the current value, not the history); otherwise it grows without limit until read, as Swift's
-    ``AsyncStream`` does by default.
+    ``put``, ``end`` and calling it (``put(convert(value))``, as a subscription's callback) may
+    come from any thread; ``get`` and ``wait_ended`` are awaited in an asyncio loop. With
+    ``latest_only`` it holds the newest value only (a countdown's); otherwise every value until
+    read, as Swift's ``AsyncStream`` by default.
     """
 
-    __slots__ = ("__weakref__", "_ended", "_items", "_latest_only", "_lock", "_state", "_waiters")
-
-    def __init__(self, state: LoopState, *, latest_only: bool = False) -> None:
-        self._state = state
+    def __init__(self, state: LoopState, convert: Any = None, *, latest_only: bool = False) -> None:
+        self._state, self._convert, self._latest = state, convert, latest_only
         self._lock = threading.Lock()
         self._items: deque[T] = deque()
-        self._latest_only = latest_only
-        self._ended = False
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        #: Whether :meth:`end` was called (values may still be buffered).
+        self.ended = False
 
-    @property
-    def ended(self) -> bool:
-        """Whether :meth:`end` was called (values may still be buffered)."""
-        return self._ended
+    def __call__(self, value: Any) -> None:
+        """Puts ``convert(value)``: the channel as a subscription's callback."""
+        self.put(self._convert(value) if self._convert else value)
 
     def put(self, item: T) -> None:
         """Adds a value, unless the channel has ended; from any thread."""
         with self._lock:
-            if self._ended:
+            if self.ended:
                 return
-            if self._latest_only:
+            if self._latest:
                 self._items.clear()
             self._items.append(item)
             waiters, self._waiters = self._waiters, []
@@ -80,50 +73,38 @@ class Channel(Generic[T]):
     def end(self) -> None:
         """Ends the channel: readers get the buffered values, then the end. Idempotent."""
         with self._lock:
-            if self._ended:
-                return
-            self._ended = True
+            self.ended = True
             waiters, self._waiters = self._waiters, []
         self._notify(waiters)
 
     @staticmethod
     def _notify(waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]) -> None:
         for loop, future in waiters:
-            # RuntimeError: that asyncio loop is closed, so nobody is waiting any more.
-            with contextlib.suppress(RuntimeError):
+            with contextlib.suppress(RuntimeError):  # that asyncio loop is closed
                 loop.call_soon_threadsafe(_wake, future)
 
     async def _wait(self, ready: Callable[[], bool]) -> None:
-        """Waits until ``ready()``, checked under the lock, is true.
-
-        Raises:
-            RuntimeError: it is not, and nothing runs the Cadence loop (no run, thread or
-                attachment), so nothing ever would make it true.
-        """
+        """Waits until ``ready()`` (read under the lock); RuntimeError if it is not and nothing
+        runs the Cadence loop, so nothing ever would make it true."""
         loop = asyncio.get_running_loop()
         while True:
             with self._lock:
                 if ready():
                     return
                 state = self._state
-                if not (state.running or state.thread or state.closed):
+                if not (state.running or state.thread or not state.handle):
                     raise RuntimeError(_NOTHING_RUNS)
                 future: asyncio.Future[None] = loop.create_future()
                 self._waiters.append((loop, future))
             try:
                 await future
             finally:
-                with self._lock:
-                    if (loop, future) in self._waiters:
-                        self._waiters.remove((loop, future))
+                with self._lock, contextlib.suppress(ValueError):
+                    self._waiters.remove((loop, future))
 
     async def get(self) -> T:
-        """The next value.
-
-        Raises:
-            StopAsyncIteration: the channel has ended and holds no more values.
-        """
-        await self._wait(lambda: bool(self._items) or self._ended)
+        """The next value; StopAsyncIteration once ended and empty."""
+        await self._wait(lambda: bool(self._items) or self.ended)
         with self._lock:
             if self._items:
                 return self._items.popleft()
@@ -131,7 +112,7 @@ class Channel(Generic[T]):
 
     async def wait_ended(self) -> None:
         """Returns once the channel has ended, leaving its values to :meth:`get`."""
-        await self._wait(lambda: self._ended)
+        await self._wait(lambda: self.ended)
 
 
 def _close(channel: Channel[Any], stop: Callable[[], object]) -> None:
@@ -215,14 +196,6 @@ class AsyncStream(Generic[T]):
         return f"<cadence.AsyncStream {state} {self._description}>"
 
 
-def on_loop_close(state: LoopState, listener: Ending) -> None:
-    """Ends ``listener`` when the loop of ``state`` closes (or at once if it is closed). It is
-    held weakly."""
-    state.listeners.add(listener)
-    if state.closed:
-        listener.end()
-
-
 class Attachment:
     """A Cadence loop attached to a running asyncio loop (made by
     :meth:`Loop.attach_asyncio <cadence.Loop.attach_asyncio>`): the asyncio loop watches the
@@ -234,19 +207,17 @@ class Attachment:
     """
 
     def __init__(self, loop: object, state: LoopState, mode: bytes) -> None:
-        """:meth:`Loop.attach_asyncio`: claims the loop as running on this (the asyncio) thread,
-        watches its descriptor, and makes a first pass at once (which arms it for ``mode``)."""
+        """Claims the loop for the asyncio thread, watches its descriptor and makes a first
+        pass (which arms it for ``mode``)."""
         self._aloop = asyncio.get_running_loop()
         self._fd = descriptor(state, "Loop.attach_asyncio")
-        if not state.enter_run():
+        if not state.claim():
             raise LoopBusy(context="Loop.attach_asyncio", detail=RUNNING_OR_THREAD)
-        # Held: the asyncio loop holds this object, through its reader, until detach (or until
-        # it is closed: the collected loop's finalizer then ends the run, see _lifecycle.collect).
-        self._loop: object | None = loop
+        self._loop: object | None = loop  # held until detached: the reader holds this
         self._state, self._mode = state, mode
         try:
             self._aloop.add_reader(self._fd, self._pass)
-            self._pass()  # arms the descriptor for ``mode``, or raises for an unknown mode
+            self._pass()
         except BaseException:
             self.detach()
             raise
@@ -263,16 +234,16 @@ class Attachment:
             self._loop = None
             with contextlib.suppress(RuntimeError):  # a closed asyncio loop: nothing to remove
                 self._aloop.remove_reader(self._fd)
-            self._state.leave_run()
+            self._state.release()
 
     def _pass(self) -> None:
-        """One pass, from the asyncio loop's reader. An exception of a callback goes to the
-        asyncio loop's exception handler (as one from a ``call_soon`` callback does), except
-        KeyboardInterrupt and SystemExit, which are raised (asyncio then ends its loop)."""
+        """One pass, from the asyncio loop's reader. A callback's exception goes to the asyncio
+        loop's exception handler, except KeyboardInterrupt and SystemExit, which are raised."""
         if self._loop is None:
             return
-        with _registry.capturing() as errors:
-            code = int(_lib.lib.cadence_loop_run_pass(self._state.handle, self._mode))
+        state = self._state
+        code = _lib.lib.cadence_loop_run_pass(state.handle, self._mode)
+        errors, state.errors = state.errors, []
         for error in errors:
             if not isinstance(error, Exception):
                 raise error
@@ -292,5 +263,5 @@ class Attachment:
 def descriptor(state: LoopState, where: str) -> int:
     """The loop's descriptor (``cadence_loop_fd``); errors name ``where``."""
     out = ctypes.c_int()
-    check(int(_lib.lib.cadence_loop_fd(state.handle, out)), where)
+    check(_lib.lib.cadence_loop_fd(state.handle, out), where)
     return out.value

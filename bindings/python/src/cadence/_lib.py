@@ -21,193 +21,103 @@ import ctypes.util
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 #: The major version of the C API this binding speaks (``CADENCE_VERSION_MAJOR``).
 API_MAJOR = 0
 
 ENV_VAR = "CADENCE_LIBRARY"
 
-if sys.platform == "darwin":
-    _FILE_NAMES = ("libcadence.dylib",)
-elif sys.platform == "win32":
-    _FILE_NAMES = ("cadence.dll",)
-else:
-    _FILE_NAMES = ("libcadence.so",)
+_FILE_NAME = {"darwin": "libcadence.dylib", "win32": "cadence.dll"}.get(
+    sys.platform, "libcadence.so"
+)
 
 
 # ---- Types from include/cadence.h ----
 
-
 # A handle (cadence_loop, cadence_publisher, cadence_cancellable) is ``struct { uint64_t id; }``
 # passed by value. Every C ABI this binding runs on (x86-64 System V, AArch64 AAPCS64) passes a
-# struct of one 64-bit integer exactly as that integer, and lays it out the same in memory, so the
-# prototypes declare handles as ``c_uint64`` and the binding keeps them as Python ints: a ctypes
-# Structure per handle would cost an object per timer and a conversion per call.
-
-#: ``cadence_loop``, ``cadence_publisher``, ``cadence_cancellable``: the handle's ``id``.
+# struct of one 64-bit integer exactly as that integer, so handles are ``c_uint64`` and Python ints.
 Handle = ctypes.c_uint64
+_u64, _int, _d = ctypes.c_uint64, ctypes.c_int, ctypes.c_double
+_char_p, _obj = ctypes.c_char_p, ctypes.py_object
+_out, _double_out, _int_out = ctypes.POINTER(Handle), ctypes.POINTER(_d), ctypes.POINTER(_int)
 
 
 class CTick(ctypes.Structure):
     """``cadence_tick``: one firing, valid only during the callback."""
 
-    _fields_ = [
-        ("fire_date", ctypes.c_double),
-        ("skipped", ctypes.c_uint64),
-        ("source", Handle),
-        ("final", ctypes.c_int),
-    ]
-
-
-#: ``void (*cadence_tick_fn)(const cadence_tick *tick, void *userdata)``
-TICK_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CTick), ctypes.c_void_p)
-#: ``void (*cadence_fire_fn)(void *userdata, double fire_date, uint64_t skipped, int final)``
-FIRE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_double, ctypes.c_uint64, ctypes.c_int)
-#: ``void (*cadence_release_fn)(void *userdata)``
-RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    _fields_ = [("fire_date", _d), ("skipped", _u64), ("source", Handle), ("final", _int)]
 
 
 class CCountdownEvent(ctypes.Structure):
     """``cadence_countdown_event``: one call of a countdown's callback, valid only during it."""
 
-    _fields_ = [
-        ("remaining", ctypes.c_int64),
-        ("finished", ctypes.c_int),
-        ("date", ctypes.c_double),
-        ("source", Handle),
-    ]
-
-
-#: ``void (*cadence_countdown_fn)(const cadence_countdown_event *event, void *userdata)``
-COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), ctypes.c_void_p)
+    _fields_ = [("remaining", ctypes.c_int64), ("finished", _int), ("date", _d), ("source", Handle)]
 
 
 class CPoll(ctypes.Structure):
     """``cadence_poll``: one poll, as passed to a poller's callback, valid only during it."""
 
-    _fields_ = [
-        ("number", ctypes.c_uint64),
-        ("date", ctypes.c_double),
-        ("source", Handle),
-    ]
+    _fields_ = [("number", _u64), ("date", _d), ("source", Handle)]
 
 
-#: ``void (*cadence_poll_fn)(const cadence_poll *poll, void *userdata)``
-POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), ctypes.c_void_p)
+# The userdata of every registration is a Python object that the binding holds one reference to
+# (Py_IncRef) until C says it is dead: a call with ``final`` set, a countdown's finished call, or
+# the loop's release function. So the callbacks take it as ``py_object``.
+FIRE_FN = ctypes.CFUNCTYPE(None, _obj, _d, _u64, _int)
+RELEASE_FN = ctypes.CFUNCTYPE(None, _obj)
+TICK_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CTick), _obj)
+COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), _obj)
+POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), _obj)
+#: The loop's callback types, in the order of ``LoopState``'s callbacks.
+CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, TICK_FN, COUNTDOWN_FN, POLL_FN)
 
 #: ``CADENCE_TOLERANCE_DEFAULT``: a poller tolerance of 10 % of its interval.
 TOLERANCE_DEFAULT = -1.0
+_H, _M, _D = [Handle], [Handle, _char_p], [Handle, _double_out]
 
-_int = ctypes.c_int
-_double = ctypes.c_double
-_char_p = ctypes.c_char_p
-_void_p = ctypes.c_void_p
-_handle_out = ctypes.POINTER(Handle)
-
+# Every function of include/cadence.h (without its ``cadence_`` prefix), by prototype.
+_BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
+    (ctypes.c_uint, [], "version"),
+    (_char_p, [], "version_string last_error_message"),
+    (_char_p, [_int], "strerror err_name"),
+    (_int, [_out], "loop_create loop_create_virtual"),
+    (_int, _H, "loop_destroy loop_stop loop_stop_thread publisher_release timer_unref timer_ref"),
+    (_int, _H, "cancel cancellable_detach cancellable_release"),
+    (_int, _M, "loop_run_until_idle loop_add_mode loop_add_common_mode loop_run_pass"),
+    (_int, _M, "loop_start_thread"),
+    (_int, _D, "loop_now loop_timeout timer_fire_date timer_interval timer_tolerance"),
+    (_int, _D, "poller_tolerance"),
+    (_int, [Handle, ctypes.POINTER(_u64)], "loop_wakeups loop_armed_timers"),
+    (_int, [Handle, _int_out], "loop_fd timer_has_ref is_cancelled"),
+    (_int, [Handle, _d], "loop_advance_clock timer_reset"),
+    (_int, [Handle, _int], "publisher_set_missed_ticks poller_set_active"),
+    (_int, [Handle, _out], "publisher_autoconnect publisher_connect"),
+    (_int, [Handle, _u64], "poller_finish"),
+    (_int, [Handle, _char_p, _d], "loop_run"),
+    (_int, [Handle, FIRE_FN, RELEASE_FN], "loop_set_callbacks"),
+    (_int, [Handle, _d, _d, _char_p, _out], "timer_publish"),
+    (_int, [Handle, TICK_FN, _obj, _out], "publisher_subscribe"),
+    (_int, [Handle, _d, _d, _char_p, TICK_FN, _obj, _out], "loop_schedule"),
+    (_int, [Handle, _d, _obj, _out], "loop_schedule_default"),
+    (_int, [Handle, _d, _d, _d, _int, _char_p, TICK_FN, _obj, _out], "loop_schedule_repeating"),
+    (_int, [Handle, _d, _d, COUNTDOWN_FN, _obj, _out], "countdown_start"),
+    (_int, [Handle, _d, _d, POLL_FN, _obj, _out], "poller_start"),
+]
 #: Every function of include/cadence.h: name -> (restype, argtypes).
-PROTOTYPES: dict[str, tuple[object, list[object]]] = {
-    # Version and errors
-    "cadence_version": (ctypes.c_uint, []),
-    "cadence_version_string": (_char_p, []),
-    "cadence_strerror": (_char_p, [_int]),
-    "cadence_err_name": (_char_p, [_int]),
-    "cadence_last_error_message": (_char_p, []),
-    # Loops
-    "cadence_loop_create": (_int, [_handle_out]),
-    "cadence_loop_destroy": (_int, [Handle]),
-    "cadence_loop_run": (_int, [Handle, _char_p, _double]),
-    "cadence_loop_run_until_idle": (_int, [Handle, _char_p]),
-    "cadence_loop_stop": (_int, [Handle]),
-    "cadence_loop_add_mode": (_int, [Handle, _char_p]),
-    "cadence_loop_add_common_mode": (_int, [Handle, _char_p]),
-    "cadence_loop_now": (_int, [Handle, ctypes.POINTER(_double)]),
-    "cadence_loop_wakeups": (_int, [Handle, ctypes.POINTER(ctypes.c_uint64)]),
-    "cadence_loop_armed_timers": (_int, [Handle, ctypes.POINTER(ctypes.c_uint64)]),
-    # Driving a loop from the host's own event loop
-    "cadence_loop_fd": (_int, [Handle, ctypes.POINTER(_int)]),
-    "cadence_loop_timeout": (_int, [Handle, ctypes.POINTER(_double)]),
-    "cadence_loop_run_pass": (_int, [Handle, _char_p]),
-    # A loop on a thread of its own
-    "cadence_loop_start_thread": (_int, [Handle, _char_p]),
-    "cadence_loop_stop_thread": (_int, [Handle]),
-    # Virtual time
-    "cadence_loop_create_virtual": (_int, [_handle_out]),
-    "cadence_loop_advance_clock": (_int, [Handle, _double]),
-    # Timer publishers
-    "cadence_timer_publish": (
-        _int,
-        [Handle, _double, _double, _char_p, _handle_out],
-    ),
-    "cadence_publisher_set_missed_ticks": (_int, [Handle, _int]),
-    "cadence_publisher_autoconnect": (
-        _int,
-        [Handle, _handle_out],
-    ),
-    "cadence_publisher_subscribe": (
-        _int,
-        [Handle, TICK_FN, _void_p, _handle_out],
-    ),
-    "cadence_publisher_connect": (
-        _int,
-        [Handle, _handle_out],
-    ),
-    "cadence_publisher_release": (_int, [Handle]),
-    # Scheduled timers
-    "cadence_loop_schedule": (
-        _int,
-        [
-            Handle,
-            _double,
-            _double,
-            _char_p,
-            TICK_FN,
-            _void_p,
-            _handle_out,
-        ],
-    ),
-    "cadence_loop_schedule_repeating": (
-        _int,
-        [
-            Handle,
-            _double,
-            _double,
-            _double,
-            _int,
-            _char_p,
-            TICK_FN,
-            _void_p,
-            _handle_out,
-        ],
-    ),
-    "cadence_timer_unref": (_int, [Handle]),
-    "cadence_timer_ref": (_int, [Handle]),
-    "cadence_timer_has_ref": (_int, [Handle, ctypes.POINTER(_int)]),
-    "cadence_timer_reset": (_int, [Handle, _double]),
-    "cadence_timer_fire_date": (_int, [Handle, ctypes.POINTER(_double)]),
-    "cadence_timer_interval": (_int, [Handle, ctypes.POINTER(_double)]),
-    "cadence_timer_tolerance": (_int, [Handle, ctypes.POINTER(_double)]),
-    # Countdowns
-    "cadence_countdown_start": (
-        _int,
-        [Handle, _double, _double, COUNTDOWN_FN, _void_p, _handle_out],
-    ),
-    # Pollers
-    "cadence_poller_start": (
-        _int,
-        [Handle, _double, _double, POLL_FN, _void_p, _handle_out],
-    ),
-    "cadence_poller_finish": (_int, [Handle, ctypes.c_uint64]),
-    "cadence_poller_set_active": (_int, [Handle, _int]),
-    "cadence_poller_tolerance": (_int, [Handle, ctypes.POINTER(_double)]),
-    # Cancellables
-    "cadence_cancel": (_int, [Handle]),
-    "cadence_is_cancelled": (_int, [Handle, ctypes.POINTER(_int)]),
-    "cadence_cancellable_release": (_int, [Handle]),
-    "cadence_cancellable_detach": (_int, [Handle]),
-    # Callbacks per loop, for bindings
-    "cadence_loop_set_callbacks": (_int, [Handle, FIRE_FN, RELEASE_FN]),
-    "cadence_loop_schedule_default": (_int, [Handle, _double, _void_p, _handle_out]),
+PROTOTYPES = {
+    f"cadence_{name}": (restype, argtypes)
+    for restype, argtypes, names in _BY_PROTOTYPE
+    for name in names.split()
 }
+
+# Called through ctypes.PyDLL, which keeps the GIL (cheaper): calls that never wait for another
+# thread. Every other call may wait for a callback on the loop's thread, which needs the GIL.
+_FAST = "loop_schedule_default loop_schedule loop_schedule_repeating loop_now loop_stop"
+_FAST += " loop_armed_timers loop_wakeups is_cancelled timer_fire_date timer_interval"
+_FAST += " timer_tolerance timer_has_ref last_error_message"
+KEEP_GIL = {f"cadence_{name}" for name in _FAST.split()}
 
 
 def decode(raw: bytes | None) -> str:
@@ -223,10 +133,10 @@ def _candidates() -> list[tuple[str, str | None]]:
     here = Path(__file__).resolve().parent
     found: list[tuple[str, str | None]] = []
     for folder in _package_folders(here):
-        found += [("bundled in the package", str(folder / name)) for name in _FILE_NAMES]
+        found.append(("bundled in the package", str(folder / _FILE_NAME)))
     # <repo>/bindings/python/src/cadence: parents[3] is the checkout.
     repo = here.parents[3]
-    found += [("build tree", str(repo / "build" / name)) for name in _FILE_NAMES]
+    found.append(("build tree", str(repo / "build" / _FILE_NAME)))
     found.append(("system (ctypes.util.find_library)", ctypes.util.find_library("cadence")))
     return found
 
@@ -246,11 +156,14 @@ def _package_folders(here: Path) -> list[Path]:
     return folders
 
 
-def _declare(lib: ctypes.CDLL) -> None:
+def _declare(lib: ctypes.CDLL, fast: ctypes.CDLL) -> None:
     for name, (restype, argtypes) in PROTOTYPES.items():
-        function = getattr(lib, name)
-        function.restype = restype
-        function.argtypes = argtypes
+        for each in (lib, fast):
+            function = getattr(each, name)
+            function.restype = restype
+            function.argtypes = argtypes
+        if name in KEEP_GIL:
+            setattr(lib, name, getattr(fast, name))
 
 
 def _check_version(lib: ctypes.CDLL, path: str) -> None:
@@ -274,7 +187,7 @@ def _load() -> tuple[ctypes.CDLL, str]:
             continue
         try:
             lib = ctypes.CDLL(path)
-            _declare(lib)
+            _declare(lib, ctypes.PyDLL(path))
         except (OSError, AttributeError) as error:
             tried.append(f"  {where}: {path}: {error}")
             continue
@@ -289,6 +202,21 @@ def _load() -> tuple[ctypes.CDLL, str]:
 
 
 lib, path = _load()
+# By address (``id``): cheaper for ctypes than a py_object argument.
+incref_at, decref_at = ctypes.pythonapi.Py_IncRef, ctypes.pythonapi.Py_DecRef
+incref_at.argtypes = decref_at.argtypes = [ctypes.c_void_p]
+incref_at.restype = decref_at.restype = None
+
+
+def decref(userdata: object) -> None:
+    """Gives back the reference :func:`hold` took (after a registering call failed)."""
+    decref_at(id(userdata))
+
+
+def hold(userdata: object) -> object:
+    """Takes the reference that C holds while ``userdata`` is registered; returns it."""
+    incref_at(id(userdata))
+    return userdata
 
 
 def version() -> int:

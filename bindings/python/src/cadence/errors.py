@@ -44,35 +44,8 @@ from typing import ClassVar
 
 from . import _lib
 
-__all__ = [
-    "EALREADY",
-    "EBADF",
-    "EBUSY",
-    "EINVAL",
-    "EIO",
-    "ENOENT",
-    "ENOMEM",
-    "ENOTSUP",
-    "AlreadyCancelled",
-    "BadHandle",
-    "CadenceError",
-    "EventLoopError",
-    "InvalidArgument",
-    "LoopBusy",
-    "NotSupported",
-    "OutOfMemory",
-    "UnknownMode",
-]
-
 # The C API's codes (include/cadence.h).
-ENOENT = -2
-EIO = -5
-EBADF = -9
-ENOMEM = -12
-EBUSY = -16
-EINVAL = -22
-ENOTSUP = -95
-EALREADY = -114
+ENOENT, EIO, EBADF, ENOMEM, EBUSY, EINVAL, ENOTSUP, EALREADY = -2, -5, -9, -12, -16, -22, -95, -114
 
 
 class CadenceError(Exception):
@@ -188,19 +161,9 @@ class EventLoopError(CadenceError, OSError):
         self.strerror = self.message
 
 
+_CLASSES = (InvalidArgument, UnknownMode, BadHandle, LoopBusy, NotSupported, AlreadyCancelled)
 _BY_CODE: dict[int, type[CadenceError]] = {
-    cls.default_code: cls
-    for cls in (
-        InvalidArgument,
-        UnknownMode,
-        BadHandle,
-        LoopBusy,
-        NotSupported,
-        AlreadyCancelled,
-        OutOfMemory,
-        EventLoopError,
-    )
-    if cls.default_code is not None
+    cls.default_code or 0: cls for cls in (*_CLASSES, OutOfMemory, EventLoopError)
 }
 
 

@@ -1,33 +1,82 @@
-"""The event loop that fires timers: real or virtual, run by the caller or on its own thread."""
+"""The event loop that fires timers: real or virtual, run by the caller, on its own thread, by
+asyncio or by another event loop of the program.
+
+On the main thread ``Loop.run`` drives a real loop from Python: ``poll`` on the loop's descriptor,
+then one non-blocking pass (``cadence_loop_run_pass``) each time it is readable. The descriptor
+wakes at the engine's nanosecond deadline, so the poll's timeout only bounds the end of the run;
+a signal interrupts the poll (PEP 475), where the SIGINT handler raises KeyboardInterrupt at
+once: no wake-up fd, no thread. Everywhere else one C call runs the loop: other threads get no
+signals, a virtual loop has no descriptor (and never sleeps), and a run until idle needs the
+engine's own idle check; on the main thread, Ctrl-C then stops the C call at the next callback.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import atexit
+import contextlib
 import ctypes
 import math
+import select
+import signal
+import threading
+import time
 import weakref
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Awaitable, Iterator
+from types import FrameType
+from typing import Any, Callable, TypeVar
 
-from . import _args, _async, _lib, _lifecycle, _registry, _running, countdown, poller
-from ._loop_thread import LoopThreadMethods
+from . import _lib, _state, countdown, poller
+from ._async import Attachment, descriptor
+from ._state import LoopState
 from .cancellable import ScheduledTimer
 from .countdown import Countdown
-from .errors import EBUSY, RUNNING_OR_THREAD, InvalidArgument, LoopBusy, check
+from .errors import EBUSY, RUNNING_OR_THREAD, BadHandle, LoopBusy, check, error_for
 from .poller import Poll, Poller
-from .publisher import MissedTickPolicy, TimerPublisher, missed_tick_policy
-
-if TYPE_CHECKING:
-    from .tick import Tick
+from .publisher import MissedTickPolicy, TimerPublisher, policy_value, subscribe_userdata
+from .tick import Tick
 
 __all__ = ["Loop"]
 
-_schedule = _lib.lib.cadence_loop_schedule
-_schedule_repeating = _lib.lib.cadence_loop_schedule_repeating
-_detach = _lib.lib.cadence_cancellable_detach
+_L = TypeVar("_L", bound="Loop")
+_lib_ = _lib.lib
+_Handle = _lib.Handle
+_hold, _decref, _incref_at = _lib.hold, _lib.decref, _lib.incref_at
+_schedule_default = _lib_.cadence_loop_schedule_default
+#: Loops whose own thread runs, held until stop_thread (their callbacks may run meanwhile).
+_threaded: dict[LoopState, Loop] = {}
+#: The state of the loop whose run the main thread drives, for the SIGINT handler.
+_main_run: list[LoopState] = []
 
 
-class Loop(LoopThreadMethods):
+def _noop(tick: Tick) -> None:
+    pass
+
+
+def _destroy(state: LoopState) -> int:
+    """Destroys the C loop unless it is running (C releases every registration's userdata)."""
+    with state.lock:
+        if state.running:
+            return EBUSY
+        code = _lib_.cadence_loop_destroy(state.handle)
+        if code == 0:
+            state.retire()
+    return int(code)
+
+
+def _collect(state: LoopState) -> None:
+    """The finalizer of a collected :class:`Loop`. One still marked running was attached to an
+    asyncio loop that was closed without a detach (a run holds its loop): that ends here."""
+    state.release()
+    _destroy(state)
+
+
+@atexit.register
+def _stop_threads_at_exit() -> None:
+    for state in list(_threaded):
+        _lib_.cadence_loop_stop_thread(state.handle)
+
+
+class Loop:
     """An event loop that fires timers: Cadence's run loop, on libuv's monotonic clock or, made
     by :meth:`virtual`, on a virtual clock that moves only when told.
 
@@ -45,13 +94,12 @@ class Loop(LoopThreadMethods):
     that must also tick while the loop runs in a custom common mode (UIKit's scroll tracking).
     Countdowns and pollers are always in ``"common"``.
 
-    Lifetime: :meth:`close` (or leaving a ``with`` block, or garbage collection) cancels every
-    timer and closes every publisher, subscription, connection, scheduled timer, countdown and
-    poller made from the loop; using them afterwards raises
-    :class:`~cadence.errors.BadHandle`. The loop holds the callbacks given to it, so callbacks
-    that refer to the loop make a cycle the garbage collector can collect. A loop is kept alive
-    while :meth:`run` runs it, while it is attached to asyncio, and while it has a thread of its
-    own (until :meth:`stop_thread`).
+    Lifetime: :meth:`close` (or leaving a ``with`` block, or collection) cancels every timer and
+    gives up every handle made from the loop; using them afterwards raises
+    :class:`~cadence.errors.BadHandle`. C holds the callbacks of its live registrations, so a
+    callback that refers to the loop keeps it alive while that registration lives (a pending
+    one-shot until it fires). A loop is kept alive while :meth:`run` runs it, while it is
+    attached to asyncio, and while it has a thread of its own (until :meth:`stop_thread`).
 
     Threads: timers fire on the thread inside :meth:`run` or :meth:`run_pass`, on the asyncio
     thread when attached, or on the loop's own thread. Every
@@ -67,9 +115,7 @@ class Loop(LoopThreadMethods):
             EventLoopError: libuv could not create its loop.
             OutOfMemory: no memory.
         """
-        handle = _lib.Handle()
-        check(int(_lib.lib.cadence_loop_create(handle)), "Loop")
-        self._adopt(handle.value, virtual=False)
+        self._adopt(_state.made(_lib_.cadence_loop_create, "Loop"), virtual=False)
 
     @classmethod
     def virtual(cls) -> Loop:
@@ -86,17 +132,19 @@ class Loop(LoopThreadMethods):
         Raises:
             OutOfMemory: no memory.
         """
-        handle = _lib.Handle()
-        check(int(_lib.lib.cadence_loop_create_virtual(handle)), "Loop.virtual")
         loop = cls.__new__(cls)
-        loop._adopt(handle.value, virtual=True)
+        loop._adopt(_state.made(_lib_.cadence_loop_create_virtual, "Loop.virtual"), virtual=True)
         return loop
 
     def _adopt(self, handle: int, *, virtual: bool) -> None:
-        # The only strong reference to the callbacks: see cadence._registry.
-        self._callbacks = _registry.CallbackTable()
-        self._state = _registry.LoopState(handle, self._callbacks, virtual=virtual)
-        self._finalizer = weakref.finalize(self, _lifecycle.collect, self._state)
+        self._state = state = LoopState(handle, virtual=virtual)
+        self._attachment: Attachment | None = None
+        self._finalizer = weakref.finalize(self, _collect, state)
+
+    def _open(self, where: str) -> LoopState:
+        if not self._state.handle:
+            raise BadHandle(context=where, detail="loop must be open, got a closed Loop")
+        return self._state
 
     @property
     def is_virtual(self) -> bool:
@@ -144,8 +192,9 @@ class Loop(LoopThreadMethods):
                 attached to asyncio).
             BadHandle: the loop is closed.
         """
-        value = math.inf if seconds is None else _args.seconds(seconds, "Loop.run", "seconds")
-        self._run(_args.mode(mode, "Loop.run"), value, "Loop.run")
+        where = "Loop.run"
+        value = math.inf if seconds is None else _state.seconds(seconds, where, "seconds")
+        self._run(_state.mode(mode, where), value, where)
 
     def run_until_idle(self, *, mode: str = "default") -> None:
         """Runs the loop in ``mode`` as :meth:`run` does, until no referenced timer that can fire
@@ -182,25 +231,27 @@ class Loop(LoopThreadMethods):
                 has a thread of its own.
             BadHandle: the loop is closed.
         """
-        name = _args.mode(mode, "Loop.run_until_idle")
-        self._run(name, None, "Loop.run_until_idle")
+        self._run(_state.mode(mode, "Loop.run_until_idle"), None, "Loop.run_until_idle")
 
-    def _run(self, name: bytes, seconds: float | None, call: str) -> None:
-        """:meth:`run` for ``seconds``, or :meth:`run_until_idle` when ``seconds`` is None."""
-        state = self._require_open(call)
-        # Only the call that actually runs collects a callback's exception: a nested run,
-        # rejected here, must not steal it.
-        if not state.enter_run():
-            raise LoopBusy(context=call, detail=RUNNING_OR_THREAD)
+    def _run(self, name: bytes, seconds: float | None, where: str) -> None:
+        state = self._open(where)
+        if not state.claim():
+            raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
+        main = threading.current_thread() is threading.main_thread()
         try:
-            with _registry.binding_code(), _running.sigint_stops_run():
-                code = _running.run(state, name, seconds, call)
+            with _sigint_stops_run(state, main):
+                if seconds is None:
+                    code = _lib_.cadence_loop_run_until_idle(state.handle, name)
+                elif state.virtual or not main or not seconds > 0:  # C judges NaN, negatives
+                    code = _lib_.cadence_loop_run(state.handle, name, seconds)
+                else:
+                    code = _drive(state, name, seconds, where)
         finally:
-            state.leave_run()
-        _registry.raise_kept([state.take_error() if code == 0 else None])
+            state.release()
+        state.raise_errors()
         if code == EBUSY:
-            raise LoopBusy(context=call, detail=RUNNING_OR_THREAD)
-        check(code, call)
+            raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
+        check(code, where)
 
     def stop(self) -> None:
         """Makes a running :meth:`run` return after its current pass; does nothing if the loop is
@@ -210,7 +261,13 @@ class Loop(LoopThreadMethods):
         Raises:
             BadHandle: the loop is closed.
         """
-        self._require_open("Loop.stop").stop()
+        state = self._open("Loop.stop")
+        state.stopping = True
+        _lib_.cadence_loop_stop(state.handle)
+        mode = state.wake_mode
+        if mode is not None and state.runner != threading.get_ident():
+            # A run driven from Python waits in poll: a zero-delay one-shot in its mode wakes it.
+            _schedule(state, 0.0, _noop, 0.0, mode, "Loop.stop")
 
     @property
     def running(self) -> bool:
@@ -235,9 +292,7 @@ class Loop(LoopThreadMethods):
             BadHandle: the loop is closed.
         """
         where = "Loop.add_mode"
-        encoded = _args.mode(name, where)
-        state = self._require_open(where)
-        check(int(_lib.lib.cadence_loop_add_mode(state.handle, encoded)), where)
+        check(_lib_.cadence_loop_add_mode(self._state.handle, _state.mode(name, where)), where)
 
     def add_common_mode(self, name: str) -> None:
         """Registers ``name`` (if needed) as a common mode: timers in ``"common"``, existing ones
@@ -247,11 +302,15 @@ class Loop(LoopThreadMethods):
             As :meth:`add_mode`.
         """
         where = "Loop.add_common_mode"
-        encoded = _args.mode(name, where)
-        state = self._require_open(where)
-        check(int(_lib.lib.cadence_loop_add_common_mode(state.handle, encoded)), where)
+        encoded = _state.mode(name, where)
+        check(_lib_.cadence_loop_add_common_mode(self._state.handle, encoded), where)
 
     # ---- Clock ----
+
+    def _read(self, what: str, out: Any) -> Any:
+        function = getattr(_lib_, f"cadence_loop_{what}")
+        check(function(self._open(f"Loop.{what}").handle, out), f"Loop.{what}")
+        return out.value
 
     def now(self) -> float:
         """A fresh read of the loop's clock on the fire-date scale: seconds since the Unix epoch,
@@ -261,10 +320,7 @@ class Loop(LoopThreadMethods):
         Raises:
             BadHandle: the loop is closed.
         """
-        state = self._require_open("Loop.now")
-        out = ctypes.c_double()
-        check(int(_lib.lib.cadence_loop_now(state.handle, out)), "Loop.now")
-        return out.value
+        return float(self._read("now", ctypes.c_double()))
 
     @property
     def wakeups(self) -> int:
@@ -273,10 +329,7 @@ class Loop(LoopThreadMethods):
         Raises:
             BadHandle: the loop is closed.
         """
-        state = self._require_open("Loop.wakeups")
-        out = ctypes.c_uint64()
-        check(int(_lib.lib.cadence_loop_wakeups(state.handle, out)), "Loop.wakeups")
-        return int(out.value)
+        return int(self._read("wakeups", ctypes.c_uint64()))
 
     @property
     def armed_timer_count(self) -> int:
@@ -290,10 +343,9 @@ class Loop(LoopThreadMethods):
         Raises:
             BadHandle: the loop is closed.
         """
-        where = "Loop.armed_timer_count"
-        state = self._require_open(where)
         out = ctypes.c_uint64()
-        check(int(_lib.lib.cadence_loop_armed_timers(state.handle, out)), where)
+        where = "Loop.armed_timer_count"
+        check(_lib_.cadence_loop_armed_timers(self._open(where).handle, out), where)
         return int(out.value)
 
     def advance_clock(self, seconds: float) -> None:
@@ -313,9 +365,8 @@ class Loop(LoopThreadMethods):
             BadHandle: the loop is closed.
         """
         where = "Loop.advance_clock"
-        value = _args.seconds(seconds, "Loop.advance_clock", "seconds")
-        state = self._require_open(where)
-        check(int(_lib.lib.cadence_loop_advance_clock(state.handle, value)), where)
+        value = _state.seconds(seconds, where, "seconds")
+        check(_lib_.cadence_loop_advance_clock(self._open(where).handle, value), where)
 
     # ---- Timers ----
 
@@ -354,20 +405,15 @@ class Loop(LoopThreadMethods):
             BadHandle: the loop is closed.
         """
         where = "Loop.publish"
-        every = _args.seconds(interval, "Loop.publish", "interval")
-        late = _args.seconds(tolerance, "Loop.publish", "tolerance")
-        encoded = _args.mode(mode, "Loop.publish")
-        policy = missed_tick_policy(missed_ticks, "Loop.publish")
-        state = self._require_open(where)
-        out = _lib.Handle()
-        check(int(_lib.lib.cadence_timer_publish(state.handle, every, late, encoded, out)), where)
-        publisher = TimerPublisher(self, state, out.value, every, late, mode, MissedTickPolicy.SKIP)
-        if policy is not MissedTickPolicy.SKIP:
-            try:
-                publisher.missed_ticks = policy
-            except BaseException:
-                publisher.close()
-                raise
+        every = _state.seconds(interval, where, "interval")
+        late = _state.seconds(tolerance, where, "tolerance")
+        encoded = _state.mode(mode, where)
+        policy = policy_value(missed_ticks, where)
+        handle = self._open(where).handle
+        made = _state.made(_lib_.cadence_timer_publish, where, handle, every, late, encoded)
+        publisher = TimerPublisher(self, made, every, late, mode, MissedTickPolicy.SKIP)
+        if policy:
+            publisher.missed_ticks = missed_ticks
         return publisher
 
     def schedule(
@@ -379,6 +425,7 @@ class Loop(LoopThreadMethods):
         tolerance: float = 0.0,
         mode: str = "default",
         missed_ticks: MissedTickPolicy | None = None,
+        weak: bool = False,
     ) -> ScheduledTimer:
         """Calls ``callback(tick)`` once, ``delay`` seconds from now, while the loop runs in a mode
         covered by ``mode`` (like a non-repeating ``Timer``); with ``interval``, again every
@@ -400,10 +447,17 @@ class Loop(LoopThreadMethods):
             mode: as for :meth:`publish`; default ``"default"``. Keyword-only.
             missed_ticks: for a repeating timer, what it does about fire dates it missed, as for
                 :meth:`publish`; None (the default) is ``SKIP``. Keyword-only.
+            weak: hold ``callback`` weakly (a bound method through :class:`weakref.WeakMethod`,
+                anything else through :class:`weakref.ref`): when its target is collected the
+                timer is cancelled at once and never fires after. Default False: held strongly,
+                as asyncio's ``call_later`` holds its callback (a weak default would drop
+                lambdas and fire-and-forget one-shots). Keyword-only.
 
         Returns:
-            A :class:`~cadence.ScheduledTimer`; dropping or closing it does not cancel the calls
-            (a repeating timer whose object is gone runs until its loop closes).
+            A :class:`~cadence.ScheduledTimer`. Collected, a one-shot still fires
+            (fire-and-forget) and a repeating timer stops, unless detached (``detach()``);
+            closing it cancels either. A callback that refers to its own timer keeps it
+            reachable, so it runs until cancelled: use ``weak=True`` for a bound method.
 
         Raises:
             TypeError: ``callback`` is not callable, a number is not a number, ``mode`` not a str,
@@ -414,81 +468,43 @@ class Loop(LoopThreadMethods):
             UnknownMode: ``mode`` is not registered.
             BadHandle: the loop is closed.
         """
-        if interval is not None or missed_ticks is not None:
-            return self._schedule_repeating(
-                delay, callback, interval, tolerance, mode, missed_ticks
-            )
-        # The hot path of the binding (one-shots): the common argument types are checked inline,
-        # and messages are formatted only on error.
-        after = delay if type(delay) is float else _args.seconds(delay, "Loop.schedule", "delay")
-        if not callable(callback):
-            _args.callback(callback, "Loop.schedule")
-        late = (
-            tolerance
-            if type(tolerance) is float
-            else _args.seconds(tolerance, "Loop.schedule", "tolerance")
-        )
-        default = type(mode) is str and mode == "default"
-        encoded = b"default" if default else _args.mode(mode, "Loop.schedule")
-        state = self._state
-        on_tick = state.on_tick  # before the closed check: see _registry.refused
-        if state.closed:
-            self._require_open("Loop.schedule")
-        key = _registry.register(state, callback, one_shot=True)
-        out = _lib.Handle()
-        try:  # free on the way in: an exception before the object exists drops the entry
-            code = _schedule(state.handle, after, late, encoded, on_tick, key, out)
-            if code < 0:
-                _registry.refused(state, code, "Loop.schedule", self._require_open)
-            return ScheduledTimer(self, state, out.value, key, after if default else (after, mode))
-        except BaseException:
-            _registry.abandoned(state, key, out.value)
-            raise
-
-    def _schedule_repeating(
-        self,
-        delay: float,
-        callback: Callable[[Tick], object],
-        interval: float | None,
-        tolerance: float,
-        mode: str,
-        missed_ticks: MissedTickPolicy | None,
-    ) -> ScheduledTimer:
-        """:meth:`schedule` with ``interval`` (or ``missed_ticks``)."""
+        if (
+            interval is None is missed_ticks
+            and weak is False
+            and tolerance == 0.0
+            and mode == "default"
+            and type(delay) is float
+            and callable(callback)
+        ):  # the hot path: one C call of four arguments
+            _incref_at(id(callback))
+            out = _Handle()
+            code = _schedule_default(self._state.handle, delay, callback, out)
+            if code:
+                _decref(callback)
+                raise error_for(code, "Loop.schedule")
+            return ScheduledTimer(out.value)
         where = "Loop.schedule"
+        after = _state.seconds(delay, where, "delay")
+        userdata = subscribe_userdata(callback, weak, where)
+        late = _state.seconds(tolerance, where, "tolerance")
+        encoded = _state.mode(mode, where)
         if interval is None:
-            raise TypeError(f"{where}: missed_ticks applies to a repeating timer (give interval)")
-        after = _args.seconds(delay, where, "delay")
-        _args.callback(callback, where)
-        every = _args.seconds(interval, where, "interval")
-        late = _args.seconds(tolerance, where, "tolerance")
-        encoded = _args.mode(mode, where)
-        policy = missed_tick_policy(
-            MissedTickPolicy.SKIP if missed_ticks is None else missed_ticks, where
-        )
-        state = self._state
-        on_tick = state.on_tick  # before the closed check: see _registry.refused
-        if state.closed:
-            self._require_open(where)
-        key = _registry.register(state, callback, one_shot=False)
-        out = _lib.Handle()
-        try:  # as in schedule
-            code = int(
-                _schedule_repeating(
-                    state.handle, after, every, late, policy.value, encoded, on_tick, key, out
+            if missed_ticks is not None:
+                raise TypeError(
+                    f"{where}: missed_ticks applies to a repeating timer (give interval)"
                 )
-            )
-            if code < 0:
-                _registry.refused(state, code, where, self._require_open)
-            # Closing or dropping the object leaves the timer running, as documented here
-            # (releasing a C handle of a repeating timer that was not detached cancels it).
-            _detach(out)
-            missed = "" if policy is MissedTickPolicy.SKIP else f", missed_ticks={policy}"
-            description = f"after {after + 0.0!r} s every {every!r} s in mode {mode!r}{missed}"
-            return ScheduledTimer(self, state, out.value, key, description)
-        except BaseException:
-            _registry.abandoned(state, key, out.value)
-            raise
+            timer = _schedule(self._state, after, userdata, late, encoded, where)
+        else:
+            every = _state.seconds(interval, where, "interval")
+            chosen = MissedTickPolicy.SKIP if missed_ticks is None else missed_ticks
+            policy = policy_value(chosen, where)
+            state = self._state
+            times = (state.handle, after, every, late, policy, encoded, state.on_tick)
+            repeating = _lib_.cadence_loop_schedule_repeating
+            timer = ScheduledTimer(_state.register(repeating, where, userdata, *times))
+        if weak:
+            userdata.adopt(int(timer))
+        return timer
 
     def countdown(
         self,
@@ -526,39 +542,15 @@ class Loop(LoopThreadMethods):
             on_finish: called with no arguments after the last value, or None. Keyword-only.
 
         Returns:
-            A :class:`~cadence.Countdown`: cancel it to stop early. Dropping it does not cancel
-            it; closing it does.
+            A :class:`~cadence.Countdown`: cancel it to stop early. Dropped and collected, or
+            closed, it is cancelled, unless detached.
 
         Raises:
             TypeError: a number is not a number, or a callback not callable.
             InvalidArgument: ``tick`` <= 0, NaN or infinite; ``deadline`` NaN or infinite.
             BadHandle: the loop is closed.
         """
-        where = "Loop.countdown"
-        end = _args.seconds(deadline, "Loop.countdown", "deadline")
-        every = _args.seconds(tick, "Loop.countdown", "tick")
-        if callback is not None:
-            _args.callback(callback, "Loop.countdown")
-        if on_finish is not None:
-            _args.callback(on_finish, "Loop.countdown", "on_finish")
-        on_countdown = self._state.on_countdown  # before the closed check: see _registry.refused
-        state = self._require_open(where)
-        progress = countdown.Progress(state)
-        _async.on_loop_close(state, progress)
-        key = _registry.register(
-            state, countdown.make_entry(progress, callback, on_finish), one_shot=False
-        )
-        out = _lib.Handle()
-        try:
-            code = int(
-                _lib.lib.cadence_countdown_start(state.handle, end, every, on_countdown, key, out)
-            )
-            if code < 0:
-                _registry.refused(state, code, where, self._require_open)
-            return Countdown(self, state, out.value, key, progress, end, every)
-        except BaseException:
-            _registry.abandoned(state, key, out.value)
-            raise
+        return countdown.start(self, deadline, tick, callback, on_finish)
 
     def poller(
         self,
@@ -606,7 +598,7 @@ class Loop(LoopThreadMethods):
 
         Returns:
             A :class:`~cadence.Poller`: ``set_active(False)`` pauses it, ``cancel()`` stops it.
-            Dropping it does not stop it; closing it does.
+            Dropped and collected, or closed, it stops, unless detached.
 
         Raises:
             TypeError: a number is not a number, ``operation`` not callable, or
@@ -615,38 +607,182 @@ class Loop(LoopThreadMethods):
                 infinite.
             BadHandle: the loop is closed.
         """
-        where = "Loop.poller"
-        every = _args.seconds(interval, "Loop.poller", "interval")
-        _args.callback(operation, "Loop.poller", "operation")
-        if tolerance is None:
-            late = _lib.TOLERANCE_DEFAULT
-        else:
-            late = _args.seconds(tolerance, "Loop.poller", "tolerance")
-            if late < 0:  # C would read -1.0 as "10 % of the interval"
-                raise InvalidArgument(
-                    context=where, detail=f"tolerance must be >= 0 and finite or None, got {late!r}"
-                )
-        _args.flag(finish_on_return, "Loop.poller", "finish_on_return")
-        on_poll = self._state.on_poll  # before the closed check: see _registry.refused
-        state = self._require_open(where)
+        return poller.start(self, interval, operation, tolerance, finish_on_return)
+
+    # ---- A thread of its own ----
+
+    def start_thread(self, *, mode: str = "default") -> None:
+        """Starts a thread that runs the loop in ``mode`` until :meth:`stop_thread`, so that
+        timers fire without the program running the loop (the dispatch-timer use; Swift's
+        ``startThread(mode:)``).
+
+        Callbacks then run on that thread, so what they touch must be safe to share; every method
+        may be called from any thread. :meth:`run` and :meth:`close` raise
+        :class:`~cadence.LoopBusy` until the thread is stopped; leaving the loop's ``with`` block
+        stops it. :meth:`threaded` is a context manager for a start/stop pair.
+
+        An exception raised by a callback on the loop's thread cannot be re-raised from a
+        :meth:`run` that nobody called: it is passed at once to :func:`threading.excepthook`
+        (which prints it, as for an exception in a :class:`threading.Timer`), and the loop goes
+        on firing its other timers.
+
+        Args:
+            mode: a registered mode other than ``"common"``; default ``"default"``. Keyword-only.
+
+        Raises:
+            TypeError: ``mode`` is not a str.
+            InvalidArgument: ``mode`` is empty, malformed or ``"common"``.
+            UnknownMode: ``mode`` is not registered.
+            LoopBusy: the loop is running, or already has a thread.
+            OutOfMemory: no thread could be started.
+            BadHandle: the loop is closed.
+        """
+        where = "Loop.start_thread"
+        name = _state.mode(mode, where)
+        state = self._open(where)
+        if not state.claim():  # claimed first, so that no run starts meanwhile
+            raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
+        state.thread = True
+        state.release()
+        code = _lib_.cadence_loop_start_thread(state.handle, name)
+        if code:
+            state.thread = False
+            if code == EBUSY:
+                raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
+            check(code, where)
+        _threaded[state] = self
+
+    def stop_thread(self) -> None:
+        """Stops the loop's own thread after its current pass and waits for it to end (a
+        callback running on it finishes first). Does nothing if the loop has no thread. Several
+        threads may call it at once: each returns once the loop's thread has ended.
+
+        Raises:
+            LoopBusy: called from the loop's own thread (a callback), which cannot wait for
+                itself; the thread goes on.
+            BadHandle: the loop is closed.
+        """
+        where = "Loop.stop_thread"
+        state = self._open(where)
+        code = _lib_.cadence_loop_stop_thread(state.handle)
+        if code == EBUSY:
+            raise LoopBusy(
+                context=where,
+                detail="the calling thread must not be the loop's own thread (a callback), which "
+                "cannot wait for itself to end",
+            )
+        check(code, where)
+        state.thread = False
+        _threaded.pop(state, None)
+
+    @property
+    def has_thread(self) -> bool:
+        """Whether a thread started by :meth:`start_thread` runs the loop (until
+        :meth:`stop_thread`)."""
+        return self._state.thread
+
+    @contextlib.contextmanager
+    def threaded(self: _L, *, mode: str = "default") -> Iterator[_L]:
+        """A context manager that runs the loop on its own thread for the ``with`` block::
+
+            with cadence.Loop() as loop, loop.threaded():
+                loop.schedule(0.1, on_time)
+                time.sleep(0.5)  # on_time runs on the loop's thread meanwhile
+
+        It calls :meth:`start_thread` on entry and :meth:`stop_thread` on exit (also when the
+        block raises).
+
+        Args:
+            mode: as for :meth:`start_thread`. Keyword-only.
+
+        Raises:
+            As :meth:`start_thread` on entry and :meth:`stop_thread` on exit.
+        """
+        self.start_thread(mode=mode)
         try:
-            aloop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            aloop = None
-        shared = poller.Shared(aloop, state)
-        _async.on_loop_close(state, shared)
-        key = _registry.register(
-            state, poller.make_entry(shared, state, operation, finish_on_return), one_shot=False
-        )
-        out = _lib.Handle()
-        try:
-            code = int(_lib.lib.cadence_poller_start(state.handle, every, late, on_poll, key, out))
-            if code < 0:
-                _registry.refused(state, code, where, self._require_open)
-            return Poller(self, state, out.value, key, every, shared)
-        except BaseException:
-            _registry.abandoned(state, key, out.value)
-            raise
+            yield self
+        finally:
+            self.stop_thread()
+
+    # ---- Inside another loop ----
+
+    def attach_asyncio(self, *, mode: str = "default") -> Attachment:
+        """Attaches the loop to the running asyncio loop, which runs it from then on: its
+        descriptor is watched with ``add_reader`` (as pyzmq does) and each time it is readable one
+        pass (:meth:`run_pass`) fires what is due, on the asyncio thread, with no other thread
+        (uvloop works too). Plain callbacks, ``async for`` over publishers and countdowns,
+        awaited countdowns and pollers all run there, every timing rule kept::
+
+            async def main():
+                with cadence.Loop() as loop, loop.attach_asyncio():
+                    async for fire_date in loop.publish(0.1).autoconnect():
+                        ...
+
+        Exceptions: one raised by a callback during a pass goes to the asyncio loop's exception
+        handler (``loop.call_exception_handler``, which logs it by default), as for a callback of
+        ``call_soon``, and the loop goes on; KeyboardInterrupt and SystemExit are raised, and end
+        the asyncio loop. Errors of a coroutine go to the task that awaits it, as usual.
+
+        The first pass is made before this returns (callbacks already due run in it). While
+        attached the loop counts as running: :meth:`run`, :meth:`run_pass` and
+        :meth:`start_thread` raise :class:`~cadence.LoopBusy`, and :meth:`stop` does nothing.
+        :meth:`close` (or leaving the loop's ``with`` block) detaches it first.
+
+        Args:
+            mode: the mode to run in, as for :meth:`run`. Keyword-only.
+
+        Returns:
+            An :class:`~cadence.Attachment`: :meth:`~cadence.Attachment.detach` it (on the asyncio
+            thread), or use it as a context manager.
+
+        Raises:
+            RuntimeError: no asyncio loop is running in this thread.
+            NotSupported: a virtual loop, which has no descriptor.
+            LoopBusy: the loop is running, attached already, or has a thread of its own.
+            TypeError, InvalidArgument, UnknownMode: a bad ``mode``, as for :meth:`run`; the loop
+                is left detached.
+            BadHandle: the loop is closed.
+        """
+        name = _state.mode(mode, "Loop.attach_asyncio")
+        self._attachment = Attachment(self, self._open("Loop.attach_asyncio"), name)
+        return self._attachment
+
+    def fileno(self) -> int:
+        """The loop's descriptor, readable exactly when the loop has work to do now (a due
+        wake-up in the mode of the latest :meth:`run_pass`, ``"default"`` until the first): watch
+        it for reading in a ``select``, ``poll``, ``selectors`` or GLib loop of the program's and
+        call :meth:`run_pass` when it is readable (``cadence_loop_fd``, libuv's
+        ``uv_backend_fd``). Arming or cancelling a timer from any thread re-arms it at once.
+        Do not read or close it; :meth:`close` closes it, so stop watching it first.
+
+        Raises:
+            NotSupported: a virtual loop, whose clock moves only when told.
+            BadHandle: the loop is closed.
+        """
+        return descriptor(self._open("Loop.fileno"), "Loop.fileno")
+
+    def run_pass(self, *, mode: str = "default") -> None:
+        """One pass on this thread without waiting (libuv's ``UV_RUN_NOWAIT``): fires what is due
+        in ``mode`` now, with every rule of :meth:`run` (fire-date order, never early, a timer
+        armed during the pass waits for the next one), then arms :meth:`fileno` for the next
+        wake-up in ``mode``. On a virtual loop it fires what is due at its clock, which it does
+        not move.
+
+        Raises:
+            Exception: what a callback raised during the pass (of several, as for :meth:`run`).
+            TypeError, InvalidArgument, UnknownMode: a bad ``mode``, as for :meth:`run`.
+            LoopBusy: the loop is running (a pass from one of its callbacks, a run, a thread of
+                its own, or attached to asyncio).
+            BadHandle: the loop is closed.
+        """
+        where = "Loop.run_pass"
+        name = _state.mode(mode, where)
+        state = self._open(where)
+        if state.running or state.thread:
+            raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
+        code = _lib_.cadence_loop_run_pass(state.handle, name)
+        state.raise_errors()
+        check(code, where)
 
     # ---- Lifetime ----
 
@@ -662,16 +798,15 @@ class Loop(LoopThreadMethods):
         """
         if self._attachment is not None:
             self._attachment.detach()
-        code = _lifecycle.destroy(self._state)
+        code = _destroy(self._state)
         if code == EBUSY:
             raise LoopBusy(context="Loop.close", detail=RUNNING_OR_THREAD)
         check(code, "Loop.close")
-        self._finalizer.detach()
 
     @property
     def closed(self) -> bool:
         """Whether :meth:`close` has been called."""
-        return self._state.closed
+        return not self._state.handle
 
     def __enter__(self) -> Loop:
         return self
@@ -683,22 +818,85 @@ class Loop(LoopThreadMethods):
             LoopBusy: as :meth:`stop_thread` and :meth:`close` (leaving the block on one of the
                 loop's callbacks).
         """
-        if not self._state.closed:
+        if self._state.handle:
             self.stop_thread()
         self.close()
 
     def __repr__(self) -> str:
-        kind = "virtual " if self._state.virtual else ""
-        if self._state.closed:
+        state = self._state
+        kind = "virtual " if state.virtual else ""
+        if not state.handle:
             return f"<cadence.Loop {kind}closed>"
         if self._attachment is not None and self._attachment.attached:
             status = "attached to asyncio"
-        elif self._state.thread:
+        elif state.thread:
             status = "running on its thread"
         else:
-            status = "running" if self._state.running else "idle"
-        try:
-            wakeups = f", {self.wakeups} wake-ups"
-        except Exception:  # noqa: BLE001 - closed meanwhile on another thread
-            wakeups = ""
-        return f"<cadence.Loop {kind}{status}{wakeups}>"
+            status = "running" if state.running else "idle"
+        with contextlib.suppress(Exception):  # closed meanwhile on another thread
+            status += f", {self.wakeups} wake-ups"
+        return f"<cadence.Loop {kind}{status}>"
+
+
+def _schedule(
+    state: LoopState, delay: float, userdata: Any, tolerance: float, mode: bytes, where: str
+) -> ScheduledTimer:
+    """A one-shot with a tolerance or mode (``cadence_loop_schedule``)."""
+    times = (state.handle, delay, tolerance, mode, state.on_tick)
+    return ScheduledTimer(_state.register(_lib_.cadence_loop_schedule, where, userdata, *times))
+
+
+def _drive(state: LoopState, mode: bytes, seconds: float, where: str) -> int:
+    """The main thread's run of a real loop: poll and one pass at a time (see the module's
+    notes)."""
+    watch = select.poll()
+    watch.register(descriptor(state, where), select.POLLIN)
+    end = time.monotonic() + seconds
+    state.wake_mode = mode  # for a stop() from another thread
+    try:
+        while True:
+            code = int(_lib_.cadence_loop_run_pass(state.handle, mode))
+            if code != 0 or state.stopping:
+                return code
+            left = end - time.monotonic()
+            if left <= 0:
+                return 0
+            # Milliseconds, rounded up by CPython; poll takes at most 2**31 - 1 (24.8 days).
+            watch.poll(None if left == math.inf else min(left, 86400.0) * 1000)
+    finally:
+        state.wake_mode = None
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    """The SIGINT handler while the main thread is inside :meth:`Loop.run`.
+
+    CPython runs signal handlers between bytecodes, also in the binding's C callbacks, outside
+    their ``try`` (where ctypes would print "Exception ignored" and drop it). So when the
+    interrupted frame is one of them (``_state.GLUE``) this handler records a KeyboardInterrupt
+    for the run and stops it, as for a callback's exception; anywhere else (a user callback, the
+    poll between passes) it raises at once, as the default handler does.
+    """
+    if frame is not None and frame.f_code in _state.GLUE and _main_run:
+        _main_run[-1].fail(KeyboardInterrupt())
+        return
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _sigint_stops_run(state: LoopState, main: bool) -> Iterator[None]:
+    """Installs :func:`_on_sigint` for the block on the main thread when SIGINT has Python's
+    default handler (as ``asyncio.Runner`` does); leaves any other handler alone."""
+    installed = False
+    if main and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        with contextlib.suppress(ValueError):  # not the main interpreter
+            signal.signal(signal.SIGINT, _on_sigint)
+            installed = True
+    if main:
+        _main_run.append(state)
+    try:
+        yield
+    finally:
+        if main:
+            _main_run.pop()
+        if installed and signal.getsignal(signal.SIGINT) is _on_sigint:
+            signal.signal(signal.SIGINT, signal.default_int_handler)

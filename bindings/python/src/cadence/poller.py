@@ -6,75 +6,50 @@ import asyncio
 import concurrent.futures
 import contextlib
 import ctypes
-import functools
 import inspect
-import numbers
 import threading
 from collections.abc import Awaitable, Generator
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from . import _args, _lib
+from . import _lib, _state
 from ._async import Channel
-from .cancellable import _CancelledOnClose
-from .errors import EALREADY, EBADF, BadHandle, CadenceError, InvalidArgument, check
+from .cancellable import Owned
+from .errors import EALREADY, EBADF, CadenceError, InvalidArgument, check
 
 if TYPE_CHECKING:
-    from ._registry import LoopState
     from .loop import Loop
 
 __all__ = ["Poll", "Poller"]
-
-_UINT64_MAX = 2**64 - 1
-
-
-def poll_number(value: object, where: str) -> int:
-    """``value`` as a poll number for C: TypeError unless an int (not a bool), InvalidArgument
-    outside 0 to 2**64 - 1."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{where}: number must be an int, not {type(value).__name__}")
-    number = int(value)
-    if not 0 <= number <= _UINT64_MAX:
-        raise InvalidArgument(
-            context=where, detail=f"number must be 0 to 2**64 - 1, got {number!r}"
-        )
-    return number
 
 
 class Poll:
     """One poll of a :class:`Poller`, as passed to its operation.
 
     Attributes:
-        number: 1 for the poller's first poll, then 2, 3, ... (polls that a running one made
-            skip are not numbered).
+        number: 1 for the poller's first poll, then 2, 3, ... (ticks skipped while a poll ran
+            are not numbered).
         date: the loop's clock when the poll started, in seconds (as
             :meth:`Loop.now <cadence.Loop.now>`; virtual seconds on a virtual loop).
 
-    The poll runs until it is finished: by the binding when the operation returns (the default),
-    or by :meth:`finish` (for pollers made with ``finish_on_return=False``). Until then the
-    poller starts no other poll.
+    The poll runs until it is finished: when the operation returns (the default), or by
+    :meth:`finish` (pollers made with ``finish_on_return=False``). Until then the poller starts
+    no other poll.
     """
 
-    __slots__ = ("_handle_id", "_state", "date", "number")
+    __slots__ = ("_handle", "date", "number")
 
-    def __init__(self, state: LoopState, handle_id: int, number: int, date: float) -> None:
-        self._state = state
-        self._handle_id = handle_id
-        self.number = number
-        self.date = date
+    def __init__(self, handle: int, number: int, date: float) -> None:
+        self._handle, self.number, self.date = handle, number, date
 
     def finish(self) -> bool:
-        """Marks this poll finished, so that the poller's next tick may start another.
-
-        Callable from any thread, at any time (also from inside the operation), and more than
-        once.
+        """Marks this poll finished, so that the poller's next tick may start another. Callable
+        from any thread, at any time (also inside the operation), and more than once.
 
         Returns:
             True if this call finished the poll; False if it was finished already, or its poller
-            (or loop) has been closed, when there is nothing left to finish.
+            (or loop) is closed, when there is nothing left to finish.
         """
-        if self._state.closed:
-            return False
-        code = int(_lib.lib.cadence_poller_finish(self._handle_id, self.number))
+        code = _lib.lib.cadence_poller_finish(self._handle, self.number)
         if code in (EALREADY, EBADF):
             return False
         check(code, "Poll.finish")
@@ -84,26 +59,76 @@ class Poll:
         return f"<cadence.Poll number={self.number} date={self.date!r}>"
 
 
-class Shared:
-    """What a poller's entry in the callback table and its handle share: the asyncio loop its
-    awaitable operations run in, the polls running there, and the end of the poller for
-    coroutines awaiting it."""
+class _Operation(_state.Ending):
+    """A poller's userdata: its operation, the asyncio loop its awaitable polls run in, the polls
+    running there, and the end of the poller for coroutines awaiting it."""
 
-    __slots__ = ("__weakref__", "aloop", "done", "lock", "running")
+    __slots__ = ("aloop", "done", "finish_on_return", "lock", "operation", "running")
 
-    def __init__(self, aloop: asyncio.AbstractEventLoop | None, state: LoopState) -> None:
-        self.aloop = aloop
+    def __init__(self, state: _state.LoopState, operation: Any, finish_on_return: bool) -> None:
+        self.operation, self.finish_on_return = operation, finish_on_return
+        try:
+            self.aloop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            self.aloop = None
         self.lock = threading.Lock()
         self.running: set[concurrent.futures.Future[object]] = set()
-        #: Ended when the poller is over (cancelled, closed, or its loop closed).
-        self.done: Channel[None] = Channel(state)
+        self.done: Channel[None] = Channel(state)  # ended when the poller is over
+
+    def poll(self, handle: int, number: int, date: float) -> None:
+        """One C poll: runs the operation; a poll that raises is finished (never a stall)."""
+        poll = Poll(handle, number, date)
+        try:
+            result = self.operation(poll)
+        except BaseException:
+            poll.finish()
+            raise
+        if inspect.isawaitable(result):
+            self._start(poll, result)
+        elif self.finish_on_return:
+            poll.finish()
+
+    def _start(self, poll: Poll, awaitable: Awaitable[object]) -> None:
+        aloop = self.aloop
+        if aloop is None or aloop.is_closed():
+            if inspect.iscoroutine(awaitable):
+                awaitable.close()
+            poll.finish()
+            where = (
+                "outside a running asyncio loop" if aloop is None else "in a closed asyncio loop"
+            )
+            raise TypeError(
+                f"the operation of a cadence.Poller returned an awaitable, but the poller was made "
+                f"{where}: make it inside a coroutine (async def) for async operations"
+            )
+        future = asyncio.run_coroutine_threadsafe(_await(awaitable), aloop)
+        with self.lock:
+            if self.done.ended:
+                future.cancel()
+            else:
+                self.running.add(future)
+        future.add_done_callback(lambda done: self._finished(poll, done))
+
+    def _finished(self, poll: Poll, future: concurrent.futures.Future[object]) -> None:
+        with self.lock:
+            self.running.discard(future)
+        if self.finish_on_return:
+            poll.finish()
+        if future.cancelled() or future.exception() is None or self.aloop is None:
+            return
+        context = {
+            "message": f"exception in the operation of a cadence.Poller, poll {poll.number}",
+            "exception": future.exception(),
+        }
+        with contextlib.suppress(RuntimeError):  # that asyncio loop is closed
+            self.aloop.call_soon_threadsafe(self.aloop.call_exception_handler, context)
 
     def end(self) -> None:
         """The poller is over: cancels its running awaitable polls and wakes the coroutines
         awaiting it. Idempotent; any thread."""
         with self.lock:
             running, self.running = self.running, set()
-        self.done.end()
+            self.done.end()
         for future in running:
             future.cancel()
 
@@ -112,79 +137,28 @@ async def _await(awaitable: Awaitable[object]) -> object:
     return await awaitable
 
 
-def _async_poll_done(
-    shared: Shared, poll: Poll, finish_on_return: bool, future: concurrent.futures.Future[object]
-) -> None:
-    """When an awaitable poll is over: finishes it and reports its exception to asyncio."""
-    with shared.lock:
-        shared.running.discard(future)
-    if finish_on_return:
-        poll.finish()
-    if future.cancelled() or future.exception() is None or shared.aloop is None:
-        return
-    context = {
-        "message": f"exception in the operation of a cadence.Poller, poll {poll.number}",
-        "exception": future.exception(),
-    }
-    with contextlib.suppress(RuntimeError):  # that asyncio loop is closed
-        shared.aloop.call_soon_threadsafe(shared.aloop.call_exception_handler, context)
-
-
-def _start_async_poll(
-    shared: Shared, poll: Poll, awaitable: Awaitable[object], finish_on_return: bool
-) -> None:
-    """Runs an awaitable that an operation returned in the poller's asyncio loop."""
-    aloop = shared.aloop
-    if aloop is None or aloop.is_closed():
-        if inspect.iscoroutine(awaitable):
-            awaitable.close()
-        poll.finish()
-        where = "outside a running asyncio loop" if aloop is None else "in a closed asyncio loop"
-        raise TypeError(
-            f"the operation of a cadence.Poller returned an awaitable, but the poller was made "
-            f"{where}: make it inside a coroutine (async def) for async operations"
+def start(
+    loop: Loop, interval: float, operation: Any, tolerance: float | None, finish_on_return: bool
+) -> Poller:
+    """:meth:`Loop.poller <cadence.Loop.poller>`."""
+    where = "Loop.poller"
+    every = _state.seconds(interval, where, "interval")
+    _state.function(operation, where, "operation")
+    late = -1.0 if tolerance is None else _state.seconds(tolerance, where, "tolerance")
+    if tolerance is not None and late < 0:  # C would read -1.0 as "10 % of the interval"
+        raise InvalidArgument(
+            context=where, detail=f"tolerance must be >= 0 and finite or None, got {late!r}"
         )
-    future = asyncio.run_coroutine_threadsafe(_await(awaitable), aloop)
-    with shared.lock:
-        if shared.done.ended:
-            future.cancel()
-        else:
-            shared.running.add(future)
-    future.add_done_callback(functools.partial(_async_poll_done, shared, poll, finish_on_return))
+    state = loop._state
+    userdata = _Operation(
+        state, operation, _state.flag(finish_on_return, where, "finish_on_return")
+    )
+    times = (state.handle, every, late, state.on_poll)
+    handle = _state.register(_lib.lib.cadence_poller_start, where, userdata, *times)
+    return Poller(handle, loop, every, userdata)
 
 
-def _run_poll(
-    shared: Shared,
-    state: LoopState,
-    operation: Callable[[Poll], object],
-    finish_on_return: bool,
-    event: tuple[int, float, int],
-) -> None:
-    """The table entry of a poller: runs the operation for one C poll."""
-    number, date, handle_id = event
-    poll = Poll(state, handle_id, number, date)
-    try:
-        result = operation(poll)
-    except BaseException:
-        poll.finish()  # a poll whose operation failed must not stall the poller
-        raise
-    if inspect.isawaitable(result):
-        _start_async_poll(shared, poll, result, finish_on_return)
-    elif finish_on_return:
-        poll.finish()
-
-
-def make_entry(
-    shared: Shared,
-    state: LoopState,
-    operation: Callable[[Poll], object],
-    finish_on_return: bool,
-) -> Callable[[Any], object]:
-    """The callable to register for a poller."""
-    return lambda event: _run_poll(shared, state, operation, finish_on_return, event)
-
-
-class Poller(_CancelledOnClose):
+class Poller(Owned):
     """An operation run every interval, never overlapping, only while active; made by
     :meth:`Loop.poller <cadence.Loop.poller>` (Swift's ``Poller``).
 
@@ -195,8 +169,7 @@ class Poller(_CancelledOnClose):
     - The timer's :attr:`tolerance` is 10 % of the interval unless given.
 
     :meth:`cancel` stops it for good; :meth:`close` (or leaving a ``with`` block) cancels it and
-    releases the handle. Dropping the object does *not* stop it: the binding keeps the operation
-    until the poller is cancelled or closed, or its loop closes.
+    gives the handle up. Collected, it is cancelled, unless detached.
 
     asyncio: an operation may be a coroutine function (``async def``), or return any awaitable,
     when the poller is made inside a running asyncio loop: each poll then runs as a task of that
@@ -209,24 +182,13 @@ class Poller(_CancelledOnClose):
     any thread and from the operation.
     """
 
-    def __init__(
-        self,
-        loop: Loop,
-        state: LoopState,
-        handle: int,
-        key: int,
-        interval: float,
-        shared: Shared,
-    ) -> None:
-        super().__init__(loop, state, handle, key, f"every {interval!r} s")
-        self._interval = interval
-        self._active = True
-        self._shared = shared
+    __slots__ = ("_active", "_interval", "_operation")
 
-    def _ended(self) -> None:
-        """After a cancel or close: awaitable polls still running are cancelled and coroutines
-        awaiting the poller return."""
-        self._shared.end()
+    def __init__(self, handle: int, loop: Loop, interval: float, operation: _Operation) -> None:
+        super().__init__(handle, loop, f"every {interval!r} s")
+        self._interval, self._operation = interval, operation
+        # What set_active last set: the ABI has no getter for it.
+        self._active = True
 
     def __await__(self) -> Generator[Any, None, None]:
         """``await poller``: waits in the running asyncio loop until the poller is cancelled or
@@ -237,11 +199,10 @@ class Poller(_CancelledOnClose):
 
     async def _wait(self) -> None:
         try:
-            await self._shared.done.wait_ended()
+            await self._operation.done.wait_ended()
         except asyncio.CancelledError:
-            if not self.closed:
-                with contextlib.suppress(BadHandle):
-                    self.cancel()
+            with contextlib.suppress(CadenceError):
+                self.cancel()
             raise
 
     @property
@@ -257,10 +218,8 @@ class Poller(_CancelledOnClose):
         Raises:
             BadHandle: the poller or its loop is closed.
         """
-        where = "Poller.tolerance"
-        self._require_open(where)
         out = ctypes.c_double()
-        check(int(_lib.lib.cadence_poller_tolerance(self._handle, out)), where)
+        check(_lib.lib.cadence_poller_tolerance(self._handle, out), "Poller.tolerance")
         return out.value
 
     @property
@@ -270,60 +229,47 @@ class Poller(_CancelledOnClose):
         Raises:
             BadHandle: the poller or its loop is closed.
         """
-        return self._active and not self.cancelled
+        return not self.cancelled and self._active
 
     def set_active(self, active: bool) -> None:
-        """Pauses (False) or resumes (True) polling.
-
-        While paused the timer is removed and nothing polls. Resuming polls at once (on the
-        loop's next pass, unless a poll is still running) and restarts the ticks from now.
-        Setting the current state again does nothing.
-
-        Args:
-            active: True to poll, False to pause; a :class:`bool`.
+        """Pauses (False) or resumes (True) polling. While paused the timer is removed and
+        nothing polls. Resuming polls at once (on the loop's next pass, unless a poll is still
+        running) and restarts the ticks from now. Setting the current state again does nothing.
 
         Raises:
             TypeError: ``active`` is not a bool.
-            AlreadyCancelled: the poller was cancelled (it cannot be resumed; make a new one).
+            AlreadyCancelled: the poller was cancelled (make a new one).
             BadHandle: the poller or its loop is closed.
         """
         where = "Poller.set_active"
-        _args.flag(active, where, "active")
-        self._require_open(where)
-        check(int(_lib.lib.cadence_poller_set_active(self._handle, int(active))), where)
-        self._active = active
+        value = _state.flag(active, where, "active")
+        check(_lib.lib.cadence_poller_set_active(self._handle, value), where)
+        self._active = value
 
     def finish(self, number: int) -> bool:
         """Finishes poll ``number`` (as :meth:`Poll.finish` does), from any thread.
 
-        Args:
-            number: a :attr:`Poll.number`, an int from 0 to 2**64 - 1.
-
         Returns:
-            True if this call finished that poll; False if it was not running (finished
-            already, or never started).
+            True if this call finished that poll; False if it was not running.
 
         Raises:
             TypeError: ``number`` is not an int.
-            InvalidArgument: ``number`` is negative or too large.
+            InvalidArgument: ``number`` is negative or above 2**64 - 1.
             BadHandle: the poller or its loop is closed.
         """
         where = "Poller.finish"
-        value = poll_number(number, where)
-        self._require_open(where)
-        code = int(_lib.lib.cadence_poller_finish(self._handle, value))
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise TypeError(f"{where}: number must be an int, not {type(number).__name__}")
+        if not 0 <= number < 2**64:
+            raise InvalidArgument(
+                context=where, detail=f"number must be 0 to 2**64 - 1, got {number!r}"
+            )
+        code = _lib.lib.cadence_poller_finish(self._handle, number)
         if code == EALREADY:
             return False
         check(code, where)
         return True
 
     def _status(self) -> str:
-        closed = self._state_word()
-        if closed:
-            return closed
-        try:
-            if self.cancelled:
-                return "cancelled"
-        except CadenceError:
-            return "invalid"
-        return "active" if self._active else "paused"
+        status = super()._status()
+        return "paused" if status == "active" and not self._active else status

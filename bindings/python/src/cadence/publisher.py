@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import enum
-import weakref
-from typing import TYPE_CHECKING, Callable, NoReturn, TypeVar
+import operator
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 
-from . import _args, _lib, _registry
-from ._async import AsyncStream, Channel, on_loop_close
-from ._owned import Owned
+from . import _lib, _state
+from ._async import AsyncStream, Channel
 from .cancellable import Connection, Subscription
 from .errors import NotSupported, check
 
 if TYPE_CHECKING:
-    from ._registry import LoopState
     from .loop import Loop
     from .tick import Tick
 
@@ -21,6 +20,7 @@ __all__ = ["AutoconnectTimerPublisher", "MissedTickPolicy", "TimerPublisher"]
 
 _P = TypeVar("_P", bound="_Publisher")
 _T = TypeVar("_T")
+_lib_ = _lib.lib
 
 
 class MissedTickPolicy(enum.Enum):
@@ -44,54 +44,31 @@ class MissedTickPolicy(enum.Enum):
     DELAY = 2
 
 
-def missed_tick_policy(value: object, where: str) -> MissedTickPolicy:
-    """``value`` if it is a :class:`MissedTickPolicy`; TypeError otherwise."""
-    if not isinstance(value, MissedTickPolicy):
-        raise TypeError(
-            f"{where}: missed_ticks must be a cadence.MissedTickPolicy, not {type(value).__name__}"
-        )
-    return value
+_fire_date = operator.itemgetter(0)  # a Tick is a (fire_date, skipped) tuple
 
 
-def _fire_date(tick: Tick) -> float:
-    return tick.fire_date
+class _Publisher:
+    """What both kinds of timer publisher share: settings, ``sink``, ``close``, give-up."""
 
+    __slots__ = ("__weakref__", "_handle", "_interval", "_loop", "_missed", "_mode", "_tolerance")
 
-def _same_tick(tick: Tick) -> Tick:
-    return tick
+    def __init__(self, loop: Loop, handle: int, *settings: Any) -> None:
+        self._loop, self._handle = loop, handle
+        self._interval: float = settings[0]
+        self._tolerance: float = settings[1]
+        self._mode: str = settings[2]
+        self._missed: MissedTickPolicy = settings[3]
 
+    def __del__(self) -> None:
+        # Collected: gives the handle up. A connected timer goes on while a connection (or, for
+        # autoconnect, a subscription) is held; after that its subscriptions are cancelled.
+        with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
+            _lib_.cadence_publisher_release(self._handle)
 
-def _release(state: LoopState, handle_id: int) -> None:
-    if not state.closed:
-        _lib.lib.cadence_publisher_release(handle_id)
-
-
-class _Publisher(Owned):
-    """What both kinds of timer publisher share: settings, ``sink``, ``close``."""
-
-    def __init__(
-        self,
-        loop: Loop,
-        state: LoopState,
-        handle: int,
-        interval: float,
-        tolerance: float,
-        mode: str,
-        missed_ticks: MissedTickPolicy,
-    ) -> None:
-        super().__init__(loop, state)
-        self._handle = handle
-        self._interval = interval
-        self._tolerance = tolerance
-        self._mode = mode
-        self._missed_ticks = missed_ticks
-        self._finalizer = weakref.finalize(self, _release, state, handle)
-
-    def _released(self) -> bool:
-        return not self._finalizer.alive
-
-    def _release(self) -> None:
-        self._finalizer()
+    @property
+    def loop(self) -> Loop:
+        """The loop this publisher belongs to."""
+        return self._loop
 
     @property
     def interval(self) -> float:
@@ -109,30 +86,39 @@ class _Publisher(Owned):
         return self._mode
 
     @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called on this publisher or on its loop."""
+        return not self._handle or not self._loop._state.handle
+
+    def close(self) -> None:
+        """Gives the handle up (a publisher has no cancel): a connected timer goes on while a
+        connection or (autoconnect) a subscription is held. Closing twice does nothing."""
+        _lib_.cadence_publisher_release(self._handle)
+        self._handle = 0
+
+    @property
     def missed_ticks(self) -> MissedTickPolicy:
         """What the timer does about fire dates it missed (Swift's ``missedTicks``); default
         :attr:`MissedTickPolicy.SKIP`.
 
         Setting it applies to the timers started from then on (by the next :meth:`connect`, or
-        an autoconnect publisher's next first subscriber); a running timer keeps the policy it
-        started with. :meth:`TimerPublisher.autoconnect` copies it.
+        an autoconnect publisher's next first subscriber); a running timer keeps its own.
+        :meth:`TimerPublisher.autoconnect` copies it.
 
         Raises:
             TypeError: (setting) the value is not a :class:`MissedTickPolicy`.
             BadHandle: (setting) the publisher or its loop is closed.
         """
-        return self._missed_ticks
+        return self._missed
 
     @missed_ticks.setter
     def missed_ticks(self, policy: MissedTickPolicy) -> None:
         where = f"{type(self).__name__}.missed_ticks"
-        missed_tick_policy(policy, where)
-        self._require_open(where)
-        code = int(_lib.lib.cadence_publisher_set_missed_ticks(self._handle, policy.value))
-        check(code, where)
-        self._missed_ticks = policy
+        value = policy_value(policy, where)
+        check(_lib_.cadence_publisher_set_missed_ticks(self._handle, value), where)
+        self._missed = policy
 
-    def sink(self, callback: Callable[[Tick], object]) -> Subscription:
+    def sink(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
         """Subscribes ``callback`` to the timer's ticks.
 
         ``callback(tick)`` receives a :class:`~cadence.Tick` (``fire_date`` in seconds since the
@@ -143,30 +129,30 @@ class _Publisher(Owned):
         Subscribing does not connect a :class:`TimerPublisher`; it starts an
         :class:`AutoconnectTimerPublisher`'s timer if this is the first subscriber.
 
+        Args:
+            callback: any callable taking one :class:`~cadence.Tick`.
+            weak: hold ``callback`` weakly (a bound method through :class:`weakref.WeakMethod`,
+                anything else through :class:`weakref.ref`): when its target is collected the
+                subscription is cancelled at once. Default False: held strongly, as asyncio
+                holds callbacks. Keyword-only.
+
         Returns:
-            A :class:`~cadence.Subscription`, active until cancelled (dropping it does not cancel
-            it); use it as a context manager to cancel on exit.
+            A :class:`~cadence.Subscription`: collected, it is cancelled (``detach()`` it to keep
+            it going); use it as a context manager to cancel on exit.
 
         Raises:
-            TypeError: ``callback`` is not callable.
+            TypeError: ``callback`` is not callable (or, with ``weak``, cannot be weakly
+                referenced).
             BadHandle: the publisher or its loop is closed.
         """
         where = f"{type(self).__name__}.sink"
-        _args.callback(callback, where)
-        on_tick = self._state.on_tick  # before the closed check: see _registry.refused
-        state = self._require_open(where)
-        key = _registry.register(state, callback, one_shot=False)
-        out = _lib.Handle()
-        try:
-            code = int(_lib.lib.cadence_publisher_subscribe(self._handle, on_tick, key, out))
-            if code < 0:
-                _registry.refused(state, code, where, self._require_open)
-            return Subscription(self._loop, state, out.value, key, f"to {self._settings()}")
-        except BaseException:
-            _registry.abandoned(state, key, out.value)
-            raise
-
-    # ---- asyncio ----
+        userdata = subscribe_userdata(callback, weak, where)
+        state = self._loop._state
+        subscribe = _lib_.cadence_publisher_subscribe
+        handle = _state.register(subscribe, where, userdata, self._handle, state.on_tick)
+        if weak:
+            userdata.adopt(handle)
+        return Subscription(handle, self._loop, f"to {self._settings()}")
 
     def values(self) -> AsyncStream[float]:
         """The fire dates, as an asynchronous iterator for asyncio code (Swift's ``values``):
@@ -199,16 +185,15 @@ class _Publisher(Owned):
         Raises:
             BadHandle: the publisher or its loop is closed.
         """
-        return self._stream(_same_tick, "ticks")
+        return self._stream(None, "ticks")
 
     def __aiter__(self) -> AsyncStream[float]:
         """``async for fire_date in timer``: the same as :meth:`values`."""
         return self.values()
 
-    def _stream(self, convert: Callable[[Tick], _T], what: str) -> AsyncStream[_T]:
-        channel: Channel[_T] = Channel(self._state)
-        subscription = self.sink(lambda tick: channel.put(convert(tick)))
-        on_loop_close(self._state, channel)
+    def _stream(self, convert: Callable[[Tick], _T] | None, what: str) -> AsyncStream[_T]:
+        channel: Channel[_T] = Channel(self._loop._state, convert)
+        subscription = self.sink(channel)
         return AsyncStream(channel, subscription.close, f"of {what} from {self._settings()}")
 
     def __enter__(self: _P) -> _P:
@@ -219,20 +204,30 @@ class _Publisher(Owned):
         self.close()
 
     def _settings(self) -> str:
-        # The missed-tick policy only when it is not the default.
-        missed = (
-            ""
-            if self._missed_ticks is MissedTickPolicy.SKIP
-            else f", missed_ticks={self._missed_ticks}"
-        )
+        missed = "" if self._missed is MissedTickPolicy.SKIP else f", missed_ticks={self._missed}"
         return (
             f"{type(self).__name__}(interval={self._interval!r}, "
             f"tolerance={self._tolerance!r}, mode={self._mode!r}{missed})"
         )
 
     def __repr__(self) -> str:
-        closed = self._state_word()
-        return f"<cadence.{self._settings()}{' ' + closed if closed else ''}>"
+        closed = " closed (loop closed)" if not self._loop._state.handle else " closed"
+        return f"<cadence.{self._settings()}{closed if self.closed else ''}>"
+
+
+def subscribe_userdata(callback: Any, weak: bool, where: str) -> Any:
+    """The userdata for a callback: itself, or a :class:`~cadence._state.Weak` with ``weak``."""
+    _state.function(callback, where)
+    return _state.Weak(callback, where) if _state.flag(weak, where, "weak") else callback
+
+
+def policy_value(value: object, where: str) -> int:
+    """The C value of a :class:`MissedTickPolicy`; TypeError for anything else."""
+    if not isinstance(value, MissedTickPolicy):
+        raise TypeError(
+            f"{where}: missed_ticks must be a cadence.MissedTickPolicy, not {type(value).__name__}"
+        )
+    return value.value
 
 
 class TimerPublisher(_Publisher):
@@ -244,37 +239,32 @@ class TimerPublisher(_Publisher):
     publisher goes idle -> connected -> cancelled and never back; a new publisher is the only
     restart. :meth:`autoconnect` gives a publisher that runs while it has subscribers.
 
-    :meth:`close` (or leaving a ``with`` block) releases the publisher; a connected timer and its
-    subscribers go on. Once nothing can make the timer tick again (the publisher closed or
-    collected before it was ever connected, or closed with its connection cancelled and closed
-    too), its subscriptions read as cancelled. Closing the loop closes it too.
+    :meth:`close` (or leaving a ``with`` block, or collection) gives the handle up: a connected
+    timer goes on while a connection handle is held. Once nothing can make the timer tick again
+    (given up before it was connected, or with every connection handle given up), its
+    subscriptions read as cancelled.
 
     Threads: every method may be called from any thread and from callbacks.
     """
 
-    def connect(self) -> Connection:
-        """Starts the timer, or returns a connection to the one already running.
+    __slots__ = ()
 
-        The first fire date is one interval after this call (a fresh clock read). Connecting a
-        connected publisher gives another connection to the same timer (no second timer);
-        connecting a cancelled one gives a connection that is already cancelled and starts
-        nothing.
+    def connect(self) -> Connection:
+        """Starts the timer, or returns another handle to the connection already running.
+
+        The first fire date is one interval after this call. Connecting a connected publisher
+        gives another handle to the same connection (no second timer); connecting a cancelled
+        one gives one that is already cancelled and starts nothing.
 
         Returns:
             A :class:`~cadence.Connection`: cancel it (or leave its ``with`` block) to stop the
-            timer. Dropping or closing it leaves the timer running.
+            timer; giving up the last handle (collected or closed) stops it too, unless detached.
 
         Raises:
             BadHandle: the publisher or its loop is closed.
         """
-        where = "TimerPublisher.connect"
-        state = self._require_open(where)
-        out = _lib.Handle()
-        check(int(_lib.lib.cadence_publisher_connect(self._handle, out)), where)
-        # Detached: dropping or closing a Connection leaves the timer running, as documented
-        # here, where releasing the C handle of the last connection would stop it.
-        _lib.lib.cadence_cancellable_detach(out.value)
-        return Connection(self._loop, state, out.value, None, f"to {self._settings()}")
+        made = _state.made(_lib_.cadence_publisher_connect, "TimerPublisher.connect", self._handle)
+        return Connection(made, self._loop, f"to {self._settings()}")
 
     def autoconnect(self) -> AutoconnectTimerPublisher:
         """A publisher with the same settings (missed-tick policy included) that connects when its
@@ -286,18 +276,9 @@ class TimerPublisher(_Publisher):
             BadHandle: the publisher or its loop is closed.
         """
         where = "TimerPublisher.autoconnect"
-        state = self._require_open(where)
-        out = _lib.Handle()
-        check(int(_lib.lib.cadence_publisher_autoconnect(self._handle, out)), where)
-        return AutoconnectTimerPublisher(
-            self._loop,
-            state,
-            out.value,
-            self._interval,
-            self._tolerance,
-            self._mode,
-            self._missed_ticks,
-        )
+        made = _state.made(_lib_.cadence_publisher_autoconnect, where, self._handle)
+        settings = (self._interval, self._tolerance, self._mode, self._missed)
+        return AutoconnectTimerPublisher(self._loop, made, *settings)
 
 
 class AutoconnectTimerPublisher(_Publisher):
@@ -305,30 +286,22 @@ class AutoconnectTimerPublisher(_Publisher):
     :meth:`TimerPublisher.autoconnect`.
 
     The first :meth:`sink` starts a timer; a subscriber joining late receives the same fire dates
-    as the early ones from then on; when the last subscriber cancels, the timer stops, and the
-    next first subscriber starts a fresh one. It connects itself: :meth:`connect` raises
+    as the early ones from then on; when the last subscriber is cancelled (or given up), the
+    timer stops, and the next first subscriber starts a fresh one. :meth:`connect` raises
     :class:`~cadence.NotSupported`, as ``cadence_publisher_connect`` returns ``CADENCE_ENOTSUP``.
 
     Threads: every method may be called from any thread and from callbacks.
     """
 
+    __slots__ = ()
+
     def connect(self) -> NoReturn:
-        """Always raises: an autoconnect publisher connects when its first subscriber arrives,
-        so there is nothing to connect (``cadence_publisher_connect`` gives ``ENOTSUP``). Keep
-        the :class:`TimerPublisher` that made it to connect by hand.
+        """Always raises: an autoconnect publisher connects when its first subscriber arrives.
 
         Raises:
             NotSupported: always, on an open publisher (also a :class:`TypeError`).
             BadHandle: the publisher or its loop is closed.
         """
         where = "AutoconnectTimerPublisher.connect"
-        self._require_open(where)
-        out = _lib.Handle()
-        code = int(_lib.lib.cadence_publisher_connect(self._handle, out))
-        if code == 0:  # not what the C API promises; give the connection back and refuse anyway
-            _lib.lib.cadence_cancellable_release(out.value)
-        check(code, where)
-        raise NotSupported(
-            context=where,
-            detail="publisher must be a connectable publisher, got an autoconnect publisher",
-        )
+        check(_lib_.cadence_publisher_connect(self._handle, _lib.Handle()), where)
+        raise NotSupported(context=where, detail="publisher must be connectable, got autoconnect")

@@ -13,7 +13,9 @@ for:
 ::
 
     def test_countdown(virtual_loop, timeline):
-        virtual_loop.countdown(virtual_loop.now() + 3.0, 0.25, timeline, on_finish=timeline.finish)
+        countdown = virtual_loop.countdown(
+            virtual_loop.now() + 3.0, 0.25, timeline, on_finish=timeline.finish
+        )
         virtual_loop.run(3.0)
         assert timeline.events == ["3@0", "2@1000", "1@2000", "0@3000", "|@3000"]
 

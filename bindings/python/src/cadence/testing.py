@@ -5,7 +5,9 @@ at 1000 ms of the loop's clock) and ``"|@3000"`` (finished at 3000 ms), the nota
 ``TimelineRecorder``, so that a whole history is one ``assert``::
 
     def test_countdown(virtual_loop: cadence.Loop, timeline: Timeline) -> None:
-        virtual_loop.countdown(virtual_loop.now() + 3.0, 0.25, timeline, on_finish=timeline.finish)
+        countdown = virtual_loop.countdown(
+            virtual_loop.now() + 3.0, 0.25, timeline, on_finish=timeline.finish
+        )
         virtual_loop.run(3.0)
         assert timeline.events == ["3@0", "2@1000", "1@2000", "0@3000", "|@3000"]
 """

@@ -9,7 +9,7 @@ import cadence
 
 def test_a_3s_countdown_with_250ms_ticks(virtual_loop: cadence.Loop) -> None:
     seen: list[str] = []
-    virtual_loop.countdown(
+    _countdown = virtual_loop.countdown(
         3.0, 0.25, lambda left: seen.append(f"{left}@{round(virtual_loop.now() * 1000)}")
     )
     virtual_loop.run(3.0)

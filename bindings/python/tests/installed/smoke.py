@@ -23,7 +23,7 @@ def synchronous(report: dict[str, object]) -> None:
 
         values: list[int] = []
         finished: list[bool] = []
-        loop.countdown(
+        _countdown = loop.countdown(
             loop.now() + 0.3, 0.05, values.append, on_finish=lambda: finished.append(True)
         )
         loop.run(0.5)

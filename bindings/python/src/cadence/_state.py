@@ -1,0 +1,277 @@
+"""What the binding knows about one C loop: its handle, its C callbacks, and where the exceptions
+of its Python callbacks go; and the checks of argument types.
+
+C holds the Python objects of registrations: the userdata of every scheduled timer,
+subscription, countdown and poller is a Python object (the callback itself for a plain timer or
+subscription) with one reference taken for C (:func:`cadence._lib.hold`) and given back when C
+says the userdata is dead: a call with ``final`` set, a countdown's finished call, or the loop's
+release function (cancelled, given up, ended by its publisher, or the loop destroyed). There is
+no table: what C holds is what is alive. An :class:`Ending` userdata is also told at release.
+
+An exception raised by a callback never reaches C. On the loop's own thread it goes to
+:func:`threading.excepthook` at once; anywhere else (inside :meth:`Loop.run`, a pass, an
+attached asyncio loop) it is kept on the :class:`LoopState`, the loop is stopped, and the call
+that ran the loop raises it (of several, the first, unless a later one is not an
+:class:`Exception`, which wins; the others go to :func:`threading.excepthook`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import numbers
+import sys
+import threading
+import weakref
+from typing import Any, Callable
+
+from . import _lib
+from .errors import InvalidArgument, check, error_for
+from .tick import Tick
+
+_new_tuple = tuple.__new__
+_decref = _lib.decref_at
+_stop = _lib.lib.cadence_loop_stop
+
+
+class Ending:
+    """A registration's userdata that must know when the registration ends without a final call
+    (cancelled, given up, or its loop closed): C's release function calls :meth:`end`."""
+
+    __slots__ = ()
+
+    def end(self) -> None:
+        """Called once the registration is over; any thread. Idempotent."""
+
+
+class LoopState:
+    """One C loop: its handle (0 once destroyed), how it is being run, and the errors kept for
+    the call that runs it. It holds no reference to the :class:`~cadence.Loop`."""
+
+    def __init__(self, handle: int, *, virtual: bool) -> None:
+        self.handle, self.virtual = handle, virtual
+        #: The ident of the thread in ``Loop.run`` or of the attached asyncio loop's thread.
+        self.runner: int | None = None
+        self.thread = False  # a thread of its own runs it (start_thread)
+        self.stopping = False  # stop() during a run driven from Python
+        self.wake_mode: bytes | None = None  # the mode of such a run, which stop() wakes
+        self.errors: list[BaseException] = []
+        self.lock = threading.Lock()
+        self.on_fire, self.on_release, self.on_tick, self.on_countdown, self.on_poll = _callbacks(
+            self
+        )
+        check(_lib.lib.cadence_loop_set_callbacks(handle, self.on_fire, self.on_release), "Loop")
+
+    @property
+    def running(self) -> bool:
+        """Whether a ``Loop.run`` is under way or the loop is attached to asyncio."""
+        return self.runner is not None
+
+    def claim(self) -> bool:
+        """Records that this thread runs the loop; False if it is run or threaded already."""
+        with self.lock:
+            if self.runner is not None or self.thread:
+                return False
+            self.runner, self.stopping = threading.get_ident(), False
+        return True
+
+    def release(self) -> None:
+        """Records that this thread's run is over."""
+        self.runner = None
+
+    def retire(self) -> None:
+        """After the C loop was destroyed: C calls none of its callbacks any more, which are
+        swapped for inert ones, so that the state is freed without the cycle collector."""
+        self.handle = 0
+        self.on_fire, self.on_release, self.on_tick, self.on_countdown, self.on_poll = _INERT
+
+    def fail(self, error: BaseException) -> None:
+        """Routes an exception of a callback (see the module's notes)."""
+        if self.thread:
+            hook(error)
+            return
+        self.errors.append(error)
+        self.stopping = True
+        _stop(self.handle)
+
+    def raise_errors(self) -> None:
+        """Raises the kept exception, if any; the others go to :func:`threading.excepthook`."""
+        errors, self.errors = self.errors, []
+        if errors:
+            chosen = next((e for e in errors if not isinstance(e, Exception)), errors[0])
+            for error in errors:
+                if error is not chosen:
+                    hook(error)
+            try:
+                raise chosen
+            finally:
+                del chosen, errors
+
+
+def hook(error: BaseException) -> None:
+    """Passes ``error`` to :func:`threading.excepthook`; one the hook raises goes to
+    :func:`sys.excepthook`, as :class:`threading.Thread` does, and nothing further."""
+    try:
+        args = (type(error), error, error.__traceback__, threading.current_thread())
+        threading.excepthook(threading.ExceptHookArgs(args))
+    except BaseException as hook_error:  # noqa: BLE001 - the hook's failure, reported once
+        with contextlib.suppress(BaseException):
+            sys.excepthook(type(hook_error), hook_error, hook_error.__traceback__)
+
+
+def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
+    """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
+    SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
+    new, tick_type, decref, address = _new_tuple, Tick, _decref, id  # cells: fast in fire
+
+    def fire(callback: Callable[[Tick], object], date: float, skipped: int, final: int) -> None:
+        try:
+            callback(new(tick_type, (date, skipped)))
+        except BaseException as error:  # noqa: BLE001 - routed, never into C
+            state.fail(error)
+        finally:
+            if final:
+                decref(address(callback))
+
+    def call(final: object, userdata: object, function: Any, *args: Any) -> None:
+        try:
+            function(*args)
+        except BaseException as error:  # noqa: BLE001 - routed, never into C
+            state.fail(error)
+        finally:
+            if final:
+                _decref(id(userdata))
+
+    def tick(raw: Any, callback: Callable[[Tick], object]) -> None:
+        event = raw[0]
+        call(event.final, callback, callback, _new_tuple(Tick, (event.fire_date, event.skipped)))
+
+    def release(userdata: object) -> None:  # inline: every stop comes here
+        try:
+            if isinstance(userdata, Ending):
+                userdata.end()
+        except BaseException as error:  # noqa: BLE001 - routed, never into C
+            state.fail(error)
+        finally:
+            decref(address(userdata))
+
+    def countdown(raw: Any, progress: Any) -> None:
+        event = raw[0]
+        call(event.finished, progress, progress.event, event.remaining, bool(event.finished))
+
+    def poll(raw: Any, operation: Any) -> None:
+        event = raw[0]
+        call(False, operation, operation.poll, event.source, event.number, event.date)
+
+    functions = (fire, release, tick, countdown, poll)
+    GLUE.update(f.__code__ for f in (*functions, call))
+    kinds: Any = _lib.CALLBACK_TYPES
+    return tuple(kind(f) for kind, f in zip(kinds, functions))
+
+
+#: The code of the C callbacks: a SIGINT handler that finds one of them running records the
+#: KeyboardInterrupt instead of raising it where no ``try`` would catch it.
+GLUE: set[Any] = set()
+
+
+def _inert(*args: object) -> None:
+    pass
+
+
+_INERT = tuple(kind(_inert) for kind in _lib.CALLBACK_TYPES)
+
+
+class Weak:
+    """The userdata of a callback held weakly (``weak=True``): a bound method through
+    :class:`weakref.WeakMethod`, anything else through :class:`weakref.ref`. When the target is
+    collected, the weak reference's callback cancels the registration at once."""
+
+    __slots__ = ("handle", "ref")
+
+    def __init__(self, callback: Callable[[Tick], object], where: str) -> None:
+        self.handle = 0
+        make: Any = weakref.WeakMethod if inspect.ismethod(callback) else weakref.ref
+        try:
+            self.ref = make(callback, self._gone)
+        except TypeError:
+            raise TypeError(
+                f"{where}: a weak callback must be weakly referenceable, not "
+                f"{type(callback).__name__}"
+            ) from None
+
+    def adopt(self, handle: int) -> None:
+        """Records the handle to cancel; cancels at once if the target is already gone."""
+        self.handle = handle
+        if self.ref() is None:
+            self._gone(None)
+
+    def _gone(self, _: object) -> None:
+        if self.handle:
+            _lib.lib.cadence_cancel(self.handle)
+
+    def __call__(self, tick: Tick) -> None:
+        target = self.ref()
+        if target is not None:
+            target(tick)
+
+
+def made(function: Any, where: str, *args: Any) -> int:
+    """The handle a C function writes to its last argument, ``out``; raises for an error."""
+    out = _lib.Handle()
+    check(function(*args, out), where)
+    return int(out.value)
+
+
+def register(function: Any, where: str, userdata: object, *args: Any) -> int:
+    """Calls a registering C function with ``args``, then ``userdata`` (C's reference taken
+    first) and ``out``; returns the handle. When it fails, which calls no callback, C's
+    reference is given back and the error raised."""
+    out = _lib.Handle()
+    code = function(*args, _lib.hold(userdata), out)
+    if code:
+        _lib.decref(userdata)
+        raise error_for(code, where)
+    return int(out.value)
+
+
+def seconds(value: object, where: str, name: str) -> float:
+    """``value`` as a float of seconds: TypeError for anything but a real number (``bool``
+    included); values are C's to judge, except those a double cannot hold."""
+    if type(value) is float:
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{where}: {name} must be a number of seconds, not {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise InvalidArgument(
+            context=where, detail=f"{name} must be a number a double can hold, got {value!r}"
+        ) from None
+
+
+def mode(value: object, where: str) -> bytes:
+    """A mode name as UTF-8 for C: TypeError for anything but :class:`str`."""
+    if not isinstance(value, str):
+        raise TypeError(f"{where}: mode must be a str, not {type(value).__name__}")
+    if "\0" in value:
+        raise InvalidArgument(context=where, detail=f"mode must not contain NUL, got {value!r}")
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument(
+            context=where, detail=f"mode must be encodable as UTF-8, got {value!r}"
+        ) from None
+
+
+def function(value: object, where: str, name: str = "callback") -> Any:
+    """``value`` if it is callable; TypeError otherwise."""
+    if not callable(value):
+        raise TypeError(f"{where}: {name} must be callable, not {type(value).__name__}")
+    return value
+
+
+def flag(value: object, where: str, name: str) -> bool:
+    """``value`` if it is a :class:`bool`; TypeError otherwise."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{where}: {name} must be a bool, not {type(value).__name__}")
+    return value
