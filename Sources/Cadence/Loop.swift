@@ -44,7 +44,7 @@ public final class Loop: @unchecked Sendable {
     /// waiter's thread got to run again).
     var callbacksStarted: UInt64 = 0
     /// The C callbacks set for the timers armed from now on (Loop+Functions.swift): the fire
-    /// function of ``scheduleDefault(after:userdata:source:invoke:)`` and the release function
+    /// function of ``scheduleDefault(after:userdata:invoke:)`` and the release function
     /// given to every C callback armed, with the userdata of one that ends without a final call.
     var defaultFire: UnsafeRawPointer?
     var functionRelease: TimerFunction.Release?
