@@ -21,7 +21,7 @@ from typing import Any, Callable, Generic, TypeVar
 
 from . import _lib
 from ._state import Ending, LoopState
-from .errors import RUNNING_OR_THREAD, LoopBusy, check
+from .errors import RUNNING_OR_THREAD, CadenceError, LoopBusy, check
 
 __all__ = ["AsyncStream", "Attachment", "Channel"]
 
@@ -113,6 +113,21 @@ class Channel(Ending, Generic[T]):
     async def wait_ended(self) -> None:
         """Returns once the channel has ended, leaving its values to :meth:`get`."""
         await self._wait(lambda: self.ended)
+
+
+def cancel_quietly(cancellable: Any) -> None:
+    """Cancels ``cancellable`` (a countdown, a poller), unless it or its loop is closed."""
+    with contextlib.suppress(CadenceError):
+        cancellable.cancel()
+
+
+async def until_ended(channel: Channel[Any], cancellable: Any) -> None:
+    """Waits until ``channel`` ends; cancelling the waiting task cancels ``cancellable``."""
+    try:
+        await channel.wait_ended()
+    except asyncio.CancelledError:
+        cancel_quietly(cancellable)
+        raise
 
 
 def _close(channel: Channel[Any], stop: Callable[[], object]) -> None:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from . import _lib, _state
-from ._async import AsyncStream, Channel
+from ._async import AsyncStream, Channel, cancel_quietly, until_ended
 from .cancellable import Owned
-from .errors import CadenceError
 
 if TYPE_CHECKING:
     from .loop import Loop
@@ -88,11 +86,6 @@ def start(loop: Loop, deadline: float, tick: float, callback: Any, on_finish: An
     return Countdown(handle, loop, progress, end, every)
 
 
-def _cancel_quietly(countdown: Countdown) -> None:
-    with contextlib.suppress(CadenceError):
-        countdown.cancel()
-
-
 class Countdown(Owned):
     """A countdown started by :meth:`Loop.countdown <cadence.Loop.countdown>` (Swift's
     ``Scheduler.countdown(to:tick:)`` with ``sink(receiveCompletion:receiveValue:)``).
@@ -133,11 +126,7 @@ class Countdown(Owned):
         return self._wait().__await__()
 
     async def _wait(self) -> None:
-        try:
-            await self._progress.done.wait_ended()
-        except asyncio.CancelledError:
-            _cancel_quietly(self)
-            raise
+        await until_ended(self._progress.done, self)
         if not self._progress.finished:
             raise asyncio.CancelledError(f"{self!r} was cancelled")
 
@@ -148,7 +137,7 @@ class Countdown(Owned):
         value. Leaving the iteration early, or cancelling the task, cancels the countdown.
         """
         channel = self._progress.stream(self._loop._state)
-        return AsyncStream(channel, lambda: _cancel_quietly(self), f"of {self!r}")
+        return AsyncStream(channel, lambda: cancel_quietly(self), f"of {self!r}")
 
     @property
     def deadline(self) -> float:

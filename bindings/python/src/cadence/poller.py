@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Generator
 from typing import TYPE_CHECKING, Any
 
 from . import _lib, _state
-from ._async import Channel
-from .cancellable import Owned
-from .errors import EALREADY, EBADF, CadenceError, InvalidArgument, check
+from ._async import Channel, until_ended
+from .cancellable import Owned, cancel_result
+from .errors import EBADF, InvalidArgument, check
 
 if TYPE_CHECKING:
     from .loop import Loop
@@ -50,10 +50,7 @@ class Poll:
             (or loop) is closed, when there is nothing left to finish.
         """
         code = _lib.lib.cadence_poller_finish(self._handle, self.number)
-        if code in (EALREADY, EBADF):
-            return False
-        check(code, "Poll.finish")
-        return True
+        return code != EBADF and cancel_result(code, self, "finish")
 
     def __repr__(self) -> str:
         return f"<cadence.Poll number={self.number} date={self.date!r}>"
@@ -195,15 +192,7 @@ class Poller(Owned):
         closed, or its loop closes. Cancelling the awaiting task cancels the poller, so
         ``await asyncio.wait_for(poller, 60)`` polls for a minute.
         """
-        return self._wait().__await__()
-
-    async def _wait(self) -> None:
-        try:
-            await self._operation.done.wait_ended()
-        except asyncio.CancelledError:
-            with contextlib.suppress(CadenceError):
-                self.cancel()
-            raise
+        return until_ended(self._operation.done, self).__await__()
 
     @property
     def interval(self) -> float:
@@ -264,11 +253,7 @@ class Poller(Owned):
             raise InvalidArgument(
                 context=where, detail=f"number must be 0 to 2**64 - 1, got {number!r}"
             )
-        code = _lib.lib.cadence_poller_finish(self._handle, number)
-        if code == EALREADY:
-            return False
-        check(code, where)
-        return True
+        return cancel_result(_lib.lib.cadence_poller_finish(self._handle, number), self, "finish")
 
     def _status(self) -> str:
         status = super()._status()
