@@ -24,7 +24,8 @@ class _Progress(_state.Ending):
     __slots__ = ("done", "finished", "lock", "on_finish", "on_value", "remaining", "streams")
 
     def __init__(self, state: _state.LoopState, on_value: Any, on_finish: Any) -> None:
-        self.on_value, self.on_finish = on_value, on_finish
+        self.on_value = _ignore if on_value is None else on_value
+        self.on_finish = _ignore if on_finish is None else on_finish
         self.remaining: int | None = None
         self.finished = False
         self.lock = threading.Lock()
@@ -36,8 +37,7 @@ class _Progress(_state.Ending):
         if finished:
             self.finished = True
             try:
-                if self.on_finish is not None:
-                    self.on_finish()
+                self.on_finish()
             finally:
                 self.end()
             return
@@ -46,8 +46,7 @@ class _Progress(_state.Ending):
             streams = list(self.streams)
         for channel in streams:
             channel.put(remaining)
-        if self.on_value is not None:
-            self.on_value(remaining)
+        self.on_value(remaining)
 
     def stream(self, state: _state.LoopState) -> Channel[int]:
         """A channel for a new stream: the current value, then every later one."""
@@ -70,15 +69,18 @@ class _Progress(_state.Ending):
             channel.end()
 
 
+def _ignore(*args: object) -> None:
+    pass
+
+
 def start(loop: Loop, deadline: float, tick: float, callback: Any, on_finish: Any) -> Countdown:
     """:meth:`Loop.countdown <cadence.Loop.countdown>`."""
     where = "Loop.countdown"
     end = _state.seconds(deadline, where, "deadline")
     every = _state.seconds(tick, where, "tick")
-    if callback is not None:
-        _state.function(callback, where)
-    if on_finish is not None:
-        _state.function(on_finish, where, "on_finish")
+    for function, name in ((callback, "callback"), (on_finish, "on_finish")):
+        if function is not None:
+            _state.function(function, where, name)
     state = loop._state
     progress = _Progress(state, callback, on_finish)
     times = (state.handle, end, every, state.on_countdown)

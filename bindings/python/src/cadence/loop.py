@@ -234,7 +234,7 @@ class Loop:
             raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
         main = threading.current_thread() is threading.main_thread()
         try:
-            with _sigint_stops_run(state, main):
+            with _sigint_stops_run(state) if main else contextlib.nullcontext():
                 if seconds is None:
                     code = _lib_.cadence_loop_run_until_idle(state.handle, name)
                 elif state.virtual or not main or not seconds > 0:  # C judges NaN, negatives
@@ -857,20 +857,18 @@ def _on_sigint(signum: int, frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def _sigint_stops_run(state: LoopState, main: bool) -> Iterator[None]:
-    """Installs :func:`_on_sigint` for the block on the main thread when SIGINT has Python's
+def _sigint_stops_run(state: LoopState) -> Iterator[None]:
+    """Installs :func:`_on_sigint` for the block (on the main thread) when SIGINT has Python's
     default handler (as ``asyncio.Runner`` does); leaves any other handler alone."""
     installed = False
-    if main and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         with contextlib.suppress(ValueError):  # not the main interpreter
             signal.signal(signal.SIGINT, _on_sigint)
             installed = True
-    if main:
-        _main_run.append(state)
+    _main_run.append(state)
     try:
         yield
     finally:
-        if main:
-            _main_run.pop()
+        _main_run.pop()
         if installed and signal.getsignal(signal.SIGINT) is _on_sigint:
             signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 from . import _lib, _state
 from ._async import AsyncStream, Channel
 from .cancellable import Connection, Subscription
-from .errors import NotSupported, check
+from .errors import check, error_for
 
 if TYPE_CHECKING:
     from .loop import Loop
@@ -302,6 +302,5 @@ class AutoconnectTimerPublisher(_Publisher):
             NotSupported: always, on an open publisher (also a :class:`TypeError`).
             BadHandle: the publisher or its loop is closed.
         """
-        where = "AutoconnectTimerPublisher.connect"
-        check(_lib_.cadence_publisher_connect(self._handle, _lib.Handle()), where)
-        raise NotSupported(context=where, detail="publisher must be connectable, got autoconnect")
+        code = _lib_.cadence_publisher_connect(self._handle, _lib.Handle())
+        raise error_for(code, "AutoconnectTimerPublisher.connect")  # C's ENOTSUP or EBADF
