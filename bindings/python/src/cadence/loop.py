@@ -32,7 +32,7 @@ from .cancellable import ScheduledTimer
 from .countdown import Countdown
 from .errors import EBUSY, RUNNING_OR_THREAD, LoopBusy, check, error_for
 from .poller import Poll, Poller
-from .publisher import MissedTickPolicy, TimerPublisher, policy_value, subscribe_userdata
+from .publisher import MissedTickPolicy, TimerPublisher, policy_value, subscribe
 from .tick import Tick
 
 __all__ = ["Loop"]
@@ -476,7 +476,6 @@ class Loop:
             return ScheduledTimer(out.value)
         where = "Loop.schedule"
         after = _state.seconds(delay, where, "delay")
-        userdata = subscribe_userdata(callback, weak, where)
         late = _state.seconds(tolerance, where, "tolerance")
         encoded = _state.mode(mode, where)
         state = self._state
@@ -493,10 +492,7 @@ class Loop:
             policy = policy_value(chosen, where)
             function = _lib_.cadence_loop_schedule_repeating
             times = (state.handle, after, every, late, policy, encoded, state.on_tick)
-        timer = ScheduledTimer(_state.register(function, where, userdata, *times))
-        if weak:
-            userdata.adopt(int(timer))
-        return timer
+        return ScheduledTimer(subscribe(function, where, callback, weak, *times))
 
     def countdown(
         self,

@@ -145,13 +145,9 @@ class _Publisher:
                 referenced).
             BadHandle: the publisher or its loop is closed.
         """
+        args = (self._handle, self._loop._state.on_tick)
         where = f"{type(self).__name__}.sink"
-        userdata = subscribe_userdata(callback, weak, where)
-        state = self._loop._state
-        subscribe = _lib_.cadence_publisher_subscribe
-        handle = _state.register(subscribe, where, userdata, self._handle, state.on_tick)
-        if weak:
-            userdata.adopt(handle)
+        handle = subscribe(_lib_.cadence_publisher_subscribe, where, callback, weak, *args)
         return Subscription(handle, self._loop, f"to {self._settings()}")
 
     def values(self) -> AsyncStream[float]:
@@ -215,10 +211,15 @@ class _Publisher:
         return f"<cadence.{self._settings()}{closed if self.closed else ''}>"
 
 
-def subscribe_userdata(callback: Any, weak: bool, where: str) -> Any:
-    """The userdata for a callback: itself, or a :class:`~cadence._state.Weak` with ``weak``."""
+def subscribe(function: Any, where: str, callback: Any, weak: bool, *args: Any) -> int:
+    """Registers ``callback`` (held weakly, as a :class:`~cadence._state.Weak`, with ``weak``)
+    through the C function ``function(*args, userdata, out)``; returns the handle."""
     _state.function(callback, where)
-    return _state.Weak(callback, where) if _state.flag(weak, where, "weak") else callback
+    userdata: Any = _state.Weak(callback, where) if _state.flag(weak, where, "weak") else callback
+    handle = _state.register(function, where, userdata, *args)
+    if weak:
+        userdata.adopt(handle)
+    return handle
 
 
 def policy_value(value: object, where: str) -> int:
