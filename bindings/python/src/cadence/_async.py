@@ -185,12 +185,9 @@ class AsyncStream(Generic[T]):
             StopAsyncIteration: the stream is closed or has ended.
             asyncio.CancelledError: the task was cancelled; the stream is closed.
         """
-        if self._task is None:
-            task = asyncio.current_task()
-            if task is not None:
-                self._task = task
-                finalizer = self._finalizer
-                task.add_done_callback(lambda _: finalizer())
+        if self._task is None and (task := asyncio.current_task()) is not None:
+            self._task = task
+            task.add_done_callback(self._finalizer)  # finalize() takes (and ignores) the task
         if not self._finalizer.alive:
             raise StopAsyncIteration
         try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import ctypes
 import inspect
 import threading
@@ -69,7 +68,7 @@ class _Operation(_state.Ending):
         except RuntimeError:
             self.aloop = None
         self.lock = threading.Lock()
-        self.running: set[concurrent.futures.Future[object]] = set()
+        self.running: set[concurrent.futures.Future[None]] = set()
         self.done: Channel[None] = Channel(state)  # ended when the poller is over
 
     def poll(self, handle: int, number: int, date: float) -> None:
@@ -91,14 +90,12 @@ class _Operation(_state.Ending):
             if inspect.iscoroutine(awaitable):
                 awaitable.close()
             poll.finish()
-            where = (
-                "outside a running asyncio loop" if aloop is None else "in a closed asyncio loop"
-            )
+            where = "outside a running" if aloop is None else "in a closed"
             raise TypeError(
                 f"the operation of a cadence.Poller returned an awaitable, but the poller was made "
-                f"{where}: make it inside a coroutine (async def) for async operations"
+                f"{where} asyncio loop: make it inside a coroutine (async def) for async operations"
             )
-        future = asyncio.run_coroutine_threadsafe(_await(awaitable), aloop)
+        future = asyncio.run_coroutine_threadsafe(_await(awaitable, poll.number), aloop)
         with self.lock:
             if self.done.ended:
                 future.cancel()
@@ -106,19 +103,11 @@ class _Operation(_state.Ending):
                 self.running.add(future)
         future.add_done_callback(lambda done: self._finished(poll, done))
 
-    def _finished(self, poll: Poll, future: concurrent.futures.Future[object]) -> None:
+    def _finished(self, poll: Poll, future: concurrent.futures.Future[None]) -> None:
         with self.lock:
             self.running.discard(future)
         if self.finish_on_return:
             poll.finish()
-        if future.cancelled() or future.exception() is None or self.aloop is None:
-            return
-        context = {
-            "message": f"exception in the operation of a cadence.Poller, poll {poll.number}",
-            "exception": future.exception(),
-        }
-        with contextlib.suppress(RuntimeError):  # that asyncio loop is closed
-            self.aloop.call_soon_threadsafe(self.aloop.call_exception_handler, context)
 
     def end(self) -> None:
         """The poller is over: cancels its running awaitable polls and wakes the coroutines
@@ -130,8 +119,14 @@ class _Operation(_state.Ending):
             future.cancel()
 
 
-async def _await(awaitable: Awaitable[object]) -> object:
-    return await awaitable
+async def _await(awaitable: Awaitable[object], number: int) -> None:
+    """Awaits poll ``number``'s awaitable; its exception goes to the asyncio loop's exception
+    handler, as for a callback of ``call_soon``."""
+    try:
+        await awaitable
+    except Exception as error:  # noqa: BLE001 - reported by the handler, the poller goes on
+        message = f"exception in the operation of a cadence.Poller, poll {number}"
+        asyncio.get_running_loop().call_exception_handler({"message": message, "exception": error})
 
 
 def start(
@@ -146,10 +141,8 @@ def start(
         raise InvalidArgument(
             context=where, detail=f"tolerance must be >= 0 and finite or None, got {late!r}"
         )
-    state = loop._state
-    userdata = _Operation(
-        state, operation, _state.flag(finish_on_return, where, "finish_on_return")
-    )
+    state, finish = loop._state, _state.flag(finish_on_return, where, "finish_on_return")
+    userdata = _Operation(state, operation, finish)
     times = (state.handle, every, late, state.on_poll)
     handle = _state.register(_lib.lib.cadence_poller_start, where, userdata, *times)
     return Poller(handle, loop, every, userdata)

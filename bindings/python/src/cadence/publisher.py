@@ -183,9 +183,8 @@ class _Publisher:
         """
         return self._stream(None, "ticks")
 
-    def __aiter__(self) -> AsyncStream[float]:
-        """``async for fire_date in timer``: the same as :meth:`values`."""
-        return self.values()
+    #: ``async for fire_date in timer``: the same as :meth:`values`.
+    __aiter__ = values
 
     def _stream(self, convert: Callable[[Tick], _T] | None, what: str) -> AsyncStream[_T]:
         channel: Channel[_T] = Channel(self._loop._state, convert)
