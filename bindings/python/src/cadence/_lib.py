@@ -73,8 +73,6 @@ POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), _obj)
 #: The loop's callback types, in the order of ``LoopState``'s callbacks.
 CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, TICK_FN, COUNTDOWN_FN, POLL_FN)
 
-#: ``CADENCE_TOLERANCE_DEFAULT``: a poller tolerance of 10 % of its interval.
-TOLERANCE_DEFAULT = -1.0
 _H, _M, _D = [Handle], [Handle, _char_p], [Handle, _double_out]
 
 # Every function of include/cadence.h (without its ``cadence_`` prefix), by prototype. A name
@@ -148,10 +146,8 @@ def _candidates() -> list[tuple[str, str | None]]:
 
 def _declare(lib: ctypes.CDLL, fast: ctypes.CDLL) -> None:
     for name, (restype, argtypes) in PROTOTYPES.items():
-        for each in (lib, fast):
-            function = getattr(each, name)
-            function.restype = restype
-            function.argtypes = argtypes
+        for function in (getattr(lib, name), getattr(fast, name)):
+            function.restype, function.argtypes = restype, argtypes
         if name in KEEP_GIL:
             setattr(lib, name, getattr(fast, name))
 
@@ -159,11 +155,8 @@ def _declare(lib: ctypes.CDLL, fast: ctypes.CDLL) -> None:
 def _load() -> tuple[ctypes.CDLL, str]:
     tried: list[str] = []
     for where, path in _candidates():
-        if path is None:
-            tried.append(f"  {where}: not found")
-            continue
-        if os.sep in path and not os.path.exists(path):
-            tried.append(f"  {where}: {path}: no such file")
+        if path is None or (os.sep in path and not os.path.exists(path)):
+            tried.append(f"  {where}: {path}: no such file" if path else f"  {where}: not found")
             continue
         try:
             lib = ctypes.CDLL(path)

@@ -125,10 +125,7 @@ class Countdown(Owned):
             asyncio.CancelledError: the countdown was cancelled or closed, or its loop closed,
                 before it finished; or the awaiting task was cancelled.
         """
-        return self._wait().__await__()
-
-    async def _wait(self) -> None:
-        await until_ended(self._progress.done, self)
+        yield from until_ended(self._progress.done, self).__await__()
         if not self._progress.finished:
             raise asyncio.CancelledError(f"{self!r} was cancelled")
 

@@ -81,9 +81,7 @@ class CadenceError(Exception):
         if isinstance(code, bool) or not isinstance(code, int):
             raise TypeError(f"CadenceError: code must be an int, not {type(code).__name__}")
         super().__init__(code, context, detail)
-        self.code = code
-        self.context = context
-        self.detail = detail
+        self.code, self.context, self.detail = code, context, detail
 
     @property
     def name(self) -> str:
@@ -144,8 +142,7 @@ class EventLoopError(CadenceError, OSError, code=EIO):
 
     def __init__(self, code: int | None = None, context: str = "", detail: str = "") -> None:
         super().__init__(code, context, detail)
-        self.errno = _errno.EIO
-        self.strerror = self.message
+        self.errno, self.strerror = _errno.EIO, self.message
 
 
 #: The detail of a LoopBusy that Python finds itself (a run already under way, or a thread).
