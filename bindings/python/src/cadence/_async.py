@@ -155,8 +155,7 @@ class AsyncStream(Generic[T]):
     """
 
     def __init__(self, channel: Channel[T], stop: Callable[[], object], description: str) -> None:
-        self._channel = channel
-        self._description = description
+        self._channel, self._description = channel, description
         self._task: asyncio.Task[Any] | None = None
         # Holds the channel and the stop function, never the stream: dropping the stream closes it.
         self._finalizer = weakref.finalize(self, _close, channel, stop)

@@ -40,7 +40,7 @@ __all__ = ["Loop"]
 _L = TypeVar("_L", bound="Loop")
 _lib_ = _lib.lib
 _Handle = _lib.Handle
-_hold, _decref, _incref_at = _lib.hold, _lib.decref, _lib.incref_at
+_decref, _incref_at = _lib.decref, _lib.incref_at
 _schedule_default = _lib_.cadence_loop_schedule_default
 #: Loops whose own thread runs, held until stop_thread (their callbacks may run meanwhile).
 _threaded: dict[LoopState, Loop] = {}
