@@ -8,9 +8,10 @@ call's name in place of the C function's)::
 
     Loop.publish: tolerance must be >= 0 and finite, got -1.0
 
-The few errors that Python finds itself (a closed object, a run already under way, a wrong type)
-read the same way. As in pyzmq, each subclass also inherits the built-in exception that
-Python code would expect for the same situation, so ``except ValueError`` keeps working:
+A closed object or loop is found by the C layer too. The few errors that Python finds itself (a
+run already under way, a wrong type) read the same way. As in pyzmq, each subclass also inherits
+the built-in exception that Python code would expect for the same situation, so
+``except ValueError`` keeps working:
 
 - :class:`InvalidArgument` (``EINVAL``), a :class:`ValueError`: NaN, infinities, a negative delay
   or tolerance, a zero interval, an empty or malformed mode name, running in ``"common"``.
