@@ -419,7 +419,7 @@ def test_busy_and_closed_loops_say_what_is_wrong(live: Objects) -> None:
         "start_thread?)"
     ]
     live.virtual.close()
-    with pytest.raises(BH, match=r"^Loop\.now: loop must be open, got a closed Loop$"):
+    with pytest.raises(BH, match=r"^Loop\.now: loop must be a live loop handle, got 0x0 "):
         live.virtual.now()
 
 

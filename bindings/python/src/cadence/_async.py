@@ -21,7 +21,7 @@ from typing import Any, Callable, Generic, TypeVar
 
 from . import _lib
 from ._state import Ending, LoopState
-from .errors import RUNNING_OR_THREAD, LoopBusy, check
+from .errors import RUNNING_OR_THREAD, CadenceError, LoopBusy, check
 
 __all__ = ["AsyncStream", "Attachment", "Channel"]
 
@@ -115,6 +115,21 @@ class Channel(Ending, Generic[T]):
         await self._wait(lambda: self.ended)
 
 
+def cancel_quietly(cancellable: Any) -> None:
+    """Cancels ``cancellable`` (a countdown, a poller), unless it or its loop is closed."""
+    with contextlib.suppress(CadenceError):
+        cancellable.cancel()
+
+
+async def until_ended(channel: Channel[Any], cancellable: Any) -> None:
+    """Waits until ``channel`` ends; cancelling the waiting task cancels ``cancellable``."""
+    try:
+        await channel.wait_ended()
+    except asyncio.CancelledError:
+        cancel_quietly(cancellable)
+        raise
+
+
 def _close(channel: Channel[Any], stop: Callable[[], object]) -> None:
     channel.end()
     stop()
@@ -140,8 +155,7 @@ class AsyncStream(Generic[T]):
     """
 
     def __init__(self, channel: Channel[T], stop: Callable[[], object], description: str) -> None:
-        self._channel = channel
-        self._description = description
+        self._channel, self._description = channel, description
         self._task: asyncio.Task[Any] | None = None
         # Holds the channel and the stop function, never the stream: dropping the stream closes it.
         self._finalizer = weakref.finalize(self, _close, channel, stop)
@@ -170,12 +184,9 @@ class AsyncStream(Generic[T]):
             StopAsyncIteration: the stream is closed or has ended.
             asyncio.CancelledError: the task was cancelled; the stream is closed.
         """
-        if self._task is None:
-            task = asyncio.current_task()
-            if task is not None:
-                self._task = task
-                finalizer = self._finalizer
-                task.add_done_callback(lambda _: finalizer())
+        if self._task is None and (task := asyncio.current_task()) is not None:
+            self._task = task
+            task.add_done_callback(self._finalizer)  # finalize() takes (and ignores) the task
         if not self._finalizer.alive:
             raise StopAsyncIteration
         try:

@@ -73,24 +73,25 @@ POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), _obj)
 #: The loop's callback types, in the order of ``LoopState``'s callbacks.
 CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, TICK_FN, COUNTDOWN_FN, POLL_FN)
 
-#: ``CADENCE_TOLERANCE_DEFAULT``: a poller tolerance of 10 % of its interval.
-TOLERANCE_DEFAULT = -1.0
 _H, _M, _D = [Handle], [Handle, _char_p], [Handle, _double_out]
 
-# Every function of include/cadence.h (without its ``cadence_`` prefix), by prototype.
+# Every function of include/cadence.h (without its ``cadence_`` prefix), by prototype. A name
+# marked ``*`` is called through ctypes.PyDLL, which keeps the GIL (cheaper): a call that never
+# waits for another thread. Every other call may wait for a callback on the loop's thread, which
+# needs the GIL.
 _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (ctypes.c_uint, [], "version"),
-    (_char_p, [], "version_string last_error_message"),
+    (_char_p, [], "version_string *last_error_message"),
     (_char_p, [_int], "strerror err_name"),
     (_int, [_out], "loop_create loop_create_virtual"),
-    (_int, _H, "loop_destroy loop_stop loop_stop_thread publisher_release timer_unref timer_ref"),
+    (_int, _H, "loop_destroy *loop_stop loop_stop_thread publisher_release timer_unref timer_ref"),
     (_int, _H, "cancel cancellable_detach cancellable_release"),
     (_int, _M, "loop_run_until_idle loop_add_mode loop_add_common_mode loop_run_pass"),
     (_int, _M, "loop_start_thread"),
-    (_int, _D, "loop_now loop_timeout timer_fire_date timer_interval timer_tolerance"),
+    (_int, _D, "*loop_now loop_timeout *timer_fire_date *timer_interval *timer_tolerance"),
     (_int, _D, "poller_tolerance"),
-    (_int, [Handle, ctypes.POINTER(_u64)], "loop_wakeups loop_armed_timers"),
-    (_int, [Handle, _int_out], "loop_fd timer_has_ref is_cancelled"),
+    (_int, [Handle, ctypes.POINTER(_u64)], "*loop_wakeups *loop_armed_timers"),
+    (_int, [Handle, _int_out], "loop_fd *timer_has_ref *is_cancelled"),
     (_int, [Handle, _d], "loop_advance_clock timer_reset"),
     (_int, [Handle, _int], "publisher_set_missed_ticks poller_set_active"),
     (_int, [Handle, _out], "publisher_autoconnect publisher_connect"),
@@ -99,25 +100,21 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, FIRE_FN, RELEASE_FN], "loop_set_callbacks"),
     (_int, [Handle, _d, _d, _char_p, _out], "timer_publish"),
     (_int, [Handle, TICK_FN, _obj, _out], "publisher_subscribe"),
-    (_int, [Handle, _d, _d, _char_p, TICK_FN, _obj, _out], "loop_schedule"),
-    (_int, [Handle, _d, _obj, _out], "loop_schedule_default"),
-    (_int, [Handle, _d, _d, _d, _int, _char_p, TICK_FN, _obj, _out], "loop_schedule_repeating"),
+    (_int, [Handle, _d, _d, _char_p, TICK_FN, _obj, _out], "*loop_schedule"),
+    (_int, [Handle, _d, _obj, _out], "*loop_schedule_default"),
+    (_int, [Handle, _d, _d, _d, _int, _char_p, TICK_FN, _obj, _out], "*loop_schedule_repeating"),
     (_int, [Handle, _d, _d, COUNTDOWN_FN, _obj, _out], "countdown_start"),
     (_int, [Handle, _d, _d, POLL_FN, _obj, _out], "poller_start"),
 ]
+_NAMES = [
+    (f"cadence_{name.lstrip('*')}", p[:2], name[0] == "*")
+    for p in _BY_PROTOTYPE
+    for name in p[2].split()
+]
 #: Every function of include/cadence.h: name -> (restype, argtypes).
-PROTOTYPES = {
-    f"cadence_{name}": (restype, argtypes)
-    for restype, argtypes, names in _BY_PROTOTYPE
-    for name in names.split()
-}
-
-# Called through ctypes.PyDLL, which keeps the GIL (cheaper): calls that never wait for another
-# thread. Every other call may wait for a callback on the loop's thread, which needs the GIL.
-_FAST = "loop_schedule_default loop_schedule loop_schedule_repeating loop_now loop_stop"
-_FAST += " loop_armed_timers loop_wakeups is_cancelled timer_fire_date timer_interval"
-_FAST += " timer_tolerance timer_has_ref last_error_message"
-KEEP_GIL = {f"cadence_{name}" for name in _FAST.split()}
+PROTOTYPES = {name: prototype for name, prototype, _ in _NAMES}
+#: The functions called with the GIL held (see above).
+KEEP_GIL = {name for name, _, fast in _NAMES if fast}
 
 
 def decode(raw: bytes | None) -> str:
@@ -126,64 +123,40 @@ def decode(raw: bytes | None) -> str:
 
 
 def _candidates() -> list[tuple[str, str | None]]:
-    """Where to look, in order, as (description, path) pairs; None for "not found"."""
+    """Where to look, in order, as (description, path) pairs; None for "not found".
+
+    The package's folders are this file's, then the others on its ``__path__``: an editable
+    install (``pip install -e .``) imports the Python files from the source tree but installs the
+    library into site-packages, and lists both folders on ``__path__``.
+    """
     override = os.environ.get(ENV_VAR)
     if override:
         return [(f"environment variable {ENV_VAR}", override)]
     here = Path(__file__).resolve().parent
-    found: list[tuple[str, str | None]] = []
-    for folder in _package_folders(here):
-        found.append(("bundled in the package", str(folder / _FILE_NAME)))
+    package = sys.modules.get(__package__ or "")
+    folders = dict.fromkeys([here, *(Path(p).resolve() for p in getattr(package, "__path__", []))])
+    found: list[tuple[str, str | None]] = [
+        ("bundled in the package", str(folder / _FILE_NAME)) for folder in folders
+    ]
     # <repo>/bindings/python/src/cadence: parents[3] is the checkout.
-    repo = here.parents[3]
-    found.append(("build tree", str(repo / "build" / _FILE_NAME)))
+    found.append(("build tree", str(here.parents[3] / "build" / _FILE_NAME)))
     found.append(("system (ctypes.util.find_library)", ctypes.util.find_library("cadence")))
     return found
 
 
-def _package_folders(here: Path) -> list[Path]:
-    """The folders of the package ``cadence``: this file's, then the others on its ``__path__``.
-
-    An editable install (``pip install -e .``) imports the Python files from the source tree but
-    installs the library into site-packages, and lists both folders on ``__path__``.
-    """
-    folders = [here]
-    package = sys.modules.get(__package__ or "")
-    for entry in getattr(package, "__path__", []):
-        folder = Path(entry).resolve()
-        if folder not in folders:
-            folders.append(folder)
-    return folders
-
-
 def _declare(lib: ctypes.CDLL, fast: ctypes.CDLL) -> None:
     for name, (restype, argtypes) in PROTOTYPES.items():
-        for each in (lib, fast):
-            function = getattr(each, name)
-            function.restype = restype
-            function.argtypes = argtypes
+        for function in (getattr(lib, name), getattr(fast, name)):
+            function.restype, function.argtypes = restype, argtypes
         if name in KEEP_GIL:
             setattr(lib, name, getattr(fast, name))
-
-
-def _check_version(lib: ctypes.CDLL, path: str) -> None:
-    major = int(lib.cadence_version()) >> 16
-    if major != API_MAJOR:
-        found = decode(lib.cadence_version_string())
-        raise OSError(
-            f"the Cadence library at {path} is version {found}, but this binding needs major "
-            f"version {API_MAJOR}; install a matching library or set {ENV_VAR} to one"
-        )
 
 
 def _load() -> tuple[ctypes.CDLL, str]:
     tried: list[str] = []
     for where, path in _candidates():
-        if path is None:
-            tried.append(f"  {where}: not found")
-            continue
-        if os.sep in path and not os.path.exists(path):
-            tried.append(f"  {where}: {path}: no such file")
+        if path is None or (os.sep in path and not os.path.exists(path)):
+            tried.append(f"  {where}: {path}: no such file" if path else f"  {where}: not found")
             continue
         try:
             lib = ctypes.CDLL(path)
@@ -191,7 +164,12 @@ def _load() -> tuple[ctypes.CDLL, str]:
         except (OSError, AttributeError) as error:
             tried.append(f"  {where}: {path}: {error}")
             continue
-        _check_version(lib, path)
+        if int(lib.cadence_version()) >> 16 != API_MAJOR:
+            raise OSError(
+                f"the Cadence library at {path} is version {decode(lib.cadence_version_string())}"
+                f", but this binding needs major version {API_MAJOR}; install a matching library "
+                f"or set {ENV_VAR} to one"
+            )
         return lib, path
     raise OSError(
         "could not load the Cadence shared library. Tried:\n"

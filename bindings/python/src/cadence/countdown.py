@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from . import _lib, _state
-from ._async import AsyncStream, Channel
+from ._async import AsyncStream, Channel, cancel_quietly, until_ended
 from .cancellable import Owned
-from .errors import CadenceError
 
 if TYPE_CHECKING:
     from .loop import Loop
@@ -26,7 +24,8 @@ class _Progress(_state.Ending):
     __slots__ = ("done", "finished", "lock", "on_finish", "on_value", "remaining", "streams")
 
     def __init__(self, state: _state.LoopState, on_value: Any, on_finish: Any) -> None:
-        self.on_value, self.on_finish = on_value, on_finish
+        self.on_value = _ignore if on_value is None else on_value
+        self.on_finish = _ignore if on_finish is None else on_finish
         self.remaining: int | None = None
         self.finished = False
         self.lock = threading.Lock()
@@ -38,8 +37,7 @@ class _Progress(_state.Ending):
         if finished:
             self.finished = True
             try:
-                if self.on_finish is not None:
-                    self.on_finish()
+                self.on_finish()
             finally:
                 self.end()
             return
@@ -48,8 +46,7 @@ class _Progress(_state.Ending):
             streams = list(self.streams)
         for channel in streams:
             channel.put(remaining)
-        if self.on_value is not None:
-            self.on_value(remaining)
+        self.on_value(remaining)
 
     def stream(self, state: _state.LoopState) -> Channel[int]:
         """A channel for a new stream: the current value, then every later one."""
@@ -72,25 +69,23 @@ class _Progress(_state.Ending):
             channel.end()
 
 
+def _ignore(*args: object) -> None:
+    pass
+
+
 def start(loop: Loop, deadline: float, tick: float, callback: Any, on_finish: Any) -> Countdown:
     """:meth:`Loop.countdown <cadence.Loop.countdown>`."""
     where = "Loop.countdown"
     end = _state.seconds(deadline, where, "deadline")
     every = _state.seconds(tick, where, "tick")
-    if callback is not None:
-        _state.function(callback, where)
-    if on_finish is not None:
-        _state.function(on_finish, where, "on_finish")
+    for function, name in ((callback, "callback"), (on_finish, "on_finish")):
+        if function is not None:
+            _state.function(function, where, name)
     state = loop._state
     progress = _Progress(state, callback, on_finish)
     times = (state.handle, end, every, state.on_countdown)
     handle = _state.register(_lib.lib.cadence_countdown_start, where, progress, *times)
     return Countdown(handle, loop, progress, end, every)
-
-
-def _cancel_quietly(countdown: Countdown) -> None:
-    with contextlib.suppress(CadenceError):
-        countdown.cancel()
 
 
 class Countdown(Owned):
@@ -130,14 +125,7 @@ class Countdown(Owned):
             asyncio.CancelledError: the countdown was cancelled or closed, or its loop closed,
                 before it finished; or the awaiting task was cancelled.
         """
-        return self._wait().__await__()
-
-    async def _wait(self) -> None:
-        try:
-            await self._progress.done.wait_ended()
-        except asyncio.CancelledError:
-            _cancel_quietly(self)
-            raise
+        yield from until_ended(self._progress.done, self).__await__()
         if not self._progress.finished:
             raise asyncio.CancelledError(f"{self!r} was cancelled")
 
@@ -148,7 +136,7 @@ class Countdown(Owned):
         value. Leaving the iteration early, or cancelling the task, cancels the countdown.
         """
         channel = self._progress.stream(self._loop._state)
-        return AsyncStream(channel, lambda: _cancel_quietly(self), f"of {self!r}")
+        return AsyncStream(channel, lambda: cancel_quietly(self), f"of {self!r}")
 
     @property
     def deadline(self) -> float:

@@ -8,9 +8,10 @@ call's name in place of the C function's)::
 
     Loop.publish: tolerance must be >= 0 and finite, got -1.0
 
-The few errors that Python finds itself (a closed object, a run already under way, a wrong type)
-read the same way. As in pyzmq, each subclass also inherits the built-in exception that
-Python code would expect for the same situation, so ``except ValueError`` keeps working:
+A closed object or loop is found by the C layer too. The few errors that Python finds itself (a
+run already under way, a wrong type) read the same way. As in pyzmq, each subclass also inherits
+the built-in exception that Python code would expect for the same situation, so
+``except ValueError`` keeps working:
 
 - :class:`InvalidArgument` (``EINVAL``), a :class:`ValueError`: NaN, infinities, a negative delay
   or tolerance, a zero interval, an empty or malformed mode name, running in ``"common"``.
@@ -40,12 +41,14 @@ plain :class:`TypeError` before anything reaches C.
 from __future__ import annotations
 
 import errno as _errno
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from . import _lib
 
 # The C API's codes (include/cadence.h).
 ENOENT, EIO, EBADF, ENOMEM, EBUSY, EINVAL, ENOTSUP, EALREADY = -2, -5, -9, -12, -16, -22, -95, -114
+#: Each subclass by the code it stands for (a class statement's ``code=`` adds it).
+_BY_CODE: dict[int, type[CadenceError]] = {}
 
 
 class CadenceError(Exception):
@@ -66,9 +69,10 @@ class CadenceError(Exception):
     #: The code of this class; ``None`` on the base class, which takes any code.
     default_code: ClassVar[int | None] = None
 
-    code: int
-    context: str
-    detail: str
+    def __init_subclass__(cls, code: int = 0, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.default_code = code
+        _BY_CODE[code] = cls
 
     def __init__(self, code: int | None = None, context: str = "", detail: str = "") -> None:
         if code is None:
@@ -78,9 +82,7 @@ class CadenceError(Exception):
         if isinstance(code, bool) or not isinstance(code, int):
             raise TypeError(f"CadenceError: code must be an int, not {type(code).__name__}")
         super().__init__(code, context, detail)
-        self.code = code
-        self.context = context
-        self.detail = detail
+        self.code, self.context, self.detail = code, context, detail
 
     @property
     def name(self) -> str:
@@ -97,51 +99,37 @@ class CadenceError(Exception):
         return f"{self.context}: {detail}" if self.context else detail
 
 
-class InvalidArgument(CadenceError, ValueError):
+class InvalidArgument(CadenceError, ValueError, code=EINVAL):
     """An argument value is out of range: NaN, an infinity, a negative delay or tolerance, a zero
     interval, or an empty, malformed or misplaced mode name (``EINVAL``)."""
 
-    default_code = EINVAL
 
-
-class UnknownMode(CadenceError, LookupError):
+class UnknownMode(CadenceError, LookupError, code=ENOENT):
     """The run loop mode is not registered on this loop; add it first (``ENOENT``)."""
 
-    default_code = ENOENT
 
-
-class BadHandle(CadenceError, ValueError):
+class BadHandle(CadenceError, ValueError, code=EBADF):
     """The object was closed, or belongs to a closed loop (``EBADF``)."""
 
-    default_code = EBADF
 
-
-class LoopBusy(CadenceError, RuntimeError):
+class LoopBusy(CadenceError, RuntimeError, code=EBUSY):
     """The loop is running: it cannot be run again (for example from one of its own callbacks,
     or while it has a thread of its own) nor closed until that run returns or the thread is
     stopped; a loop's thread cannot be stopped from that thread (``EBUSY``)."""
 
-    default_code = EBUSY
 
-
-class NotSupported(CadenceError, TypeError):
+class NotSupported(CadenceError, TypeError, code=ENOTSUP):
     """The operation does not apply to this kind of object (``ENOTSUP``)."""
 
-    default_code = ENOTSUP
 
-
-class AlreadyCancelled(CadenceError):
+class AlreadyCancelled(CadenceError, code=EALREADY):
     """Already cancelled (``EALREADY``): raised by ``Poller.set_active`` on a cancelled poller and
     by ``ScheduledTimer.reset`` on a cancelled timer or a one-shot that has fired.
     A second ``cancel()``, or finishing a poll that is not running, returns False instead."""
 
-    default_code = EALREADY
 
-
-class OutOfMemory(CadenceError, MemoryError):
+class OutOfMemory(CadenceError, MemoryError, code=ENOMEM):
     """Memory could not be had (``ENOMEM``)."""
-
-    default_code = ENOMEM
 
 
 def _as_c_int(code: int) -> int:
@@ -150,21 +138,12 @@ def _as_c_int(code: int) -> int:
     return code if -(2**31) <= code < 2**31 else -(2**31)
 
 
-class EventLoopError(CadenceError, OSError):
+class EventLoopError(CadenceError, OSError, code=EIO):
     """libuv failed to set up or run the loop (``EIO``). ``errno`` is :data:`errno.EIO`."""
-
-    default_code = EIO
 
     def __init__(self, code: int | None = None, context: str = "", detail: str = "") -> None:
         super().__init__(code, context, detail)
-        self.errno = _errno.EIO
-        self.strerror = self.message
-
-
-_CLASSES = (InvalidArgument, UnknownMode, BadHandle, LoopBusy, NotSupported, AlreadyCancelled)
-_BY_CODE: dict[int, type[CadenceError]] = {
-    cls.default_code or 0: cls for cls in (*_CLASSES, OutOfMemory, EventLoopError)
-}
+        self.errno, self.strerror = _errno.EIO, self.message
 
 
 #: The detail of a LoopBusy that Python finds itself (a run already under way, or a thread).

@@ -30,9 +30,9 @@ from ._async import Attachment, descriptor
 from ._state import LoopState
 from .cancellable import ScheduledTimer
 from .countdown import Countdown
-from .errors import EBUSY, RUNNING_OR_THREAD, BadHandle, LoopBusy, check, error_for
+from .errors import EBUSY, RUNNING_OR_THREAD, LoopBusy, check, error_for
 from .poller import Poll, Poller
-from .publisher import MissedTickPolicy, TimerPublisher, policy_value, subscribe_userdata
+from .publisher import MissedTickPolicy, TimerPublisher, policy_value, subscribe
 from .tick import Tick
 
 __all__ = ["Loop"]
@@ -40,7 +40,7 @@ __all__ = ["Loop"]
 _L = TypeVar("_L", bound="Loop")
 _lib_ = _lib.lib
 _Handle = _lib.Handle
-_hold, _decref, _incref_at = _lib.hold, _lib.decref, _lib.incref_at
+_decref, _incref_at = _lib.decref, _lib.incref_at
 _schedule_default = _lib_.cadence_loop_schedule_default
 #: Loops whose own thread runs, held until stop_thread (their callbacks may run meanwhile).
 _threaded: dict[LoopState, Loop] = {}
@@ -141,11 +141,6 @@ class Loop:
         self._attachment: Attachment | None = None
         self._finalizer = weakref.finalize(self, _collect, state)
 
-    def _open(self, where: str) -> LoopState:
-        if not self._state.handle:
-            raise BadHandle(context=where, detail="loop must be open, got a closed Loop")
-        return self._state
-
     @property
     def is_virtual(self) -> bool:
         """Whether this loop runs on a virtual clock (made by :meth:`virtual`)."""
@@ -234,12 +229,12 @@ class Loop:
         self._run(_state.mode(mode, "Loop.run_until_idle"), None, "Loop.run_until_idle")
 
     def _run(self, name: bytes, seconds: float | None, where: str) -> None:
-        state = self._open(where)
+        state = self._state
         if not state.claim():
             raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
         main = threading.current_thread() is threading.main_thread()
         try:
-            with _sigint_stops_run(state, main):
+            with _sigint_stops_run(state) if main else contextlib.nullcontext():
                 if seconds is None:
                     code = _lib_.cadence_loop_run_until_idle(state.handle, name)
                 elif state.virtual or not main or not seconds > 0:  # C judges NaN, negatives
@@ -249,8 +244,6 @@ class Loop:
         finally:
             state.release()
         state.raise_errors()
-        if code == EBUSY:
-            raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
         check(code, where)
 
     def stop(self) -> None:
@@ -261,13 +254,14 @@ class Loop:
         Raises:
             BadHandle: the loop is closed.
         """
-        state = self._open("Loop.stop")
+        state = self._state
         state.stopping = True
-        _lib_.cadence_loop_stop(state.handle)
+        check(_lib_.cadence_loop_stop(state.handle), "Loop.stop")
         mode = state.wake_mode
         if mode is not None and state.runner != threading.get_ident():
             # A run driven from Python waits in poll: a zero-delay one-shot in its mode wakes it.
-            _schedule(state, 0.0, _noop, 0.0, mode, "Loop.stop")
+            times = (state.handle, 0.0, 0.0, mode, state.on_tick)
+            ScheduledTimer(_state.register(_lib_.cadence_loop_schedule, "Loop.stop", _noop, *times))
 
     @property
     def running(self) -> bool:
@@ -307,9 +301,9 @@ class Loop:
 
     # ---- Clock ----
 
-    def _read(self, what: str, out: Any) -> Any:
+    def _read(self, what: str, out: Any, where: str = "") -> Any:
         function = getattr(_lib_, f"cadence_loop_{what}")
-        check(function(self._open(f"Loop.{what}").handle, out), f"Loop.{what}")
+        check(function(self._state.handle, out), where or f"Loop.{what}")
         return out.value
 
     def now(self) -> float:
@@ -343,10 +337,7 @@ class Loop:
         Raises:
             BadHandle: the loop is closed.
         """
-        out = ctypes.c_uint64()
-        where = "Loop.armed_timer_count"
-        check(_lib_.cadence_loop_armed_timers(self._open(where).handle, out), where)
-        return int(out.value)
+        return int(self._read("armed_timers", ctypes.c_uint64(), "Loop.armed_timer_count"))
 
     def advance_clock(self, seconds: float) -> None:
         """Moves a virtual loop's clock forward by ``seconds`` without running it, as if its
@@ -366,7 +357,7 @@ class Loop:
         """
         where = "Loop.advance_clock"
         value = _state.seconds(seconds, where, "seconds")
-        check(_lib_.cadence_loop_advance_clock(self._open(where).handle, value), where)
+        check(_lib_.cadence_loop_advance_clock(self._state.handle, value), where)
 
     # ---- Timers ----
 
@@ -409,8 +400,8 @@ class Loop:
         late = _state.seconds(tolerance, where, "tolerance")
         encoded = _state.mode(mode, where)
         policy = policy_value(missed_ticks, where)
-        handle = self._open(where).handle
-        made = _state.made(_lib_.cadence_timer_publish, where, handle, every, late, encoded)
+        publish = _lib_.cadence_timer_publish
+        made = _state.made(publish, where, self._state.handle, every, late, encoded)
         publisher = TimerPublisher(self, made, every, late, mode, MissedTickPolicy.SKIP)
         if policy:
             publisher.missed_ticks = missed_ticks
@@ -485,26 +476,23 @@ class Loop:
             return ScheduledTimer(out.value)
         where = "Loop.schedule"
         after = _state.seconds(delay, where, "delay")
-        userdata = subscribe_userdata(callback, weak, where)
         late = _state.seconds(tolerance, where, "tolerance")
         encoded = _state.mode(mode, where)
+        state = self._state
         if interval is None:
             if missed_ticks is not None:
                 raise TypeError(
                     f"{where}: missed_ticks applies to a repeating timer (give interval)"
                 )
-            timer = _schedule(self._state, after, userdata, late, encoded, where)
+            function: Any = _lib_.cadence_loop_schedule
+            times: tuple[Any, ...] = (state.handle, after, late, encoded, state.on_tick)
         else:
             every = _state.seconds(interval, where, "interval")
             chosen = MissedTickPolicy.SKIP if missed_ticks is None else missed_ticks
             policy = policy_value(chosen, where)
-            state = self._state
+            function = _lib_.cadence_loop_schedule_repeating
             times = (state.handle, after, every, late, policy, encoded, state.on_tick)
-            repeating = _lib_.cadence_loop_schedule_repeating
-            timer = ScheduledTimer(_state.register(repeating, where, userdata, *times))
-        if weak:
-            userdata.adopt(int(timer))
-        return timer
+        return ScheduledTimer(subscribe(function, where, callback, weak, *times))
 
     def countdown(
         self,
@@ -639,7 +627,7 @@ class Loop:
         """
         where = "Loop.start_thread"
         name = _state.mode(mode, where)
-        state = self._open(where)
+        state = self._state
         if not state.claim():  # claimed first, so that no run starts meanwhile
             raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
         state.thread = True
@@ -647,8 +635,6 @@ class Loop:
         code = _lib_.cadence_loop_start_thread(state.handle, name)
         if code:
             state.thread = False
-            if code == EBUSY:
-                raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
             check(code, where)
         _threaded[state] = self
 
@@ -662,16 +648,8 @@ class Loop:
                 itself; the thread goes on.
             BadHandle: the loop is closed.
         """
-        where = "Loop.stop_thread"
-        state = self._open(where)
-        code = _lib_.cadence_loop_stop_thread(state.handle)
-        if code == EBUSY:
-            raise LoopBusy(
-                context=where,
-                detail="the calling thread must not be the loop's own thread (a callback), which "
-                "cannot wait for itself to end",
-            )
-        check(code, where)
+        state = self._state
+        check(_lib_.cadence_loop_stop_thread(state.handle), "Loop.stop_thread")
         state.thread = False
         _threaded.pop(state, None)
 
@@ -744,7 +722,7 @@ class Loop:
             BadHandle: the loop is closed.
         """
         name = _state.mode(mode, "Loop.attach_asyncio")
-        self._attachment = Attachment(self, self._open("Loop.attach_asyncio"), name)
+        self._attachment = Attachment(self, self._state, name)
         return self._attachment
 
     def fileno(self) -> int:
@@ -759,7 +737,7 @@ class Loop:
             NotSupported: a virtual loop, whose clock moves only when told.
             BadHandle: the loop is closed.
         """
-        return descriptor(self._open("Loop.fileno"), "Loop.fileno")
+        return descriptor(self._state, "Loop.fileno")
 
     def run_pass(self, *, mode: str = "default") -> None:
         """One pass on this thread without waiting (libuv's ``UV_RUN_NOWAIT``): fires what is due
@@ -777,7 +755,7 @@ class Loop:
         """
         where = "Loop.run_pass"
         name = _state.mode(mode, where)
-        state = self._open(where)
+        state = self._state
         if state.running or state.thread:
             raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
         code = _lib_.cadence_loop_run_pass(state.handle, name)
@@ -838,14 +816,6 @@ class Loop:
         return f"<cadence.Loop {kind}{status}>"
 
 
-def _schedule(
-    state: LoopState, delay: float, userdata: Any, tolerance: float, mode: bytes, where: str
-) -> ScheduledTimer:
-    """A one-shot with a tolerance or mode (``cadence_loop_schedule``)."""
-    times = (state.handle, delay, tolerance, mode, state.on_tick)
-    return ScheduledTimer(_state.register(_lib_.cadence_loop_schedule, where, userdata, *times))
-
-
 def _drive(state: LoopState, mode: bytes, seconds: float, where: str) -> int:
     """The main thread's run of a real loop: poll and one pass at a time (see the module's
     notes)."""
@@ -883,20 +853,18 @@ def _on_sigint(signum: int, frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def _sigint_stops_run(state: LoopState, main: bool) -> Iterator[None]:
-    """Installs :func:`_on_sigint` for the block on the main thread when SIGINT has Python's
+def _sigint_stops_run(state: LoopState) -> Iterator[None]:
+    """Installs :func:`_on_sigint` for the block (on the main thread) when SIGINT has Python's
     default handler (as ``asyncio.Runner`` does); leaves any other handler alone."""
     installed = False
-    if main and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         with contextlib.suppress(ValueError):  # not the main interpreter
             signal.signal(signal.SIGINT, _on_sigint)
             installed = True
-    if main:
-        _main_run.append(state)
+    _main_run.append(state)
     try:
         yield
     finally:
-        if main:
-            _main_run.pop()
+        _main_run.pop()
         if installed and signal.getsignal(signal.SIGINT) is _on_sigint:
             signal.signal(signal.SIGINT, signal.default_int_handler)

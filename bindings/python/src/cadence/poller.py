@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import ctypes
 import inspect
 import threading
@@ -12,9 +11,9 @@ from collections.abc import Awaitable, Generator
 from typing import TYPE_CHECKING, Any
 
 from . import _lib, _state
-from ._async import Channel
-from .cancellable import Owned
-from .errors import EALREADY, EBADF, CadenceError, InvalidArgument, check
+from ._async import Channel, until_ended
+from .cancellable import Owned, cancel_result
+from .errors import EBADF, InvalidArgument, check
 
 if TYPE_CHECKING:
     from .loop import Loop
@@ -50,10 +49,7 @@ class Poll:
             (or loop) is closed, when there is nothing left to finish.
         """
         code = _lib.lib.cadence_poller_finish(self._handle, self.number)
-        if code in (EALREADY, EBADF):
-            return False
-        check(code, "Poll.finish")
-        return True
+        return code != EBADF and cancel_result(code, self, "finish")
 
     def __repr__(self) -> str:
         return f"<cadence.Poll number={self.number} date={self.date!r}>"
@@ -72,7 +68,7 @@ class _Operation(_state.Ending):
         except RuntimeError:
             self.aloop = None
         self.lock = threading.Lock()
-        self.running: set[concurrent.futures.Future[object]] = set()
+        self.running: set[concurrent.futures.Future[None]] = set()
         self.done: Channel[None] = Channel(state)  # ended when the poller is over
 
     def poll(self, handle: int, number: int, date: float) -> None:
@@ -94,14 +90,12 @@ class _Operation(_state.Ending):
             if inspect.iscoroutine(awaitable):
                 awaitable.close()
             poll.finish()
-            where = (
-                "outside a running asyncio loop" if aloop is None else "in a closed asyncio loop"
-            )
+            where = "outside a running" if aloop is None else "in a closed"
             raise TypeError(
                 f"the operation of a cadence.Poller returned an awaitable, but the poller was made "
-                f"{where}: make it inside a coroutine (async def) for async operations"
+                f"{where} asyncio loop: make it inside a coroutine (async def) for async operations"
             )
-        future = asyncio.run_coroutine_threadsafe(_await(awaitable), aloop)
+        future = asyncio.run_coroutine_threadsafe(_await(awaitable, poll.number), aloop)
         with self.lock:
             if self.done.ended:
                 future.cancel()
@@ -109,19 +103,11 @@ class _Operation(_state.Ending):
                 self.running.add(future)
         future.add_done_callback(lambda done: self._finished(poll, done))
 
-    def _finished(self, poll: Poll, future: concurrent.futures.Future[object]) -> None:
+    def _finished(self, poll: Poll, future: concurrent.futures.Future[None]) -> None:
         with self.lock:
             self.running.discard(future)
         if self.finish_on_return:
             poll.finish()
-        if future.cancelled() or future.exception() is None or self.aloop is None:
-            return
-        context = {
-            "message": f"exception in the operation of a cadence.Poller, poll {poll.number}",
-            "exception": future.exception(),
-        }
-        with contextlib.suppress(RuntimeError):  # that asyncio loop is closed
-            self.aloop.call_soon_threadsafe(self.aloop.call_exception_handler, context)
 
     def end(self) -> None:
         """The poller is over: cancels its running awaitable polls and wakes the coroutines
@@ -133,8 +119,14 @@ class _Operation(_state.Ending):
             future.cancel()
 
 
-async def _await(awaitable: Awaitable[object]) -> object:
-    return await awaitable
+async def _await(awaitable: Awaitable[object], number: int) -> None:
+    """Awaits poll ``number``'s awaitable; its exception goes to the asyncio loop's exception
+    handler, as for a callback of ``call_soon``."""
+    try:
+        await awaitable
+    except Exception as error:  # noqa: BLE001 - reported by the handler, the poller goes on
+        message = f"exception in the operation of a cadence.Poller, poll {number}"
+        asyncio.get_running_loop().call_exception_handler({"message": message, "exception": error})
 
 
 def start(
@@ -149,10 +141,8 @@ def start(
         raise InvalidArgument(
             context=where, detail=f"tolerance must be >= 0 and finite or None, got {late!r}"
         )
-    state = loop._state
-    userdata = _Operation(
-        state, operation, _state.flag(finish_on_return, where, "finish_on_return")
-    )
+    state, finish = loop._state, _state.flag(finish_on_return, where, "finish_on_return")
+    userdata = _Operation(state, operation, finish)
     times = (state.handle, every, late, state.on_poll)
     handle = _state.register(_lib.lib.cadence_poller_start, where, userdata, *times)
     return Poller(handle, loop, every, userdata)
@@ -195,15 +185,7 @@ class Poller(Owned):
         closed, or its loop closes. Cancelling the awaiting task cancels the poller, so
         ``await asyncio.wait_for(poller, 60)`` polls for a minute.
         """
-        return self._wait().__await__()
-
-    async def _wait(self) -> None:
-        try:
-            await self._operation.done.wait_ended()
-        except asyncio.CancelledError:
-            with contextlib.suppress(CadenceError):
-                self.cancel()
-            raise
+        return until_ended(self._operation.done, self).__await__()
 
     @property
     def interval(self) -> float:
@@ -264,11 +246,7 @@ class Poller(Owned):
             raise InvalidArgument(
                 context=where, detail=f"number must be 0 to 2**64 - 1, got {number!r}"
             )
-        code = _lib.lib.cadence_poller_finish(self._handle, number)
-        if code == EALREADY:
-            return False
-        check(code, where)
-        return True
+        return cancel_result(_lib.lib.cadence_poller_finish(self._handle, number), self, "finish")
 
     def _status(self) -> str:
         status = super()._status()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 from . import _lib, _state
 from ._async import AsyncStream, Channel
 from .cancellable import Connection, Subscription
-from .errors import NotSupported, check
+from .errors import check, error_for
 
 if TYPE_CHECKING:
     from .loop import Loop
@@ -145,13 +145,9 @@ class _Publisher:
                 referenced).
             BadHandle: the publisher or its loop is closed.
         """
+        args = (self._handle, self._loop._state.on_tick)
         where = f"{type(self).__name__}.sink"
-        userdata = subscribe_userdata(callback, weak, where)
-        state = self._loop._state
-        subscribe = _lib_.cadence_publisher_subscribe
-        handle = _state.register(subscribe, where, userdata, self._handle, state.on_tick)
-        if weak:
-            userdata.adopt(handle)
+        handle = subscribe(_lib_.cadence_publisher_subscribe, where, callback, weak, *args)
         return Subscription(handle, self._loop, f"to {self._settings()}")
 
     def values(self) -> AsyncStream[float]:
@@ -187,9 +183,8 @@ class _Publisher:
         """
         return self._stream(None, "ticks")
 
-    def __aiter__(self) -> AsyncStream[float]:
-        """``async for fire_date in timer``: the same as :meth:`values`."""
-        return self.values()
+    #: ``async for fire_date in timer``: the same as :meth:`values`.
+    __aiter__ = values
 
     def _stream(self, convert: Callable[[Tick], _T] | None, what: str) -> AsyncStream[_T]:
         channel: Channel[_T] = Channel(self._loop._state, convert)
@@ -215,10 +210,15 @@ class _Publisher:
         return f"<cadence.{self._settings()}{closed if self.closed else ''}>"
 
 
-def subscribe_userdata(callback: Any, weak: bool, where: str) -> Any:
-    """The userdata for a callback: itself, or a :class:`~cadence._state.Weak` with ``weak``."""
+def subscribe(function: Any, where: str, callback: Any, weak: bool, *args: Any) -> int:
+    """Registers ``callback`` (held weakly, as a :class:`~cadence._state.Weak`, with ``weak``)
+    through the C function ``function(*args, userdata, out)``; returns the handle."""
     _state.function(callback, where)
-    return _state.Weak(callback, where) if _state.flag(weak, where, "weak") else callback
+    userdata: Any = _state.Weak(callback, where) if _state.flag(weak, where, "weak") else callback
+    handle = _state.register(function, where, userdata, *args)
+    if weak:
+        userdata.adopt(handle)
+    return handle
 
 
 def policy_value(value: object, where: str) -> int:
@@ -302,6 +302,5 @@ class AutoconnectTimerPublisher(_Publisher):
             NotSupported: always, on an open publisher (also a :class:`TypeError`).
             BadHandle: the publisher or its loop is closed.
         """
-        where = "AutoconnectTimerPublisher.connect"
-        check(_lib_.cadence_publisher_connect(self._handle, _lib.Handle()), where)
-        raise NotSupported(context=where, detail="publisher must be connectable, got autoconnect")
+        code = _lib_.cadence_publisher_connect(self._handle, _lib.Handle())
+        raise error_for(code, "AutoconnectTimerPublisher.connect")  # C's ENOTSUP or EBADF

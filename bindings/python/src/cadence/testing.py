@@ -56,9 +56,8 @@ class Timeline:
         label = "tick" if isinstance(value, Tick) else str(value)
         self.events.append(f"{label}@{milliseconds(self.loop.now())}")
 
-    def __call__(self, value: object) -> None:
-        """The same as :meth:`record`, so that the timeline is a callback."""
-        self.record(value)
+    #: The same as :meth:`record`, so that the timeline is a callback.
+    __call__ = record
 
     def finish(self) -> None:
         """Records the end of a stream at the current time (``"|@ms"``); for ``on_finish``."""
