@@ -261,6 +261,16 @@ CADENCE_EXPORT int cadence_loop_timeout(cadence_loop loop, double *_Nullable out
  * CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_run_pass(cadence_loop loop, const char *_Nullable mode);
 
+/* Writes 1 to *out if a run until idle in `mode` would go on (a referenced timer that can fire
+ * in `mode` is armed, counted as cadence_loop_run_until_idle counts; libuv's uv_loop_alive), else
+ * 0. For a host that runs the loop until idle through cadence_loop_fd and cadence_loop_run_pass:
+ * after each pass it asks, and returns on 0. While the latest answer is 1, a cancel or
+ * cadence_timer_unref, from any thread, that leaves nothing referenced in `mode` makes the
+ * descriptor readable, so that the host's wait ends and its next pass and question find the loop
+ * idle. Errors: CADENCE_EINVAL (out NULL; mode NULL, malformed or "common"), CADENCE_ENOENT (mode
+ * not registered), CADENCE_EBADF. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_alive(cadence_loop loop, const char *_Nullable mode, int *_Nullable out);
+
 /* ---- A loop on a thread of its own (the dispatch-timer use) ---- */
 
 /* Starts a thread that runs the loop in `mode` until cadence_loop_stop_thread, so timers fire

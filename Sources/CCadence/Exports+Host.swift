@@ -38,3 +38,13 @@ public func cadence_loop_create_on_uv(_ uvLoop: UnsafeMutablePointer<uv_loop_t>?
         out.pointee = cadence_loop(id: try HandleTable.shared.insert(loop))
     }
 }
+
+@c @implementation
+public func cadence_loop_alive(_ handle: cadence_loop, _ mode: UnsafePointer<CChar>?,
+                               _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .null("out") }
+        let loop = try lookUpLoop(handle)
+        try write(try loop.isAlive(mode: try CCadence.mode(mode)) ? 1 : 0, to: out)
+    }
+}

@@ -52,11 +52,46 @@ extension Loop {
         return queues.isReferenced(id)
     }
 
+    /// Whether a run until idle in `mode` would go on: a referenced timer that can fire in `mode`
+    /// is armed (libuv's `uv_loop_alive`), counted as ``runUntilIdle(mode:)`` counts.
+    ///
+    /// For a host that runs the loop until idle through its descriptor and ``runPass(mode:)``, as
+    /// ``runUntilIdle(mode:)`` does on its own thread: after each pass it asks, and returns when
+    /// the answer is `false`. While the latest answer is `true`, a cancel or an
+    /// ``ScheduledTimer/unref()``, from any thread, that leaves nothing referenced in `mode` makes
+    /// ``fileDescriptor()`` readable, so that the host's wait ends and its next pass and question
+    /// find the loop idle (a run until idle woken in the same way). Python's `Loop.run_until_idle`
+    /// runs like this on the main thread, so that Ctrl-C ends it at once.
+    /// (`cadence_loop_alive` in C, `Loop.alive` in Python.)
+    ///
+    /// - Parameter mode: a registered mode other than ``RunLoopMode/common``.
+    /// - Returns: whether a referenced timer that can fire in `mode` is armed.
+    /// - Throws: ``CadenceError/invalidArgument`` for `common` or a malformed mode;
+    ///   ``CadenceError/unknownMode`` for an unregistered mode; ``CadenceError/badHandle`` after
+    ///   ``close()``.
+    public func isAlive(mode: RunLoopMode = .default) throws(CadenceError) -> Bool {
+        do throws(CadenceError) {
+            lock.lock()
+            defer { lock.unlock() }
+            guard mode != .common else { throw .commonModeNotAllowed("never run itself") }
+            let index = try modeIndexLocked(of: mode)
+            let alive = queues.hasReferencedTimers(runningIn: index)
+            hostIdleModeIndex = alive ? index : nil
+            return alive
+        } catch {
+            throw error.in("Loop.isAlive(mode:)")
+        }
+    }
+
     /// Wakes a run until idle that a cancel or an unref from another thread has left with nothing
-    /// referenced (it would otherwise sleep until the cancelled timer's fire date). Call with the
-    /// lock held.
+    /// referenced (it would otherwise sleep until the cancelled timer's fire date), and a host
+    /// running until idle (``isAlive(mode:)``). Call with the lock held.
     func wakeIdleRunIfDoneLocked() {
         if runningUntilIdle && !queues.hasReferencedTimers(runningIn: runningModeIndex) { wakeIfRemote() }
+        if let mode = hostIdleModeIndex, !isRunningFlag, !queues.hasReferencedTimers(runningIn: mode) {
+            hostIdleModeIndex = nil
+            timeSource.wake()
+        }
     }
 
     /// ``ScheduledTimer/unref()`` and ``ScheduledTimer/ref()`` for the C API's timers, by packed

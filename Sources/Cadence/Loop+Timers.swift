@@ -98,7 +98,7 @@ extension Loop {
             && queues.slots[Int(id.slot)].fireDate <= armedWake
         guard queues.disarm(id, releasing: &action) else { return false }
         if replan { planHostWakeLocked() }
-        if runningUntilIdle { wakeIdleRunIfDoneLocked() }
+        if runningUntilIdle || hostIdleModeIndex != nil { wakeIdleRunIfDoneLocked() }
         return true
     }
 

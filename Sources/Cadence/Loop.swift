@@ -34,6 +34,9 @@ public final class Loop: @unchecked Sendable {
     /// Whether the run in progress is a run until idle, and the index of its mode (Loop+Idle.swift).
     var runningUntilIdle = false
     var runningModeIndex = 0
+    /// The mode of a host's run until idle, from its latest ``isAlive(mode:)`` that answered
+    /// true: the loop wakes the host when a cancel or an unref leaves nothing referenced there.
+    var hostIdleModeIndex: Int?
     var wakeUpCount: UInt64 = 0
     /// The timer whose callback is running, so that a cancel from another thread can wait for it,
     /// and how many threads wait.

@@ -228,6 +228,42 @@ static void real_clock(void) {
     CHECK_OK(cadence_loop_destroy(loop));
 }
 
+/* cadence_loop_alive: what a run until idle counts, for a host that drives the loop itself. */
+static int alive(cadence_loop loop, const char *mode) {
+    int out = -1;
+    CHECK_OK(cadence_loop_alive(loop, mode, &out));
+    return out;
+}
+
+static void loop_alive(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    CHECK_EQ(alive(loop, "default"), 0);
+    cadence_cancellable once, other;
+    CHECK_OK(cadence_loop_schedule(loop, 1, 0, "default", nothing, NULL, &once));
+    CHECK_EQ(alive(loop, "default"), 1);
+    CHECK_OK(cadence_timer_unref(once));
+    CHECK_EQ(alive(loop, "default"), 0);
+    CHECK_OK(cadence_timer_ref(once));
+    CHECK_EQ(alive(loop, "default"), 1);
+    CHECK_OK(cadence_cancel(once));
+    CHECK_EQ(alive(loop, "default"), 0);
+    CHECK_OK(cadence_loop_add_mode(loop, "other"));
+    CHECK_OK(cadence_loop_schedule(loop, 1, 0, "other", nothing, NULL, &other));
+    CHECK_EQ(alive(loop, "default"), 0);
+    CHECK_EQ(alive(loop, "other"), 1);
+    int out = -1;
+    CHECK_ERR(cadence_loop_alive(loop, "common", &out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_alive(loop, NULL, &out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_alive(loop, "missing", &out), CADENCE_ENOENT);
+    CHECK_ERR(cadence_loop_alive(loop, "default", NULL), CADENCE_EINVAL);
+    CHECK_EQ(out, -1);
+    CHECK_OK(cadence_cancellable_release(once));
+    CHECK_OK(cadence_cancellable_release(other));
+    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_ERR(cadence_loop_alive(loop, "default", &out), CADENCE_EBADF);
+}
+
 int main(void) {
     one_shot();
     unreferenced_repeating();
@@ -236,6 +272,7 @@ int main(void) {
     busy_and_stop();
     modes();
     closed_loop();
+    loop_alive();
     real_clock();
     return 0;
 }

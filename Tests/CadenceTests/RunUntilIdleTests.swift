@@ -100,6 +100,28 @@ import Testing
         #expect(throws: CadenceError.unknownMode) { try v.loop.runUntilIdle(mode: RunLoopMode("missing")) }
     }
 
+    /// `isAlive(mode:)`: what a run until idle counts, for a host that drives the loop itself.
+    @Test func aliveFollowsTheReferencedTimersOfAMode() throws {
+        let v = VirtualLoop()
+        #expect(try !v.loop.isAlive())
+        let once = try v.loop.schedule(after: 1) { _ in }
+        #expect(try v.loop.isAlive())
+        once.unref()
+        #expect(try !v.loop.isAlive())
+        once.ref()
+        #expect(try v.loop.isAlive())
+        #expect(once.cancel())
+        #expect(try !v.loop.isAlive())
+        let other = RunLoopMode("other")
+        try v.loop.addMode(other)
+        try v.loop.schedule(after: 1, in: other) { _ in }
+        #expect(try !v.loop.isAlive() && v.loop.isAlive(mode: other))
+        #expect(throws: CadenceError.invalidArgument) { try v.loop.isAlive(mode: .common) }
+        #expect(throws: CadenceError.unknownMode) { try v.loop.isAlive(mode: RunLoopMode("missing")) }
+        try v.loop.close()
+        #expect(throws: CadenceError.badHandle) { try v.loop.isAlive() }
+    }
+
     @Test func onAClosedLoop() throws {
         let v = VirtualLoop()
         let once = try v.loop.schedule(after: 1) { _ in }

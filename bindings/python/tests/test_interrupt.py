@@ -187,9 +187,10 @@ def test_sigint_during_a_run_raises_within_50ms_with_one_thread(loop: cadence.Lo
     assert threading.active_count() == 1
 
 
-def test_sigint_while_the_loop_sleeps_in_poll_raises_at_once(tmp_path: Path) -> None:
-    """A signal from outside, during the poll (nothing due for 10 s): KeyboardInterrupt within
-    50 ms of the signal, with one thread in the process."""
+@pytest.mark.parametrize("run", ["loop.run(10)", "loop.run_until_idle()"])
+def test_sigint_while_the_loop_sleeps_in_poll_raises_at_once(tmp_path: Path, run: str) -> None:
+    """A signal from outside, during the poll (nothing due for 9 s): KeyboardInterrupt within
+    50 ms of the signal, with one thread in the process; a run until idle waits as a run does."""
     script = tmp_path / "sleeping_run.py"
     script.write_text(
         "import os, signal, threading, time, cadence\n"
@@ -197,7 +198,7 @@ def test_sigint_while_the_loop_sleeps_in_poll_raises_at_once(tmp_path: Path) -> 
         "loop.schedule(9.0, lambda tick: None)\n"
         "loop.schedule(0.1, lambda tick: print('threads', threading.active_count(), flush=True))\n"
         "try:\n"
-        "    loop.run(10)\n"
+        f"    {run}\n"
         "except KeyboardInterrupt:\n"
         "    print('interrupted', time.monotonic_ns(), threading.active_count(), flush=True)\n"
     )

@@ -174,3 +174,26 @@ def test_on_the_real_clock(loop: cadence.Loop) -> None:
     thread.join()
     assert not far.pending
     every.cancel()
+
+
+def test_alive_follows_the_referenced_timers_of_a_mode(virtual_loop: cadence.Loop) -> None:
+    """Loop.alive: what a run until idle counts, for a host that drives the loop itself."""
+    assert virtual_loop.alive() is False
+    once = virtual_loop.schedule(1.0, lambda tick: None)
+    assert virtual_loop.alive() is True
+    once.unref()
+    assert virtual_loop.alive() is False
+    once.ref()
+    assert virtual_loop.alive() is True
+    assert once.cancel()
+    assert virtual_loop.alive() is False
+    virtual_loop.add_mode("other")
+    virtual_loop.schedule(1.0, lambda tick: None, mode="other")
+    assert (virtual_loop.alive(), virtual_loop.alive(mode="other")) == (False, True)
+    with pytest.raises(cadence.InvalidArgument):
+        virtual_loop.alive(mode="common")
+    with pytest.raises(cadence.UnknownMode):
+        virtual_loop.alive(mode="missing")
+    virtual_loop.close()
+    with pytest.raises(cadence.BadHandle):
+        virtual_loop.alive()

@@ -97,6 +97,7 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, _out], "publisher_autoconnect publisher_connect"),
     (_int, [Handle, _u64], "poller_finish"),
     (_int, [Handle, _char_p, _d], "loop_run"),
+    (_int, [Handle, _char_p, _int_out], "*loop_alive"),
     (_int, [Handle, FIRE_FN, RELEASE_FN], "loop_set_callbacks"),
     (_int, [Handle, _d, _d, _char_p, _out], "timer_publish"),
     (_int, [Handle, TICK_FN, _obj, _out], "publisher_subscribe"),

@@ -209,9 +209,9 @@ class Loop:
 
         On a virtual loop the clock steps from wake-up to wake-up as in :meth:`run`, with no
         bound (as libuv): a referenced repeating timer keeps it going until a callback calls
-        :meth:`stop`, cancels the timer or unreferences it. Ctrl-C on the main thread is seen at
-        the next callback, which stops the run and raises KeyboardInterrupt from it (the idle
-        check is the engine's, inside one C call).
+        :meth:`stop`, cancels the timer or unreferences it. On the main thread a real loop runs
+        as :meth:`run` does there (waiting on :meth:`fileno`, one pass at a time, asking
+        :meth:`alive` after each), so Ctrl-C raises KeyboardInterrupt at once.
 
         Args:
             mode: a registered mode other than ``"common"``; default ``"default"``. Keyword-only.
@@ -235,9 +235,9 @@ class Loop:
         main = threading.current_thread() is threading.main_thread()
         try:
             with _sigint_stops_run(state) if main else contextlib.nullcontext():
-                if seconds is None:
+                if seconds is None and (state.virtual or not main):
                     code = _lib_.cadence_loop_run_until_idle(state.handle, name)
-                elif state.virtual or not main or not seconds > 0:  # C judges NaN, negatives
+                elif seconds is not None and (state.virtual or not main or not seconds > 0):
                     code = _lib_.cadence_loop_run(state.handle, name, seconds)
                 else:
                     code = _drive(state, name, seconds, where)
@@ -725,6 +725,26 @@ class Loop:
         self._attachment = Attachment(self, self._state, name)
         return self._attachment
 
+    def alive(self, *, mode: str = "default") -> bool:
+        """Whether a run until idle in ``mode`` would go on: a referenced timer that can fire in
+        ``mode`` is armed, counted as :meth:`run_until_idle` counts (libuv's ``uv_loop_alive``;
+        Swift's ``isAlive(mode:)``, C's ``cadence_loop_alive``). A program that runs the loop
+        until idle from its own loop, with :meth:`fileno` and :meth:`run_pass`, asks after each
+        pass and stops on False; while the latest answer is True, a cancel or ``unref()`` from
+        any thread that leaves nothing referenced in ``mode`` makes :meth:`fileno` readable.
+
+        Args:
+            mode: a registered mode other than ``"common"``; default ``"default"``. Keyword-only.
+
+        Raises:
+            TypeError, InvalidArgument, UnknownMode: a bad ``mode``, as for :meth:`run`.
+            BadHandle: the loop is closed.
+        """
+        where = "Loop.alive"
+        out = ctypes.c_int()
+        check(_lib_.cadence_loop_alive(self._state.handle, _state.mode(mode, where), out), where)
+        return bool(out.value)
+
     def fileno(self) -> int:
         """The loop's descriptor, readable exactly when the loop has work to do now (a due
         wake-up in the mode of the latest :meth:`run_pass`, ``"default"`` until the first): watch
@@ -816,17 +836,20 @@ class Loop:
         return f"<cadence.Loop {kind}{status}>"
 
 
-def _drive(state: LoopState, mode: bytes, seconds: float, where: str) -> int:
+def _drive(state: LoopState, mode: bytes, seconds: float | None, where: str) -> int:
     """The main thread's run of a real loop: poll and one pass at a time (see the module's
-    notes)."""
+    notes); with no ``seconds``, until idle."""
     watch = select.poll()
     watch.register(descriptor(state, where), select.POLLIN)
-    end = time.monotonic() + seconds
+    end = math.inf if seconds is None else time.monotonic() + seconds
+    alive = ctypes.c_int(1)
     state.wake_mode = mode  # for a stop() from another thread
     try:
         while True:
             code = int(_lib_.cadence_loop_run_pass(state.handle, mode))
-            if code != 0 or state.stopping:
+            if code == 0 and seconds is None:
+                code = _lib_.cadence_loop_alive(state.handle, mode, alive)
+            if code != 0 or state.stopping or not alive.value:
                 return code
             left = end - time.monotonic()
             if left <= 0:
