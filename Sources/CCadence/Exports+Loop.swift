@@ -19,6 +19,12 @@ public func cadence_loop_destroy(_ handle: cadence_loop) -> Int32 {
     guard handle.id != 0 else { return 0 }
     return cResult { () throws(CadenceError) in
         let loop = try lookUpLoop(handle)
+        // A release function that destroys the loop whose destroy released its userdata: the
+        // outer call finishes the destroy (and returns 0).
+        guard !loop.isClosed else {
+            throw .badHandle.with("loop must be live, got one being destroyed (by the cadence_loop_destroy that "
+                                  + "called this release function)")
+        }
         try loop.close()
         // Of two destroys at once, both may close (the second does nothing); one removes.
         guard HandleTable.shared.removeLoop(handle.id) != nil else {

@@ -460,6 +460,29 @@ static void bad_input(void) {
     check_one_end(&r);
 }
 
+/* A release function that destroys the loop whose destroy called it: that nested destroy gives
+ * CADENCE_EBADF (the loop is being destroyed), and the outer destroy finishes and returns 0. */
+static cadence_loop destroying;
+static int nested_rc = 1;
+
+static void on_release_destroying(void *userdata) {
+    on_release(userdata);
+    nested_rc = cadence_loop_destroy(destroying);
+}
+
+static void release_destroys_its_loop(void) {
+    CHECK_OK(cadence_loop_create_virtual(&destroying));
+    CHECK_OK(cadence_loop_set_callbacks(destroying, on_fire, on_release_destroying));
+    reg pending = {0};
+    cadence_cancellable h;
+    CHECK_OK(cadence_loop_schedule(destroying, 9, 0, "default", on_tick, &pending, &h));
+    CHECK_OK(cadence_loop_destroy(destroying));
+    CHECK_EQ(nested_rc, CADENCE_EBADF);
+    CHECK_EQ(pending.releases, 1);
+    check_one_end(&pending);
+    CHECK_ERR(cadence_loop_destroy(destroying), CADENCE_EBADF);
+}
+
 int main(void) {
     schedule_default_fires();
     final_flag();
@@ -468,6 +491,7 @@ int main(void) {
     ended_by_publisher();
     cancel_from_own_callback();
     release_reenters();
+    release_destroys_its_loop();
     released_detached_source();
     only_while_set();
     bad_input();

@@ -100,7 +100,7 @@ extension CadenceError {
     /// A run, close or second thread while the loop has a thread of its own.
     @inline(never)
     static func hasOwnThread(_ attempt: StaticString) -> CadenceError {
-        busy.with("loop must not have a thread of its own to \(attempt), got a loop with one (stopThread() ends it)")
+        busy.with("loop must not have a thread of its own to \(attempt), got a loop with one (stop it first: stopThread(), cadence_loop_stop_thread, stop_thread())")
     }
 
     /// A call that only a loop Cadence runs itself takes, on a loop that a host's `uv_loop_t` drives.
