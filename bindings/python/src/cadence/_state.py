@@ -1,12 +1,12 @@
 """What the binding knows about one C loop: its handle, its C callbacks, and where the exceptions
 of its Python callbacks go; and the checks of argument types.
 
-C holds the Python objects of registrations: the userdata of every scheduled timer,
-subscription, countdown and poller is a Python object (the callback itself for a plain timer or
-subscription) with one reference taken for C (:func:`cadence._lib.hold`) and given back when C
-says the userdata is dead: a call with ``final`` set, a countdown's finished call, or the loop's
-release function (cancelled, given up, ended by its publisher, or the loop destroyed). There is
-no table: what C holds is what is alive. An :class:`Ending` userdata is also told at release.
+The userdata of every scheduled timer, subscription, countdown and poller is a key into one
+table, which holds its Python object (the callback itself for a plain timer or subscription) until
+C says the userdata is dead: a call with ``final`` set, a countdown's finished call, or the loop's
+release function (cancelled, given up, ended by its publisher, or the loop destroyed); the key is
+then free for the next registration. A list and its free keys cost less than a ctypes call to
+``Py_IncRef``/``Py_DecRef`` each. An :class:`Ending` userdata is also told at release.
 
 An exception raised by a callback never reaches C. On the loop's own thread it goes to
 :func:`threading.excepthook` at once; anywhere else (inside :meth:`Loop.run`, a pass, an
@@ -30,8 +30,31 @@ from .errors import InvalidArgument, check, error_for
 from .tick import Tick
 
 _new_tuple = tuple.__new__
-_decref = _lib.decref_at
 _stop = _lib.lib.cadence_loop_stop
+#: What C holds: the userdata of each live registration at its key, None at the free keys.
+_slots: list[Any] = []
+_free: list[int] = []  # popped and appended under the GIL: each is atomic
+_growing = threading.Lock()
+
+
+def hold(userdata: object) -> int:
+    """Holds ``userdata`` for C until :func:`drop`; returns its key, C's userdata. Any thread."""
+    try:
+        key = _free.pop()
+    except IndexError:
+        with _growing:  # by an eighth, so that few keys wait unused
+            key = len(_slots)
+            _slots.extend([None] * max(key >> 3, 64))
+            _free.extend(range(len(_slots) - 1, key, -1))
+    _slots[key] = userdata
+    return key
+
+
+def drop(key: int) -> object:
+    """Gives up what :func:`hold` holds at ``key`` (C said it is dead) and returns it."""
+    userdata, _slots[key] = _slots[key], None
+    _free.append(key)
+    return userdata
 
 
 class Ending:
@@ -122,46 +145,47 @@ def hook(error: BaseException) -> None:
 def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
-    new, tick_type, decref, address = _new_tuple, Tick, _decref, id  # cells: fast in fire
+    new, tick_type, slots, free = _new_tuple, Tick, _slots, _free  # cells: fast in fire
 
-    def fire(callback: Callable[[Tick], object], date: float, skipped: int, final: int) -> None:
+    def fire(key: int, date: float, skipped: int, final: int) -> None:
+        callback = slots[key]
+        if final:  # C passes the key no more: free already
+            slots[key] = None
+            free.append(key)
         try:
             callback(new(tick_type, (date, skipped)))
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             state.fail(error)
-        finally:
-            if final:
-                decref(address(callback))
 
-    def call(final: object, userdata: object, function: Any, *args: Any) -> None:
+    def call(final: object, key: int, function: Any, *args: Any) -> None:
+        if final:
+            drop(key)
         try:
             function(*args)
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             state.fail(error)
-        finally:
-            if final:
-                _decref(id(userdata))
 
-    def tick(raw: Any, callback: Callable[[Tick], object]) -> None:
-        event = raw[0]
-        call(event.final, callback, callback, _new_tuple(Tick, (event.fire_date, event.skipped)))
+    def tick(raw: Any, key: int) -> None:
+        event, callback = raw[0], slots[key]
+        call(event.final, key, callback, new(Tick, (event.fire_date, event.skipped)))
 
-    def release(userdata: object) -> None:  # inline: every stop comes here
+    def release(key: int) -> None:  # inline: every stop comes here
+        userdata = slots[key]
+        slots[key] = None
+        free.append(key)
         try:
             if isinstance(userdata, Ending):
                 userdata.end()
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             state.fail(error)
-        finally:
-            decref(address(userdata))
 
-    def countdown(raw: Any, progress: Any) -> None:
-        event = raw[0]
-        call(event.finished, progress, progress.event, event.remaining, bool(event.finished))
+    def countdown(raw: Any, key: int) -> None:
+        event, progress = raw[0], slots[key]
+        call(event.finished, key, progress.event, event.remaining, bool(event.finished))
 
-    def poll(raw: Any, operation: Any) -> None:
-        event = raw[0]
-        call(False, operation, operation.poll, event.source, event.number, event.date)
+    def poll(raw: Any, key: int) -> None:
+        event, operation = raw[0], slots[key]
+        call(False, key, operation.poll, event.source, event.number, event.date)
 
     functions = (fire, release, tick, countdown, poll)
     GLUE.update(f.__code__ for f in (*functions, call))
@@ -223,13 +247,14 @@ def made(function: Any, where: str, *args: Any) -> int:
 
 
 def register(function: Any, where: str, userdata: object, *args: Any) -> int:
-    """Calls a registering C function with ``args``, then ``userdata`` (C's reference taken
-    first) and ``out``; returns the handle. When it fails, which calls no callback, C's
-    reference is given back and the error raised."""
+    """Calls a registering C function with ``args``, then ``userdata`` (held first) and ``out``;
+    returns the handle. When it fails, which calls no callback, ``userdata`` is dropped and the
+    error raised."""
     out = _lib.Handle()
-    code = function(*args, _lib.hold(userdata), out)
+    key = hold(userdata)
+    code = function(*args, key, out)
     if code:
-        _lib.decref(userdata)
+        drop(key)
         raise error_for(code, where)
     return int(out.value)
 
