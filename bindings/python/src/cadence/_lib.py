@@ -112,9 +112,10 @@ PROTOTYPES = {
 }
 
 # Called through ctypes.PyDLL, which keeps the GIL (cheaper): calls that never wait for another
-# thread. Every other call may wait for a callback on the loop's thread, which needs the GIL.
+# thread (a pass, which never waits, then calls its callbacks with the GIL held). Every other
+# call may wait for a callback on the loop's thread, which needs the GIL.
 _FAST = "loop_schedule_default loop_schedule loop_schedule_repeating loop_now loop_stop"
-_FAST += " loop_armed_timers loop_wakeups is_cancelled timer_fire_date timer_interval"
+_FAST += " loop_run_pass loop_armed_timers loop_wakeups is_cancelled timer_fire_date timer_interval"
 _FAST += " timer_tolerance timer_has_ref last_error_message"
 KEEP_GIL = {f"cadence_{name}" for name in _FAST.split()}
 

@@ -35,6 +35,10 @@ _stop = _lib.lib.cadence_loop_stop
 _slots: list[Any] = []
 _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _growing = threading.Lock()
+#: The thread idents of the calls running a loop (a run, a pass, an attachment), and the state
+#: of each loop with a thread of its own: only these threads call timer callbacks. Changed under
+#: the GIL, before a run enters C and after it returned.
+RUNS: list[object] = []
 
 
 def hold(userdata: object) -> int:
@@ -75,7 +79,7 @@ class LoopState:
         self.handle, self.virtual = handle, virtual
         #: The ident of the thread in ``Loop.run`` or of the attached asyncio loop's thread.
         self.runner: int | None = None
-        self.thread = False  # a thread of its own runs it (start_thread)
+        self._thread = False  # a thread of its own runs it (start_thread)
         self.stopping = False  # stop() during a run driven from Python
         self.wake_mode: bytes | None = None  # the mode of such a run, which stop() wakes
         self.errors: list[BaseException] = []
@@ -90,17 +94,40 @@ class LoopState:
         """Whether a ``Loop.run`` is under way or the loop is attached to asyncio."""
         return self.runner is not None
 
+    @property
+    def thread(self) -> bool:
+        """Whether a thread of its own runs it (from before ``start_thread`` until after
+        ``stop_thread``): recorded in :data:`RUNS`."""
+        return self._thread
+
+    @thread.setter
+    def thread(self, value: bool) -> None:
+        self._thread = value
+        with contextlib.suppress(ValueError):  # two stop_thread calls set False twice
+            RUNS.append(self) if value else RUNS.remove(self)
+
     def claim(self) -> bool:
         """Records that this thread runs the loop; False if it is run or threaded already."""
         with self.lock:
             if self.runner is not None or self.thread:
                 return False
             self.runner, self.stopping = threading.get_ident(), False
+            RUNS.append(self.runner)
         return True
 
     def release(self) -> None:
         """Records that this thread's run is over."""
-        self.runner = None
+        runner, self.runner = self.runner, None
+        if runner is not None:
+            RUNS.remove(runner)
+
+    def run_pass(self, mode: bytes) -> int:
+        """One pass on this thread (``cadence_loop_run_pass``), recorded in :data:`RUNS`."""
+        RUNS.append(runner := threading.get_ident())
+        try:
+            return int(_lib.lib.cadence_loop_run_pass(self.handle, mode))
+        finally:
+            RUNS.remove(runner)
 
     def retire(self) -> None:
         """After the C loop was destroyed: C calls none of its callbacks any more, which are

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import threading
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from . import _lib
+from . import _lib, _state
 from ._state import seconds
 from .errors import EALREADY, EBADF, check, error_for
 
@@ -32,6 +33,11 @@ __all__ = ["Cancellable", "Connection", "ScheduledTimer", "Subscription"]
 _C = TypeVar("_C", bound="Cancellable")
 _lib_ = _lib.lib
 _cancel = _lib_.cadence_cancel
+# Keeps the GIL (cheaper, and the release callback needs it): only while no other thread runs a
+# loop's callbacks, which is the one thing a timer's cancel waits for (see ScheduledTimer.cancel).
+_cancel_held = ctypes.PyDLL(_lib.path).cadence_cancel
+_cancel_held.restype, _cancel_held.argtypes = _lib.PROTOTYPES["cadence_cancel"]
+_runs, _ident = _state.RUNS, threading.get_ident
 _release = _lib_.cadence_cancellable_release
 _is_cancelled = _lib_.cadence_is_cancelled
 
@@ -213,7 +219,13 @@ class ScheduledTimer(int, Cancellable):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        code = _cancel(self)
+        # C waits only for the timer's callback running on another thread, which needs the GIL:
+        # RUNS is empty (or this thread's alone) while no other thread can be calling callbacks,
+        # and it cannot change while this thread holds the GIL, as it does to the end of C's call.
+        if not _runs or _runs.count(_ident()) == len(_runs):
+            code = _cancel_held(self)
+        else:
+            code = _cancel(self)
         return True if code == 0 else cancel_result(code, self, "cancel")
 
     @property

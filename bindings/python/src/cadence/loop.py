@@ -780,7 +780,7 @@ class Loop:
         state = self._open(where)
         if state.running or state.thread:
             raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
-        code = _lib_.cadence_loop_run_pass(state.handle, name)
+        code = state.run_pass(name)
         state.raise_errors()
         check(code, where)
 
