@@ -29,7 +29,6 @@ from . import _lib
 from .errors import InvalidArgument, check, error_for
 from .tick import Tick
 
-_new_tuple = tuple.__new__
 _stop = _lib.lib.cadence_loop_stop
 #: What C holds: the userdata of each live registration at its key, None at the free keys.
 _slots: list[Any] = []
@@ -79,7 +78,6 @@ class LoopState:
         self.handle, self.virtual = handle, virtual
         #: The ident of the thread in ``Loop.run`` or of the attached asyncio loop's thread.
         self.runner: int | None = None
-        self._thread = False  # a thread of its own runs it (start_thread)
         self.stopping = False  # stop() during a run driven from Python
         self.wake_mode: bytes | None = None  # the mode of such a run, which stop() wakes
         self.errors: list[BaseException] = []
@@ -97,12 +95,11 @@ class LoopState:
     @property
     def thread(self) -> bool:
         """Whether a thread of its own runs it (from before ``start_thread`` until after
-        ``stop_thread``): recorded in :data:`RUNS`."""
-        return self._thread
+        ``stop_thread``): its state is in :data:`RUNS` meanwhile."""
+        return self in RUNS
 
     @thread.setter
     def thread(self, value: bool) -> None:
-        self._thread = value
         with contextlib.suppress(ValueError):  # two stop_thread calls set False twice
             RUNS.append(self) if value else RUNS.remove(self)
 
@@ -149,9 +146,8 @@ class LoopState:
         errors, self.errors = self.errors, []
         if errors:
             chosen = next((e for e in errors if not isinstance(e, Exception)), errors[0])
-            for error in errors:
-                if error is not chosen:
-                    hook(error)
+            for error in [error for error in errors if error is not chosen]:
+                hook(error)
             try:
                 raise chosen
             finally:
@@ -172,7 +168,7 @@ def hook(error: BaseException) -> None:
 def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
-    new, tick_type, slots, free = _new_tuple, Tick, _slots, _free  # cells: fast in fire
+    new, tick_type, slots, free = tuple.__new__, Tick, _slots, _free  # cells: fast in fire
 
     def fire(key: int, date: float, skipped: int, final: int) -> None:
         callback = slots[key]
@@ -193,12 +189,11 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             state.fail(error)
 
     def tick(raw: Any, key: int) -> None:
-        event, callback = raw[0], slots[key]
-        call(event.final, key, callback, new(Tick, (event.fire_date, event.skipped)))
+        event = raw[0]
+        call(event.final, key, slots[key], new(Tick, (event.fire_date, event.skipped)))
 
     def release(key: int) -> None:  # inline: every stop comes here
-        userdata = slots[key]
-        slots[key] = None
+        userdata, slots[key] = slots[key], None
         free.append(key)
         try:
             if isinstance(userdata, Ending):
@@ -207,12 +202,12 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             state.fail(error)
 
     def countdown(raw: Any, key: int) -> None:
-        event, progress = raw[0], slots[key]
-        call(event.finished, key, progress.event, event.remaining, bool(event.finished))
+        event = raw[0]
+        call(event.finished, key, slots[key].event, event.remaining, bool(event.finished))
 
     def poll(raw: Any, key: int) -> None:
-        event, operation = raw[0], slots[key]
-        call(False, key, operation.poll, event.source, event.number, event.date)
+        event = raw[0]
+        call(False, key, slots[key].poll, event.source, event.number, event.date)
 
     functions = (fire, release, tick, countdown, poll)
     GLUE.update(f.__code__ for f in (*functions, call))
@@ -225,11 +220,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
 GLUE: set[Any] = set()
 
 
-def _inert(*args: object) -> None:
-    pass
-
-
-_INERT = tuple(kind(_inert) for kind in _lib.CALLBACK_TYPES)
+_INERT = tuple(kind(lambda *args: None) for kind in _lib.CALLBACK_TYPES)
 
 
 class Weak:
@@ -261,15 +252,13 @@ class Weak:
             _lib.lib.cadence_cancel(self.handle)
 
     def __call__(self, tick: Tick) -> None:
-        target = self.ref()
-        if target is not None:
+        if (target := self.ref()) is not None:
             target(tick)
 
 
 def made(function: Any, where: str, *args: Any) -> int:
     """The handle a C function writes to its last argument, ``out``; raises for an error."""
-    out = _lib.Handle()
-    check(function(*args, out), where)
+    check(function(*args, out := _lib.Handle()), where)
     return int(out.value)
 
 
@@ -277,9 +266,7 @@ def register(function: Any, where: str, userdata: object, *args: Any) -> int:
     """Calls a registering C function with ``args``, then ``userdata`` (held first) and ``out``;
     returns the handle. When it fails, which calls no callback, ``userdata`` is dropped and the
     error raised."""
-    out = _lib.Handle()
-    key = hold(userdata)
-    code = function(*args, key, out)
+    code = function(*args, key := hold(userdata), out := _lib.Handle())
     if code:
         drop(key)
         raise error_for(code, where)
