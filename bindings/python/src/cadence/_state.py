@@ -53,11 +53,10 @@ def hold(userdata: object) -> int:
     return key
 
 
-def drop(key: int) -> object:
-    """Gives up what :func:`hold` holds at ``key`` (C said it is dead) and returns it."""
-    userdata, _slots[key] = _slots[key], None
+def drop(key: int) -> None:
+    """Gives up what :func:`hold` holds at ``key``: C said it is dead (or never took it)."""
+    _slots[key] = None
     _free.append(key)
-    return userdata
 
 
 class Ending:
