@@ -80,7 +80,7 @@ def test_runs_record_the_threads_that_call_callbacks(loop: cadence.Loop) -> None
 
     def record(tick: Tick) -> None:
         seen.append(list(_state.RUNS))
-        assert later.cancel() is True  # this thread alone: the GIL is kept
+        assert later.cancel() is True  # RUNS names this thread: the GIL is let go in C
 
     later = loop.schedule(60.0, record)
     loop.schedule(0.0, record)

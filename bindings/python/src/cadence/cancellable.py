@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import threading
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _lib, _state
@@ -37,7 +36,7 @@ _cancel = _lib_.cadence_cancel
 # loop's callbacks, which is the one thing a timer's cancel waits for (see ScheduledTimer.cancel).
 _held = ctypes.PyDLL(_lib.path).cadence_cancel
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel"]
-_runs, _ident = _state.RUNS, threading.get_ident
+_runs = _state.RUNS
 _release = _lib_.cadence_cancellable_release
 _is_cancelled = _lib_.cadence_is_cancelled
 
@@ -215,10 +214,11 @@ class ScheduledTimer(int, Cancellable):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        # C waits only for the timer's callback running on another thread, which needs the GIL:
-        # RUNS is empty (or this thread's alone) while no other thread can be calling callbacks,
-        # and it cannot change while this thread holds the GIL, as it does to the end of C's call.
-        code = (_held if not _runs or _runs.count(_ident()) == len(_runs) else _cancel)(self)
+        # C waits only for the timer's callback running on another thread, which needs the GIL.
+        # RUNS is empty while no thread can be calling callbacks, and no other thread runs from
+        # the read of RUNS to the end of C's call: nothing in between is a call or a backward
+        # jump, where the interpreter hands the GIL over, and PyDLL keeps it during the call.
+        code = (_held if not _runs else _cancel)(self)
         return True if code == 0 else cancel_result(code, self, "cancel")
 
     @property
