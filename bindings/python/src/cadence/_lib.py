@@ -40,7 +40,7 @@ _FILE_NAME = {"darwin": "libcadence.dylib", "win32": "cadence.dll"}.get(
 # struct of one 64-bit integer exactly as that integer, so handles are ``c_uint64`` and Python ints.
 Handle = ctypes.c_uint64
 _u64, _int, _d = ctypes.c_uint64, ctypes.c_int, ctypes.c_double
-_char_p, _obj = ctypes.c_char_p, ctypes.py_object
+_char_p, _key = ctypes.c_char_p, ctypes.c_size_t
 _out, _double_out, _int_out = ctypes.POINTER(Handle), ctypes.POINTER(_d), ctypes.POINTER(_int)
 
 
@@ -62,14 +62,13 @@ class CPoll(ctypes.Structure):
     _fields_ = [("number", _u64), ("date", _d), ("source", Handle)]
 
 
-# The userdata of every registration is a Python object that the binding holds one reference to
-# (Py_IncRef) until C says it is dead: a call with ``final`` set, a countdown's finished call, or
-# the loop's release function. So the callbacks take it as ``py_object``.
-FIRE_FN = ctypes.CFUNCTYPE(None, _obj, _d, _u64, _int)
-RELEASE_FN = ctypes.CFUNCTYPE(None, _obj)
-TICK_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CTick), _obj)
-COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), _obj)
-POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), _obj)
+# The userdata of every registration is the key under which the binding holds its Python object
+# until C says it is dead (``cadence._state.hold``), so the callbacks take it as an integer.
+FIRE_FN = ctypes.CFUNCTYPE(None, _key, _d, _u64, _int)
+RELEASE_FN = ctypes.CFUNCTYPE(None, _key)
+TICK_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CTick), _key)
+COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), _key)
+POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), _key)
 #: The loop's callback types, in the order of ``LoopState``'s callbacks.
 CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, TICK_FN, COUNTDOWN_FN, POLL_FN)
 
@@ -86,7 +85,7 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [_out], "loop_create loop_create_virtual"),
     (_int, _H, "loop_destroy *loop_stop loop_stop_thread publisher_release timer_unref timer_ref"),
     (_int, _H, "cancel cancellable_detach cancellable_release"),
-    (_int, _M, "loop_run_until_idle loop_add_mode loop_add_common_mode loop_run_pass"),
+    (_int, _M, "loop_run_until_idle loop_add_mode loop_add_common_mode *loop_run_pass"),
     (_int, _M, "loop_start_thread"),
     (_int, _D, "*loop_now loop_timeout *timer_fire_date *timer_interval *timer_tolerance"),
     (_int, _D, "poller_tolerance"),
@@ -100,12 +99,12 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, _char_p, _int_out], "*loop_alive"),
     (_int, [Handle, FIRE_FN, RELEASE_FN], "loop_set_callbacks"),
     (_int, [Handle, _d, _d, _char_p, _out], "timer_publish"),
-    (_int, [Handle, TICK_FN, _obj, _out], "publisher_subscribe"),
-    (_int, [Handle, _d, _d, _char_p, TICK_FN, _obj, _out], "*loop_schedule"),
-    (_int, [Handle, _d, _obj, _out], "*loop_schedule_default"),
-    (_int, [Handle, _d, _d, _d, _int, _char_p, TICK_FN, _obj, _out], "*loop_schedule_repeating"),
-    (_int, [Handle, _d, _d, COUNTDOWN_FN, _obj, _out], "countdown_start"),
-    (_int, [Handle, _d, _d, POLL_FN, _obj, _out], "poller_start"),
+    (_int, [Handle, TICK_FN, _key, _out], "publisher_subscribe"),
+    (_int, [Handle, _d, _d, _char_p, TICK_FN, _key, _out], "*loop_schedule"),
+    (_int, [Handle, _d, _key, _out], "*loop_schedule_default"),
+    (_int, [Handle, _d, _d, _d, _int, _char_p, TICK_FN, _key, _out], "*loop_schedule_repeating"),
+    (_int, [Handle, _d, _d, COUNTDOWN_FN, _key, _out], "countdown_start"),
+    (_int, [Handle, _d, _d, POLL_FN, _key, _out], "poller_start"),
 ]
 _NAMES = [
     (f"cadence_{name.lstrip('*')}", p[:2], name[0] == "*")
@@ -181,21 +180,6 @@ def _load() -> tuple[ctypes.CDLL, str]:
 
 
 lib, path = _load()
-# By address (``id``): cheaper for ctypes than a py_object argument.
-incref_at, decref_at = ctypes.pythonapi.Py_IncRef, ctypes.pythonapi.Py_DecRef
-incref_at.argtypes = decref_at.argtypes = [ctypes.c_void_p]
-incref_at.restype = decref_at.restype = None
-
-
-def decref(userdata: object) -> None:
-    """Gives back the reference :func:`hold` took (after a registering call failed)."""
-    decref_at(id(userdata))
-
-
-def hold(userdata: object) -> object:
-    """Takes the reference that C holds while ``userdata`` is registered; returns it."""
-    incref_at(id(userdata))
-    return userdata
 
 
 def version() -> int:

@@ -1,12 +1,12 @@
 """What the binding knows about one C loop: its handle, its C callbacks, and where the exceptions
 of its Python callbacks go; and the checks of argument types.
 
-C holds the Python objects of registrations: the userdata of every scheduled timer,
-subscription, countdown and poller is a Python object (the callback itself for a plain timer or
-subscription) with one reference taken for C (:func:`cadence._lib.hold`) and given back when C
-says the userdata is dead: a call with ``final`` set, a countdown's finished call, or the loop's
-release function (cancelled, given up, ended by its publisher, or the loop destroyed). There is
-no table: what C holds is what is alive. An :class:`Ending` userdata is also told at release.
+The userdata of every scheduled timer, subscription, countdown and poller is a key into one
+table, which holds its Python object (the callback itself for a plain timer or subscription) until
+C says the userdata is dead: a call with ``final`` set, a countdown's finished call, or the loop's
+release function (cancelled, given up, ended by its publisher, or the loop destroyed); the key is
+then free for the next registration. A list and its free keys cost less than a ctypes call to
+``Py_IncRef``/``Py_DecRef`` each. An :class:`Ending` userdata is also told at release.
 
 An exception raised by a callback never reaches C. On the loop's own thread it goes to
 :func:`threading.excepthook` at once; anywhere else (inside :meth:`Loop.run`, a pass, an
@@ -29,9 +29,34 @@ from . import _lib
 from .errors import InvalidArgument, check, error_for
 from .tick import Tick
 
-_new_tuple = tuple.__new__
-_decref = _lib.decref_at
 _stop = _lib.lib.cadence_loop_stop
+#: What C holds: the userdata of each live registration at its key, None at the free keys.
+_slots: list[Any] = []
+_free: list[int] = []  # popped and appended under the GIL: each is atomic
+_growing = threading.Lock()
+#: The thread idents of the calls running a loop (a run, a pass, an attachment), and the state
+#: of each loop with a thread of its own: only these threads call timer callbacks. Changed under
+#: the GIL, before a run enters C and after it returned.
+RUNS: list[object] = []
+
+
+def hold(userdata: object) -> int:
+    """Holds ``userdata`` for C until :func:`drop`; returns its key, C's userdata. Any thread."""
+    try:
+        key = _free.pop()
+    except IndexError:
+        with _growing:  # by an eighth, so that few keys wait unused
+            key = len(_slots)
+            _slots.extend([None] * max(key >> 3, 64))
+            _free.extend(range(len(_slots) - 1, key, -1))
+    _slots[key] = userdata
+    return key
+
+
+def drop(key: int) -> None:
+    """Gives up what :func:`hold` holds at ``key``: C said it is dead (or never took it)."""
+    _slots[key] = None
+    _free.append(key)
 
 
 class Ending:
@@ -52,7 +77,6 @@ class LoopState:
         self.handle, self.virtual = handle, virtual
         #: The ident of the thread in ``Loop.run`` or of the attached asyncio loop's thread.
         self.runner: int | None = None
-        self.thread = False  # a thread of its own runs it (start_thread)
         self.stopping = False  # stop() during a run driven from Python
         self.wake_mode: bytes | None = None  # the mode of such a run, which stop() wakes
         self.errors: list[BaseException] = []
@@ -67,17 +91,39 @@ class LoopState:
         """Whether a ``Loop.run`` is under way or the loop is attached to asyncio."""
         return self.runner is not None
 
+    @property
+    def thread(self) -> bool:
+        """Whether a thread of its own runs it (from before ``start_thread`` until after
+        ``stop_thread``): its state is in :data:`RUNS` meanwhile."""
+        return self in RUNS
+
+    @thread.setter
+    def thread(self, value: bool) -> None:
+        with contextlib.suppress(ValueError):  # two stop_thread calls set False twice
+            RUNS.append(self) if value else RUNS.remove(self)
+
     def claim(self) -> bool:
         """Records that this thread runs the loop; False if it is run or threaded already."""
         with self.lock:
             if self.runner is not None or self.thread:
                 return False
             self.runner, self.stopping = threading.get_ident(), False
+            RUNS.append(self.runner)
         return True
 
     def release(self) -> None:
         """Records that this thread's run is over."""
-        self.runner = None
+        runner, self.runner = self.runner, None
+        if runner is not None:
+            RUNS.remove(runner)
+
+    def run_pass(self, mode: bytes) -> int:
+        """One pass on this thread (``cadence_loop_run_pass``), recorded in :data:`RUNS`."""
+        RUNS.append(runner := threading.get_ident())
+        try:
+            return int(_lib.lib.cadence_loop_run_pass(self.handle, mode))
+        finally:
+            RUNS.remove(runner)
 
     def retire(self) -> None:
         """After the C loop was destroyed: C calls none of its callbacks any more, which are
@@ -99,9 +145,8 @@ class LoopState:
         errors, self.errors = self.errors, []
         if errors:
             chosen = next((e for e in errors if not isinstance(e, Exception)), errors[0])
-            for error in errors:
-                if error is not chosen:
-                    hook(error)
+            for error in [error for error in errors if error is not chosen]:
+                hook(error)
             try:
                 raise chosen
             finally:
@@ -122,46 +167,46 @@ def hook(error: BaseException) -> None:
 def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
-    new, tick_type, decref, address = _new_tuple, Tick, _decref, id  # cells: fast in fire
+    new, tick_type, slots, free = tuple.__new__, Tick, _slots, _free  # cells: fast in fire
 
-    def fire(callback: Callable[[Tick], object], date: float, skipped: int, final: int) -> None:
+    def fire(key: int, date: float, skipped: int, final: int) -> None:
+        callback = slots[key]
+        if final:  # C passes the key no more: free already
+            slots[key] = None
+            free.append(key)
         try:
             callback(new(tick_type, (date, skipped)))
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             state.fail(error)
-        finally:
-            if final:
-                decref(address(callback))
 
-    def call(final: object, userdata: object, function: Any, *args: Any) -> None:
+    def call(final: object, key: int, function: Any, *args: Any) -> None:
+        if final:
+            drop(key)
         try:
             function(*args)
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             state.fail(error)
-        finally:
-            if final:
-                _decref(id(userdata))
 
-    def tick(raw: Any, callback: Callable[[Tick], object]) -> None:
+    def tick(raw: Any, key: int) -> None:
         event = raw[0]
-        call(event.final, callback, callback, _new_tuple(Tick, (event.fire_date, event.skipped)))
+        call(event.final, key, slots[key], new(Tick, (event.fire_date, event.skipped)))
 
-    def release(userdata: object) -> None:  # inline: every stop comes here
+    def release(key: int) -> None:  # inline: every stop comes here
+        userdata, slots[key] = slots[key], None
+        free.append(key)
         try:
             if isinstance(userdata, Ending):
                 userdata.end()
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             state.fail(error)
-        finally:
-            decref(address(userdata))
 
-    def countdown(raw: Any, progress: Any) -> None:
+    def countdown(raw: Any, key: int) -> None:
         event = raw[0]
-        call(event.finished, progress, progress.event, event.remaining, bool(event.finished))
+        call(event.finished, key, slots[key].event, event.remaining, bool(event.finished))
 
-    def poll(raw: Any, operation: Any) -> None:
+    def poll(raw: Any, key: int) -> None:
         event = raw[0]
-        call(False, operation, operation.poll, event.source, event.number, event.date)
+        call(False, key, slots[key].poll, event.source, event.number, event.date)
 
     functions = (fire, release, tick, countdown, poll)
     GLUE.update(f.__code__ for f in (*functions, call))
@@ -174,11 +219,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
 GLUE: set[Any] = set()
 
 
-def _inert(*args: object) -> None:
-    pass
-
-
-_INERT = tuple(kind(_inert) for kind in _lib.CALLBACK_TYPES)
+_INERT = tuple(kind(lambda *args: None) for kind in _lib.CALLBACK_TYPES)
 
 
 class Weak:
@@ -210,26 +251,23 @@ class Weak:
             _lib.lib.cadence_cancel(self.handle)
 
     def __call__(self, tick: Tick) -> None:
-        target = self.ref()
-        if target is not None:
+        if (target := self.ref()) is not None:
             target(tick)
 
 
 def made(function: Any, where: str, *args: Any) -> int:
     """The handle a C function writes to its last argument, ``out``; raises for an error."""
-    out = _lib.Handle()
-    check(function(*args, out), where)
+    check(function(*args, out := _lib.Handle()), where)
     return int(out.value)
 
 
 def register(function: Any, where: str, userdata: object, *args: Any) -> int:
-    """Calls a registering C function with ``args``, then ``userdata`` (C's reference taken
-    first) and ``out``; returns the handle. When it fails, which calls no callback, C's
-    reference is given back and the error raised."""
-    out = _lib.Handle()
-    code = function(*args, _lib.hold(userdata), out)
+    """Calls a registering C function with ``args``, then ``userdata`` (held first) and ``out``;
+    returns the handle. When it fails, which calls no callback, ``userdata`` is dropped and the
+    error raised."""
+    code = function(*args, key := hold(userdata), out := _lib.Handle())
     if code:
-        _lib.decref(userdata)
+        drop(key)
         raise error_for(code, where)
     return int(out.value)
 

@@ -20,7 +20,7 @@ import contextlib
 import ctypes
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from . import _lib
+from . import _lib, _state
 from ._state import seconds
 from .errors import EALREADY, EBADF, check, error_for
 
@@ -32,16 +32,19 @@ __all__ = ["Cancellable", "Connection", "ScheduledTimer", "Subscription"]
 _C = TypeVar("_C", bound="Cancellable")
 _lib_ = _lib.lib
 _cancel = _lib_.cadence_cancel
+# Keeps the GIL (cheaper, and the release callback needs it): only while no other thread runs a
+# loop's callbacks, which is the one thing a timer's cancel waits for (see ScheduledTimer.cancel).
+_held = ctypes.PyDLL(_lib.path).cadence_cancel
+_held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel"]
+_runs = _state.RUNS
 _release = _lib_.cadence_cancellable_release
 _is_cancelled = _lib_.cadence_is_cancelled
 
 
 def cancel_result(code: int, handle: object, what: str) -> bool:
     """True for 0, False for EALREADY; raises for anything else, naming ``Type.what``."""
-    if code == 0:
-        return True
-    if code == EALREADY:
-        return False
+    if code in (0, EALREADY):
+        return not code
     raise error_for(code, f"{type(handle).__name__}.{what}")
 
 
@@ -101,8 +104,7 @@ class Cancellable:
         return self._is_cancelled("cancelled")
 
     def _is_cancelled(self, what: str) -> bool:
-        out = ctypes.c_int()
-        check(_is_cancelled(self._handle, out), f"{type(self).__name__}.{what}")
+        check(_is_cancelled(self._handle, out := ctypes.c_int()), f"{type(self).__name__}.{what}")
         return bool(out.value)
 
     @property
@@ -113,9 +115,8 @@ class Cancellable:
     def close(self) -> None:
         """Cancels, then gives the handle up (as a file's close); also on a detached handle.
         Closing twice, or after the loop closed, does nothing."""
-        handle = self._handle
-        _cancel(handle)
-        _release(handle)
+        _cancel(self._handle)
+        _release(self._handle)
         self._forget()
 
     def _forget(self) -> None:
@@ -213,7 +214,11 @@ class ScheduledTimer(int, Cancellable):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        code = _cancel(self)
+        # C waits only for the timer's callback running on another thread, which needs the GIL.
+        # RUNS is empty while no thread can be calling callbacks, and no other thread runs from
+        # the read of RUNS to the end of C's call: nothing in between is a call or a backward
+        # jump, where the interpreter hands the GIL over, and PyDLL keeps it during the call.
+        code = (_held if not _runs else _cancel)(self)
         return True if code == 0 else cancel_result(code, self, "cancel")
 
     @property
@@ -250,8 +255,7 @@ class ScheduledTimer(int, Cancellable):
         check(_lib_.cadence_timer_reset(self, seconds(delay, where, "delay")), where)
 
     def _read(self, name: str) -> float | None:
-        out = ctypes.c_double()
-        code = getattr(_lib_, f"cadence_timer_{name}")(self, out)
+        code = getattr(_lib_, f"cadence_timer_{name}")(self, out := ctypes.c_double())
         if code == EALREADY:
             return None
         check(code, f"ScheduledTimer.{name}")
@@ -314,8 +318,7 @@ class ScheduledTimer(int, Cancellable):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        out = ctypes.c_int()
-        check(_lib_.cadence_timer_has_ref(self, out), "ScheduledTimer.has_ref")
+        check(_lib_.cadence_timer_has_ref(self, out := ctypes.c_int()), "ScheduledTimer.has_ref")
         return bool(out.value)
 
     def _status(self) -> str:
@@ -326,5 +329,4 @@ class ScheduledTimer(int, Cancellable):
             return "done"
         return "pending fire_date={!r} interval={!r} tolerance={!r}".format(*values)
 
-    def __repr__(self) -> str:
-        return f"<cadence.ScheduledTimer {self._status()}>"
+    __repr__ = Cancellable.__repr__  # not int's

@@ -40,7 +40,7 @@ __all__ = ["Loop"]
 _L = TypeVar("_L", bound="Loop")
 _lib_ = _lib.lib
 _Handle = _lib.Handle
-_decref, _incref_at = _lib.decref, _lib.incref_at
+_hold, _drop = _state.hold, _state.drop
 _schedule_default = _lib_.cadence_loop_schedule_default
 #: Loops whose own thread runs, held until stop_thread (their callbacks may run meanwhile).
 _threaded: dict[LoopState, Loop] = {}
@@ -467,11 +467,11 @@ class Loop:
             and type(delay) is float
             and callable(callback)
         ):  # the hot path: one C call of four arguments
-            _incref_at(id(callback))
+            key = _hold(callback)
             out = _Handle()
-            code = _schedule_default(self._state.handle, delay, callback, out)
+            code = _schedule_default(self._state.handle, delay, key, out)
             if code:
-                _decref(callback)
+                _drop(key)
                 raise error_for(code, "Loop.schedule")
             return ScheduledTimer(out.value)
         where = "Loop.schedule"
@@ -778,7 +778,7 @@ class Loop:
         state = self._state
         if state.running or state.thread:
             raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
-        code = _lib_.cadence_loop_run_pass(state.handle, name)
+        code = state.run_pass(name)
         state.raise_errors()
         check(code, where)
 
