@@ -196,3 +196,47 @@ def test_a_running_loop_is_not_collected() -> None:
     del run
     gc.collect()
     assert loop_ref() is None
+
+
+def test_a_copy_of_a_handle_is_the_handle_and_pickling_is_refused(
+    virtual_loop: cadence.Loop,
+) -> None:
+    """A copy would own the same C handle and give it up when collected, stopping the original."""
+    import copy
+    import pickle
+
+    fired: list[float] = []
+    timer = virtual_loop.schedule(0.1, lambda tick: fired.append(tick.fire_date), interval=0.1)
+    connection = virtual_loop.publish(0.1).connect()
+    for handle in (timer, connection):
+        assert copy.copy(handle) is handle
+        assert copy.deepcopy({"h": handle})["h"] is handle
+        with pytest.raises(TypeError, match="cannot pickle a"):
+            pickle.dumps(handle)
+    gc.collect()
+    virtual_loop.run(0.35)
+    assert [round(date, 2) for date in fired] == [0.1, 0.2, 0.3]
+    assert virtual_loop.armed_timer_count == 2
+    timer.close()
+    connection.close()
+
+
+def test_a_callback_whose_del_closes_the_loop_lets_the_close_finish() -> None:
+    """The loop's destroy releases the callback, whose __del__ closes the loop again: that
+    nested close does nothing, and the outer one returns."""
+    loop = cadence.Loop.virtual()
+    nested: list[bool] = []
+
+    class Closing:
+        def __call__(self, tick: Tick) -> None:
+            pass
+
+        def __del__(self) -> None:
+            loop.close()
+            nested.append(loop.closed)
+
+    timer = loop.schedule(10.0, Closing(), interval=1.0)
+    loop.close()
+    assert loop.closed
+    assert nested == [False]  # during the outer destroy, before it marked the loop closed
+    assert timer.closed

@@ -78,6 +78,7 @@ class LoopState:
         #: The ident of the thread in ``Loop.run`` or of the attached asyncio loop's thread.
         self.runner: int | None = None
         self.stopping = False  # stop() during a run driven from Python
+        self.closing = False  # a destroy under way (a release's __del__ may close again)
         self.wake_mode: bytes | None = None  # the mode of such a run, which stop() wakes
         self.errors: list[BaseException] = []
         self.lock = threading.Lock()

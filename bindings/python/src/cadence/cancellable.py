@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from . import _lib, _state
 from ._state import seconds
@@ -126,6 +126,18 @@ class Cancellable:
         # Collected: gives the handle up (a second release, after close, answers EBADF).
         with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
             _release(self._handle)
+
+    def __copy__(self: _C) -> _C:
+        """The object itself: a copy would own the same handle and give it up when collected."""
+        return self
+
+    def __deepcopy__(self: _C, memo: object) -> _C:
+        """The object itself, as :meth:`__copy__`."""
+        return self
+
+    def __reduce_ex__(self, protocol: object) -> NoReturn:
+        """Refuses: a handle names a timer of this process only."""
+        raise TypeError(f"cannot pickle a {type(self).__name__}: it is a handle of this process")
 
     def __enter__(self: _C) -> _C:
         return self

@@ -53,14 +53,22 @@ def _noop(tick: Tick) -> None:
 
 
 def _destroy(state: LoopState) -> int:
-    """Destroys the C loop unless it is running (C releases every registration's userdata)."""
+    """Destroys the C loop unless it is running (C releases every registration's userdata). The
+    destroy itself runs outside the lock: a userdata's ``__del__`` may close the loop again, which
+    then does nothing."""
     with state.lock:
         if state.running:
             return EBUSY
-        code = _lib_.cadence_loop_destroy(state.handle)
-        if code == 0:
-            state.retire()
-    return int(code)
+        if state.closing:
+            return 0
+        state.closing = True
+    try:
+        code = int(_lib_.cadence_loop_destroy(state.handle))
+    finally:
+        state.closing = False
+    if code == 0:
+        state.retire()
+    return code
 
 
 def _collect(state: LoopState) -> None:
