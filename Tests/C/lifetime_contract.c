@@ -166,6 +166,9 @@ static void connection_cancel(void) {
     run_to(c.loop, 2.5);
     CHECK_TIMELINE(c.fires, "0@1000", "1@2000");
     CHECK_OK(cadence_cancel(c.connection));
+    /* Nothing can make it tick again, though the publisher and the connection are held. */
+    CHECK_EQ(is_cancelled(c.subscription), 1);
+    CHECK_ERR(cadence_cancel(c.subscription), CADENCE_EALREADY);
     run_to(c.loop, 5);
     CHECK_TIMELINE(c.fires, "0@1000", "1@2000");
     CHECK_EQ(armed_timers(c.loop), 0);

@@ -166,10 +166,15 @@ final class TimerBroadcast: @unchecked Sendable {
         set { lock.withLock { policy = newValue } }
     }
 
-    /// Whether `subscriber` can still receive: subscribed, and the loop open (its close cancelled
-    /// the timer that feeds it).
+    /// Whether `subscriber` can still receive: subscribed, the publisher not cancelled for good
+    /// (a cancelled connectable publisher never ticks again, whatever handles are held), and the
+    /// loop open (its close cancelled the timer that feeds it).
     func isSubscribed(_ subscriber: TimerSubscriber) -> Bool {
-        lock.withLock { subscriber.isActive } && !loop.isClosed
+        lock.withLock { () -> Bool in
+            noticeClosedLoopLocked()
+            if case .cancelled = state { return false }
+            return subscriber.isActive
+        } && !loop.isClosed
     }
     var subscriberCount: Int { lock.withLock { subscribers.count } }
 
@@ -191,6 +196,8 @@ final class TimerBroadcast: @unchecked Sendable {
             subscribers = subscribers.filter { $0 !== subscriber }
             subscriber.isActive = false
             if autoconnects && subscribers.isEmpty { _ = disconnectLocked(final: false) }
+            noticeClosedLoopLocked()
+            if case .cancelled = state { return false }  // it had ended with its publisher
             return true
         }
         // Only a subscriber that was still there can have a callback starting: one removed

@@ -112,12 +112,15 @@ def connected(loop: cadence.Loop, fires: list[Tick]) -> tuple[cadence.TimerPubli
 
 def test_connection_cancel(virtual_loop: cadence.Loop) -> None:
     fires: list[Tick] = []
-    publisher, _subscription = connected(virtual_loop, fires)
+    publisher, subscription = connected(virtual_loop, fires)
     connection = publisher.connect()
     virtual_loop.run(2.5)
     assert dates(fires) == [1.0, 2.0]
     assert connection.cancel() is True
     assert connection.cancel() is False
+    # Nothing can make it tick again, though the publisher and the connection are held.
+    assert subscription.cancelled is True
+    assert subscription.cancel() is False
     virtual_loop.run(2.5)
     assert dates(fires) == [1.0, 2.0]
     assert virtual_loop.armed_timer_count == 0
