@@ -4,6 +4,7 @@ one on the real clock."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 
@@ -197,3 +198,16 @@ def test_alive_follows_the_referenced_timers_of_a_mode(virtual_loop: cadence.Loo
     virtual_loop.close()
     with pytest.raises(cadence.BadHandle):
         virtual_loop.alive()
+
+
+def test_timeout_is_the_time_to_the_next_wakeup(virtual_loop: cadence.Loop) -> None:
+    """Loop.timeout, as cadence_loop_timeout: inf with nothing armed, the coalesced wake-up."""
+    assert virtual_loop.timeout() == math.inf
+    virtual_loop.schedule(0.5, lambda tick: None, tolerance=0.2)
+    virtual_loop.schedule(0.6, lambda tick: None)
+    assert virtual_loop.timeout() == pytest.approx(0.6)  # one wake-up serves both
+    virtual_loop.advance_clock(1.0)
+    assert virtual_loop.timeout() == 0.0
+    virtual_loop.close()
+    with pytest.raises(cadence.BadHandle):
+        virtual_loop.timeout()

@@ -733,6 +733,20 @@ class Loop:
         self._attachment = Attachment(self, self._state, name)
         return self._attachment
 
+    def timeout(self) -> float:
+        """Seconds of the loop's clock until it next needs a :meth:`run_pass` (in the mode of the
+        latest pass, ``"default"`` until the first): 0.0 if a wake-up is due now, ``math.inf`` if
+        no timer that could fire in that mode is armed; coalescing is in the answer (C's
+        ``cadence_loop_timeout``, libuv's ``uv_backend_timeout``). For a loop of the program's
+        that waits on a timeout: round up when converting to a coarser unit, or the wait ends
+        early and the pass finds nothing due. A timer armed from another thread afterwards may
+        be due sooner: watch :meth:`fileno` to see that.
+
+        Raises:
+            BadHandle: the loop is closed.
+        """
+        return float(self._read("timeout", ctypes.c_double()))
+
     def alive(self, *, mode: str = "default") -> bool:
         """Whether a run until idle in ``mode`` would go on: a referenced timer that can fire in
         ``mode`` is armed, counted as :meth:`run_until_idle` counts (libuv's ``uv_loop_alive``;
