@@ -6,7 +6,11 @@ CI is a loaded two-core machine.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,9 +22,33 @@ from cadence.pytest_plugin import timeline, virtual_loop
 
 __all__ = ["timeline", "virtual_loop"]
 
+#: What ``run_child`` gives: run this source, with this timeout in seconds.
+Child = Callable[[str, float], "subprocess.CompletedProcess[str]"]
+
 
 @pytest.fixture
 def loop() -> Iterator[cadence.Loop]:
     """A fresh loop, closed after the test."""
     with cadence.Loop() as fresh:
         yield fresh
+
+
+@pytest.fixture
+def run_child(tmp_path: Path) -> Child:
+    """Runs Python source in a child process that imports this checkout's package, and returns
+    what it printed and its exit status (for what only a fresh process shows: exit, deadlocks)."""
+    source = str(Path(cadence.__file__).resolve().parents[1])
+
+    def run(text: str, timeout: float) -> subprocess.CompletedProcess[str]:
+        script = tmp_path / "child.py"
+        script.write_text(text)
+        return subprocess.run(
+            [sys.executable, str(script)],
+            env={**os.environ, "PYTHONPATH": source},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    return run

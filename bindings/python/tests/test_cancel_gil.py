@@ -4,14 +4,15 @@ while callbacks run on a loop's own thread, or in a pass on another thread, neve
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import threading
-from pathlib import Path
+from collections.abc import Callable
 
 import cadence
 from cadence import Tick, _state
+
+#: The conftest fixture that runs source in a child process: (source, timeout in seconds).
+Child = Callable[[str, float], "subprocess.CompletedProcess[str]"]
 
 CANCELS_WHILE_CALLBACKS_RUN = """
 import threading, time, cadence
@@ -58,18 +59,8 @@ print("no deadlock")
 """
 
 
-def test_cancels_from_main_while_callbacks_run_on_other_threads(tmp_path: Path) -> None:
-    script = tmp_path / "cancels_while_callbacks_run.py"
-    script.write_text(CANCELS_WHILE_CALLBACKS_RUN)
-    source = str(Path(cadence.__file__).resolve().parents[1])
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        env={**os.environ, "PYTHONPATH": source},
-        capture_output=True,
-        text=True,
-        timeout=60,  # about 1 s; a deadlock never returns
-        check=False,
-    )
+def test_cancels_from_main_while_callbacks_run_on_other_threads(run_child: Child) -> None:
+    done = run_child(CANCELS_WHILE_CALLBACKS_RUN, 60)  # about 1 s; a deadlock never returns
     assert (done.returncode, done.stdout, done.stderr) == (0, "no deadlock\n", "")
 
 

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import gc
-import os
 import subprocess
 import sys
 import threading
 import time
 import weakref
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 import cadence
 from cadence import Tick
+
+#: The conftest fixture that runs source in a child process: (source, timeout in seconds).
+Child = Callable[[str, float], "subprocess.CompletedProcess[str]"]
 
 
 def wait_for(condition: threading.Event, what: str) -> None:
@@ -267,25 +269,15 @@ def test_a_countdown_and_a_poller_on_the_loop_thread(loop: cadence.Loop) -> None
     assert threading.get_ident() not in threads
 
 
-def test_a_thread_left_running_at_exit_is_stopped(tmp_path: Path) -> None:
-    script = tmp_path / "left_running.py"
-    script.write_text(
+def test_a_thread_left_running_at_exit_is_stopped(run_child: Child) -> None:
+    result = run_child(
         "import time, cadence\n"
         "loop = cadence.Loop()\n"
         "loop.start_thread()\n"
         "subscription = loop.publish(0.001).autoconnect().sink(lambda tick: None)\n"
         "time.sleep(0.05)\n"
-        "print('exiting')\n"
-    )
-    source = str(Path(cadence.__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": source}
-    result = subprocess.run(
-        [sys.executable, str(script)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+        "print('exiting')\n",
+        60,
     )
     assert (result.returncode, result.stdout, result.stderr) == (0, "exiting\n", "")
 
@@ -328,20 +320,12 @@ loop.close()
 """
 
 
-def test_closing_during_slow_deliveries_returns(tmp_path: Path) -> None:
+def test_closing_during_slow_deliveries_returns(run_child: Child) -> None:
     """Closing a subscription waits only for the tick being delivered, not for every later one
     of a timer that is always busy, and frees what its callback held outside the binding's lock
     (a release that waits in C while holding it would block the deliveries it waits for)."""
-    script = tmp_path / "close_during_slow_deliveries.py"
-    script.write_text(CLOSE_DURING_SLOW_DELIVERIES)
-    source = str(Path(cadence.__file__).resolve().parents[1])
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        env={**os.environ, "PYTHONPATH": source},
-        capture_output=True,
-        text=True,
-        timeout=10,  # about 1 s; a cancel waiting for a quiet moment took 15 s and more
-    )
+    # About 1 s; a cancel waiting for a quiet moment took 15 s and more.
+    done = run_child(CLOSE_DURING_SLOW_DELIVERIES, 10)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "closed\n"
 
