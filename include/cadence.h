@@ -511,6 +511,11 @@ CADENCE_EXPORT int cadence_poller_set_active(cadence_cancellable poller, int act
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *_Nullable out);
 
+/* Writes 1 to *out if the poller polls (not paused by cadence_poller_set_active, not cancelled,
+ * its loop not destroyed; Swift's Poller.isActive), else 0. Errors: CADENCE_EINVAL (out NULL),
+ * CADENCE_EBADF. Added in 0.4. */
+CADENCE_EXPORT int cadence_poller_active(cadence_cancellable poller, int *_Nullable out);
+
 /* ---- Cancellables ---- */
 
 /* Cancels a subscription, a connection, a scheduled timer, a countdown or a poller. Once it

@@ -102,3 +102,11 @@ public func cadence_poller_tolerance(_ handle: cadence_cancellable, _ out: Unsaf
         try write(try lookUpPoller(handle).poller?.tolerance ?? 0, to: out)
     }
 }
+
+@c @implementation
+public func cadence_poller_active(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .null("out") }
+        try write(try lookUpPoller(handle).poller?.isActive ?? false ? 1 : 0, to: out)
+    }
+}

@@ -162,7 +162,14 @@ static void virtual_thread_countdown_poller_functions(cadence_loop real) {
     CHECK_ERR(cadence_poller_tolerance(poller, NULL), CADENCE_EINVAL);
     CHECK_ERR(cadence_poller_finish(poller, 0), CADENCE_EALREADY);   /* never started */
     CHECK_ERR(cadence_poller_finish(poller, 1), CADENCE_EALREADY);
+    int active = -1;
+    CHECK_ERR(cadence_poller_active(poller, NULL), CADENCE_EINVAL);
+    CHECK_OK(cadence_poller_set_active(poller, 0));
+    CHECK_OK(cadence_poller_active(poller, &active));
+    CHECK_EQ(active, 0);
     CHECK_OK(cadence_poller_set_active(poller, -7));                 /* any non-zero is "active" */
+    CHECK_OK(cadence_poller_active(poller, &active));
+    CHECK_EQ(active, 1);
     CHECK_OK(cadence_poller_tolerance(poller, &tolerance));
     CHECK(tolerance == 3.0);
     CHECK_OK(cadence_cancellable_release(poller));

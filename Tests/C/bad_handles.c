@@ -38,6 +38,8 @@ static void check_not_poller(cadence_cancellable cancellable) {
     CHECK_ERR(cadence_poller_set_active(cancellable, 0), CADENCE_EBADF);
     CHECK_ERR(cadence_poller_set_active(cancellable, 1), CADENCE_EBADF);
     CHECK_ERR(cadence_poller_tolerance(cancellable, &tolerance), CADENCE_EBADF);
+    int active;
+    CHECK_ERR(cadence_poller_active(cancellable, &active), CADENCE_EBADF);
 }
 
 static void check_bad_publisher(cadence_publisher publisher) {

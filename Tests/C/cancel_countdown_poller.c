@@ -89,6 +89,9 @@ static void pollers(cadence_loop loop) {
     CHECK_EQ(is_cancelled(a), 1);
     CHECK_ERR(cadence_poller_set_active(a, 1), CADENCE_EALREADY);
     CHECK_ERR(cadence_poller_set_active(a, 0), CADENCE_EALREADY);
+    int active = -1;
+    CHECK_OK(cadence_poller_active(a, &active));         /* a cancelled poller never polls */
+    CHECK_EQ(active, 0);
     double tolerance = -5;
     CHECK_OK(cadence_poller_tolerance(a, &tolerance));  /* still readable */
     CHECK(tolerance == 0);

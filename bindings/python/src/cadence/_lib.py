@@ -90,7 +90,7 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, _D, "*loop_now loop_timeout *timer_fire_date *timer_interval *timer_tolerance"),
     (_int, _D, "poller_tolerance"),
     (_int, [Handle, ctypes.POINTER(_u64)], "*loop_wakeups *loop_armed_timers"),
-    (_int, [Handle, _int_out], "loop_fd *timer_has_ref *is_cancelled"),
+    (_int, [Handle, _int_out], "loop_fd *timer_has_ref *is_cancelled poller_active"),
     (_int, [Handle, _d], "loop_advance_clock timer_reset"),
     (_int, [Handle, _int], "publisher_set_missed_ticks poller_set_active"),
     (_int, [Handle, _out], "publisher_autoconnect publisher_connect"),

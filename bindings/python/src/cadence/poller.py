@@ -172,13 +172,11 @@ class Poller(Owned):
     any thread and from the operation.
     """
 
-    __slots__ = ("_active", "_interval", "_operation")
+    __slots__ = ("_interval", "_operation")
 
     def __init__(self, handle: int, loop: Loop, interval: float, operation: _Operation) -> None:
         super().__init__(handle, loop, f"every {interval!r} s")
         self._interval, self._operation = interval, operation
-        # What set_active last set: the ABI has no getter for it.
-        self._active = True
 
     def __await__(self) -> Generator[Any, None, None]:
         """``await poller``: waits in the running asyncio loop until the poller is cancelled or
@@ -211,7 +209,9 @@ class Poller(Owned):
         Raises:
             BadHandle: the poller or its loop is closed.
         """
-        return not self.cancelled and self._active
+        out = ctypes.c_int()
+        check(_lib.lib.cadence_poller_active(self._handle, out), "Poller.active")
+        return bool(out.value)
 
     def set_active(self, active: bool) -> None:
         """Pauses (False) or resumes (True) polling. While paused the timer is removed and
@@ -226,7 +226,6 @@ class Poller(Owned):
         where = "Poller.set_active"
         value = _state.flag(active, where, "active")
         check(_lib.lib.cadence_poller_set_active(self._handle, value), where)
-        self._active = value
 
     def finish(self, number: int) -> bool:
         """Finishes poll ``number`` (as :meth:`Poll.finish` does), from any thread.
@@ -250,4 +249,4 @@ class Poller(Owned):
 
     def _status(self) -> str:
         status = super()._status()
-        return "paused" if status == "active" and not self._active else status
+        return "paused" if status == "active" and not self.active else status
