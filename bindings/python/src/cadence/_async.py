@@ -5,8 +5,9 @@ An :class:`Attachment` makes the asyncio loop drive the Cadence loop: the loop's
 watched with ``add_reader`` (as pyzmq does) and each time it is readable one pass fires what is
 due, on the asyncio thread. A :class:`Channel` is filled by callbacks (on the asyncio thread
 when attached, else on the thread that runs the Cadence loop) and read by coroutines: a value
-is handed over under a lock, and a waiting coroutine is woken with ``call_soon_threadsafe``. A
-channel that is a subscription's userdata ends when the subscription does (C's release).
+is handed over under a lock, and the readers waiting in each asyncio loop are woken through
+that loop's ``call_soon_threadsafe``. A channel that is a subscription's userdata ends when the
+subscription does (C's release).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import ctypes
 import threading
 import weakref
 from collections import deque
+from collections.abc import AsyncIterator
 from typing import Any, Callable, Generic, TypeVar
 
 from . import _lib
@@ -33,25 +35,21 @@ _NOTHING_RUNS = (
 )
 
 
-def _wake(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
 class Channel(Ending, Generic[T]):
     """A thread-safe buffer of values for coroutines, that can be ended.
 
     ``put``, ``end`` and calling it (``put(convert(value))``, as a subscription's callback) may
-    come from any thread; ``get`` and ``wait_ended`` are awaited in an asyncio loop. With
-    ``latest_only`` it holds the newest value only (a countdown's); otherwise every value until
-    read, as Swift's ``AsyncStream`` by default.
+    come from any thread; ``get`` and ``wait_ended`` are awaited in an asyncio loop, or in
+    several. With ``latest_only`` it holds the newest value only (a countdown's); otherwise every
+    value until read, as Swift's ``AsyncStream`` by default.
     """
 
     def __init__(self, state: LoopState, convert: Any = None, *, latest_only: bool = False) -> None:
-        self._state, self._convert, self._latest = state, convert, latest_only
+        self._state, self._convert = state, convert
         self._lock = threading.Lock()
-        self._items: deque[T] = deque()
-        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._items: deque[T] = deque(maxlen=1 if latest_only else None)
+        # One event per asyncio loop that has readers waiting; set (and dropped) on each change.
+        self._events: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
         #: Whether :meth:`end` was called (values may still be buffered).
         self.ended = False
 
@@ -62,45 +60,35 @@ class Channel(Ending, Generic[T]):
     def put(self, item: T) -> None:
         """Adds a value, unless the channel has ended; from any thread."""
         with self._lock:
-            if self.ended:
-                return
-            if self._latest:
-                self._items.clear()
-            self._items.append(item)
-            waiters, self._waiters = self._waiters, []
-        self._notify(waiters)
+            if not self.ended:
+                self._items.append(item)
+                self._wake_readers()
 
     def end(self) -> None:
         """Ends the channel: readers get the buffered values, then the end. Idempotent."""
         with self._lock:
             self.ended = True
-            waiters, self._waiters = self._waiters, []
-        self._notify(waiters)
+            self._wake_readers()
 
-    @staticmethod
-    def _notify(waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]) -> None:
-        for loop, future in waiters:
+    def _wake_readers(self) -> None:
+        """Wakes every waiting reader: the event of each asyncio loop with readers waiting is set
+        in that loop (``call_soon_threadsafe``), then dropped. Called under the lock."""
+        for loop, event in self._events.items():
             with contextlib.suppress(RuntimeError):  # that asyncio loop is closed
-                loop.call_soon_threadsafe(_wake, future)
+                loop.call_soon_threadsafe(event.set)
+        self._events.clear()
 
     async def _wait(self, ready: Callable[[], bool]) -> None:
         """Waits until ``ready()`` (read under the lock); RuntimeError if it is not and nothing
         runs the Cadence loop, so nothing ever would make it true."""
-        loop = asyncio.get_running_loop()
         while True:
             with self._lock:
                 if ready():
                     return
-                state = self._state
-                if not (state.running or state.thread or not state.handle):
+                if self._state.handle and not (self._state.running or self._state.thread):
                     raise RuntimeError(_NOTHING_RUNS)
-                future: asyncio.Future[None] = loop.create_future()
-                self._waiters.append((loop, future))
-            try:
-                await future
-            finally:
-                with self._lock, contextlib.suppress(ValueError):
-                    self._waiters.remove((loop, future))
+                event = self._events.setdefault(asyncio.get_running_loop(), asyncio.Event())
+            await event.wait()
 
     async def get(self) -> T:
         """The next value; StopAsyncIteration once ended and empty."""
@@ -135,7 +123,7 @@ def _close(channel: Channel[Any], stop: Callable[[], object]) -> None:
     stop()
 
 
-class AsyncStream(Generic[T]):
+class AsyncStream(AsyncIterator[T], contextlib.AbstractAsyncContextManager["AsyncStream[T]"]):
     """An asynchronous iterator over the values of a timer or a countdown, delivered into the
     running asyncio loop from whatever runs the Cadence loop: the asyncio loop itself once
     attached (:meth:`Loop.attach_asyncio <cadence.Loop.attach_asyncio>`), or another thread
@@ -156,7 +144,7 @@ class AsyncStream(Generic[T]):
 
     def __init__(self, channel: Channel[T], stop: Callable[[], object], description: str) -> None:
         self._channel, self._description = channel, description
-        self._task: asyncio.Task[Any] | None = None
+        self._owned = False  # whether a task iterates it (and closes it when done)
         # Holds the channel and the stop function, never the stream: dropping the stream closes it.
         self._finalizer = weakref.finalize(self, _close, channel, stop)
 
@@ -174,9 +162,6 @@ class AsyncStream(Generic[T]):
         """Closes the stream (as :meth:`close`)."""
         self._finalizer()
 
-    def __aiter__(self) -> AsyncStream[T]:
-        return self
-
     async def __anext__(self) -> T:
         """The next value, waiting for it in the running asyncio loop.
 
@@ -184,8 +169,8 @@ class AsyncStream(Generic[T]):
             StopAsyncIteration: the stream is closed or has ended.
             asyncio.CancelledError: the task was cancelled; the stream is closed.
         """
-        if self._task is None and (task := asyncio.current_task()) is not None:
-            self._task = task
+        if not self._owned and (task := asyncio.current_task()) is not None:
+            self._owned = True
             task.add_done_callback(self._finalizer)  # finalize() takes (and ignores) the task
         if not self._finalizer.alive:
             raise StopAsyncIteration
@@ -194,9 +179,6 @@ class AsyncStream(Generic[T]):
         except asyncio.CancelledError:
             self._finalizer()
             raise
-
-    async def __aenter__(self) -> AsyncStream[T]:
-        return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         """Closes the stream."""
@@ -207,7 +189,7 @@ class AsyncStream(Generic[T]):
         return f"<cadence.AsyncStream {state} {self._description}>"
 
 
-class Attachment:
+class Attachment(contextlib.AbstractContextManager["Attachment"]):
     """A Cadence loop attached to a running asyncio loop (made by
     :meth:`Loop.attach_asyncio <cadence.Loop.attach_asyncio>`): the asyncio loop watches the
     Cadence loop's descriptor and makes one pass each time it is readable, so every callback,
@@ -224,8 +206,8 @@ class Attachment:
         self._fd = descriptor(state, "Loop.attach_asyncio")
         if not state.claim():
             raise LoopBusy(context="Loop.attach_asyncio", detail=RUNNING_OR_THREAD)
-        self._loop: object | None = loop  # held until detached: the reader holds this
-        self._state, self._mode = state, mode
+        # The loop is held until detached (None then), as the asyncio reader holds this.
+        self._loop, self._state, self._mode = loop, state, mode
         try:
             self._aloop.add_reader(self._fd, self._pass)
             self._pass()
@@ -252,19 +234,14 @@ class Attachment:
         loop's exception handler, except KeyboardInterrupt and SystemExit, which are raised."""
         if self._loop is None:
             return
-        state = self._state
-        code = _lib.lib.cadence_loop_run_pass(state.handle, self._mode)
-        errors, state.errors = state.errors, []
+        code = _lib.lib.cadence_loop_run_pass(self._state.handle, self._mode)
+        errors, self._state.errors = self._state.errors, []
         for error in errors:
             if not isinstance(error, Exception):
                 raise error
-            self._aloop.call_exception_handler(
-                {"message": f"exception in a callback of {self._loop!r}", "exception": error}
-            )
+            message = f"exception in a callback of {self._loop!r}"
+            self._aloop.call_exception_handler({"message": message, "exception": error})
         check(code, "Loop.attach_asyncio")
-
-    def __enter__(self) -> Attachment:
-        return self
 
     def __exit__(self, *exc_info: object) -> None:
         """Detaches."""
@@ -273,6 +250,5 @@ class Attachment:
 
 def descriptor(state: LoopState, where: str) -> int:
     """The loop's descriptor (``cadence_loop_fd``); errors name ``where``."""
-    out = ctypes.c_int()
-    check(_lib.lib.cadence_loop_fd(state.handle, out), where)
+    check(_lib.lib.cadence_loop_fd(state.handle, out := ctypes.c_int()), where)
     return out.value
