@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from . import _lib, _state
-from ._state import seconds
 from .errors import EALREADY, EBADF, check, error_for
 
 if TYPE_CHECKING:
@@ -38,7 +37,6 @@ _held = ctypes.PyDLL(_lib.path).cadence_cancel
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel"]
 _runs = _state.RUNS
 _release = _lib_.cadence_cancellable_release
-_is_cancelled = _lib_.cadence_is_cancelled
 
 
 def cancel_result(code: int, handle: object, what: str) -> bool:
@@ -63,6 +61,7 @@ class Cancellable:
 
     __slots__ = ()
     _handle: int
+    _description = ""  # what made it, for the repr (Owned's are given theirs)
 
     def cancel(self) -> bool:
         """Cancels, and says whether this call did it.
@@ -104,36 +103,32 @@ class Cancellable:
         return self._is_cancelled("cancelled")
 
     def _is_cancelled(self, what: str) -> bool:
-        check(_is_cancelled(self._handle, out := ctypes.c_int()), f"{type(self).__name__}.{what}")
+        code = _lib_.cadence_is_cancelled(self._handle, out := ctypes.c_int())
+        check(code, f"{type(self).__name__}.{what}")
         return bool(out.value)
 
     @property
     def closed(self) -> bool:
         """Whether its handle was given up: :meth:`close` (or the loop's) was called."""
-        return bool(_is_cancelled(self._handle, ctypes.c_int()) == EBADF)
+        return bool(_lib_.cadence_is_cancelled(self._handle, ctypes.c_int()) == EBADF)
 
     def close(self) -> None:
         """Cancels, then gives the handle up (as a file's close); also on a detached handle.
         Closing twice, or after the loop closed, does nothing."""
         _cancel(self._handle)
         _release(self._handle)
-        self._forget()
-
-    def _forget(self) -> None:
-        """After the handle was given up: forgets it, where the object can."""
 
     def __del__(self) -> None:
         # Collected: gives the handle up (a second release, after close, answers EBADF).
         with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
             _release(self._handle)
 
-    def __copy__(self: _C) -> _C:
-        """The object itself: a copy would own the same handle and give it up when collected."""
+    def __copy__(self: _C, memo: object = None) -> _C:
+        """The object itself, for :func:`copy.copy` and :func:`copy.deepcopy` (``memo``): a copy
+        would own the same handle and give it up when collected."""
         return self
 
-    def __deepcopy__(self: _C, memo: object) -> _C:
-        """The object itself, as :meth:`__copy__`."""
-        return self
+    __deepcopy__ = __copy__
 
     def __reduce_ex__(self, protocol: object) -> NoReturn:
         """Refuses: a handle names a timer of this process only."""
@@ -147,15 +142,12 @@ class Cancellable:
         self.close()
 
     def _status(self) -> str:
-        if self.closed:
-            return "closed"
-        return "cancelled" if self.cancelled else "active"
+        code = _lib_.cadence_is_cancelled(self._handle, out := ctypes.c_int())
+        return "closed" if code == EBADF else "cancelled" if out.value else "active"
 
     def __repr__(self) -> str:
-        return f"<cadence.{type(self).__name__} {self._status()}{self._describe()}>"
-
-    def _describe(self) -> str:
-        return ""
+        words = (f"<cadence.{type(self).__name__}", self._status(), self._description)
+        return " ".join(filter(None, words)) + ">"
 
 
 class Owned(Cancellable):
@@ -171,14 +163,14 @@ class Owned(Cancellable):
         """The loop this object belongs to."""
         return self._loop
 
-    def _forget(self) -> None:
+    def close(self) -> None:
+        """Cancels, then gives the handle up, as :meth:`Cancellable.close`, and forgets it: the
+        object holds 0, a handle the engine never gives out (collecting it gives nothing up)."""
+        super().close()
         self._handle = 0
 
     def _status(self) -> str:
         return "closed (loop closed)" if not self._loop._state.handle else super()._status()
-
-    def _describe(self) -> str:
-        return f" {self._description}" if self._description else ""
 
 
 class Subscription(Owned):
@@ -203,7 +195,7 @@ class Connection(Owned):
     __slots__ = ()
 
 
-class ScheduledTimer(int, Cancellable):
+class ScheduledTimer(Cancellable, int):
     """A callback scheduled by :meth:`Loop.schedule`, once or (with ``interval``) repeating
     (Swift's ``ScheduledTimer``).
 
@@ -264,7 +256,7 @@ class ScheduledTimer(int, Cancellable):
             BadHandle: the timer was closed, or its loop. When it raises, nothing changed.
         """
         where = "ScheduledTimer.reset"
-        check(_lib_.cadence_timer_reset(self, seconds(delay, where, "delay")), where)
+        check(_lib_.cadence_timer_reset(self, _state.seconds(delay, where, "delay")), where)
 
     def _read(self, name: str) -> float | None:
         code = getattr(_lib_, f"cadence_timer_{name}")(self, out := ctypes.c_double())
@@ -336,9 +328,7 @@ class ScheduledTimer(int, Cancellable):
     def _status(self) -> str:
         if self.closed:
             return "closed"
-        values: Any = [self._read(name) for name in ("fire_date", "interval", "tolerance")]
-        if values[0] is None:
+        schedule = (self.fire_date, self.interval, self.tolerance)
+        if schedule[0] is None:
             return "done"
-        return "pending fire_date={!r} interval={!r} tolerance={!r}".format(*values)
-
-    __repr__ = Cancellable.__repr__  # not int's
+        return "pending fire_date={!r} interval={!r} tolerance={!r}".format(*schedule)

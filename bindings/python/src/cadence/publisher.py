@@ -44,9 +44,6 @@ class MissedTickPolicy(enum.Enum):
     DELAY = 2
 
 
-_fire_date = operator.itemgetter(0)  # a Tick is a (fire_date, skipped) tuple
-
-
 class _Publisher:
     """What both kinds of timer publisher share: settings, ``sink``, ``close``, give-up."""
 
@@ -172,7 +169,7 @@ class _Publisher:
             BadHandle: the publisher or its loop is closed.
             RuntimeError: from the iteration, when it must wait and nothing runs the loop.
         """
-        return self._stream(_fire_date, "fire dates")
+        return self._stream(operator.attrgetter("fire_date"), "fire dates")
 
     def ticks(self) -> AsyncStream[Tick]:
         """As :meth:`values`, but the whole :class:`~cadence.Tick` (``fire_date`` and
@@ -187,9 +184,8 @@ class _Publisher:
     __aiter__ = values
 
     def _stream(self, convert: Callable[[Tick], _T] | None, what: str) -> AsyncStream[_T]:
-        channel: Channel[_T] = Channel(self._loop._state, convert)
-        subscription = self.sink(channel)
-        return AsyncStream(channel, subscription.close, f"of {what} from {self._settings()}")
+        channel: Channel[_T] = Channel(self._loop._state, convert)  # the subscriber
+        return AsyncStream(channel, self.sink(channel).close, f"of {what} from {self._settings()}")
 
     def __enter__(self: _P) -> _P:
         return self
@@ -199,11 +195,10 @@ class _Publisher:
         self.close()
 
     def _settings(self) -> str:
-        missed = "" if self._missed is MissedTickPolicy.SKIP else f", missed_ticks={self._missed}"
-        return (
-            f"{type(self).__name__}(interval={self._interval!r}, "
-            f"tolerance={self._tolerance!r}, mode={self._mode!r}{missed})"
-        )
+        shown = f"interval={self._interval!r}, tolerance={self._tolerance!r}, mode={self._mode!r}"
+        if self._missed is not MissedTickPolicy.SKIP:
+            shown += f", missed_ticks={self._missed}"
+        return f"{type(self).__name__}({shown})"
 
     def __repr__(self) -> str:
         closed = " closed (loop closed)" if not self._loop._state.handle else " closed"
@@ -214,10 +209,11 @@ def subscribe(function: Any, where: str, callback: Any, weak: bool, *args: Any) 
     """Registers ``callback`` (held weakly, as a :class:`~cadence._state.Weak`, with ``weak``)
     through the C function ``function(*args, userdata, out)``; returns the handle."""
     _state.function(callback, where)
-    userdata: Any = _state.Weak(callback, where) if _state.flag(weak, where, "weak") else callback
+    if not _state.flag(weak, where, "weak"):
+        return _state.register(function, where, callback, *args)
+    userdata = _state.Weak(callback, where)
     handle = _state.register(function, where, userdata, *args)
-    if weak:
-        userdata.adopt(handle)
+    userdata.adopt(handle)
     return handle
 
 
