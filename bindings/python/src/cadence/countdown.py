@@ -18,18 +18,18 @@ __all__ = ["Countdown"]
 
 
 class _Progress(_state.Ending):
-    """A countdown's userdata: what it has delivered, and the asyncio channels waiting on it.
-    The :class:`Countdown` holds it; it holds no handle, so the countdown can be given up."""
+    """A countdown's userdata: its callbacks, the last value, and the channels of the coroutines
+    waiting on it (``done``, ended when the countdown is over, and one per stream). The
+    :class:`Countdown` holds it; it holds no handle, so the countdown can be given up."""
 
     __slots__ = ("done", "finished", "lock", "on_finish", "on_value", "remaining", "streams")
 
     def __init__(self, state: _state.LoopState, on_value: Any, on_finish: Any) -> None:
-        self.on_value = _ignore if on_value is None else on_value
-        self.on_finish = _ignore if on_finish is None else on_finish
-        self.remaining: int | None = None
+        self.on_value, self.on_finish = on_value, on_finish
+        self.remaining: int | None = None  # None until the first value
         self.finished = False
-        self.lock = threading.Lock()
-        self.done: Channel[None] = Channel(state)  # ended when the countdown is over
+        self.lock = threading.Lock()  # orders the values and the end against new streams
+        self.done: Channel[None] = Channel(state)
         self.streams: list[Channel[int]] = []
 
     def event(self, remaining: int, finished: bool) -> None:
@@ -43,9 +43,8 @@ class _Progress(_state.Ending):
             return
         with self.lock:
             self.remaining = remaining
-            streams = list(self.streams)
-        for channel in streams:
-            channel.put(remaining)
+            for channel in self.streams:
+                channel.put(remaining)
         self.on_value(remaining)
 
     def stream(self, state: _state.LoopState) -> Channel[int]:
@@ -63,10 +62,9 @@ class _Progress(_state.Ending):
     def end(self) -> None:
         """The countdown is over: wakes the coroutines waiting on it. Idempotent; any thread."""
         with self.lock:
-            streams, self.streams = self.streams, []
             self.done.end()
-        for channel in streams:
-            channel.end()
+            for channel in self.streams:
+                channel.end()
 
 
 def _ignore(*args: object) -> None:
@@ -75,14 +73,12 @@ def _ignore(*args: object) -> None:
 
 def start(loop: Loop, deadline: float, tick: float, callback: Any, on_finish: Any) -> Countdown:
     """:meth:`Loop.countdown <cadence.Loop.countdown>`."""
-    where = "Loop.countdown"
+    where, state = "Loop.countdown", loop._state
     end = _state.seconds(deadline, where, "deadline")
     every = _state.seconds(tick, where, "tick")
-    for function, name in ((callback, "callback"), (on_finish, "on_finish")):
-        if function is not None:
-            _state.function(function, where, name)
-    state = loop._state
-    progress = _Progress(state, callback, on_finish)
+    on_value = _ignore if callback is None else _state.function(callback, where)
+    finish = _ignore if on_finish is None else _state.function(on_finish, where, "on_finish")
+    progress = _Progress(state, on_value, finish)
     times = (state.handle, end, every, state.on_countdown)
     handle = _state.register(_lib.lib.cadence_countdown_start, where, progress, *times)
     return Countdown(handle, loop, progress, end, every)
@@ -161,7 +157,5 @@ class Countdown(Owned):
         return self._progress.finished
 
     def _status(self) -> str:
-        if self.finished:
-            return "finished"
-        status = super()._status()
+        status = "finished" if self.finished else super()._status()
         return f"{self.remaining} s left" if status == "active" else status

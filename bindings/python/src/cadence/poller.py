@@ -6,7 +6,6 @@ import asyncio
 import concurrent.futures
 import ctypes
 import inspect
-import threading
 from collections.abc import Awaitable, Generator
 from typing import TYPE_CHECKING, Any
 
@@ -56,10 +55,11 @@ class Poll:
 
 
 class _Operation(_state.Ending):
-    """A poller's userdata: its operation, the asyncio loop its awaitable polls run in, the polls
-    running there, and the end of the poller for coroutines awaiting it."""
+    """A poller's userdata: its operation, the asyncio loop its awaitable polls run in (the one
+    it was made in, if any), the polls running there, and the end of the poller for coroutines
+    awaiting it."""
 
-    __slots__ = ("aloop", "done", "finish_on_return", "lock", "operation", "running")
+    __slots__ = ("aloop", "done", "finish_on_return", "operation", "running")
 
     def __init__(self, state: _state.LoopState, operation: Any, finish_on_return: bool) -> None:
         self.operation, self.finish_on_return = operation, finish_on_return
@@ -67,7 +67,6 @@ class _Operation(_state.Ending):
             self.aloop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             self.aloop = None
-        self.lock = threading.Lock()
         self.running: set[concurrent.futures.Future[None]] = set()
         self.done: Channel[None] = Channel(state)  # ended when the poller is over
 
@@ -76,64 +75,61 @@ class _Operation(_state.Ending):
         poll = Poll(handle, number, date)
         try:
             result = self.operation(poll)
+            if inspect.isawaitable(result):
+                self._start(poll, result)
+            elif self.finish_on_return:
+                poll.finish()
         except BaseException:
             poll.finish()
             raise
-        if inspect.isawaitable(result):
-            self._start(poll, result)
-        elif self.finish_on_return:
-            poll.finish()
 
     def _start(self, poll: Poll, awaitable: Awaitable[object]) -> None:
+        """Runs an awaitable poll as a task of the poller's asyncio loop; TypeError (the awaitable
+        closed, if a coroutine) when there is none or it is closed."""
         aloop = self.aloop
         if aloop is None or aloop.is_closed():
             if inspect.iscoroutine(awaitable):
                 awaitable.close()
-            poll.finish()
             where = "outside a running" if aloop is None else "in a closed"
             raise TypeError(
                 f"the operation of a cadence.Poller returned an awaitable, but the poller was made "
                 f"{where} asyncio loop: make it inside a coroutine (async def) for async operations"
             )
-        future = asyncio.run_coroutine_threadsafe(_await(awaitable, poll.number), aloop)
-        with self.lock:
-            if self.done.ended:
-                future.cancel()
-            else:
-                self.running.add(future)
-        future.add_done_callback(lambda done: self._finished(poll, done))
+        future = asyncio.run_coroutine_threadsafe(self._await(poll, awaitable), aloop)
+        # No lock: adding, discarding and copying the set are each atomic, and end() ends ``done``
+        # before it copies ``running``: a future added after that copy finds the end below.
+        self.running.add(future)
+        future.add_done_callback(self.running.discard)
+        if self.done.ended:
+            future.cancel()
 
-    def _finished(self, poll: Poll, future: concurrent.futures.Future[None]) -> None:
-        with self.lock:
-            self.running.discard(future)
-        if self.finish_on_return:
-            poll.finish()
+    async def _await(self, poll: Poll, awaitable: Awaitable[object]) -> None:
+        """Awaits a poll's awaitable, then finishes the poll (with ``finish_on_return``); its
+        exception goes to the asyncio loop's exception handler, as for a callback of
+        ``call_soon``."""
+        try:
+            await awaitable
+        except Exception as error:  # noqa: BLE001 - reported by the handler, the poller goes on
+            message = f"exception in the operation of a cadence.Poller, poll {poll.number}"
+            context = {"message": message, "exception": error}
+            asyncio.get_running_loop().call_exception_handler(context)
+        finally:
+            if self.finish_on_return:
+                poll.finish()
 
     def end(self) -> None:
         """The poller is over: cancels its running awaitable polls and wakes the coroutines
         awaiting it. Idempotent; any thread."""
-        with self.lock:
-            running, self.running = self.running, set()
-            self.done.end()
-        for future in running:
+        self.done.end()
+        for future in list(self.running):
             future.cancel()
-
-
-async def _await(awaitable: Awaitable[object], number: int) -> None:
-    """Awaits poll ``number``'s awaitable; its exception goes to the asyncio loop's exception
-    handler, as for a callback of ``call_soon``."""
-    try:
-        await awaitable
-    except Exception as error:  # noqa: BLE001 - reported by the handler, the poller goes on
-        message = f"exception in the operation of a cadence.Poller, poll {number}"
-        asyncio.get_running_loop().call_exception_handler({"message": message, "exception": error})
 
 
 def start(
     loop: Loop, interval: float, operation: Any, tolerance: float | None, finish_on_return: bool
 ) -> Poller:
     """:meth:`Loop.poller <cadence.Loop.poller>`."""
-    where = "Loop.poller"
+    where, state = "Loop.poller", loop._state
     every = _state.seconds(interval, where, "interval")
     _state.function(operation, where, "operation")
     late = -1.0 if tolerance is None else _state.seconds(tolerance, where, "tolerance")
@@ -141,7 +137,7 @@ def start(
         raise InvalidArgument(
             context=where, detail=f"tolerance must be >= 0 and finite or None, got {late!r}"
         )
-    state, finish = loop._state, _state.flag(finish_on_return, where, "finish_on_return")
+    finish = _state.flag(finish_on_return, where, "finish_on_return")
     userdata = _Operation(state, operation, finish)
     times = (state.handle, every, late, state.on_poll)
     handle = _state.register(_lib.lib.cadence_poller_start, where, userdata, *times)
