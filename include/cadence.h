@@ -152,8 +152,11 @@ CADENCE_EXPORT int cadence_loop_run(cadence_loop loop, const char *_Nullable mod
  * host's uv_loop_t, see <cadence/uv.h>), CADENCE_EBADF. Added in 0.3. */
 CADENCE_EXPORT int cadence_loop_run_until_idle(cadence_loop loop, const char *_Nullable mode);
 
-/* Makes a running cadence_loop_run or cadence_loop_run_until_idle return after its current pass;
- * does nothing if the loop is not running. Callable from callbacks and other threads. Errors: CADENCE_EBADF. */
+/* Makes a running cadence_loop_run or cadence_loop_run_until_idle return after its current pass.
+ * On a loop that is not running it stops nothing; once cadence_loop_fd was called, it makes the
+ * descriptor readable (until the next pass), so that a program's loop that waits on it and runs
+ * passes wakes and can act on the stop it asked for (since 0.4). Callable from callbacks and
+ * other threads. Errors: CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_stop(cadence_loop loop);
 
 /* Registers a custom mode (1-255 bytes of UTF-8, no control characters). Idempotent.
@@ -363,7 +366,8 @@ CADENCE_EXPORT int cadence_publisher_connect(cadence_publisher publisher, cadenc
  * publisher, a subscription) is held or was detached. Once nothing can make the timer tick again
  * (the publisher released before it was ever connected, or its connection cancelled or its last
  * connection handle released), its subscriptions are cancelled (cadence_is_cancelled reports 1).
- * A zero handle is a no-op. Errors: CADENCE_EBADF (stale or already released). */
+ * A zero handle is a no-op. Errors: CADENCE_EBADF (stale or already released; as for
+ * cadence_cancellable_release, the thread's last error message is left alone). */
 CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
 
 /* ---- Scheduled timers (without a publisher) ---- */
@@ -552,7 +556,9 @@ CADENCE_EXPORT int cadence_is_cancelled(cadence_cancellable cancellable, int *_N
  * As cadence_cancel, a release that stops something waits for a callback of it running on another
  * thread, so no callback for it starts once it returns; the loop's release function
  * (cadence_loop_set_callbacks) is then called inside this call. A zero handle is a no-op.
- * Errors: CADENCE_EBADF (stale or already released). */
+ * Errors: CADENCE_EBADF (stale or already released), without setting the thread's last error
+ * message (since 0.4): finalizers release handles at any moment, also between another call's
+ * failure and the read of its message. */
 CADENCE_EXPORT int cadence_cancellable_release(cadence_cancellable cancellable);
 
 /* Detaches a handle: the caller says by name "keep it going without me", so that releasing it

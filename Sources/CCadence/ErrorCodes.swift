@@ -24,6 +24,11 @@ func fail(_ error: CadenceError, _ function: StaticString = #function) -> Int32 
     return error.code
 }
 
+/// What a release answers for a stale or already released handle: `CADENCE_EBADF`, leaving the
+/// thread's last error message alone. Finalizers (a Python `__del__`, a Swift `deinit`) release
+/// handles at any moment, also between a failed call and the read of that call's message.
+let staleRelease = CadenceError.badHandle.code
+
 /// `cadence_loop_run` from `#function`'s `cadence_loop_run(_:_:_:)`.
 private func cName(_ function: StaticString) -> Substring {
     let name = "\(function)"

@@ -81,11 +81,11 @@ public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMut
 public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 {
     guard handle.id != 0 else { return 0 }
     if HandleTable.isTimer(handle.id) {
-        return HandleTable.shared.cancelTimer(handle.id, givingUp: true) != nil ? 0 : failedCancel(handle.id, live: false)
+        return HandleTable.shared.cancelTimer(handle.id, givingUp: true) != nil ? 0 : staleRelease
     }
-    guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
+    guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return staleRelease }
     if cancellable.keepsSlotWhenReleased {
-        guard cancellable.markReleased() else { return failedCancel(handle.id, live: false) }
+        guard cancellable.markReleased() else { return staleRelease }
         // Work that has ended already (or meanwhile, before its end saw the mark) frees it now.
         if cancellable.isCancelled { cancellable.endIfReleased() }
         return 0
@@ -95,12 +95,12 @@ public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 
     // The handle's reference to the engine's object goes here, after the table's lock: its
     // deinit may cancel, and wait for a callback that is calling into the table.
     guard HandleTable.shared.remove(handle.id, kind: .cancellable) != nil else {
-        return failedCancel(handle.id, live: false)
+        return staleRelease
     }
     return 0
 }
 
-/// The failure of `cadence_cancel` or `cadence_cancellable_release` (named by `function`): a
+/// The failure of `cadence_cancel` (named by `function`): a
 /// cancellable cancelled already (`live`) or a dead handle. One small call on the error path, so
 /// that these hot exports do no more work than before on success.
 @inline(never)

@@ -103,10 +103,7 @@ public func cadence_publisher_connect(_ handle: cadence_publisher, _ out: Unsafe
 @c @implementation
 public func cadence_publisher_release(_ handle: cadence_publisher) -> Int32 {
     guard handle.id != 0 else { return 0 }
-    guard HandleTable.shared.remove(handle.id, kind: .publisher) != nil else {
-        return fail(.deadHandle("publisher", handle.id, kind: "publisher"))
-    }
-    return 0
+    return HandleTable.shared.remove(handle.id, kind: .publisher) != nil ? 0 : staleRelease
 }
 
 @c @implementation

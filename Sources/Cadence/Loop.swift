@@ -220,11 +220,16 @@ public final class Loop: @unchecked Sendable {
         }
     }
 
-    /// Makes a running ``run(mode:for:)-(_,Double)`` return after its current pass. Does nothing when the loop
-    /// is not running. Callable from any thread and from callbacks (as `CFRunLoopStop`).
+    /// Makes a running ``run(mode:for:)-(_,Double)`` return after its current pass. Callable from
+    /// any thread and from callbacks (as `CFRunLoopStop`). On a loop that is not running it stops
+    /// nothing; if its ``fileDescriptor()`` was asked for, it makes the descriptor readable, so that
+    /// a program's loop that waits on it and runs passes wakes and can see the stop it asked for.
     public func stop() {
         lock.withLock {
-            guard isRunningFlag else { return }
+            guard isRunningFlag else {
+                if hostModeIndex != nil && !isHosted { timeSource.wake() }
+                return
+            }
             stopRequested = true
             wakeIfRemote()
         }

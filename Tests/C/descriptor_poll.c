@@ -250,6 +250,23 @@ static void run_until_stopped_from_thread(void) {
     CHECK_OK(cadence_loop_destroy(loop));
 }
 
+/* A stop of a loop that is not running makes its descriptor readable until the next pass, so that
+ * a program's loop waiting on it wakes; a stop before the descriptor was asked for does nothing. */
+static void stop_wakes_descriptor(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create(&loop));
+    CHECK_OK(cadence_loop_stop(loop));
+    int fd = -1;
+    CHECK_OK(cadence_loop_fd(loop, &fd));
+    CHECK_OK(cadence_loop_run_pass(loop, "default"));
+    CHECK(!wait_readable(fd, 0));
+    CHECK_OK(cadence_loop_stop(loop));
+    CHECK(wait_readable(fd, 1000));
+    CHECK_OK(cadence_loop_run_pass(loop, "default"));
+    CHECK(!wait_readable(fd, 0));
+    CHECK_OK(cadence_loop_destroy(loop));
+}
+
 static void virtual_loop(void) {
     cadence_loop loop;
     CHECK_OK(cadence_loop_create_virtual(&loop));
@@ -346,6 +363,7 @@ int main(void) {
     poll_woken_from_thread(0.03);
     cancelled_from_thread();
     run_until_stopped_from_thread();
+    stop_wakes_descriptor();
     virtual_loop();
     pass_inside_callback();
     return 0;

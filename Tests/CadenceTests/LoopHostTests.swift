@@ -186,6 +186,19 @@ import Testing
         try loop.close()
     }
 
+    /// The same case as `stop_wakes_descriptor` in Tests/C/descriptor_poll.c.
+    @Test func aStopOfALoopDrivenByPassesMakesItsDescriptorReadableUntilThePass() throws {
+        let loop = try Loop()
+        let fd = try loop.fileDescriptor()
+        try loop.runPass()
+        #expect(!Self.readable(fd, within: 0))
+        loop.stop()
+        #expect(Self.readable(fd, within: 1000))
+        try loop.runPass()
+        #expect(!Self.readable(fd, within: 0))
+        try loop.close()
+    }
+
     @Test func aVirtualLoopHasNoDescriptorAndAPassFiresWhatIsDueAtItsClock() throws {
         let loop = Loop.virtual()
         #expect(throws: CadenceError.notSupported) { try loop.fileDescriptor() }

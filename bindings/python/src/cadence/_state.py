@@ -74,14 +74,10 @@ class LoopState:
     the call that runs it. It holds no reference to the :class:`~cadence.Loop`."""
 
     def __init__(self, handle: int, *, virtual: bool) -> None:
-        self.handle, self.virtual = handle, virtual
-        #: The ident of the thread in ``Loop.run`` or of the attached asyncio loop's thread.
-        self.runner: int | None = None
-        self.stopping = False  # stop() during a run driven from Python
-        self.closing = False  # a destroy under way (a release's __del__ may close again)
-        self.wake_mode: bytes | None = None  # the mode of such a run, which stop() wakes
+        self.handle, self.virtual, self.lock = handle, virtual, threading.Lock()
+        self.runner: int | None = None  # the thread in Loop.run, or the attached asyncio loop's
+        self.stopping = self.closing = False  # a stop() of such a run; a destroy under way
         self.errors: list[BaseException] = []
-        self.lock = threading.Lock()
         self.on_fire, self.on_release, self.on_tick, self.on_countdown, self.on_poll = _callbacks(
             self
         )
@@ -100,8 +96,10 @@ class LoopState:
 
     @thread.setter
     def thread(self, value: bool) -> None:
-        with contextlib.suppress(ValueError):  # two stop_thread calls set False twice
-            RUNS.append(self) if value else RUNS.remove(self)
+        if value:
+            RUNS.append(self)
+        elif self in RUNS:  # two stop_thread calls set False twice
+            RUNS.remove(self)
 
     def claim(self) -> bool:
         """Records that this thread runs the loop; False if it is run or threaded already."""
@@ -136,18 +134,19 @@ class LoopState:
         """Routes an exception of a callback (see the module's notes)."""
         if self.thread:
             hook(error)
-            return
-        self.errors.append(error)
-        self.stopping = True
-        _stop(self.handle)
+        else:
+            self.errors.append(error)
+            self.stopping = True
+            _stop(self.handle)
 
     def raise_errors(self) -> None:
         """Raises the kept exception, if any; the others go to :func:`threading.excepthook`."""
         errors, self.errors = self.errors, []
         if errors:
             chosen = next((e for e in errors if not isinstance(e, Exception)), errors[0])
-            for error in [error for error in errors if error is not chosen]:
-                hook(error)
+            for error in errors:
+                if error is not chosen:
+                    hook(error)
             try:
                 raise chosen
             finally:

@@ -39,8 +39,7 @@ __all__ = ["Loop"]
 
 _L = TypeVar("_L", bound="Loop")
 _lib_ = _lib.lib
-_Handle = _lib.Handle
-_hold, _drop = _state.hold, _state.drop
+_Handle, _hold, _drop = _lib.Handle, _state.hold, _state.drop
 _schedule_default = _lib_.cadence_loop_schedule_default
 #: Loops whose own thread runs, held until stop_thread (their callbacks may run meanwhile).
 _threaded: dict[LoopState, Loop] = {}
@@ -48,19 +47,13 @@ _threaded: dict[LoopState, Loop] = {}
 _main_run: list[LoopState] = []
 
 
-def _noop(tick: Tick) -> None:
-    pass
-
-
 def _destroy(state: LoopState) -> int:
     """Destroys the C loop unless it is running (C releases every registration's userdata). The
     destroy itself runs outside the lock: a userdata's ``__del__`` may close the loop again, which
     then does nothing."""
     with state.lock:
-        if state.running:
-            return EBUSY
-        if state.closing:
-            return 0
+        if state.running or state.closing:
+            return EBUSY if state.running else 0
         state.closing = True
     try:
         code = int(_lib_.cadence_loop_destroy(state.handle))
@@ -262,14 +255,9 @@ class Loop:
         Raises:
             BadHandle: the loop is closed.
         """
-        state = self._state
-        state.stopping = True
-        check(_lib_.cadence_loop_stop(state.handle), "Loop.stop")
-        mode = state.wake_mode
-        if mode is not None and state.runner != threading.get_ident():
-            # A run driven from Python waits in poll: a zero-delay one-shot in its mode wakes it.
-            times = (state.handle, 0.0, 0.0, mode, state.on_tick)
-            ScheduledTimer(_state.register(_lib_.cadence_loop_schedule, "Loop.stop", _noop, *times))
+        # A run driven from Python waits on the descriptor, which C's stop makes readable.
+        self._state.stopping = True
+        check(_lib_.cadence_loop_stop(self._state.handle), "Loop.stop")
 
     @property
     def running(self) -> bool:
@@ -475,10 +463,8 @@ class Loop:
             and type(delay) is float
             and callable(callback)
         ):  # the hot path: one C call of four arguments
-            key = _hold(callback)
-            out = _Handle()
-            code = _schedule_default(self._state.handle, delay, key, out)
-            if code:
+            key, out = _hold(callback), _Handle()
+            if code := _schedule_default(self._state.handle, delay, key, out):
                 _drop(key)
                 raise error_for(code, "Loop.schedule")
             return ScheduledTimer(out.value)
@@ -865,21 +851,17 @@ def _drive(state: LoopState, mode: bytes, seconds: float | None, where: str) -> 
     watch.register(descriptor(state, where), select.POLLIN)
     end = math.inf if seconds is None else time.monotonic() + seconds
     alive = ctypes.c_int(1)
-    state.wake_mode = mode  # for a stop() from another thread
-    try:
-        while True:
-            code = int(_lib_.cadence_loop_run_pass(state.handle, mode))
-            if code == 0 and seconds is None:
-                code = _lib_.cadence_loop_alive(state.handle, mode, alive)
-            if code != 0 or state.stopping or not alive.value:
-                return code
-            left = end - time.monotonic()
-            if left <= 0:
-                return 0
-            # Milliseconds, rounded up by CPython; poll takes at most 2**31 - 1 (24.8 days).
-            watch.poll(None if left == math.inf else min(left, 86400.0) * 1000)
-    finally:
-        state.wake_mode = None
+    while True:
+        code = int(_lib_.cadence_loop_run_pass(state.handle, mode))
+        if code == 0 and seconds is None:
+            code = _lib_.cadence_loop_alive(state.handle, mode, alive)
+        if code != 0 or state.stopping or not alive.value:
+            return code
+        left = end - time.monotonic()
+        if left <= 0:
+            return 0
+        # Milliseconds, rounded up by CPython; poll takes at most 2**31 - 1 (24.8 days).
+        watch.poll(None if left == math.inf else min(left, 86400.0) * 1000)
 
 
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
