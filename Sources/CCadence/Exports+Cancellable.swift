@@ -56,8 +56,8 @@ private let invokeTickFunction: TimerFunction.Invoke = { function, userdata, sou
 @c @implementation
 public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
     if HandleTable.isTimer(handle.id) {
-        guard let cancelled = HandleTable.shared.cancelTimer(handle.id) else { return failedCancel(handle.id, live: false) }
-        return cancelled ? 0 : failedCancel(handle.id, live: true)
+        guard let outcome = HandleTable.shared.cancelTimer(handle.id) else { return failedCancel(handle.id, live: false) }
+        return outcome.stopped ? 0 : failedCancel(handle.id, live: true)
     }
     guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
     let cancelled = cancellable.cancel()
@@ -75,6 +75,15 @@ public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMut
         }
         try write(cancellable.isCancelled ? 1 : 0, to: out)
     }
+}
+
+@c @implementation
+public func cadence_cancel_steal(_ handle: cadence_cancellable) -> Int {
+    guard HandleTable.isTimer(handle.id) else { return Int(cadence_cancel(handle)) }  // never steals
+    guard let outcome = HandleTable.shared.cancelTimer(handle.id, stealing: true) else {
+        return Int(failedCancel(handle.id, live: false))
+    }
+    return outcome.stopped ? outcome.stolen : Int(failedCancel(handle.id, live: true))
 }
 
 @c @implementation

@@ -48,9 +48,11 @@ extension HandleTable {
     /// cancels a repeating timer that was not detached); nil for any other handle, else whether
     /// this call stopped the timer. A callback of the timer running on another thread is waited
     /// for after the table's lock is released (the callback may be waiting for that lock), and then
-    /// the userdata's release runs (cadence_loop_set_callbacks), with no lock held.
+    /// the userdata's release runs (cadence_loop_set_callbacks), with no lock held; `stealing`
+    /// (`cadence_cancel_steal`), a userdata that can be handed back is returned as `stolen`
+    /// instead, and its release is not called.
     @inline(__always)
-    func cancelTimer(_ id: UInt64, givingUp: Bool = false) -> Bool? {
+    func cancelTimer(_ id: UInt64, givingUp: Bool = false, stealing: Bool = false) -> (stopped: Bool, stolen: Int)? {
         lock.lock()
         guard let loop = timerLoop(id) else {
             lock.unlock()
@@ -64,8 +66,9 @@ extension HandleTable {
         lock.unlock()
         guard outcome.isValid else { return nil }
         waitOn?.waitForCallback(packedID: outcome.packedID)
+        if stealing, let stolen = release.stealableUserdata { return (outcome.stopped, stolen) }
         release.finishCancel()
-        return outcome.stopped
+        return (outcome.stopped, 0)
     }
 
     /// Detaches a scheduled timer's handle; false for any other handle.

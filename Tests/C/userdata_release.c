@@ -3,8 +3,8 @@
  * function, for every other ending (cancel, giving up a repeating timer, cadence_loop_destroy, a
  * publisher that can never tick again), never both and never twice, after the registration's
  * last callback, with no lock held (a release function calling back into Cadence works). Also
- * cadence_loop_schedule_default (the loop's fire function) and cadence_cancellable_detach, on a
- * virtual loop, with their errors. */
+ * cadence_loop_schedule_default (the loop's fire function), cadence_cancel_steal and
+ * cadence_cancellable_detach, on a virtual loop, with their errors. */
 #include <math.h>
 
 #include "check.h"
@@ -25,8 +25,14 @@ static void ended(reg *r) {
     if (r->finals + r->releases > 0) r->late++;
 }
 
+static int null_releases;  /* release(NULL): a registration made with no userdata */
+
 static void on_release(void *userdata) {
     reg *r = userdata;
+    if (!r) {
+        null_releases++;
+        return;
+    }
     ended(r);
     r->releases++;
 }
@@ -47,7 +53,8 @@ static void on_tick(const cadence_tick *tick, void *userdata) {
     r->fire_date = tick->fire_date;
     if (tick->final) r->finals++;
     if (r->cancel_self) {
-        CHECK_OK(cadence_cancel(r->self));
+        /* 2: cadence_cancel_steal, which steals nothing from inside the callback */
+        CHECK_EQ(r->cancel_self == 2 ? cadence_cancel_steal(r->self) : cadence_cancel(r->self), 0);
         CHECK_EQ(r->releases, 0);  /* not while this callback runs */
     }
 }
@@ -274,6 +281,41 @@ static void cancel_from_own_callback(void) {
     check_one_end(&sub);
 }
 
+/* cadence_cancel_steal hands a scheduled timer's userdata back instead of calling the release
+ * function; it steals nothing from a timer's own callback (the release follows that callback), a
+ * NULL userdata, or a subscription, whose ends follow cadence_cancel. */
+static void cancel_steal(void) {
+    cadence_loop loop = virtual_loop();
+    reg once = {0}, every = {0}, sub = {0}, own = {.cancel_self = 2};
+    cadence_cancellable a, b, c;
+    CHECK_OK(cadence_loop_schedule_default(loop, 0.5, &once, &a));
+    CHECK_OK(cadence_loop_schedule_repeating(loop, 0.5, 0.5, 0, CADENCE_MISSED_TICKS_SKIP, "default", on_tick,
+                                             &every, &b));
+    CHECK_OK(cadence_loop_schedule(loop, 0.5, 0, "default", on_tick, NULL, &c));
+    CHECK_OK(cadence_loop_schedule_repeating(loop, 0.1, 0.1, 0, CADENCE_MISSED_TICKS_SKIP, "default", on_tick,
+                                             &own, &own.self));
+    cadence_cancellable s = subscribe_autoconnect(loop, 0.1, 0, "default", on_tick, &sub);
+    CHECK_EQ(cadence_cancel_steal(a), (intptr_t)&once);
+    CHECK_EQ(cadence_cancel_steal(b), (intptr_t)&every);
+    CHECK_EQ(cadence_cancel_steal(c), 0);
+    CHECK_EQ(null_releases, 1);
+    CHECK_EQ(cadence_cancel_steal(s), 0);
+    CHECK_EQ(sub.releases, 1);
+    CHECK_ERR(cadence_cancel_steal(a), CADENCE_EALREADY);
+    CHECK_ERR(cadence_cancel_steal(s), CADENCE_EALREADY);
+    CHECK_OK(cadence_loop_run(loop, "default", 1));
+    CHECK_EQ(once.calls + once.finals + once.releases, 0);    /* stolen: the caller's now */
+    CHECK_EQ(every.calls + every.finals + every.releases, 0);
+    CHECK_EQ(own.calls, 1);
+    check_one_end(&own);
+    check_one_end(&sub);
+    cadence_cancellable handles[] = {a, b, c, s, own.self};
+    for (size_t i = 0; i < sizeof handles / sizeof handles[0]; i++) CHECK_OK(cadence_cancellable_release(handles[i]));
+    CHECK_ERR(cadence_cancel_steal(a), CADENCE_EBADF);
+    CHECK_ERR(cadence_cancel_steal((cadence_cancellable){0}), CADENCE_EBADF);
+    CHECK_OK(cadence_loop_destroy(loop));
+}
+
 /* A release function that calls back into Cadence: it schedules on the loop that released it (or
  * on another loop, from a destroy), cancels and releases another handle. Nothing deadlocks. */
 static cadence_loop reentry_loop, other_loop;
@@ -490,6 +532,7 @@ int main(void) {
     destroy_releases();
     ended_by_publisher();
     cancel_from_own_callback();
+    cancel_steal();
     release_reenters();
     release_destroys_its_loop();
     released_detached_source();

@@ -44,6 +44,14 @@ package struct TimerAction {
         }
     }
 
+    /// The userdata of a C callback with a release function, as the integer that
+    /// `cadence_cancel_steal` hands back instead of the release: nil without a release, or for a
+    /// userdata that is NULL or negative as an `intptr_t` (the result's sign tells errors apart).
+    package var stealableUserdata: Int? {
+        let value = Int(bitPattern: call.userdata)
+        return hasRelease && value > 0 ? value : nil
+    }
+
     /// Calls a C callback's release function with its userdata: the timer ended without a final
     /// call. Call it once, with no lock held, after every call of the callback has returned.
     func runRelease() {

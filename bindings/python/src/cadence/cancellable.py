@@ -30,12 +30,12 @@ __all__ = ["Cancellable", "Connection", "ScheduledTimer", "Subscription"]
 
 _C = TypeVar("_C", bound="Cancellable")
 _lib_ = _lib.lib
-_cancel = _lib_.cadence_cancel
-# Keeps the GIL (cheaper, and the release callback needs it): only while no other thread runs a
-# loop's callbacks, which is the one thing a timer's cancel waits for (see ScheduledTimer.cancel).
-_held = ctypes.PyDLL(_lib.path).cadence_cancel
-_held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel"]
-_runs = _state.RUNS
+_cancel, _steal = _lib_.cadence_cancel, _lib_.cadence_cancel_steal
+# Keeps the GIL (cheaper): only while no other thread runs a loop's callbacks, which is the one
+# thing a timer's cancel waits for (see ScheduledTimer.cancel).
+_held = ctypes.PyDLL(_lib.path).cadence_cancel_steal
+_held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
+_runs, _slots, _free = _state.RUNS, _state._slots, _state._free
 _release = _lib_.cadence_cancellable_release
 
 
@@ -222,7 +222,12 @@ class ScheduledTimer(Cancellable, int):
         # RUNS is empty while no thread can be calling callbacks, and no other thread runs from
         # the read of RUNS to the end of C's call: nothing in between is a call or a backward
         # jump, where the interpreter hands the GIL over, and PyDLL keeps it during the call.
-        code = (_held if not _runs else _cancel)(self)
+        # C hands the timer's userdata, its key, back instead of calling the release function.
+        code = (_held if not _runs else _steal)(self)
+        if code > 0:
+            _slots[code] = None
+            _free.append(code)
+            return True
         return True if code == 0 else cancel_result(code, self, "cancel")
 
     @property
