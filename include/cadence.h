@@ -203,8 +203,11 @@ CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nulla
  * either end, Cadence never uses that userdata again: GLib's GDestroyNotify, libuv's uv_close
  * callback. A registering call that fails calls neither. Connections have no userdata.
  *
- * `fire`: the function cadence_loop_schedule_default calls. Functions passed to the other
- * registering calls are unaffected (NULL there is still CADENCE_EINVAL).
+ * `fire`: the function cadence_loop_schedule_default calls, and cadence_loop_schedule,
+ * cadence_loop_schedule_repeating and cadence_publisher_subscribe when their `fn` is NULL
+ * (scalars, no struct to read through a pointer: one callback per loop for a binding's every
+ * timer). Functions those calls are given are unaffected; a countdown's or poller's callback
+ * must still be given.
  * Threads: any thread; a registration racing with this call gets the old or the new pair.
  * Errors: CADENCE_EBADF (stale or destroyed loop). */
 CADENCE_EXPORT int cadence_loop_set_callbacks(cadence_loop loop, cadence_fire_fn _Nullable fire,
@@ -346,8 +349,9 @@ CADENCE_EXPORT int cadence_publisher_autoconnect(cadence_publisher publisher,
  * stops an autoconnect publisher's timer. Releasing the subscription cancels it too (so 1,000
  * autoconnected subscriptions released leave no timer armed), unless it was detached
  * (cadence_cancellable_detach): then it keeps delivering until cancelled, until its publisher can
- * never tick again, or until cadence_loop_destroy.
- * Errors: CADENCE_EINVAL (fn or out NULL), CADENCE_EBADF. */
+ * never tick again, or until cadence_loop_destroy. `fn` NULL (since 0.4): the loop's fire function
+ * (cadence_loop_set_callbacks) is called instead, fire(userdata, fire_date, skipped, 0).
+ * Errors: CADENCE_EINVAL (out NULL; fn NULL on a loop without a fire function), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_publisher_subscribe(cadence_publisher publisher, cadence_tick_fn _Nullable fn,
                                                void *_Nullable userdata, cadence_cancellable *_Nullable out);
 
@@ -376,9 +380,11 @@ CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
  * by `mode`; `tolerance` >= 0. Fire-and-forget: releasing the handle does not cancel the timer
  * (asyncio's call_later handle, libuv's unref'd timer); cadence_cancel does. Its call has
  * tick->final = 1; cancelled or destroyed with its loop before it, it gets the loop's release
- * function instead, when one is set (cadence_loop_set_callbacks).
- * Errors: CADENCE_EINVAL, CADENCE_ENOENT, CADENCE_EBADF, CADENCE_ENOMEM (see "Handles" above);
- * on error `fn` is never called. */
+ * function instead, when one is set (cadence_loop_set_callbacks). `fn` NULL (since 0.4): the
+ * loop's fire function is called instead, fire(userdata, fire_date, 0, 1).
+ * Errors: CADENCE_EINVAL (out NULL, bad numbers, a malformed mode, fn NULL on a loop without a
+ * fire function), CADENCE_ENOENT, CADENCE_EBADF, CADENCE_ENOMEM (see "Handles" above); on error
+ * `fn` is never called. */
 CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double tolerance,
                                          const char *_Nullable mode, cadence_tick_fn _Nullable fn,
                                          void *_Nullable userdata, cadence_cancellable *_Nullable out);
@@ -391,8 +397,11 @@ CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double
  * until cadence_cancel, cadence_cancellable_release (since 0.4; before, releasing left it running)
  * or cadence_loop_destroy; after cadence_cancellable_detach, until cadence_cancel or
  * cadence_loop_destroy. tick->fire_date is the grid point, tick->skipped the grid points skipped,
- * tick->final always 0 (it ends by cancel: the loop's release function, when one is set).
- * Errors: CADENCE_EINVAL (fn, out or mode NULL, bad numbers, an unknown policy, a malformed mode),
+ * tick->final always 0 (it ends by cancel: the loop's release function, when one is set). `fn`
+ * NULL (since 0.4): the loop's fire function is called instead, fire(userdata, fire_date,
+ * skipped, 0).
+ * Errors: CADENCE_EINVAL (out or mode NULL, bad numbers, an unknown policy, a malformed mode, fn
+ * NULL on a loop without a fire function),
  * CADENCE_ENOENT, CADENCE_EBADF, CADENCE_ENOMEM (see "Handles" above); on error `fn` is never
  * called. Added in 0.2. */
 CADENCE_EXPORT int cadence_loop_schedule_repeating(cadence_loop loop, double delay, double interval,

@@ -22,7 +22,12 @@ final class CallbackLife: @unchecked Sendable {
 
     /// The life of a registration made now on `loop`; nil when the loop has no release function.
     static func make(_ loop: Loop, _ userdata: UnsafeMutableRawPointer?) -> CallbackLife? {
-        loop.releaseFunction.map { CallbackLife($0, userdata) }
+        make(loop.releaseFunction, userdata)
+    }
+
+    /// The life of a registration whose loop's release function, read before, is `release`.
+    static func make(_ release: TimerFunction.Release?, _ userdata: UnsafeMutableRawPointer?) -> CallbackLife? {
+        release.map { CallbackLife($0, userdata) }
     }
 
     private init(_ release: TimerFunction.Release, _ userdata: UnsafeMutableRawPointer?) {

@@ -29,6 +29,6 @@ public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: D
 }
 
 /// Calls a `cadence_fire_fn` kept by the engine as plain words (see `TimerFunction`).
-private let invokeFireFunction: TimerFunction.Invoke = { function, userdata, _, fireDate, skipped, final in
+let invokeFireFunction: TimerFunction.Invoke = { function, userdata, _, fireDate, skipped, final in
     unsafeBitCast(function, to: cadence_fire_fn.self)(userdata, fireDate, skipped, final)
 }

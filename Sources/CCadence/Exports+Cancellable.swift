@@ -7,7 +7,6 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
                                   _ userdata: UnsafeMutableRawPointer?,
                                   _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let fn else { throw .null("fn") }
         guard let out else { throw .null("out") }
         let mode = try CCadence.mode(mode)
         out.pointee = try scheduleTimer(loopHandle, fn, userdata) { loop, function throws(CadenceError) in
@@ -24,7 +23,6 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
                                             _ userdata: UnsafeMutableRawPointer?,
                                             _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let fn else { throw .null("fn") }
         guard let out else { throw .null("out") }
         guard let policy = MissedTickPolicy(rawValue: missedTicks) else { throw .badPolicy("missed_ticks", missedTicks) }
         let mode = try CCadence.mode(mode)
@@ -35,15 +33,17 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
     }
 }
 
-/// Arms the timer that `arm` makes for `fn` on the loop behind `loopHandle`, behind a new handle
-/// that the timer's ticks name as their source.
+/// Arms the timer that `arm` makes for `fn` (NULL: the loop's fire function) on the loop behind
+/// `loopHandle`, behind a new handle that the timer's ticks name as their source.
 @inline(__always)
-private func scheduleTimer(_ loopHandle: cadence_loop, _ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?,
+private func scheduleTimer(_ loopHandle: cadence_loop, _ fn: cadence_tick_fn?, _ userdata: UnsafeMutableRawPointer?,
                            _ arm: (Loop, TimerFunction) throws(CadenceError) -> UInt64) throws(CadenceError)
     -> cadence_cancellable {
-    cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) { loop throws(CadenceError) in
-        try arm(loop, TimerFunction(invoke: invokeTickFunction, function: unsafeBitCast(fn, to: UnsafeRawPointer.self),
-                                    userdata: userdata))
+    let function = fn.map { TimerFunction(invoke: invokeTickFunction, function: unsafeBitCast($0, to: UnsafeRawPointer.self),
+                                          userdata: userdata) }
+        ?? TimerFunction(invoke: invokeFireFunction, function: nil, userdata: userdata)
+    return cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) { loop throws(CadenceError) in
+        try arm(loop, function)
     })
 }
 

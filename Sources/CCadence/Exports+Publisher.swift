@@ -9,26 +9,31 @@ struct CallbackContext: @unchecked Sendable {
 }
 
 /// Builds the closure that calls a C callback with a tick (never the final call: a subscription
-/// ends by cancel), giving the handle the userdata's ``CallbackLife`` when `loop` has a release
-/// function.
-func tickForwarder(_ fn: cadence_tick_fn, _ userdata: UnsafeMutableRawPointer?, _ handle: CancellableHandle,
-                   on loop: Loop) -> @Sendable (TimerTick) -> Void {
+/// ends by cancel), or with `fn` NULL the loop's fire function (`functions.fire`, read with the
+/// release function beforehand), giving the handle the userdata's ``CallbackLife`` when the loop
+/// has a release function.
+func tickForwarder(_ fn: cadence_tick_fn?, _ userdata: UnsafeMutableRawPointer?, _ handle: CancellableHandle,
+                   functions: (fire: UnsafeRawPointer?, release: TimerFunction.Release?)) -> @Sendable (TimerTick) -> Void {
     let source = CallbackSource(handle)
     let context = CallbackContext(userdata)
-    guard let life = CallbackLife.make(loop, userdata) else {
-        return { tick in
-            guard source.isLive else { return }
+    let deliver: @Sendable (TimerTick) -> Void
+    if let fn {
+        deliver = { tick in
             var cTick = cadence_tick(fire_date: tick.fireDateSeconds, skipped: UInt64(tick.skipped),
                                      source: cadence_cancellable(id: source.id), final: 0)
             fn(&cTick, context.userdata)
         }
+    } else {
+        let fire = unsafeBitCast(functions.fire, to: cadence_fire_fn.self)  // checked by the caller
+        deliver = { tick in fire(context.userdata, tick.fireDateSeconds, UInt64(tick.skipped), 0) }
+    }
+    guard let life = CallbackLife.make(functions.release, userdata) else {
+        return { tick in if source.isLive { deliver(tick) } }
     }
     handle.life = life
     return { tick in
         guard source.isLive, life.begin() else { return }
-        var cTick = cadence_tick(fire_date: tick.fireDateSeconds, skipped: UInt64(tick.skipped),
-                                 source: cadence_cancellable(id: source.id), final: 0)
-        fn(&cTick, context.userdata)
+        deliver(tick)
         life.end(final: false)
     }
 }
@@ -70,7 +75,6 @@ public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: caden
                                         _ userdata: UnsafeMutableRawPointer?,
                                         _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let fn else { throw .null("fn") }
         guard let out else { throw .null("out") }
         let (object, owner) = try lookUpPublisher(handle)
         let loop: Loop
@@ -81,8 +85,10 @@ public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: caden
         default: throw .deadHandle("publisher", handle.id, kind: "publisher")
         }
         guard !loop.isClosed else { throw .loopClosed() }
+        let functions = loop.functions
+        guard fn != nil || functions.fire != nil else { throw .noFireFunction() }
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: owner, of: loop) {
-            handle in subscribe(tickForwarder(fn, userdata, handle, on: loop))
+            handle in subscribe(tickForwarder(fn, userdata, handle, functions: functions))
         })
     }
 }

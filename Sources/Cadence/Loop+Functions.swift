@@ -27,6 +27,14 @@ extension Loop {
         return functionRelease
     }
 
+    /// The fire and release functions set now, read together (a registration racing with
+    /// ``setFunctions(fire:release:)`` gets the old pair or the new one).
+    package var functions: (fire: UnsafeRawPointer?, release: TimerFunction.Release?) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (defaultFire, functionRelease)
+    }
+
     /// Past every generation this loop's timers had, once it is closed: a loop that takes its place
     /// among the C layer's loops starts there (``raiseGenerations(to:)``), so that no handle of
     /// this one names a timer of that one.
@@ -55,10 +63,12 @@ extension Loop {
     // MARK: Arming
 
     /// Arms a C callback as a one-shot (`interval` nil) or repeating timer for a C handle; returns
-    /// the handle's bits (``TimerID/handleBits``).
+    /// the handle's bits (``TimerID/handleBits``). A `function` without a function pointer calls
+    /// the loop's fire function through its `invoke` (a C registering call given a NULL callback).
     ///
     /// - Throws: as ``schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)``;
-    ///   ``CadenceError/outOfMemory`` if no handle can name the slot.
+    ///   ``CadenceError/invalidArgument`` for a `function` without one when no fire function is
+    ///   set; ``CadenceError/outOfMemory`` if no handle can name the slot.
     @inline(__always)
     package func scheduleHandle(after delay: Double, interval: Double?, tolerance: Double, in mode: RunLoopMode,
                                 missedTicks: MissedTickPolicy, function: TimerFunction) throws(CadenceError) -> UInt64 {
@@ -69,6 +79,14 @@ extension Loop {
         let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
         lock.lock()
         defer { lock.unlock() }
+        var function = function
+        if function.function == nil {
+            guard let fire = defaultFire else {
+                guard !isClosedFlag else { throw .loopClosed() }
+                throw .noFireFunction()
+            }
+            function = TimerFunction(invoke: function.invoke, function: fire, userdata: function.userdata)
+        }
         return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance, missedTicks: missedTicks,
                              modeIndex: try modeIndexLocked(of: mode), action: .function(function), held: true).handleBits
     }
@@ -170,9 +188,9 @@ extension TimerAction {
 }
 
 extension CadenceError {
-    /// `cadence_loop_schedule_default` on a loop without a fire function.
+    /// `cadence_loop_schedule_default`, or a NULL callback, on a loop without a fire function.
     @inline(never)
-    static func noFireFunction() -> CadenceError {
+    package static func noFireFunction() -> CadenceError {
         invalidArgument.with("loop must have a fire function, got none (cadence_loop_set_callbacks first)")
     }
 }

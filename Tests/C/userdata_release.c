@@ -316,6 +316,55 @@ static void cancel_steal(void) {
     CHECK_OK(cadence_loop_destroy(loop));
 }
 
+/* A NULL callback to cadence_loop_schedule, cadence_loop_schedule_repeating or
+ * cadence_publisher_subscribe means the loop's fire function, with the same userdata contract; on a
+ * loop without one it is CADENCE_EINVAL and nothing is armed. */
+static void null_callback_uses_fire_function(void) {
+    cadence_loop loop = virtual_loop();
+    CHECK_OK(cadence_loop_add_mode(loop, "tracking"));
+    reg once = {0}, every = {0}, sub = {0};
+    cadence_cancellable a, b;
+    CHECK_OK(cadence_loop_schedule(loop, 0.5, 0.1, "common", NULL, &once, &a));
+    CHECK_OK(cadence_loop_schedule_repeating(loop, 0.25, 0.25, 0, CADENCE_MISSED_TICKS_SKIP, "default", NULL, &every,
+                                             &b));
+    cadence_cancellable s = subscribe_autoconnect(loop, 0.5, 0, "default", NULL, &sub);
+    CHECK_OK(cadence_loop_run(loop, "default", 1));
+    CHECK_EQ(once.calls, 1);
+    CHECK_EQ(once.finals, 1);                  /* a one-shot's fire is its final call */
+    CHECK_RANGE(once.fire_date, 0.5, 0.5);
+    CHECK_EQ(every.calls, 4);
+    CHECK_EQ(every.finals, 0);
+    CHECK_RANGE(every.fire_date, 1.0, 1.0);
+    CHECK_EQ(sub.calls, 2);
+    CHECK_EQ(sub.finals, 0);
+    CHECK_OK(cadence_cancel(b));
+    CHECK_OK(cadence_cancel(s));
+    check_one_end(&once);
+    check_one_end(&every);                      /* released by the cancel */
+    check_one_end(&sub);
+    cadence_cancellable handles[] = {a, b, s};
+    for (size_t i = 0; i < sizeof handles / sizeof handles[0]; i++) CHECK_OK(cadence_cancellable_release(handles[i]));
+
+    CHECK_OK(cadence_loop_set_callbacks(loop, NULL, on_release));
+    cadence_cancellable none = {0};
+    const char *message = "loop must have a fire function, got none (cadence_loop_set_callbacks first)";
+    CHECK_ERR(cadence_loop_schedule(loop, 1, 0, "default", NULL, &once, &none), CADENCE_EINVAL);
+    CHECK(strstr(cadence_last_error_message(), message) != NULL);
+    CHECK_ERR(cadence_loop_schedule_repeating(loop, 1, 1, 0, CADENCE_MISSED_TICKS_SKIP, "default", NULL, &once, &none),
+              CADENCE_EINVAL);
+    cadence_publisher timer;
+    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &timer));
+    CHECK_ERR(cadence_publisher_subscribe(timer, NULL, &once, &none), CADENCE_EINVAL);
+    CHECK(strstr(cadence_last_error_message(), message) != NULL);
+    CHECK_EQ(none.id, 0);
+    uint64_t armed = 9;
+    CHECK_OK(cadence_loop_armed_timers(loop, &armed));
+    CHECK_EQ(armed, 0);
+    CHECK_OK(cadence_publisher_release(timer));
+    CHECK_OK(cadence_loop_destroy(loop));
+    check_one_end(&once);                       /* nothing more came */
+}
+
 /* A release function that calls back into Cadence: it schedules on the loop that released it (or
  * on another loop, from a destroy), cancels and releases another handle. Nothing deadlocks. */
 static cadence_loop reentry_loop, other_loop;
@@ -476,7 +525,6 @@ static void bad_input(void) {
     CHECK_ERR(cadence_loop_schedule(loop, 1, 0, "nowhere", on_tick, &r, &h), CADENCE_ENOENT);
     CHECK_ERR(cadence_countdown_start(loop, NAN, 1, on_countdown, &r, &h), CADENCE_EINVAL);
     CHECK_ERR(cadence_poller_start(loop, -1, 0, on_poll, &r, &h), CADENCE_EINVAL);
-    CHECK_ERR(cadence_loop_schedule(loop, 1, 0, "default", NULL, &r, &h), CADENCE_EINVAL);  /* NULL still EINVAL */
 
     /* Detach: 0, twice a no-op; dead handles EBADF with the message of the other calls. */
     cadence_cancellable once;
@@ -533,6 +581,7 @@ int main(void) {
     ended_by_publisher();
     cancel_from_own_callback();
     cancel_steal();
+    null_callback_uses_fire_function();
     release_reenters();
     release_destroys_its_loop();
     released_detached_source();

@@ -44,12 +44,6 @@ _char_p, _key = ctypes.c_char_p, ctypes.c_size_t
 _out, _double_out, _int_out = ctypes.POINTER(Handle), ctypes.POINTER(_d), ctypes.POINTER(_int)
 
 
-class CTick(ctypes.Structure):
-    """``cadence_tick``: one firing, valid only during the callback."""
-
-    _fields_ = [("fire_date", _d), ("skipped", _u64), ("source", Handle), ("final", _int)]
-
-
 class CCountdownEvent(ctypes.Structure):
     """``cadence_countdown_event``: one call of a countdown's callback, valid only during it."""
 
@@ -66,13 +60,14 @@ class CPoll(ctypes.Structure):
 # until C says it is dead (``cadence._state.hold``), so the callbacks take it as an integer.
 FIRE_FN = ctypes.CFUNCTYPE(None, _key, _d, _u64, _int)
 RELEASE_FN = ctypes.CFUNCTYPE(None, _key)
-TICK_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CTick), _key)
 COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), _key)
 POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), _key)
 #: The loop's callback types, in the order of ``LoopState``'s callbacks.
-CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, TICK_FN, COUNTDOWN_FN, POLL_FN)
+CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, COUNTDOWN_FN, POLL_FN)
 
 _H, _M, _D = [Handle], [Handle, _char_p], [Handle, _double_out]
+# A cadence_tick_fn: the binding passes NULL (None), for the loop's fire function.
+_fn = ctypes.c_void_p
 
 # Every function of include/cadence.h (without its ``cadence_`` prefix), by prototype. A name
 # marked ``*`` is called through ctypes.PyDLL, which keeps the GIL (cheaper): a call that never
@@ -100,10 +95,10 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, _char_p, _int_out], "*loop_alive"),
     (_int, [Handle, FIRE_FN, RELEASE_FN], "loop_set_callbacks"),
     (_int, [Handle, _d, _d, _char_p, _out], "timer_publish"),
-    (_int, [Handle, TICK_FN, _key, _out], "publisher_subscribe"),
-    (_int, [Handle, _d, _d, _char_p, TICK_FN, _key, _out], "*loop_schedule"),
+    (_int, [Handle, _fn, _key, _out], "publisher_subscribe"),
+    (_int, [Handle, _d, _d, _char_p, _fn, _key, _out], "*loop_schedule"),
     (_int, [Handle, _d, _key, _out], "*loop_schedule_default"),
-    (_int, [Handle, _d, _d, _d, _int, _char_p, TICK_FN, _key, _out], "*loop_schedule_repeating"),
+    (_int, [Handle, _d, _d, _d, _int, _char_p, _fn, _key, _out], "*loop_schedule_repeating"),
     (_int, [Handle, _d, _d, COUNTDOWN_FN, _key, _out], "countdown_start"),
     (_int, [Handle, _d, _d, POLL_FN, _key, _out], "poller_start"),
 ]

@@ -78,9 +78,7 @@ class LoopState:
         self.runner: int | None = None  # the thread in Loop.run, or the attached asyncio loop's
         self.stopping = self.closing = False  # a stop() of such a run; a destroy under way
         self.errors: list[BaseException] = []
-        self.on_fire, self.on_release, self.on_tick, self.on_countdown, self.on_poll = _callbacks(
-            self
-        )
+        self.on_fire, self.on_release, self.on_countdown, self.on_poll = _callbacks(self)
         check(_lib.lib.cadence_loop_set_callbacks(handle, self.on_fire, self.on_release), "Loop")
 
     @property
@@ -128,7 +126,7 @@ class LoopState:
         """After the C loop was destroyed: C calls none of its callbacks any more, which are
         swapped for inert ones, so that the state is freed without the cycle collector."""
         self.handle = 0
-        self.on_fire, self.on_release, self.on_tick, self.on_countdown, self.on_poll = _INERT
+        self.on_fire, self.on_release, self.on_countdown, self.on_poll = _INERT
 
     def fail(self, error: BaseException) -> None:
         """Routes an exception of a callback (see the module's notes)."""
@@ -164,7 +162,7 @@ def hook(error: BaseException) -> None:
             sys.excepthook(type(hook_error), hook_error, hook_error.__traceback__)
 
 
-def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
+def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
     new, tick_type, slots, free = tuple.__new__, Tick, _slots, _free  # cells: fast in fire
@@ -187,10 +185,6 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             state.fail(error)
 
-    def tick(raw: Any, key: int) -> None:
-        event = raw[0]
-        call(event.final, key, slots[key], new(Tick, (event.fire_date, event.skipped)))
-
     def release(key: int) -> None:  # inline: every stop comes here
         userdata, slots[key] = slots[key], None
         free.append(key)
@@ -208,7 +202,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         event = raw[0]
         call(False, key, slots[key].poll, event.source, event.number, event.date)
 
-    functions = (fire, release, tick, countdown, poll)
+    functions = (fire, release, countdown, poll)
     GLUE.update(f.__code__ for f in (*functions, call))
     kinds: Any = _lib.CALLBACK_TYPES
     return tuple(kind(f) for kind, f in zip(kinds, functions))

@@ -479,13 +479,13 @@ class Loop:
                     f"{where}: missed_ticks applies to a repeating timer (give interval)"
                 )
             function: Any = _lib_.cadence_loop_schedule
-            times: tuple[Any, ...] = (state.handle, after, late, encoded, state.on_tick)
+            times: tuple[Any, ...] = (state.handle, after, late, encoded, None)
         else:
             every = _state.seconds(interval, where, "interval")
             chosen = MissedTickPolicy.SKIP if missed_ticks is None else missed_ticks
             policy = policy_value(chosen, where)
             function = _lib_.cadence_loop_schedule_repeating
-            times = (state.handle, after, every, late, policy, encoded, state.on_tick)
+            times = (state.handle, after, every, late, policy, encoded, None)
         return ScheduledTimer(subscribe(function, where, callback, weak, *times))
 
     def countdown(

@@ -142,7 +142,7 @@ class _Publisher:
                 referenced).
             BadHandle: the publisher or its loop is closed.
         """
-        args = (self._handle, self._loop._state.on_tick)
+        args = (self._handle, None)  # None: the loop's fire function
         where = f"{type(self).__name__}.sink"
         handle = subscribe(_lib_.cadence_publisher_subscribe, where, callback, weak, *args)
         return Subscription(handle, self._loop, f"to {self._settings()}")
