@@ -153,10 +153,11 @@ CADENCE_EXPORT int cadence_loop_run(cadence_loop loop, const char *_Nullable mod
 CADENCE_EXPORT int cadence_loop_run_until_idle(cadence_loop loop, const char *_Nullable mode);
 
 /* Makes a running cadence_loop_run or cadence_loop_run_until_idle return after its current pass.
- * On a loop that is not running it stops nothing; once cadence_loop_fd was called, it makes the
- * descriptor readable (until the next pass), so that a program's loop that waits on it and runs
- * passes wakes and can act on the stop it asked for (since 0.4). Callable from callbacks and
- * other threads. Errors: CADENCE_EBADF. */
+ * On a loop that is not running it stops nothing; once cadence_loop_fd was called or a
+ * cadence_loop_run_pass made, it makes the descriptor readable (until the next pass or run), so
+ * that a program's loop that waits on it and runs passes wakes and can act on the stop it asked
+ * for (since 0.4). Callable from callbacks (a release function's too) and other threads.
+ * Errors: CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_stop(cadence_loop loop);
 
 /* Registers a custom mode (1-255 bytes of UTF-8, no control characters). Idempotent.

@@ -67,7 +67,12 @@ static void report_lateness(const uint64_t *ts, long n, uint64_t t0, uint64_t pe
 /* ops rounds: at most PEER_ROUNDS (default 3); no new round once PEER_BUDGET_S (default 8) has passed */
 static uint64_t budget_ns = 8000000000ULL;
 static long fired, target;
-static void on_fire(const cadence_tick *t, void *u) { (void)t; (void)u; if (++fired == target) cadence_loop_stop(loop); }
+/* The loop's fire function (cadence_loop_set_callbacks), which cadence_loop_schedule_default
+ * calls: the C API's one-shot in the default mode, as Swift's schedule(after:) is. */
+static void on_fire(void *u, double fire_date, uint64_t skipped, int final) {
+  (void)u; (void)fire_date; (void)skipped; (void)final;
+  if (++fired == target) cadence_loop_stop(loop);
+}
 static void release_all(cadence_cancellable *h, long n) {
   for (long i = 0; i < n; i++) check(cadence_cancellable_release(h[i]), "release");
 }
@@ -84,7 +89,7 @@ static int ops_rounds(long n, int rounds, int settle, double *st, double *sp, do
     for (long i = n - 1; i > 0; i--) { long j = rnd() % (i + 1), x = perm[i]; perm[i] = perm[j]; perm[j] = x; }
     fired = 0; target = -1;
     double c0 = cpu_ns(); uint64_t a = mono_ns();
-    for (long i = 0; i < n; i++) cadence_loop_schedule(loop, delay[i], 0, "default", on_fire, NULL, &h[i]);
+    for (long i = 0; i < n; i++) cadence_loop_schedule_default(loop, delay[i], NULL, &h[i]);
     uint64_t b = mono_ns(); if (settle) usleep(200000); double c1 = cpu_ns();
     st[r] = (double)(b - a) / n; stc[r] = (c1 - c0) / n;
     c0 = cpu_ns(); a = mono_ns();
@@ -97,7 +102,7 @@ static int ops_rounds(long n, int rounds, int settle, double *st, double *sp, do
     /* fire: every timer due within the first millisecond; the clock starts with the run */
     for (long i = 0; i < n; i++) delay[i] = unit() * 1e-3;
     fired = 0; target = n;
-    for (long i = 0; i < n; i++) check(cadence_loop_schedule(loop, delay[i], 0, "default", on_fire, NULL, &h[i]), "schedule");
+    for (long i = 0; i < n; i++) check(cadence_loop_schedule_default(loop, delay[i], NULL, &h[i]), "schedule");
     a = mono_ns(); check(cadence_loop_run(loop, "default", 60), "run"); b = mono_ns();
     if (fired != n) { fprintf(stderr, "fired %ld of %ld\n", fired, n); exit(1); }
     fi[r] = (double)(b - a) / n;
@@ -185,7 +190,7 @@ static void mem(void) {
   enum { N = 1000000 };
   long r0 = rss_bytes();
   cadence_cancellable *h = malloc(N * sizeof *h);
-  for (long i = 0; i < N; i++) check(cadence_loop_schedule(loop, 3600, 0, "default", on_fire, NULL, &h[i]), "schedule");
+  for (long i = 0; i < N; i++) check(cadence_loop_schedule_default(loop, 3600, NULL, &h[i]), "schedule");
   long r1 = rss_bytes();
   emit("bytes_per_timer", N, (double)(r1 - r0) / N, "B/timer");
 }
@@ -205,6 +210,7 @@ int main(int argc, char **argv) {
   if (rounds < 1 || rounds > 16) rounds = 3;
   if (getenv("PEER_BUDGET_S")) budget_ns = (uint64_t)(atof(getenv("PEER_BUDGET_S")) * 1e9);
   check(cadence_loop_create(&loop), "loop");
+  check(cadence_loop_set_callbacks(loop, on_fire, NULL), "callbacks");
   if (!strcmp(g, "lat") || !strcmp(g, "idle") || !strcmp(g, "wake")) warm_up();
   if (!strcmp(g, "ops")) ops(rounds);
   else if (!strcmp(g, "lat")) lat();

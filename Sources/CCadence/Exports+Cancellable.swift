@@ -59,10 +59,16 @@ public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
         guard let outcome = HandleTable.shared.cancelTimer(handle.id) else { return failedCancel(handle.id, live: false) }
         return outcome.stopped ? 0 : failedCancel(handle.id, live: true)
     }
-    guard let cancellable = HandleTable.shared.cancellable(handle.id) else { return failedCancel(handle.id, live: false) }
+    return cancelCancellable(handle.id)
+}
+
+/// `cadence_cancel` (or, named by `function`, `cadence_cancel_steal`) of a handle that is not a
+/// scheduled timer's.
+private func cancelCancellable(_ id: UInt64, _ function: StaticString = #function) -> Int32 {
+    guard let cancellable = HandleTable.shared.cancellable(id) else { return failedCancel(id, live: false, function) }
     let cancelled = cancellable.cancel()
     cancellable.endIfReleased()  // a released, detached handle cancelled from its callback
-    return cancelled ? 0 : failedCancel(handle.id, live: true)
+    return cancelled ? 0 : failedCancel(id, live: true, function)
 }
 
 @c @implementation
@@ -79,7 +85,7 @@ public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMut
 
 @c @implementation
 public func cadence_cancel_steal(_ handle: cadence_cancellable) -> Int {
-    guard HandleTable.isTimer(handle.id) else { return Int(cadence_cancel(handle)) }  // never steals
+    guard HandleTable.isTimer(handle.id) else { return Int(cancelCancellable(handle.id)) }  // never steals
     guard let outcome = HandleTable.shared.cancelTimer(handle.id, stealing: true) else {
         return Int(failedCancel(handle.id, live: false))
     }

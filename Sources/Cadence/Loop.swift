@@ -155,6 +155,7 @@ public final class Loop: @unchecked Sendable {
             return false
         }
         defer { endRun() }
+        timeSource.drainWakeups()  // one made before this run (a stop of the idle loop) is seen now
         let end = duration.map { timeSource.now().saturatingAdd($0) } ?? .max
         var wokeForTimer = false
         while true {
@@ -222,12 +223,13 @@ public final class Loop: @unchecked Sendable {
 
     /// Makes a running ``run(mode:for:)-(_,Double)`` return after its current pass. Callable from
     /// any thread and from callbacks (as `CFRunLoopStop`). On a loop that is not running it stops
-    /// nothing; if its ``fileDescriptor()`` was asked for, it makes the descriptor readable, so that
-    /// a program's loop that waits on it and runs passes wakes and can see the stop it asked for.
+    /// nothing; once its ``fileDescriptor()`` was asked for or a ``runPass(mode:)`` made, it makes
+    /// the descriptor readable until the next pass or run, so that a program's loop that waits on
+    /// it wakes and can act on the stop it asked for. After ``close()`` it does nothing.
     public func stop() {
         lock.withLock {
             guard isRunningFlag else {
-                if hostModeIndex != nil && !isHosted { timeSource.wake() }
+                if hostModeIndex != nil && !isHosted && !isClosedFlag { timeSource.wake() }
                 return
             }
             stopRequested = true

@@ -345,3 +345,21 @@ def test_no_thread_but_the_loop_thread_asked_for() -> None:
     del timer, subscription, loop
     gc.collect()
     assert {thread.ident for thread in threading.enumerate()} == before
+
+
+def test_start_thread_racing_stop_thread_leaves_has_thread_true_to_the_engine(
+    loop: cadence.Loop,
+) -> None:
+    """A stop_thread that C finished before a racing start_thread started the loop's thread must
+    not mark the loop as having none: has_thread then says False while a thread runs it, and a
+    cancel would wait for that thread's callback while keeping the GIL."""
+    for _ in range(1000):
+        started = threading.Thread(target=loop.start_thread)
+        started.start()
+        loop.stop_thread()
+        started.join()
+        if loop.has_thread:
+            loop.stop_thread()
+        else:
+            loop.run(0)  # LoopBusy from C if a thread runs the loop after all
+    assert not loop.has_thread

@@ -78,6 +78,7 @@ class LoopState:
         self.runner: int | None = None  # the thread in Loop.run, or the attached asyncio loop's
         self.stopping = self.closing = False  # a stop() of such a run; a destroy under way
         self.errors: list[BaseException] = []
+        self.starting, self.starts = threading.Lock(), 0  # start_thread calls, made one at a time
         self.on_fire, self.on_release, self.on_countdown, self.on_poll = _callbacks(self)
         check(_lib.lib.cadence_loop_set_callbacks(handle, self.on_fire, self.on_release), "Loop")
 

@@ -622,15 +622,17 @@ class Loop:
         where = "Loop.start_thread"
         name = _state.mode(mode, where)
         state = self._state
-        if not state.claim():  # claimed first, so that no run starts meanwhile
-            raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
-        state.thread = True
-        state.release()
-        code = _lib_.cadence_loop_start_thread(state.handle, name)
-        if code:
-            state.thread = False
-            check(code, where)
-        _threaded[state] = self
+        with state.starting:  # never held while a thread is waited for (see stop_thread)
+            if not state.claim():  # claimed first, so that no run starts meanwhile
+                raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
+            state.thread = True
+            state.release()
+            code = _lib_.cadence_loop_start_thread(state.handle, name)
+            if code:
+                state.thread = False
+                check(code, where)
+            state.starts += 1
+            _threaded[state] = self
 
     def stop_thread(self) -> None:
         """Stops the loop's own thread after its current pass and waits for it to end (a
@@ -643,9 +645,13 @@ class Loop:
             BadHandle: the loop is closed.
         """
         state = self._state
+        with state.starting:  # a start_thread under way finishes first
+            starts = state.starts
         check(_lib_.cadence_loop_stop_thread(state.handle), "Loop.stop_thread")
-        state.thread = False
-        _threaded.pop(state, None)
+        with state.starting:
+            if state.starts == starts:  # else a thread started meanwhile, which C may not have seen
+                state.thread = False
+                _threaded.pop(state, None)
 
     @property
     def has_thread(self) -> bool:
