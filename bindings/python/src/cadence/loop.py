@@ -248,9 +248,12 @@ class Loop:
         check(code, where)
 
     def stop(self) -> None:
-        """Makes a running :meth:`run` return after its current pass; does nothing if the loop is
-        not running. Callable from callbacks and other threads. It does not end the loop's own
-        thread (that thread goes on with its next run at once): use :meth:`stop_thread`.
+        """Makes a running :meth:`run` return after its current pass. Callable from callbacks and
+        other threads. It does not end the loop's own thread (that thread goes on with its next
+        run at once): use :meth:`stop_thread`. On a loop that is not running it stops nothing;
+        once :meth:`fileno` was asked for or a :meth:`run_pass` made, it makes the descriptor
+        readable until the next pass or run, so that a loop of the program's waiting on it wakes
+        and can act on the stop it asked for (C's ``cadence_loop_stop``, Swift's ``stop()``).
 
         Raises:
             BadHandle: the loop is closed.
