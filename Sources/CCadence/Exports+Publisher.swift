@@ -86,7 +86,7 @@ public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: caden
         }
         guard !loop.isClosed else { throw .loopClosed() }
         let functions = loop.functions
-        guard fn != nil || functions.fire != nil else { throw .noFireFunction() }
+        guard fn != nil || functions.fire != nil else { throw .nullCallback() }
         out.pointee = cadence_cancellable(id: try HandleTable.shared.insert(kind: .cancellable, owner: owner, of: loop) {
             handle in subscribe(tickForwarder(fn, userdata, handle, functions: functions))
         })

@@ -21,11 +21,7 @@ extension Loop {
 
     /// The release function set now, for the C registrations made of closures (subscriptions,
     /// countdowns, pollers), which call it themselves.
-    package var releaseFunction: TimerFunction.Release? {
-        lock.lock()
-        defer { lock.unlock() }
-        return functionRelease
-    }
+    package var releaseFunction: TimerFunction.Release? { functions.release }
 
     /// The fire and release functions set now, read together (a registration racing with
     /// ``setFunctions(fire:release:)`` gets the old pair or the new one).
@@ -83,7 +79,7 @@ extension Loop {
         if function.function == nil {
             guard let fire = defaultFire else {
                 guard !isClosedFlag else { throw .loopClosed() }
-                throw .noFireFunction()
+                throw .nullCallback()
             }
             function = TimerFunction(invoke: function.invoke, function: fire, userdata: function.userdata)
         }
@@ -192,5 +188,11 @@ extension CadenceError {
     @inline(never)
     package static func noFireFunction() -> CadenceError {
         invalidArgument.with("loop must have a fire function, got none (cadence_loop_set_callbacks first)")
+    }
+
+    /// A NULL callback to a registering call, on a loop without a fire function to stand in.
+    @inline(never)
+    package static func nullCallback() -> CadenceError {
+        invalidArgument.with("fn must not be NULL, got NULL (or set the loop's fire function: cadence_loop_set_callbacks)")
     }
 }

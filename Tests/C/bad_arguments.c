@@ -231,8 +231,8 @@ static void messages(cadence_loop loop) {
     CHECK(strstr(cut, "mmm\"... (100000 bytes)") != NULL);
     CHECK_ERR_MSG(cadence_loop_now(loop, NULL), CADENCE_EINVAL, "cadence_loop_now: out must not be NULL, got NULL");
     CHECK_ERR_MSG(cadence_loop_schedule(loop, 0, 0, "default", NULL, NULL, &out), CADENCE_EINVAL,
-                  "cadence_loop_schedule: loop must have a fire function, got none "
-                  "(cadence_loop_set_callbacks first)");  /* a NULL fn: the loop's fire function */
+                  "cadence_loop_schedule: fn must not be NULL, got NULL "
+                  "(or set the loop's fire function: cadence_loop_set_callbacks)");
     CHECK_ERR_MSG(cadence_loop_create(NULL), CADENCE_EINVAL, "cadence_loop_create: out must not be NULL, got NULL");
     CHECK_ERR_MSG(cadence_loop_advance_clock(loop, 1), CADENCE_ENOTSUP,
                   "cadence_loop_advance_clock: loop must be a virtual loop, got a real loop (its clock is libuv's)");

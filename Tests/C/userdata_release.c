@@ -347,7 +347,7 @@ static void null_callback_uses_fire_function(void) {
 
     CHECK_OK(cadence_loop_set_callbacks(loop, NULL, on_release));
     cadence_cancellable none = {0};
-    const char *message = "loop must have a fire function, got none (cadence_loop_set_callbacks first)";
+    const char *message = "fn must not be NULL, got NULL (or set the loop's fire function: cadence_loop_set_callbacks)";
     CHECK_ERR(cadence_loop_schedule(loop, 1, 0, "default", NULL, &once, &none), CADENCE_EINVAL);
     CHECK(strstr(cadence_last_error_message(), message) != NULL);
     CHECK_ERR(cadence_loop_schedule_repeating(loop, 1, 1, 0, CADENCE_MISSED_TICKS_SKIP, "default", NULL, &once, &none),
