@@ -9,12 +9,20 @@ Run: python floor.py            (PYTHONPATH must find the cadence package for th
 - idle: the same loop at 1 s for 5 fires, CPU time of the process meanwhile (bench.py's idle).
 - pass: CPU time from the start of one cadence_loop_run_pass to its callback, after a 10 ms sleep
   in poll (cold) and back to back (hot): what a cold interpreter and cache add to a wake-up.
+- stop: bench.py's stop (100,000 one-shots armed 1-2 s ahead, cancelled in random order) with no
+  binding code: each handle reached in that order (Python's own cost), then the bare ctypes call
+  of cadence_cancel_steal (PyDLL, which keeps the GIL) on each. The second is what any binding
+  of this ABI over ctypes pays per stop; asyncio's whole cancel is the target it is compared with.
+- fire: bench.py's fire (100,000 one-shots due within 1 ms) with a bare ctypes fire function that
+  only counts, and the cost of making one Tick (a NamedTuple) per call, which every callback gets.
 """
 
 import ctypes
 import os
+import random
 import select
 import time
+import timeit
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -83,6 +91,62 @@ def main():
                     costs.append((seen[count] - before) / 1e3)
             print(f"pass: {label}, CPU from a pass's start to its callback p50 {percentile(costs, 50):.1f} us")
         timer.cancel()
+        stop_floor(loop)
+        fire_floor(loop)
+
+
+def stop_floor(loop, n=100_000):
+    """The stop rows (see the module's notes): median of three rounds each."""
+    import cadence
+
+    rng, reach, call, keys = random.Random(1), [], [], [0] * n
+    steal = ctypes.PyDLL(cadence._lib.path).cadence_cancel_steal
+    steal.restype, steal.argtypes = cadence._lib.PROTOTYPES["cadence_cancel_steal"]
+    for _ in range(3):
+        timers = [loop.schedule(1.0 + rng.random(), print) for _ in range(n)]
+        order = list(range(n))
+        rng.shuffle(order)
+        began = time.perf_counter_ns()
+        for i in order:
+            keys[i] = timers[i].__index__()
+        reached = time.perf_counter_ns()
+        for i in order:
+            keys[i] = steal(timers[i])
+        ended = time.perf_counter_ns()
+        reach.append((reached - began) / n)
+        call.append((ended - reached) / n - reach[-1])
+        for key in keys:  # C handed the keys back: the binding's table lets them go
+            cadence._state.drop(key)
+    print(f"stop: reaching each of {n:,} handles in random order {sorted(reach)[1]:.0f} ns, "
+          f"then a bare ctypes cadence_cancel_steal {sorted(call)[1]:.0f} ns more")
+
+
+def fire_floor(loop, n=100_000):
+    """The fire rows (see the module's notes): median of three rounds."""
+    import cadence
+
+    rng, costs, state = random.Random(2), [], loop._state
+    counted = [0]
+
+    def fire(key, date, skipped, final):  # the keys stay taken: the program ends soon
+        counted[0] += 1
+
+    bare = cadence._lib.FIRE_FN(fire)
+    lib = cadence._lib.lib
+    lib.cadence_loop_set_callbacks(state.handle, bare, state.on_release)
+    for _ in range(3):
+        counted[0] = 0
+        timers = [loop.schedule(rng.random() * 0.001, print) for _ in range(n)]
+        time.sleep(0.002)
+        began = time.perf_counter_ns()
+        while counted[0] < n:
+            lib.cadence_loop_run_pass(state.handle, b"default")
+        costs.append((time.perf_counter_ns() - began) / n)
+        del timers
+    lib.cadence_loop_set_callbacks(state.handle, state.on_fire, state.on_release)
+    tick = timeit.timeit(lambda: tuple.__new__(cadence.Tick, (1.5, 0)), number=n) / n * 1e9
+    print(f"fire: a bare ctypes fire function {sorted(costs)[1]:.0f} ns per fire; "
+          f"making a Tick {tick:.0f} ns more")
 
 
 if __name__ == "__main__":
