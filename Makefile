@@ -1,4 +1,5 @@
-# Cadence: the three commands of the README, and the steps they are made of.
+# Cadence: the two commands of the README (make demo, make test), make bench and make docs, and
+# the steps they are made of.
 #   make demo   builds the command-line tool and runs `cadence tour` (the main job)
 #   make test   runs every test: Swift (swift test), C (ctest, valgrind, sanitizers) and Python (pytest);
 #               each runs the scenario corpus (Tests/Scenarios) and prints how many scenarios passed;

@@ -469,7 +469,10 @@ typedef struct cadence_countdown_event {
 
 typedef void (*cadence_countdown_fn)(const cadence_countdown_event *_Nonnull event, void *_Nullable userdata);
 
-/* Starts a countdown to `deadline` (a date on the loop's clock, as cadence_loop_now gives): calls
+/* Starts a countdown to `deadline`, a date on the loop's clock, not a number of seconds to go:
+ * seconds since the epoch on a real loop, virtual seconds on a virtual one, as cadence_loop_now
+ * gives (for 10 s: cadence_loop_now(loop, &now), then deadline = now + 10; a bare 10 counts 10 s
+ * only on a virtual loop at 0, and is long past on a real one, which then finishes at once). Calls
  * `fn` with the remaining whole seconds on the loop's next pass and whenever the value changes on
  * a tick every `tick` seconds (> 0, finite), then with 0 at the deadline, then once more with
  * finished = 1. Each value is computed from the clock and the deadline when it is delivered, so

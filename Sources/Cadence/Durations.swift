@@ -222,7 +222,8 @@ extension Scheduler {
     }
 
     /// `countdown(to:tick:)` with a `Duration` between recomputations (> 0, checked
-    /// when subscribing, with the `Double` form's message).
+    /// when subscribing, with the `Double` form's message). `deadline` is a date on the
+    /// scheduler's clock, as in the `Double` form: `now.addingTimeInterval(10)` for 10 s.
     public func countdown(to deadline: Date, tick: Duration) -> Countdown<Self> {
         countdown(to: deadline, tick: tick.roundedUpSeconds)
     }

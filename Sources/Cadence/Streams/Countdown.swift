@@ -14,9 +14,20 @@ extension Scheduler {
     /// so after any gap (a blocked thread, skipped ticks) the next value is right: a skipped tick
     /// costs one stale value, not drift. The ticks only prompt a recomputation.
     ///
+    /// The deadline is a date, not a duration: seconds since the epoch on a real loop, virtual
+    /// seconds (from 0) on a virtual one. Add the seconds to go to the scheduler's `now`:
+    ///
+    /// ```swift
+    /// let countdown = loop.countdown(to: loop.now.addingTimeInterval(10), tick: 0.25)  // 10 s
+    /// ```
+    ///
+    /// `Date(timeIntervalSince1970: 10)` counts 10 s only on a virtual loop at 0; on a real loop
+    /// it is long past, so the countdown emits 0 and finishes on its first pass.
+    ///
     /// - Parameters:
-    ///   - deadline: when the countdown reaches 0 (a date on this scheduler's clock); a past
-    ///     deadline emits 0 and finishes on the next pass.
+    ///   - deadline: when the countdown reaches 0: a date on this scheduler's clock, such as
+    ///     `now.addingTimeInterval(seconds)`; a past deadline emits 0 and finishes on the next
+    ///     pass.
     ///   - tick: seconds between recomputations, > 0 and finite (0.25 gives a responsive label).
     public func countdown(to deadline: Date, tick: Double) -> Countdown<Self> {
         Countdown(scheduler: self, deadline: deadline, tick: tick)

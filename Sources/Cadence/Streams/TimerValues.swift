@@ -17,6 +17,10 @@ import Synchronization
 /// (Swift 6.3 never destroys a `for`-loop's iterator there), so a `break` at the top level of
 /// `main.swift` leaves the subscription running. There, use ``first(_:)`` (which ends by
 /// itself), cancel the task, or put the loop in a function.
+///
+/// Something must run the loop (``Loop/run(mode:for:)-(_,Double)``, ``Loop/startThread(mode:)``
+/// or a host): on a loop that nothing runs no timer fires, and `for await` waits, without an
+/// error, until the loop runs or the task is cancelled.
 public struct TimerValues: AsyncSequence, Sendable {
     /// The fire dates.
     public typealias Element = Date

@@ -448,8 +448,13 @@ def test_an_attached_loop_is_busy_and_a_virtual_one_cannot_attach() -> None:
             attachment = loop.attach_asyncio()
             with pytest.raises(cadence.LoopBusy):
                 loop.attach_asyncio()
-            with pytest.raises(cadence.LoopBusy):
+            with pytest.raises(cadence.LoopBusy) as info:
                 loop.run(0.01)
+            assert str(info.value) == (
+                "Loop.run: loop must not be running, attached to asyncio or on a thread of its "
+                "own, got one that is (called from one of its callbacks, from another thread, "
+                "after start_thread or attach_asyncio?)"
+            )
             with pytest.raises(cadence.LoopBusy):
                 loop.start_thread()
             with pytest.raises(cadence.LoopBusy):
@@ -474,8 +479,18 @@ def test_an_attached_loop_is_busy_and_a_virtual_one_cannot_attach() -> None:
     assert loop.running
     loop.close()
     assert loop.closed
-    with cadence.Loop() as loop, pytest.raises(RuntimeError, match="no running event loop"):
-        loop.attach_asyncio()
+    with cadence.Loop() as loop:
+        with pytest.raises(RuntimeError) as info:
+            loop.attach_asyncio()
+        assert type(info.value) is RuntimeError
+        assert str(info.value) == (
+            "Loop.attach_asyncio must be called from a coroutine (or callback) running on an "
+            "asyncio loop"
+        )
+        assert type(info.value.__cause__) is RuntimeError
+        assert str(info.value.__cause__) == "no running event loop"  # asyncio's, chained
+        assert not loop.running  # nothing was claimed
+        loop.run(0.0)
 
 
 def test_an_attached_loop_is_collected_once_its_asyncio_loop_is_closed() -> None:
@@ -518,5 +533,28 @@ def test_waiting_on_a_loop_that_nothing_runs_raises() -> None:
             assert await stream.__anext__() == 0.5
             with pytest.raises(RuntimeError, match="nothing runs"):
                 await stream.__anext__()
+
+    run(main())
+
+
+def test_stop_does_not_end_an_attachment() -> None:
+    """loop.stop() while attached to asyncio stops nothing: the timers go on firing there."""
+
+    async def main() -> None:
+        with cadence.Loop() as loop, loop.attach_asyncio() as attachment:
+            fired: list[float] = []
+            three = asyncio.get_running_loop().create_future()
+
+            def tick(tick: cadence.Tick) -> None:
+                fired.append(tick.fire_date)
+                if len(fired) == 3:
+                    three.set_result(None)
+
+            timer = loop.schedule(0.0, tick, interval=0.02)
+            loop.stop()
+            await asyncio.wait_for(three, 5.0)  # three fires after the stop
+            assert attachment.attached
+            assert loop.running
+            timer.cancel()
 
     run(main())

@@ -414,9 +414,9 @@ def test_busy_and_closed_loops_say_what_is_wrong(live: Objects) -> None:
     live.virtual.schedule(1.0, run_again)
     live.virtual.run(2.0)
     assert [str(error) for error in errors] == [
-        "Loop.run: loop must not be running nor have a thread of its own, got one that is running "
-        "or has a thread (called from one of its callbacks, from another thread, or after "
-        "start_thread?)"
+        "Loop.run: loop must not be running, attached to asyncio or on a thread of its own, got "
+        "one that is (called from one of its callbacks, from another thread, after start_thread "
+        "or attach_asyncio?)"
     ]
     live.virtual.close()
     with pytest.raises(BH, match=r"^Loop\.now: loop must be a live loop handle, got 0x0 "):

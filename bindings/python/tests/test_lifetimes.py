@@ -4,6 +4,7 @@ C holds of a registration (its callback) is let go when the registration ends.""
 from __future__ import annotations
 
 import gc
+import re
 import weakref
 from typing import Any, Callable
 
@@ -264,3 +265,53 @@ def test_a_cancelled_timer_lets_its_callback_go_whichever_way_c_hands_it_back(
     assert own[0].cancelled
     assert sum(slot is not None for slot in _state._slots) == held
     assert virtual_loop.armed_timer_count == 0
+
+
+def test_a_handle_of_a_closed_loop_says_its_loop_was_closed() -> None:
+    """A BadHandle from an object whose loop was closed says so, in place of C's list of the
+    possible causes; an object closed on its own, beside a live loop, keeps C's words."""
+    loop = cadence.Loop.virtual()
+    publisher = loop.publish(1.0)
+    auto = publisher.autoconnect()
+    subscription, connection = publisher.sink(lambda tick: None), publisher.connect()
+    countdown = loop.countdown(loop.now() + 5.0, 1.0)
+    poller = loop.poller(1.0, lambda poll: None)
+    timer = loop.schedule(1.0, lambda tick: None, interval=1.0)
+    alone = loop.publish(1.0).sink(lambda tick: None)
+    alone.close()
+    with pytest.raises(cadence.BadHandle) as info:
+        alone.cancel()
+    assert str(info.value) == (
+        "Subscription.cancel: cancellable must be a live cancellable handle, got 0x0 (released, "
+        "destroyed with its loop, of another kind, or never made)"
+    )
+    loop.close()
+    calls: list[tuple[str, str, Callable[[], object]]] = [
+        ("Subscription.cancel", "cancellable", subscription.cancel),
+        ("Connection.detach", "cancellable", connection.detach),
+        ("Countdown.cancelled", "cancellable", lambda: countdown.cancelled),
+        ("Poller.set_active", "poller", lambda: poller.set_active(False)),
+        ("Poller.finish", "poller", lambda: poller.finish(1)),
+        ("Poller.tolerance", "poller", lambda: poller.tolerance),
+        ("TimerPublisher.connect", "publisher", publisher.connect),
+        ("TimerPublisher.sink", "publisher", lambda: publisher.sink(lambda tick: None)),
+        ("TimerPublisher.autoconnect", "publisher", publisher.autoconnect),
+        ("AutoconnectTimerPublisher.connect", "publisher", auto.connect),
+        ("AutoconnectTimerPublisher.sink", "publisher", lambda: auto.sink(print, weak=True)),
+        (
+            "TimerPublisher.missed_ticks",
+            "publisher",
+            lambda: setattr(publisher, "missed_ticks", cadence.MissedTickPolicy.BURST),
+        ),
+    ]
+    for where, argument, call in calls:
+        with pytest.raises(cadence.BadHandle) as info:
+            call()
+        expected = (
+            rf"{re.escape(where)}: {argument} must be a live {argument} handle, got 0x[0-9a-f]+ "
+            r"\(its loop was closed, which closes every object made from it\)"
+        )
+        assert re.fullmatch(expected, str(info.value)), str(info.value)
+    # A ScheduledTimer is a bare int that does not know its loop: C's words.
+    with pytest.raises(cadence.BadHandle, match=r"0x[0-9a-f]+ \(released, destroyed with its loop"):
+        timer.cancel()

@@ -60,7 +60,7 @@ def test_run_close_and_a_second_thread_are_loop_busy_while_it_runs(loop: cadence
     try:
         with pytest.raises(cadence.LoopBusy):
             loop.run(0.01)
-        with pytest.raises(cadence.LoopBusy, match="has a thread"):
+        with pytest.raises(cadence.LoopBusy, match="on a thread of its own, got one that is"):
             loop.close()
         with pytest.raises(cadence.LoopBusy):
             loop.start_thread()

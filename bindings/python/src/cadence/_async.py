@@ -201,8 +201,12 @@ class Attachment(contextlib.AbstractContextManager["Attachment"]):
 
     def __init__(self, loop: object, state: LoopState, mode: bytes) -> None:
         """Claims the loop for the asyncio thread, watches its descriptor and makes a first
-        pass (which arms it for ``mode``)."""
-        self._aloop = asyncio.get_running_loop()
+        pass (which arms it for ``mode``); RuntimeError, chaining asyncio's, outside asyncio."""
+        try:
+            self._aloop = asyncio.get_running_loop()
+        except RuntimeError as error:
+            place = "from a coroutine (or callback) running on an asyncio loop"
+            raise RuntimeError(f"Loop.attach_asyncio must be called {place}") from error
         self._fd = descriptor(state, "Loop.attach_asyncio")
         if not state.claim():
             raise LoopBusy(context="Loop.attach_asyncio", detail=RUNNING_OR_THREAD)

@@ -250,20 +250,21 @@ class Weak:
             target(tick)
 
 
-def made(function: Any, where: str, *args: Any) -> int:
-    """The handle a C function writes to its last argument, ``out``; raises for an error."""
-    check(function(*args, out := _lib.Handle()), where)
+def made(function: Any, where: str, *args: Any, loop: Any = None) -> int:
+    """The handle a C function writes to its last argument, ``out``; raises for an error, saying
+    so when ``loop``, that of the handle in ``args``, is closed (see ``errors.error_for``)."""
+    check(function(*args, out := _lib.Handle()), where, loop)
     return int(out.value)
 
 
-def register(function: Any, where: str, userdata: object, *args: Any) -> int:
+def register(function: Any, where: str, userdata: object, *args: Any, loop: Any = None) -> int:
     """Calls a registering C function with ``args``, then ``userdata`` (held first) and ``out``;
     returns the handle. When it fails, which calls no callback, ``userdata`` is dropped and the
-    error raised."""
+    error raised (``loop`` as for :func:`made`)."""
     code = function(*args, key := hold(userdata), out := _lib.Handle())
     if code:
         drop(key)
-        raise error_for(code, where)
+        raise error_for(code, where, loop)
     return int(out.value)
 
 

@@ -40,10 +40,11 @@ _release = _lib_.cadence_cancellable_release
 
 
 def cancel_result(code: int, handle: object, what: str) -> bool:
-    """True for 0, False for EALREADY; raises for anything else, naming ``Type.what``."""
+    """True for 0, False for EALREADY; raises for anything else, naming ``Type.what`` (and, for
+    a handle of a closed loop, saying so)."""
     if code in (0, EALREADY):
         return not code
-    raise error_for(code, f"{type(handle).__name__}.{what}")
+    raise error_for(code, f"{type(handle).__name__}.{what}", getattr(handle, "_loop", None))
 
 
 class Cancellable:
@@ -90,7 +91,7 @@ class Cancellable:
         Raises:
             BadHandle: the object was closed, or its loop.
         """
-        check(_lib_.cadence_cancellable_detach(self._handle), f"{type(self).__name__}.detach")
+        self._check(_lib_.cadence_cancellable_detach(self._handle), "detach")
 
     @property
     def cancelled(self) -> bool:
@@ -103,9 +104,12 @@ class Cancellable:
         return self._is_cancelled("cancelled")
 
     def _is_cancelled(self, what: str) -> bool:
-        code = _lib_.cadence_is_cancelled(self._handle, out := ctypes.c_int())
-        check(code, f"{type(self).__name__}.{what}")
+        self._check(_lib_.cadence_is_cancelled(self._handle, out := ctypes.c_int()), what)
         return bool(out.value)
+
+    def _check(self, code: int, what: str) -> None:
+        """:func:`~cadence.errors.check` for ``Type.what``, telling it this handle's loop."""
+        check(code, f"{type(self).__name__}.{what}", getattr(self, "_loop", None))
 
     @property
     def closed(self) -> bool:

@@ -146,11 +146,13 @@ class EventLoopError(CadenceError, OSError, code=EIO):
         self.errno, self.strerror = _errno.EIO, self.message
 
 
-#: The detail of a LoopBusy that Python finds itself (a run already under way, or a thread).
+#: The detail of a LoopBusy that Python finds itself (a run, a thread, or an asyncio attachment).
 RUNNING_OR_THREAD = (
-    "loop must not be running nor have a thread of its own, got one that is running or has a "
-    "thread (called from one of its callbacks, from another thread, or after start_thread?)"
+    "loop must not be running, attached to asyncio or on a thread of its own, got one that is "
+    "(called from one of its callbacks, from another thread, after start_thread or attach_asyncio?)"
 )
+#: How a BadHandle ends for a handle whose loop the binding knows is closed.
+LOOP_CLOSED = "(its loop was closed, which closes every object made from it)"
 
 
 def last_detail() -> str:
@@ -161,15 +163,20 @@ def last_detail() -> str:
     return detail if colon and function.startswith("cadence_") else message
 
 
-def error_for(code: int, context: str = "") -> CadenceError:
+def error_for(code: int, context: str = "", loop: Any = None) -> CadenceError:
     """The exception for a negative C return code, made right after the C call that returned it
     (on the same thread, with no Cadence call in between): the subclass for that code, or a plain
     :class:`CadenceError` for a code this binding does not know, with ``context`` (the Python
-    call) and the C layer's :func:`last_detail`."""
-    return _BY_CODE.get(code, CadenceError)(code, context, last_detail())
+    call) and the C layer's :func:`last_detail`. ``loop`` is the :class:`~cadence.Loop` of the
+    handle the call was given, if any: when it is closed, a BadHandle says so, in place of the
+    C layer's list of possible causes."""
+    detail = last_detail()
+    if code == EBADF and loop is not None and loop.closed:
+        detail = f"{detail.partition(' (')[0]} {LOOP_CLOSED}"
+    return _BY_CODE.get(code, CadenceError)(code, context, detail)
 
 
-def check(code: int, context: str) -> None:
-    """Raises :func:`error_for` ``(code, context)`` if ``code`` is negative."""
+def check(code: int, context: str, loop: Any = None) -> None:
+    """Raises :func:`error_for` ``(code, context, loop)`` if ``code`` is negative."""
     if code < 0:
-        raise error_for(code, context)
+        raise error_for(code, context, loop)

@@ -1,13 +1,14 @@
 """The event loop that fires timers: real or virtual, run by the caller, on its own thread, by
 asyncio or by another event loop of the program.
 
-On the main thread ``Loop.run`` drives a real loop from Python: ``poll`` on the loop's descriptor,
-then one non-blocking pass (``cadence_loop_run_pass``) each time it is readable. The descriptor
-wakes at the engine's nanosecond deadline, so the poll's timeout only bounds the end of the run;
-a signal interrupts the poll (PEP 475), where the SIGINT handler raises KeyboardInterrupt at
-once: no wake-up fd, no thread. Everywhere else one C call runs the loop: other threads get no
-signals, a virtual loop has no descriptor (and never sleeps), and a run until idle needs the
-engine's own idle check; on the main thread, Ctrl-C then stops the C call at the next callback.
+On the main thread ``Loop.run`` and ``Loop.run_until_idle`` drive a real loop from Python:
+``poll`` on the loop's descriptor, then one non-blocking pass (``cadence_loop_run_pass``) each
+time it is readable (a run until idle asks ``cadence_loop_alive`` after each pass). The
+descriptor wakes at the engine's nanosecond deadline, so the poll's timeout only bounds the end
+of the run; a signal interrupts the poll (PEP 475), where the SIGINT handler raises
+KeyboardInterrupt at once: no wake-up fd, no thread. Everywhere else one C call runs the loop:
+other threads get no signals, and a virtual loop has no descriptor (and never sleeps); on the
+main thread, Ctrl-C then stops a virtual loop's run at the next callback.
 """
 
 from __future__ import annotations
@@ -250,10 +251,12 @@ class Loop:
     def stop(self) -> None:
         """Makes a running :meth:`run` return after its current pass. Callable from callbacks and
         other threads. It does not end the loop's own thread (that thread goes on with its next
-        run at once): use :meth:`stop_thread`. On a loop that is not running it stops nothing;
-        once :meth:`fileno` was asked for or a :meth:`run_pass` made, it makes the descriptor
-        readable until the next pass or run, so that a loop of the program's waiting on it wakes
-        and can act on the stop it asked for (C's ``cadence_loop_stop``, Swift's ``stop()``).
+        run at once): use :meth:`stop_thread`. Nor does it end an attachment to asyncio, which
+        goes on firing timers: use :meth:`Attachment.detach <cadence.Attachment.detach>`. On a
+        loop that is not running it stops nothing; once :meth:`fileno` was asked for or a
+        :meth:`run_pass` made, it makes the descriptor readable until the next pass or run, so
+        that a loop of the program's waiting on it wakes and can act on the stop it asked for
+        (C's ``cadence_loop_stop``, Swift's ``stop()``).
 
         Raises:
             BadHandle: the loop is closed.
@@ -504,6 +507,13 @@ class Loop:
         then ``callback(0)`` at the deadline, then ``on_finish()`` once (Swift's
         ``countdown(to:tick:)`` with ``sink(receiveCompletion:receiveValue:)``).
 
+        ``deadline`` is a date, not a number of seconds to go: seconds since the epoch on a real
+        loop, virtual seconds on a virtual one, as :meth:`now` reads. For a 10 s countdown pass
+        ``loop.now() + 10``; a bare ``10`` counts 10 s on a virtual loop at 0, but on a real loop
+        it is long past, so the countdown gives 0 and finishes on the next pass::
+
+            loop.countdown(loop.now() + 10, 0.25, lambda left: print(left, "s left"))
+
         Each value is computed from the loop's clock and the deadline, never by counting ticks,
         so after any gap (a blocked thread, skipped ticks) the next value is right: on a virtual
         loop a 3 s countdown with 0.25 s ticks gives 3 at 0, 2 at 1, 1 at 2 and 0 at 3 s, however
@@ -517,8 +527,8 @@ class Loop:
         (or passed to :func:`threading.excepthook` on the loop's own thread).
 
         Args:
-            deadline: when the countdown reaches 0, a date on the loop's clock in seconds (as
-                :meth:`now` gives; for example ``loop.now() + 10``), finite.
+            deadline: when the countdown reaches 0: a date on the loop's clock in seconds (as
+                :meth:`now` gives, so ``loop.now() + 10`` for 10 s from now), finite.
             tick: seconds between recomputations, a float > 0 and finite (0.25 gives a responsive
                 label).
             callback: called with each value, an :class:`int` >= 0; or None (the default) for a
@@ -717,7 +727,9 @@ class Loop:
             thread), or use it as a context manager.
 
         Raises:
-            RuntimeError: no asyncio loop is running in this thread.
+            RuntimeError: no asyncio loop is running in this thread: "Loop.attach_asyncio must
+                be called from a coroutine (or callback) running on an asyncio loop", chained
+                to asyncio's "no running event loop".
             NotSupported: a virtual loop, which has no descriptor.
             LoopBusy: the loop is running, attached already, or has a thread of its own.
             TypeError, InvalidArgument, UnknownMode: a bad ``mode``, as for :meth:`run`; the loop

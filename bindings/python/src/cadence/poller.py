@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from . import _lib, _state
 from ._async import Channel, until_ended
 from .cancellable import Owned, cancel_result
-from .errors import EBADF, InvalidArgument, check
+from .errors import EBADF, InvalidArgument
 
 if TYPE_CHECKING:
     from .loop import Loop
@@ -195,7 +195,7 @@ class Poller(Owned):
             BadHandle: the poller or its loop is closed.
         """
         out = ctypes.c_double()
-        check(_lib.lib.cadence_poller_tolerance(self._handle, out), "Poller.tolerance")
+        self._check(_lib.lib.cadence_poller_tolerance(self._handle, out), "tolerance")
         return out.value
 
     @property
@@ -206,7 +206,7 @@ class Poller(Owned):
             BadHandle: the poller or its loop is closed.
         """
         out = ctypes.c_int()
-        check(_lib.lib.cadence_poller_active(self._handle, out), "Poller.active")
+        self._check(_lib.lib.cadence_poller_active(self._handle, out), "active")
         return bool(out.value)
 
     def set_active(self, active: bool) -> None:
@@ -219,9 +219,8 @@ class Poller(Owned):
             AlreadyCancelled: the poller was cancelled (make a new one).
             BadHandle: the poller or its loop is closed.
         """
-        where = "Poller.set_active"
-        value = _state.flag(active, where, "active")
-        check(_lib.lib.cadence_poller_set_active(self._handle, value), where)
+        value = _state.flag(active, "Poller.set_active", "active")
+        self._check(_lib.lib.cadence_poller_set_active(self._handle, value), "set_active")
 
     def finish(self, number: int) -> bool:
         """Finishes poll ``number`` (as :meth:`Poll.finish` does), from any thread.

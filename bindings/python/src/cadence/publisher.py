@@ -112,7 +112,7 @@ class _Publisher:
     def missed_ticks(self, policy: MissedTickPolicy) -> None:
         where = f"{type(self).__name__}.missed_ticks"
         value = policy_value(policy, where)
-        check(_lib_.cadence_publisher_set_missed_ticks(self._handle, value), where)
+        check(_lib_.cadence_publisher_set_missed_ticks(self._handle, value), where, self._loop)
         self._missed = policy
 
     def sink(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
@@ -142,9 +142,9 @@ class _Publisher:
                 referenced).
             BadHandle: the publisher or its loop is closed.
         """
-        args = (self._handle, None)  # None: the loop's fire function
-        where = f"{type(self).__name__}.sink"
-        handle = subscribe(_lib_.cadence_publisher_subscribe, where, callback, weak, *args)
+        args, where = (self._handle, None), f"{type(self).__name__}.sink"  # None: C's fire function
+        function = _lib_.cadence_publisher_subscribe
+        handle = subscribe(function, where, callback, weak, *args, loop=self._loop)
         return Subscription(handle, self._loop, f"to {self._settings()}")
 
     def values(self) -> AsyncStream[float]:
@@ -157,7 +157,9 @@ class _Publisher:
         <cadence.Loop.attach_asyncio>`), or another thread (:meth:`Loop.threaded
         <cadence.Loop.threaded>`).
         Subscribing does not connect a :class:`TimerPublisher`: iterate its
-        :meth:`~TimerPublisher.autoconnect` publisher, or :meth:`~TimerPublisher.connect` it.
+        :meth:`~TimerPublisher.autoconnect` publisher, or :meth:`~TimerPublisher.connect` it (an
+        iteration of one never connected waits for ever, even on a running loop: connecting
+        after subscribing is how every subscriber gets the first tick, so it is not an error).
         Fire dates wait in the stream until read, so a slow reader sees every one, late.
 
         The subscription is cancelled when the iterating task ends or is cancelled, when the
@@ -194,6 +196,10 @@ class _Publisher:
         """Closes the publisher (subscriptions and a connected timer go on)."""
         self.close()
 
+    def _made(self, function: Any, where: str) -> int:
+        """The handle ``function(handle, out)`` makes from this publisher (``_state.made``)."""
+        return _state.made(function, where, self._handle, loop=self._loop)
+
     def _settings(self) -> str:
         shown = f"interval={self._interval!r}, tolerance={self._tolerance!r}, mode={self._mode!r}"
         if self._missed is not MissedTickPolicy.SKIP:
@@ -205,14 +211,15 @@ class _Publisher:
         return f"<cadence.{self._settings()}{closed if self.closed else ''}>"
 
 
-def subscribe(function: Any, where: str, callback: Any, weak: bool, *args: Any) -> int:
+def subscribe(fn: Any, where: str, callback: Any, weak: bool, *args: Any, loop: Any = None) -> int:
     """Registers ``callback`` (held weakly, as a :class:`~cadence._state.Weak`, with ``weak``)
-    through the C function ``function(*args, userdata, out)``; returns the handle."""
+    through the C function ``fn(*args, userdata, out)``; returns the handle. ``loop``: as for
+    :func:`_state.register <cadence._state.register>`."""
     _state.function(callback, where)
     if not _state.flag(weak, where, "weak"):
-        return _state.register(function, where, callback, *args)
+        return _state.register(fn, where, callback, *args, loop=loop)
     userdata = _state.Weak(callback, where)
-    handle = _state.register(function, where, userdata, *args)
+    handle = _state.register(fn, where, userdata, *args, loop=loop)
     userdata.adopt(handle)
     return handle
 
@@ -259,7 +266,7 @@ class TimerPublisher(_Publisher):
         Raises:
             BadHandle: the publisher or its loop is closed.
         """
-        made = _state.made(_lib_.cadence_publisher_connect, "TimerPublisher.connect", self._handle)
+        made = self._made(_lib_.cadence_publisher_connect, "TimerPublisher.connect")
         return Connection(made, self._loop, f"to {self._settings()}")
 
     def autoconnect(self) -> AutoconnectTimerPublisher:
@@ -272,7 +279,7 @@ class TimerPublisher(_Publisher):
             BadHandle: the publisher or its loop is closed.
         """
         where = "TimerPublisher.autoconnect"
-        made = _state.made(_lib_.cadence_publisher_autoconnect, where, self._handle)
+        made = self._made(_lib_.cadence_publisher_autoconnect, where)
         settings = (self._interval, self._tolerance, self._mode, self._missed)
         return AutoconnectTimerPublisher(self._loop, made, *settings)
 
@@ -299,4 +306,4 @@ class AutoconnectTimerPublisher(_Publisher):
             BadHandle: the publisher or its loop is closed.
         """
         code = _lib_.cadence_publisher_connect(self._handle, _lib.Handle())
-        raise error_for(code, "AutoconnectTimerPublisher.connect")  # C's ENOTSUP or EBADF
+        raise error_for(code, "AutoconnectTimerPublisher.connect", self._loop)  # ENOTSUP or EBADF
