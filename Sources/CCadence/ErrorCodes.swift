@@ -43,24 +43,10 @@ extension CadenceError {
         invalidArgument.with("\(argument) must not be NULL, got NULL")
     }
 
-    /// A handle that names nothing live of its kind.
-    @inline(never)
-    static func deadHandle(_ argument: StaticString, _ id: UInt64, kind: StaticString) -> CadenceError {
-        badHandle.with("\(argument) must be a live \(kind) handle, got 0x\(String(id, radix: 16)) "
-                       + "(released, destroyed with its loop, of another kind, or never made)")
-    }
-
     /// A C string that is not UTF-8, shown with U+FFFD for the bytes that are not.
     @inline(never)
     static func notUTF8(_ argument: StaticString, _ string: UnsafePointer<CChar>) -> CadenceError {
         invalidArgument.with("\(argument) must be UTF-8, got \(quoted(String(cString: string)))")
-    }
-
-    /// A loop made when ``HandleTable/loopLimit`` loops exist.
-    @inline(never)
-    static func tooManyLoops() -> CadenceError {
-        outOfMemory.with("loops must number fewer than \(HandleTable.loopLimit) at once for timer handles to "
-                         + "name a new one, got \(HandleTable.loopLimit)")
     }
 
     /// A number that is not a `cadence_missed_ticks` value.

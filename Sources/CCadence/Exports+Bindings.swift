@@ -19,9 +19,8 @@ public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: D
                                           _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     guard let out else { return fail(.null("out")) }
     do {
-        out.pointee = cadence_cancellable(id: try HandleTable.shared.insertTimer(loop: loopHandle.id) {
-            loop throws(CadenceError) in try loop.scheduleDefault(after: delay, userdata: userdata, invoke: invokeFireFunction)
-        })
+        out.pointee = cadence_cancellable(id: try TimerHandles.scheduleDefault(loop: loopHandle.id, after: delay,
+                                                                              userdata: userdata, invoke: invokeFireFunction))
         return 0
     } catch {
         return fail(error)

@@ -5,16 +5,15 @@ import CCadenceHeader
 
 @c @implementation
 public func cadence_cancellable_detach(_ handle: cadence_cancellable) -> Int32 {
-    if HandleTable.isTimer(handle.id) {
-        // A scheduled timer: the engine's slot keeps the mark (HandleTable+Timers.swift).
-        guard HandleTable.shared.detachTimer(handle.id) else {
+    if isTimerHandle(handle.id) {
+        // A scheduled timer: the loop's slot keeps the mark (HandleRegistry+Timers.swift).
+        guard HandleRegistry.shared.detachTimer(handle.id) else {
             return fail(.deadHandle("cancellable", handle.id, kind: "cancellable"))
         }
         return 0
     }
-    guard let cancellable = HandleTable.shared.cancellable(handle.id) else {
+    guard HandleRegistry.shared.detach(handle.id) else {
         return fail(.deadHandle("cancellable", handle.id, kind: "cancellable"))
     }
-    cancellable.detach()
     return 0
 }

@@ -35,7 +35,7 @@ public func cadence_loop_create_on_uv(_ uvLoop: UnsafeMutablePointer<uv_loop_t>?
         guard let uvLoop else { throw .null("uv_loop") }
         guard let out else { throw .null("out") }
         let loop = try Loop(uvLoop: UnsafeMutableRawPointer(uvLoop), mode: try CCadence.mode(mode))
-        out.pointee = cadence_loop(id: try HandleTable.shared.insert(loop))
+        out.pointee = cadence_loop(id: try HandleRegistry.shared.insert(loop))
     }
 }
 

@@ -2,7 +2,7 @@ import Cadence
 import CCadenceHeader
 
 func lookUpLoop(_ handle: cadence_loop) throws(CadenceError) -> Loop {
-    guard let loop = HandleTable.shared.loop(handle.id) else { throw .deadHandle("loop", handle.id, kind: "loop") }
+    guard let loop = HandleRegistry.shared.loop(handle.id) else { throw .deadHandle("loop", handle.id, kind: "loop") }
     return loop
 }
 
@@ -10,31 +10,14 @@ func lookUpLoop(_ handle: cadence_loop) throws(CadenceError) -> Loop {
 public func cadence_loop_create(_ out: UnsafeMutablePointer<cadence_loop>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard let out else { throw .null("out") }
-        out.pointee = cadence_loop(id: try HandleTable.shared.insert(try Loop()))
+        out.pointee = cadence_loop(id: try HandleRegistry.shared.insert(try Loop()))
     }
 }
 
 @c @implementation
 public func cadence_loop_destroy(_ handle: cadence_loop) -> Int32 {
     guard handle.id != 0 else { return 0 }
-    return cResult { () throws(CadenceError) in
-        let loop = try lookUpLoop(handle)
-        // A release function that destroys the loop whose destroy released its userdata: the
-        // outer call finishes the destroy (and returns 0).
-        guard !loop.isClosed else {
-            throw .badHandle.with("loop must be live, got one being destroyed (by the cadence_loop_destroy that "
-                                  + "called this release function)")
-        }
-        try loop.close()
-        // Of two destroys at once, both may close (the second does nothing); one removes.
-        guard HandleTable.shared.removeLoop(handle.id) != nil else {
-            throw .deadHandle("loop", handle.id, kind: "loop")
-        }
-        // Freed here, after the table's lock; the loop's close has cancelled what they stood for,
-        // so their userdata is released now (cadence_loop_set_callbacks).
-        let owned = HandleTable.shared.removeAll(ownedBy: handle.id)
-        for case let cancellable as CancellableHandle in owned { cancellable.life?.finish() }
-    }
+    return cResult { () throws(CadenceError) in try HandleRegistry.shared.destroyLoop(handle.id) }
 }
 
 @c @implementation
@@ -106,7 +89,7 @@ public func cadence_loop_stop_thread(_ handle: cadence_loop) -> Int32 {
 public func cadence_loop_create_virtual(_ out: UnsafeMutablePointer<cadence_loop>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard let out else { throw .null("out") }
-        out.pointee = cadence_loop(id: try HandleTable.shared.insert(Loop.virtual()))
+        out.pointee = cadence_loop(id: try HandleRegistry.shared.insert(Loop.virtual()))
     }
 }
 

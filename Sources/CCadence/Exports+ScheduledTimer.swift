@@ -46,8 +46,8 @@ public func cadence_timer_has_ref(_ handle: cadence_cancellable, _ out: UnsafeMu
 /// cancellable (a subscription, a connection, a countdown, a poller), ``CadenceError/badHandle``
 /// for anything else.
 private func scheduledTimer(_ handle: cadence_cancellable) throws(CadenceError) -> ScheduledTimer {
-    if let timer = HandleTable.shared.timer(handle.id) { return timer }
-    guard HandleTable.shared.cancellable(handle.id) == nil else {
+    if let timer = HandleRegistry.shared.timer(handle.id) { return timer }
+    guard HandleRegistry.shared.work(handle.id) == nil else {
         throw .notSupported.with("timer must be a scheduled timer (from cadence_loop_schedule or "
                                  + "cadence_loop_schedule_repeating), got another kind of cancellable")
     }

@@ -5,7 +5,7 @@ import Glibc
 /// path), and a release function called with the userdata of every C registration that ends
 /// without a final call (GLib's `GDestroyNotify`, libuv's `uv_close` callback). A C timer's handle
 /// names its slot (TimerQueues+Handles.swift): every call here finds it under the loop's lock
-/// alone. Package API, for the C layer only.
+/// alone. Package API, for the handle registry (Registry/) and the C layer only.
 extension Loop {
     /// Sets the fire and release functions for the C callbacks armed from now on; nil clears
     /// either. Timers armed before keep what they were armed with.
@@ -20,7 +20,7 @@ extension Loop {
     }
 
     /// The release function set now, for the C registrations made of closures (subscriptions,
-    /// countdowns, pollers), which call it themselves.
+    /// countdowns, pollers), whose engine forms call it themselves (``UserdataLife``).
     package var releaseFunction: TimerFunction.Release? { functions.release }
 
     /// The fire and release functions set now, read together (a registration racing with
@@ -32,7 +32,7 @@ extension Loop {
     }
 
     /// Past every generation this loop's timers had, once it is closed: a loop that takes its place
-    /// among the C layer's loops starts there (``raiseGenerations(to:)``), so that no handle of
+    /// among the registry's loops starts there (``raiseGenerations(to:)``), so that no handle of
     /// this one names a timer of that one.
     package var generationFloor: UInt32 {
         lock.lock()
@@ -129,7 +129,8 @@ extension Loop {
     /// not detached and leaves a one-shot armed. A cancel leaves the disarmed action in `release`,
     /// for the caller to run ``TimerAction/finishCancel()`` once it holds no lock and has waited for
     /// a callback running on another thread (idle when the timer's own callback is the caller: the
-    /// pass releases once it has returned).
+    /// pass releases once it has returned). Inlined into the registry's one call for a C cancel.
+    @inline(__always)
     package func cancelHandle(_ bits: UInt64, givingUp: Bool, releasing release: inout TimerAction) -> HandleOutcome {
         lock.lock()
         defer { lock.unlock() }

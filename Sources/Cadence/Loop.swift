@@ -51,7 +51,7 @@ public final class Loop: @unchecked Sendable {
     /// given to every C callback armed, with the userdata of one that ends without a final call.
     var defaultFire: UnsafeRawPointer?
     var functionRelease: TimerFunction.Release?
-    /// The C layer's bits of its timer handles on this loop (Loop+Functions.swift).
+    /// The registry's bits of the C handles of timers on this loop (Loop+Functions.swift).
     var handleSource: UInt64 = 0
     /// A C callback's release that a disarm left to the running callback of the same timer (a
     /// timer cancelling itself): run by the pass once that callback has returned.

@@ -27,11 +27,17 @@ public final class TimerSubscription: Cancellable, Detachable, @unchecked Sendab
     }
 
     /// Stops delivery to this subscriber. No tick starts for it once this returns. On an
-    /// autoconnect publisher, cancelling the last subscriber stops the timer.
+    /// autoconnect publisher, cancelling the last subscriber stops the timer. A subscription that
+    /// calls a C function then has its userdata released (once its running call has returned,
+    /// when that call is the one cancelling it).
     ///
     /// - Returns: whether this call cancelled it (`false` if it was cancelled already).
     @discardableResult
-    public func cancel() -> Bool { broadcast?.unsubscribe(subscriber) ?? false }
+    public func cancel() -> Bool {
+        let cancelled = broadcast?.unsubscribe(subscriber) ?? false
+        subscriber.life?.finish()
+        return cancelled
+    }
 
     /// Keeps the subscription delivering once this object is given up: afterwards its deinit does
     /// not cancel it, and it lasts until ``cancel()`` (through a reference kept after all), its
@@ -47,8 +53,41 @@ public final class TimerSubscription: Cancellable, Detachable, @unchecked Sendab
 // Unchecked: `isActive` is guarded by its broadcast's lock.
 final class TimerSubscriber: @unchecked Sendable {
     let receive: @Sendable (TimerTick) -> Void
+    /// The userdata's end, for a subscriber that calls a C function with a release function.
+    let life: UserdataLife?
     /// Guarded by the broadcast's lock.
     var isActive = true
 
-    init(_ receive: @escaping @Sendable (TimerTick) -> Void) { self.receive = receive }
+    init(_ receive: @escaping @Sendable (TimerTick) -> Void, life: UserdataLife? = nil) {
+        self.receive = receive
+        self.life = life
+    }
+}
+
+extension TimerBroadcast {
+    /// A subscription that calls a C function (`cadence_publisher_subscribe`; one without a
+    /// function pointer calls the loop's fire function), its ticks reporting `source` (its
+    /// handle), and calling the loop's release function, if one is set now, with the userdata
+    /// once it ends; not subscribed yet (``add(_:)``).
+    ///
+    /// - Throws: ``CadenceError/badHandle`` for a closed loop; ``CadenceError/invalidArgument``
+    ///   for no function when the loop has no fire function.
+    func functionSubscription(_ function: TimerFunction, source: UInt64) throws(CadenceError) -> TimerSubscription {
+        guard !loop.isClosed else { throw .loopClosed() }
+        let functions = loop.functions
+        guard function.invoke != nil, let pointer = function.function ?? functions.fire else {
+            throw .nullCallback()
+        }
+        let call = TimerFunction(invoke: function.invoke, function: pointer, userdata: function.userdata)
+        let life = UserdataLife.make(functions.release, call.userdata)
+        let subscriber = TimerSubscriber({ tick in
+            life.run {
+                if let invoke = call.invoke, let function = call.function {
+                    invoke(function, call.userdata, source, tick.fireDateSeconds, UInt64(tick.skipped), 0)
+                }
+                return false
+            }
+        }, life: life)
+        return TimerSubscription(broadcast: self, subscriber: subscriber)
+    }
 }

@@ -20,8 +20,8 @@ package enum FreedMemory {
         if grows { release(afterGrowingTo: table.capacity * MemoryLayout<Element>.stride) }
     }
 
-    /// Call after a table's buffer grew to `capacityBytes` (the C layer's handle table calls it
-    /// directly: a generic helper is not specialized across modules).
+    /// Call after a table's buffer grew to `capacityBytes` (the handle registry calls it directly,
+    /// for its array of slots).
     @inline(never)  // off the hot paths that check for growth
     package static func release(afterGrowingTo capacityBytes: Int) {
         if capacityBytes >= threshold { _ = malloc_trim(0) }

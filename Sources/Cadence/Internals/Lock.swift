@@ -5,7 +5,8 @@ import Glibc
 ///
 /// `Synchronization.Mutex` serves everything that needs only mutual exclusion; this one stays
 /// for the loop (``Loop``), which waits on its condition and takes it on every arm, cancel and
-/// fire, for the broadcast's lock over several objects, and for the C layer's tables.
+/// fire, for the broadcast's lock over several objects, for the handle registry, and in
+/// ``LockedState``.
 // Unchecked: a pthread mutex and condition exist to be shared between threads.
 package final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -44,4 +45,21 @@ package final class Lock: @unchecked Sendable {
 
     /// Wakes every thread in ``wait()``.
     func signalAll() { pthread_cond_broadcast(condition) }
+}
+
+/// A value guarded by a ``Lock``, with `Mutex`'s `withLock` shape: for state that the C API's
+/// calls reach from any thread at once (two cancels of one countdown or poller, a cancel racing
+/// a poll). ThreadSanitizer sees a pthread mutex; it does not see `Mutex`'s futex, and would
+/// report the accesses it orders as races.
+// Unchecked: `value` is only touched under `lock`.
+final class LockedState<Value: Sendable>: @unchecked Sendable {
+    private let lock = Lock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    @inline(__always)
+    func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        try lock.withLock { () throws(E) -> T in try body(&value) }
+    }
 }

@@ -63,8 +63,10 @@ package struct TimerAction {
 /// seconds, skipped ticks, final)`, where the source is the timer's C handle: the loop's bits for
 /// it (``Loop/setHandleSource(_:)``) with the timer's ``TimerID/handleBits``. `invoke` is the C layer's adapter, which knows `function`'s real
 /// type. `release`, when set, is called with `userdata` once if the timer ends without a final
-/// call (cancelled, or its loop closed): GLib's `GDestroyNotify`.
-package struct TimerFunction {
+/// call (cancelled, or its loop closed): GLib's `GDestroyNotify`. A subscription takes one too
+/// (``TimerBroadcast/functionSubscription(_:source:)``), with its handle as the source.
+// Unchecked: plain words; the C caller answers for what `userdata` points to.
+package struct TimerFunction: @unchecked Sendable {
     package typealias Invoke = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer?, UInt64, Double, UInt64, Int32) -> Void
     package typealias Release = @convention(c) (UnsafeMutableRawPointer?) -> Void
 

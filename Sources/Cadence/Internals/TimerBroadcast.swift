@@ -179,12 +179,17 @@ final class TimerBroadcast: @unchecked Sendable {
     var subscriberCount: Int { lock.withLock { subscribers.count } }
 
     func subscribe(_ receive: @escaping @Sendable (TimerTick) -> Void) -> TimerSubscription {
-        let subscriber = TimerSubscriber(receive)
+        let subscription = TimerSubscription(broadcast: self, subscriber: TimerSubscriber(receive))
+        add(subscription.subscriber)
+        return subscription
+    }
+
+    /// Starts delivering to `subscriber` (the first of an autoconnect publisher connects it).
+    func add(_ subscriber: TimerSubscriber) {
         lock.withLock {
             subscribers = subscribers + [subscriber]
             if autoconnects && subscribers.count == 1 { _ = connectLocked() }
         }
-        return TimerSubscription(broadcast: self, subscriber: subscriber)
     }
 
     /// Removes a subscriber; returns false if it was already gone, or its loop was closed (which

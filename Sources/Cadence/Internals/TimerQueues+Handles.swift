@@ -2,11 +2,11 @@
 /// timer's slot and the low ``TimerID/handleGenerationBits`` bits of the slot's generation, and
 /// the slot stays the timer's (ended, not reused) until the handle is released. So a handle's
 /// look-up is the read of the slot that arming, cancelling and firing read anyway: no table of
-/// the C layer, no second cache miss per cancel.
+/// the handle registry (Registry/HandleRegistry.swift), no second cache miss per cancel.
 ///
 /// A handle that was detached and then released while its repeating timer runs stays valid as the
 /// source its callbacks receive, so that a callback can still cancel it, until the timer ends (as
-/// the C layer's other detached handles).
+/// the registry's other detached handles).
 enum HandleState: UInt8 {
     /// No C handle names the slot.
     case none

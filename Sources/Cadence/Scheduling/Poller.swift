@@ -22,7 +22,7 @@ public final class Poller: Cancellable, Detachable, Sendable {
     public let interval: Double
     /// Seconds of lateness the poll timer may use.
     public let tolerance: Double
-    private let core: PollerCore
+    let core: PollerCore
     private let detached = Atomic(false)
 
     /// Creates a poller and starts its ticks: the first poll comes one interval from now.
@@ -34,16 +34,55 @@ public final class Poller: Cancellable, Detachable, Sendable {
     ///   - operation: starts one poll and calls its argument when the poll has finished.
     /// - Throws: ``CadenceError/invalidArgument`` for a bad interval or tolerance, or what the
     ///   scheduler throws; then the operation never runs.
-    public init(every interval: Double, tolerance: Double? = nil, on scheduler: some Scheduler,
-                operation: @escaping @Sendable (_ completion: @escaping @Sendable () -> Void) -> Void) throws(CadenceError) {
-        let call = "Poller(every:tolerance:on:operation:)"
-        do { _ = try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval") } catch { throw error.in(call) }
+    public convenience init(every interval: Double, tolerance: Double? = nil, on scheduler: some Scheduler,
+                            operation: @escaping @Sendable (_ completion: @escaping @Sendable () -> Void) -> Void) throws(CadenceError) {
+        try self.init(every: interval, tolerance: tolerance, on: scheduler, life: nil) { _, completion in operation(completion) }
+        try start()
+    }
+
+    /// A poller that calls a C function (`cadence_poller_start`), its polls reporting `source`
+    /// (its handle) and finished by number (``finish(poll:)``); not started (``start()``). It calls
+    /// the loop's release function with the userdata, if one is set now, once it is cancelled (after
+    /// a poll's call that is running has returned) or its loop is closed (``PollerCore/endLife()``).
+    ///
+    /// - Throws: ``CadenceError/invalidArgument`` for a bad interval or tolerance.
+    package static func calling(_ function: PollFunction, every interval: Double, tolerance: Double?, on loop: Loop,
+                                source: UInt64) throws(CadenceError) -> Poller {
+        let life = UserdataLife.make(loop.releaseFunction, function.userdata)
+        do throws(CadenceError) {
+            return try Poller(every: interval, tolerance: tolerance, on: loop, life: life) { number, _ in
+                life.run {
+                    function.invoke(function.function, function.userdata, source, UInt64(number), loop.nowSeconds)
+                    return false
+                }
+            }
+        } catch {
+            life?.abandon()  // a registering call that fails calls nothing
+            throw error
+        }
+    }
+
+    /// The initializers' one body, with the operation given each poll's number: checks the
+    /// interval and tolerance, and starts nothing.
+    private init(every interval: Double, tolerance: Double?, on scheduler: some Scheduler, life: UserdataLife?,
+                 operation: @escaping @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void)
+        throws(CadenceError) {
+        do { _ = try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval") } catch { throw error.in(Self.call) }
         let tolerance = tolerance ?? interval / 10
-        do { _ = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance") } catch { throw error.in(call) }
+        do { _ = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance") } catch { throw error.in(Self.call) }
         self.interval = interval
         self.tolerance = tolerance
-        core = PollerCore(interval: interval, tolerance: tolerance, scheduler: scheduler, operation: operation)
-        do { try core.start() } catch { throw error.in(call) }
+        core = PollerCore(interval: interval, tolerance: tolerance, scheduler: scheduler, life: life, operation: operation)
+    }
+
+    /// The public initializer's name, for its errors.
+    private static let call = "Poller(every:tolerance:on:operation:)"
+
+    /// Starts the ticks: the first poll comes one interval from now.
+    ///
+    /// - Throws: what the scheduler throws; then the operation never runs.
+    package func start() throws(CadenceError) {
+        do { try core.start() } catch { throw error.in(Self.call) }
     }
 
     /// Creates a poller whose operation is an `async` function; a poll finishes when it returns.
@@ -84,6 +123,11 @@ public final class Poller: Cancellable, Detachable, Sendable {
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool { core.isCancelled }
 
+    /// Finishes poll `number` (the number its operation was given), as its completion does.
+    ///
+    /// - Returns: false if that poll is not running: finished already, or never started.
+    package func finish(poll number: Int) -> Bool { core.finish(number) }
+
     /// Keeps the poller polling once it is given up: afterwards its deinit does not cancel it, and
     /// it polls until ``cancel()`` (through a reference kept after all) or until its scheduler
     /// stops (a loop's ``Loop/close()``). Calling it again does nothing.
@@ -91,12 +135,14 @@ public final class Poller: Cancellable, Detachable, Sendable {
 }
 
 /// A poller's state and timers. The timers' actions hold this, not the ``Poller``, so that the
-/// poller given up deinitializes (and cancels), and a detached one keeps polling.
-private final class PollerCore: Sendable {
+/// poller given up deinitializes (and cancels), and a detached one keeps polling. A poller that
+/// calls a C function has its userdata's ``UserdataLife``, which a cancel ends.
+final class PollerCore: Sendable {
     private let interval: Double
     private let tolerance: Double
     private let scheduler: any Scheduler
-    private let operation: @Sendable (_ completion: @escaping @Sendable () -> Void) -> Void
+    private let life: UserdataLife?
+    private let operation: @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void
     private struct State {
         var timer: (any Cancellable)?
         var immediate: (any Cancellable)?  // the poll at once of the last resume
@@ -114,13 +160,14 @@ private final class PollerCore: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
-    init(interval: Double, tolerance: Double, scheduler: any Scheduler,
-         operation: @escaping @Sendable (_ completion: @escaping @Sendable () -> Void) -> Void) {
+    init(interval: Double, tolerance: Double, scheduler: any Scheduler, life: UserdataLife?,
+         operation: @escaping @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void) {
         self.interval = interval
         self.tolerance = tolerance
         self.scheduler = scheduler
+        self.life = life
         self.operation = operation
     }
 
@@ -147,7 +194,9 @@ private final class PollerCore: Sendable {
     var pollCount: Int { state.withLock { $0.polls } }
     var isCancelled: Bool { state.withLock { $0.cancelled } || scheduler.hasClosedLoop }
 
-    /// Stops polling; false if it had stopped already (cancelled, or its loop closed).
+    /// Stops polling; false if it had stopped already (cancelled, or its loop closed). Once the
+    /// timers' cancels have returned (a poll's call on another thread waited for), a C
+    /// operation's userdata is released.
     func cancel() -> Bool {
         let removed = state.withLock { state -> [any Cancellable]? in
             guard !state.cancelled else { return nil }
@@ -155,7 +204,17 @@ private final class PollerCore: Sendable {
             return state.takeTimers()
         }
         removed?.forEach { $0.cancel() }
+        life?.finish()
         return removed != nil && !scheduler.hasClosedLoop
+    }
+
+    /// The loop was closed, which removed the timers: releases a C operation's userdata.
+    func endLife() { life?.finish() }
+
+    /// The registering call failed: stops without releasing the userdata.
+    func abandon() {
+        life?.abandon()
+        _ = cancel()
     }
 
     /// Arms the tick timer; called with the lock held. Its action holds this core until the timer
@@ -173,10 +232,15 @@ private final class PollerCore: Sendable {
             return state.polls
         }
         guard let number else { return }
-        operation { [weak self] in self?.finish(number) }
+        operation(number) { [weak self] in _ = self?.finish(number) }
     }
 
-    private func finish(_ number: Int) {
-        state.withLock { if $0.running == number { $0.running = nil } }
+    /// Ends poll `number`; false if it is not the one running.
+    func finish(_ number: Int) -> Bool {
+        state.withLock { state in
+            guard state.running == number else { return false }
+            state.running = nil
+            return true
+        }
     }
 }

@@ -55,11 +55,18 @@ public struct Countdown<S: Scheduler>: EventPublisher {
     /// - Throws: ``CadenceError/invalidArgument`` for a tick that is not > 0 and finite or a
     ///   deadline that is not finite, or what the scheduler throws; then nothing is emitted.
     public func subscribe(_ receive: @escaping @Sendable (StreamEvent<Int>) -> Void) throws(CadenceError) -> AnyCancellable {
+        let gate = SubscriptionGate(receive, on: scheduler)
+        try start(gate)
+        return gate.cancellable
+    }
+
+    /// Checks the tick and the deadline, then arms the timers that send `gate` its events; on an
+    /// error nothing is armed (or sent).
+    func start(_ gate: SubscriptionGate<Int>) throws(CadenceError) {
         guard tick.isFinite, tick > 0 else { throw CadenceError.badSeconds("tick", tick, allowZero: false).in("Countdown.subscribe(_:)") }
         guard deadline.timeIntervalSince1970.isFinite else {
             throw CadenceError.badDate("deadline", deadline.timeIntervalSince1970).in("Countdown.subscribe(_:)")
         }
-        let gate = SubscriptionGate(receive, on: scheduler)
         let state = CountdownState(deadline: deadline)
         let update: @Sendable () -> Void = { [scheduler] in
             switch state.next(now: scheduler.now) {
@@ -72,7 +79,7 @@ public struct Countdown<S: Scheduler>: EventPublisher {
         let now = scheduler.now
         do throws(CadenceError) {
             gate.own(try scheduler.schedule(after: now, tolerance: 0, update))
-            guard deadline > now else { return gate.cancellable }  // the first pass finishes it
+            guard deadline > now else { return }  // the first pass finishes it
             gate.own(try scheduler.schedule(after: now.addingTimeInterval(tick), interval: tick,
                                             tolerance: scheduler.minimumTolerance, update))
             gate.own(try scheduler.schedule(after: deadline, tolerance: 0, update))
@@ -80,7 +87,25 @@ public struct Countdown<S: Scheduler>: EventPublisher {
             gate.close()  // removes the timers armed so far; nothing was emitted
             throw error
         }
-        return gate.cancellable
+    }
+}
+
+extension Countdown where S == Loop {
+    /// The subscription of a countdown that calls a C function (`cadence_countdown_start`), its
+    /// events reporting `source` (its handle); not started (``start(_:)``). It calls the loop's
+    /// release function with the userdata, if one is set now, when it ends without its finished
+    /// event; `onFinish` runs after that event's call has returned.
+    func functionSubscription(_ function: CountdownFunction, source: UInt64,
+                              onFinish: @escaping @Sendable () -> Void) -> SubscriptionGate<Int> {
+        let loop = scheduler
+        return SubscriptionGate({ event in
+            let (remaining, finished): (Int64, Int32)
+            switch event {
+            case .value(let value): (remaining, finished) = (Int64(value), 0)
+            case .finished: (remaining, finished) = (0, 1)
+            }
+            function.invoke(function.function, function.userdata, source, remaining, finished, loop.nowSeconds)
+        }, on: loop, life: UserdataLife.make(loop.releaseFunction, function.userdata), onFinish: onFinish)
     }
 }
 

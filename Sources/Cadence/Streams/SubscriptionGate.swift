@@ -1,21 +1,29 @@
 import Synchronization
 
 /// The bookkeeping every stream subscription needs: deliver events in order to one receiver, stop
-/// for good on cancel or after `.finished`, and cancel the timers it owns exactly once.
+/// for good on cancel or after `.finished`, and cancel the timers it owns exactly once. A receiver
+/// that calls a C function has the userdata's ``UserdataLife``: the gate runs each event inside
+/// it, and ends it on cancel.
 final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
     private struct State {
         var isOpen = true
         var timers: [any Cancellable] = []
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
     private let receive: @Sendable (StreamEvent<Output>) -> Void
     /// Whether the scheduler was closed: then the subscription has ended with its timers.
     private let schedulerClosed: @Sendable () -> Bool
+    let life: UserdataLife?
+    /// Runs after the `.finished` event has been delivered.
+    private let onFinish: @Sendable () -> Void
 
-    init(_ receive: @escaping @Sendable (StreamEvent<Output>) -> Void, on scheduler: some Scheduler) {
+    init(_ receive: @escaping @Sendable (StreamEvent<Output>) -> Void, on scheduler: some Scheduler,
+         life: UserdataLife? = nil, onFinish: @escaping @Sendable () -> Void = {}) {
         self.receive = receive
         schedulerClosed = { [weak scheduler] in scheduler?.hasClosedLoop ?? true }
+        self.life = life
+        self.onFinish = onFinish
     }
 
     /// Adds a timer to cancel when the subscription ends (at once if it has ended).
@@ -29,19 +37,35 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
 
     var isClosed: Bool { state.withLock { !$0.isOpen } || schedulerClosed() }
 
-    /// Closes; false if it had ended already (closed, finished, or its scheduler closed).
+    /// Closes; false if it had ended already (closed, finished, or its scheduler closed). Once the
+    /// timers' cancels have returned (a callback on another thread waited for), the userdata of
+    /// a C receiver is released (after the callback, when it cancels its own subscription).
     @discardableResult
-    func cancel() -> Bool { close() && !schedulerClosed() }
+    func cancel() -> Bool {
+        let cancelled = close() && !schedulerClosed()
+        life?.finish()
+        return cancelled
+    }
     var isCancelled: Bool { isClosed }
 
     /// Sends a value if the subscription is still open.
     func send(_ value: Output) {
-        if state.withLock({ $0.isOpen }) { receive(.value(value)) }
+        if state.withLock({ $0.isOpen }) {
+            life.run {
+                receive(.value(value))
+                return false
+            }
+        }
     }
 
-    /// Sends `.finished` once and ends the subscription.
+    /// Sends `.finished` once, the registration's last call, and ends the subscription.
     func finish() {
-        if close() { receive(.finished) }
+        guard close() else { return }
+        life.run {
+            receive(.finished)
+            return true
+        }
+        onFinish()
     }
 
     /// Ends the subscription without an event; returns whether this call ended it. The timers
@@ -60,4 +84,20 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
 
     /// The cancellable handed to the subscriber.
     var cancellable: AnyCancellable { AnyCancellable(self) }
+}
+
+extension SubscriptionGate: RegisteredWork {
+    /// Events name the subscription (a C countdown) as their source.
+    var namesItsHandle: Bool { true }
+    /// Nothing to do: only an ``AnyCancellable`` around the gate cancels when given up.
+    func detach() {}
+    /// Giving up the subscription cancels it.
+    func giveUp() { cancel() }
+    /// Ends the userdata of a C receiver.
+    func endWithLoop() { life?.finish() }
+    /// Closes without a release call.
+    func abandon() {
+        life?.abandon()
+        close()
+    }
 }

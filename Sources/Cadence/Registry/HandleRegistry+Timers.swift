@@ -1,13 +1,11 @@
-import Cadence
-
-/// Scheduled timers of the C API (one-shot and repeating) have no slot in this table: a timer's
-/// handle is `1 << 63 | place << 48 | bits`, the place of its loop among ``Storage/loops`` and
-/// the engine's 48 bits for its timer slot (slot and generation), which the engine keeps for the
-/// handle until it is released (TimerQueues+Handles.swift). A cancel then reads one entry of a
-/// small array here, hot in the cache, and the timer's slot, which it must touch anyway. The loop
-/// is borrowed under the table's lock, never retained, except by a cancel that must wait for a
-/// running callback. Lock order: this table's, then the loop's.
-extension HandleTable {
+/// Scheduled timers (one-shot and repeating) have no slot in the registry: a timer's handle is
+/// `1 << 63 | place << 48 | bits`, the place of its loop among ``Storage/loops`` and the
+/// engine's 48 bits for its timer slot (slot and generation), which the loop keeps for the handle
+/// until it is released (TimerQueues+Handles.swift). A cancel then reads one entry of a small
+/// array here, hot in the cache, and the timer's slot, which it must touch anyway. The loop is
+/// borrowed under the registry's lock, never retained, except by a cancel that must wait for a
+/// running callback. Lock order: the registry's, then the loop's.
+extension HandleRegistry {
     static let timerTag: UInt64 = 1 << 63
     private static let bitsMask: UInt64 = 1 << 48 - 1
 
@@ -30,7 +28,7 @@ extension HandleTable {
 
     /// Looks up the loop behind `loopID` and arms the timer that `arm` makes (given the loop; it
     /// returns the engine's handle bits), in one critical section: a loop destroyed meanwhile
-    /// fails the look-up or makes `arm` throw ``CadenceError/badHandle``.
+    /// fails the look-up or makes `arm` throw ``CadenceError/badHandle``. Returns the timer's handle.
     @inline(__always)
     func insertTimer(loop loopID: UInt64, _ arm: (Loop) throws(CadenceError) -> UInt64) throws(CadenceError) -> UInt64 {
         lock.lock()
@@ -41,14 +39,14 @@ extension HandleTable {
         let armed = loop._withUnsafeGuaranteedRef { loop in
             Result { () throws(CadenceError) in try arm(loop) }
         }
-        return Self.timerSource(place: Int(storage.slots[index].registry)) | (try armed.get())
+        return Self.timerSource(place: Int(storage.slots[index].place)) | (try armed.get())
     }
 
     /// Cancels the scheduled timer behind a live handle (`givingUp`: releases the handle, which
     /// cancels a repeating timer that was not detached); nil for any other handle, else whether
     /// this call stopped the timer. A callback of the timer running on another thread is waited
-    /// for after the table's lock is released (the callback may be waiting for that lock), and then
-    /// the userdata's release runs (cadence_loop_set_callbacks), with no lock held; `stealing`
+    /// for after the registry's lock is released (the callback may be waiting for that lock), and
+    /// then the userdata's release runs (cadence_loop_set_callbacks), with no lock held; `stealing`
     /// (`cadence_cancel_steal`), a userdata that can be handed back is returned as `stolen`
     /// instead, and its release is not called.
     @inline(__always)
@@ -72,25 +70,64 @@ extension HandleTable {
     }
 
     /// Detaches a scheduled timer's handle; false for any other handle.
-    func detachTimer(_ id: UInt64) -> Bool {
+    package func detachTimer(_ id: UInt64) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         return timerLoop(id)?._withUnsafeGuaranteedRef { $0.detachHandle(id & Self.bitsMask) } ?? false
     }
 
     /// Whether the scheduled timer behind a live handle has ended; nil for any other handle.
-    func timerHasEnded(_ id: UInt64) -> Bool? {
+    package func timerHasEnded(_ id: UInt64) -> Bool? {
         lock.lock()
         defer { lock.unlock() }
         return timerLoop(id)?._withUnsafeGuaranteedRef { $0.hasEnded(handle: id & Self.bitsMask) }
     }
 
     /// The scheduled timer behind a live handle; nil for any other handle.
-    func timer(_ id: UInt64) -> ScheduledTimer? {
+    package func timer(_ id: UInt64) -> ScheduledTimer? {
         lock.lock()
         defer { lock.unlock() }
         guard let loop = timerLoop(id)?.takeUnretainedValue(),
               let packedID = loop.packedID(ofHandle: id & Self.bitsMask) else { return nil }
         return ScheduledTimer(loop: loop, packedID: packedID)
+    }
+}
+
+/// The C API's hot calls on scheduled timers (start and stop), each one call from the export into
+/// the engine, with the registry's look-up and the loop's work inlined behind it: the exports
+/// cannot inline across the module boundary, and a call through the class (a metadata look-up, a
+/// retain of the shared registry) would cost more than the call itself. A namespace: its static
+/// functions need no metadata at run time.
+package enum TimerHandles {
+    /// Arms a C callback as a one-shot (`interval` nil) or repeating timer on the loop behind
+    /// `loopID` (``Loop/scheduleHandle(after:interval:tolerance:in:missedTicks:function:)``);
+    /// returns its handle.
+    ///
+    /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleHandle`.
+    package static func schedule(loop loopID: UInt64, after delay: Double, interval: Double?, tolerance: Double,
+                                 in mode: RunLoopMode, missedTicks: MissedTickPolicy,
+                                 function: TimerFunction) throws(CadenceError) -> UInt64 {
+        try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
+            try loop.scheduleHandle(after: delay, interval: interval, tolerance: tolerance, in: mode,
+                                    missedTicks: missedTicks, function: function)
+        }
+    }
+
+    /// Arms a one-shot calling the loop's fire function on the loop behind `loopID`
+    /// (``Loop/scheduleDefault(after:userdata:invoke:)``); returns its handle.
+    ///
+    /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleDefault`.
+    package static func scheduleDefault(loop loopID: UInt64, after delay: Double, userdata: UnsafeMutableRawPointer?,
+                                        invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
+        try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
+            try loop.scheduleDefault(after: delay, userdata: userdata, invoke: invoke)
+        }
+    }
+
+    /// Cancels, releases (`givingUp`) or cancels stealing the userdata (`stealing`) the scheduled
+    /// timer behind a live handle, as ``HandleRegistry/cancelTimer(_:givingUp:stealing:)``: nil for
+    /// a dead handle.
+    package static func cancel(_ id: UInt64, givingUp: Bool, stealing: Bool) -> (stopped: Bool, stolen: Int)? {
+        HandleRegistry.shared.cancelTimer(id, givingUp: givingUp, stealing: stealing)
     }
 }

@@ -1,16 +1,15 @@
-import Cadence
-
-/// The end of one C registration's userdata, for a kind made of closures (a subscription, a
-/// countdown, a poller): captured by the closure that calls the C callback, it calls the loop's
-/// release function (cadence_loop_set_callbacks) once, unless the registration's last call came
-/// (a countdown's finished event). A scheduled timer needs none: the engine's slot knows its end
+/// The end of a C registration's userdata, for the kinds made of closures (a subscription, a
+/// countdown, a poller): each calls its C callback between ``begin()`` and ``end(final:)``, and
+/// ends the registration with ``finish()`` when it is cancelled, given up or its loop destroyed.
+/// The loop's release function (cadence_loop_set_callbacks) is then called with the userdata
+/// exactly once, after every callback has returned, unless the registration's last call came (a
+/// countdown's finished event). A scheduled timer needs none: the engine's slot knows its end
 /// (``TimerFunction``).
 ///
-/// The ends the C layer sees (cancel, release, destroy) call ``finish()``; any other (a
-/// subscription its publisher ended) comes when the closure is let go, at the latest with its
-/// handle, in `deinit`. Either waits for a callback that is running, which then releases once it
-/// has returned (a callback cancelling its own registration).
-final class CallbackLife: @unchecked Sendable {
+/// A callback that ends its own registration (it cancels its source) gets the release once it
+/// has returned; an end nobody called (a subscription whose publisher ended, never cancelled)
+/// comes when the closure holding this is let go, in `deinit`.
+final class UserdataLife: @unchecked Sendable {
     private let release: TimerFunction.Release
     private let userdata: UnsafeMutableRawPointer?
     private let lock = Lock()
@@ -20,14 +19,10 @@ final class CallbackLife: @unchecked Sendable {
     private var ended = false
     private var released = false
 
-    /// The life of a registration made now on `loop`; nil when the loop has no release function.
-    static func make(_ loop: Loop, _ userdata: UnsafeMutableRawPointer?) -> CallbackLife? {
-        make(loop.releaseFunction, userdata)
-    }
-
-    /// The life of a registration whose loop's release function, read before, is `release`.
-    static func make(_ release: TimerFunction.Release?, _ userdata: UnsafeMutableRawPointer?) -> CallbackLife? {
-        release.map { CallbackLife($0, userdata) }
+    /// The life of a registration whose loop's release function, read when it was made, is
+    /// `release`; nil without one (nothing to call).
+    static func make(_ release: TimerFunction.Release?, _ userdata: UnsafeMutableRawPointer?) -> UserdataLife? {
+        release.map { UserdataLife($0, userdata) }
     }
 
     private init(_ release: TimerFunction.Release, _ userdata: UnsafeMutableRawPointer?) {
@@ -76,5 +71,17 @@ final class CallbackLife: @unchecked Sendable {
 
     deinit {
         if !released { release(userdata) }
+    }
+}
+
+extension Optional<UserdataLife> {
+    /// Runs a C callback inside ``UserdataLife/begin()`` and ``UserdataLife/end(final:)``, or
+    /// just runs it when there is no life (no release function): `call` returns whether it was the
+    /// registration's last call.
+    @inline(__always)
+    func run(_ call: () -> Bool) {
+        guard let life = self else { return _ = call() }
+        guard life.begin() else { return }
+        life.end(final: call())
     }
 }

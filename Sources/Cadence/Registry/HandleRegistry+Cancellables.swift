@@ -1,0 +1,170 @@
+/// What a registry's cancellable handle names (every kind but a scheduled timer, whose handle
+/// names the loop's own slot): a subscription, a connection, a countdown or a poller. The work
+/// keeps the C contract itself: its ``Cancellable/cancel()`` is one atomic step that says whether
+/// it stopped anything, waits for a callback running on another thread and then releases the
+/// userdata (``UserdataLife``); the registry only says which handle was cancelled, released or
+/// detached. Every registration is stored before it starts (``HandleRegistry/register(owner:of:_:)``),
+/// so its callbacks can name and cancel it from their first call.
+package protocol RegisteredWork: AnyObject, Detachable {
+    /// Whether its callbacks name its handle as their source: a released, detached handle then
+    /// keeps its slot until the work ends.
+    var namesItsHandle: Bool { get }
+    /// Its handle was released without having been detached: stops what only that handle could
+    /// stop, and releases the userdata inside the call.
+    func giveUp()
+    /// Its loop was destroyed, whose close cancelled its timers: ends the userdata.
+    func endWithLoop()
+    /// The registering call failed after it was made: stops it, and calls nothing, ever.
+    func abandon()
+}
+
+extension HandleRegistry {
+    /// The work behind a live cancellable handle (not a scheduled timer's).
+    package func work(_ id: UInt64) -> (any RegisteredWork)? {
+        lookUp(id, kind: .cancellable)?.object as? any RegisteredWork
+    }
+
+    /// Cancels the work behind a live cancellable handle: nil for a dead handle, else whether
+    /// this call stopped it (the work decides, atomically). A released, detached handle cancelled
+    /// by its own callback is freed.
+    package func cancel(_ id: UInt64) -> Bool? {
+        guard let work = work(id) else { return nil }
+        let stopped = work.cancel()
+        freeIfReleased(id)
+        return stopped
+    }
+
+    /// Whether the work behind a live cancellable handle has ended; nil for a dead handle.
+    package func isCancelled(_ id: UInt64) -> Bool? { work(id)?.isCancelled }
+
+    /// Detaches a live cancellable handle: releasing it then leaves its work going. False for a
+    /// dead handle, a released one included.
+    package func detach(_ id: UInt64) -> Bool {
+        lock.lock()
+        guard let index = index(id), storage.slots[index].kind == .cancellable, !storage.slots[index].released,
+              let work = storage.slots[index].object as? any RegisteredWork else {
+            lock.unlock()
+            return false
+        }
+        storage.slots[index].detached = true
+        lock.unlock()
+        work.detach()
+        return true
+    }
+
+    /// Releases a cancellable handle (giving it up): the work's ``RegisteredWork/giveUp()`` unless
+    /// it was detached. A detached handle whose callbacks name it is only marked released, and
+    /// freed once its work ends. False for a dead handle (released already).
+    package func release(_ id: UInt64) -> Bool {
+        lock.lock()
+        guard let index = index(id), storage.slots[index].kind == .cancellable, !storage.slots[index].released,
+              let work = storage.slots[index].object as? any RegisteredWork else {
+            lock.unlock()
+            return false
+        }
+        let detached = storage.slots[index].detached
+        if detached && work.namesItsHandle {
+            storage.slots[index].released = true
+            lock.unlock()
+            // Work that has ended already (or meanwhile, before its end saw the mark) frees it now.
+            if work.isCancelled { freeIfReleased(id) }
+            return true
+        }
+        lock.unlock()
+        if !detached { work.giveUp() }
+        // The registry's reference goes here, after its lock: the work's deinit may cancel, and
+        // wait for a callback that is calling into the registry.
+        return remove(id, kind: .cancellable) != nil
+    }
+
+    /// Frees a released handle whose work has ended (cancelled, or a countdown finished); does
+    /// nothing for a handle the program still holds.
+    func freeIfReleased(_ id: UInt64) {
+        lock.lock()
+        var freed: AnyObject?
+        if let index = index(id), storage.slots[index].released {
+            freed = storage.slots[index].object
+            Self.free(index, in: &storage)
+        }
+        lock.unlock()
+        _ = freed  // let go of outside the lock
+    }
+
+    /// Stores the work that `make` builds, given its handle (the source its callbacks report),
+    /// under a new cancellable handle owned by `loopID`, then calls the start that `make` returns:
+    /// nothing calls back before the handle names the work. A start that fails, or a loop
+    /// destroyed meanwhile (whose sweep of its handles may have run before this one was stored),
+    /// withdraws the handle and abandons the work (``RegisteredWork/abandon()``).
+    func register(owner loopID: UInt64, of loop: Loop,
+                  _ make: (UInt64) throws(CadenceError) -> (work: any RegisteredWork, start: () throws(CadenceError) -> Void))
+        throws(CadenceError) -> UInt64 {
+        let id = reserve(kind: .cancellable, owner: loopID)
+        let made: (work: any RegisteredWork, start: () throws(CadenceError) -> Void)
+        do throws(CadenceError) {
+            made = try make(id)
+        } catch {
+            remove(reservedSlot: id)
+            throw error
+        }
+        fill(id, with: made.work)
+        do throws(CadenceError) {
+            try made.start()
+        } catch {
+            remove(id, kind: .cancellable)
+            made.work.abandon()  // a registering call that fails calls nothing
+            throw error
+        }
+        guard !loop.isClosed else {
+            remove(id, kind: .cancellable)
+            made.work.abandon()
+            throw .badHandle.with("loop must stay live during the call, got a loop destroyed meanwhile")
+        }
+        return id
+    }
+
+    /// Frees a reserved handle that was never filled.
+    private func remove(reservedSlot id: UInt64) {
+        lock.lock()
+        if let index = index(id), storage.slots[index].object == nil { Self.free(index, in: &storage) }
+        lock.unlock()
+    }
+}
+
+// MARK: The kinds
+
+extension TimerSubscription: RegisteredWork {
+    /// Ticks name the subscription as their source.
+    package var namesItsHandle: Bool { true }
+    /// Giving up a subscription cancels it.
+    package func giveUp() { cancel() }
+    /// Ends the userdata of a subscription that calls a C function.
+    package func endWithLoop() { subscriber.life?.finish() }
+    /// Unsubscribes without a release call.
+    package func abandon() {
+        subscriber.life?.abandon()
+        cancel()
+    }
+}
+
+extension TimerConnection: RegisteredWork {
+    /// A connection has no callbacks.
+    package var namesItsHandle: Bool { false }
+    /// Nothing here: the connection's deinit, once the registry lets it go, stops the timer if it
+    /// was the last handle (``TimerBroadcast/connectionGivenUp(number:)``).
+    package func giveUp() {}
+    /// A connection has no userdata.
+    package func endWithLoop() {}
+    /// Cancels the connection (its loop is gone, or going).
+    package func abandon() { cancel() }
+}
+
+extension Poller: RegisteredWork {
+    /// Polls name the poller as their source, and are finished through it.
+    package var namesItsHandle: Bool { true }
+    /// Giving up a poller cancels it.
+    package func giveUp() { cancel() }
+    /// Ends the userdata of a poller that calls a C function.
+    package func endWithLoop() { core.endLife() }
+    /// Cancels without a release call.
+    package func abandon() { core.abandon() }
+}

@@ -1,0 +1,315 @@
+import Cadence
+import Dispatch
+import Synchronization
+import Testing
+
+/// The engine's forms for C callbacks (a subscription, a countdown, a poller made through the
+/// registry, as the C API makes them) keep the C contract themselves: one release of the
+/// userdata after every callback, none after a final call or a failed registration, no call
+/// after a cancel returns, and a callback may cancel its own source.
+@Suite(.serialized) struct CallbackFunctionTests {
+    /// A virtual loop in a registry of its own, with the recording release function.
+    func virtualLoop() throws -> (registry: HandleRegistry, loop: Loop, id: UInt64) {
+        let registry = HandleRegistry()
+        let loop = Loop.virtual()
+        let id = try registry.insert(loop)
+        try loop.setFunctions(fire: nil, release: recordRelease)
+        return (registry, loop, id)
+    }
+
+    /// A connectable publisher every second, connected, behind handles of `registry`.
+    func connectedPublisher(_ registry: HandleRegistry, _ loop: Loop, _ loopID: UInt64) throws -> UInt64 {
+        let publisher = try registry.insert(publisher: try TimerPublisher(every: 1, on: loop), owner: loopID, of: loop)
+        _ = try registry.connect(publisher: publisher)
+        return publisher
+    }
+
+    func subscribe(_ record: CallRecord, to publisher: UInt64) throws -> UInt64 {
+        try record.registry.subscribe(TimerFunction(invoke: recordTick, function: anyFunction, userdata: record.userdata),
+                                      publisher: publisher)
+    }
+
+    @Test func aSubscriptionIsReleasedOnceByItsCancelAndNeverCalledAfter() throws {
+        let (registry, loop, loopID) = try virtualLoop()
+        let record = CallRecord(registry)
+        let subscription = try subscribe(record, to: try connectedPublisher(registry, loop, loopID))
+        try loop.run(for: 3.5)
+        #expect(record.calls == 3)
+        #expect(record.sources == [subscription])
+        #expect(registry.cancel(subscription) == true)
+        #expect(record.releases == 1)
+        #expect(registry.cancel(subscription) == false)
+        #expect(registry.isCancelled(subscription) == true)
+        try loop.run(for: 2)
+        #expect(record.calls == 3)
+        #expect(registry.release(subscription))
+        #expect(registry.cancel(subscription) == nil)  // the handle is dead
+        #expect(record.releases == 1)
+        #expect(record.lateCalls == 0)
+        try registry.destroyLoop(loopID)
+        #expect(record.releases == 1)
+    }
+
+    @Test func givingUpASubscriptionOrAPollerReleasesInsideTheCall() throws {
+        let (registry, loop, loopID) = try virtualLoop()
+        let subscriber = CallRecord(registry), polls = CallRecord(registry)
+        let subscription = try subscribe(subscriber, to: try connectedPublisher(registry, loop, loopID))
+        let poller = try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: polls.userdata),
+                                              loop: loopID, interval: 1, tolerance: 0)
+        try loop.run(for: 2.5)
+        #expect(subscriber.calls == 2)
+        #expect(polls.calls == 2)  // every poll finished from its callback
+        #expect(registry.release(subscription))
+        #expect(registry.release(poller))
+        #expect(subscriber.releases == 1)
+        #expect(polls.releases == 1)
+        #expect(!registry.release(poller))  // released already
+        try loop.run(for: 3)
+        #expect(subscriber.calls == 2)
+        #expect(polls.calls == 2)
+        try registry.destroyLoop(loopID)
+        #expect(subscriber.releases == 1)
+        #expect(polls.releases == 1)
+    }
+
+    @Test func aCountdownsFinalCallTakesThePlaceOfTheRelease() throws {
+        let (registry, loop, loopID) = try virtualLoop()
+        let record = CallRecord(registry)
+        let countdown = try registry.startCountdown(
+            CountdownFunction(invoke: recordCountdown, function: anyFunction, userdata: record.userdata),
+            loop: loopID, deadline: 2, tick: 1)
+        #expect(record.calls == 0)  // the first value comes on the next pass, not from the call
+        try loop.run(for: 3)
+        #expect(record.values == [2, 1, 0, -1])  // -1: the finished call
+        #expect(record.finals == 1)
+        #expect(record.releases == 0)
+        #expect(registry.cancel(countdown) == false)  // it ended on its own
+        #expect(registry.release(countdown))
+        try registry.destroyLoop(loopID)
+        #expect(record.releases == 0)
+        #expect(record.lateCalls == 0)
+    }
+
+    @Test func aCallbackCancelsItsOwnSourceFromItsFirstCall() throws {
+        let (registry, loop, loopID) = try virtualLoop()
+        let counting = CallRecord(registry, cancelOnCall: 1), polling = CallRecord(registry, cancelOnCall: 1)
+        let ticking = CallRecord(registry, cancelOnCall: 1)
+        let countdown = try registry.startCountdown(
+            CountdownFunction(invoke: recordCountdown, function: anyFunction, userdata: counting.userdata),
+            loop: loopID, deadline: 5, tick: 1)
+        let poller = try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: polling.userdata),
+                                              loop: loopID, interval: 1, tolerance: nil)
+        let subscription = try subscribe(ticking, to: try connectedPublisher(registry, loop, loopID))
+        try loop.run(for: 4)
+        for (record, source) in [(counting, countdown), (polling, poller), (ticking, subscription)] {
+            #expect(record.calls == 1)
+            #expect(record.sources == [source])
+            #expect(record.cancelResult == true)  // the cancel from inside stopped it
+            #expect(record.releasesWhenCancelled == 0)  // released once the callback had returned
+            #expect(record.releases == 1)
+            #expect(registry.cancel(source) == false)
+        }
+        try registry.destroyLoop(loopID)
+        #expect([counting, polling, ticking].map(\.releases) == [1, 1, 1])
+    }
+
+    @Test func aPollIsFinishedByItsNumberOnce() throws {
+        let (registry, loop, loopID) = try virtualLoop()
+        let record = CallRecord(registry, finishesPolls: false)
+        let poller = try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: record.userdata),
+                                              loop: loopID, interval: 1, tolerance: 0)
+        try loop.run(for: 2.5)
+        #expect(record.values == [1])  // the second tick found the first poll running
+        #expect(try registry.poller(poller).finish(poll: 2) == false)
+        #expect(try registry.poller(poller).finish(poll: 1))
+        #expect(try registry.poller(poller).finish(poll: 1) == false)
+        try loop.run(for: 1)
+        #expect(record.values == [1, 2])
+        #expect(registry.cancel(poller) == true)
+        #expect(record.releases == 1)
+        try registry.destroyLoop(loopID)
+        #expect(record.releases == 1)
+    }
+
+    @Test func aRegistrationThatFailsCallsNothing() throws {
+        let (registry, _, loopID) = try virtualLoop()
+        let record = CallRecord(registry)
+        #expect(throws: CadenceError.invalidArgument) {
+            try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: record.userdata),
+                                     loop: loopID, interval: -1, tolerance: nil)
+        }
+        #expect(throws: CadenceError.invalidArgument) {
+            try registry.startCountdown(CountdownFunction(invoke: recordCountdown, function: anyFunction,
+                                                          userdata: record.userdata),
+                                        loop: loopID, deadline: .nan, tick: 1)
+        }
+        #expect(throws: CadenceError.invalidArgument) {  // no function, and the loop has no fire function
+            let publisher = try registry.insert(publisher: try TimerPublisher(every: 1, on: registry.loop(loopID)!),
+                                                owner: loopID, of: registry.loop(loopID)!)
+            _ = try registry.subscribe(TimerFunction(invoke: recordTick, function: nil, userdata: record.userdata),
+                                       publisher: publisher)
+        }
+        try registry.destroyLoop(loopID)
+        #expect(record.releases == 0)
+        #expect(record.calls == 0)
+    }
+
+    @Test func aDetachedReleasedHandleLastsUntilItsLoopIsDestroyed() throws {
+        let (registry, loop, loopID) = try virtualLoop()
+        let record = CallRecord(registry)
+        let subscription = try subscribe(record, to: try connectedPublisher(registry, loop, loopID))
+        #expect(registry.detach(subscription))
+        #expect(registry.release(subscription))
+        #expect(!registry.release(subscription))  // a second release of it is stale
+        #expect(!registry.detach(subscription))
+        try loop.run(for: 2.5)
+        #expect(record.calls == 2)  // it keeps delivering, naming its handle
+        #expect(record.sources == [subscription])
+        #expect(record.releases == 0)
+        try registry.destroyLoop(loopID)
+        #expect(record.releases == 1)
+        #expect(registry.cancel(subscription) == nil)
+    }
+
+    /// A cancel from another thread returns only once a running callback has returned, and no
+    /// callback starts after it; the release comes inside the cancel, after the callbacks.
+    @Test func noCallAfterACancelFromAnotherThreadReturns() throws {
+        let registry = HandleRegistry()
+        let loop = try Loop()
+        let loopID = try registry.insert(loop)
+        try loop.setFunctions(fire: nil, release: recordRelease)
+        try loop.startThread()
+        for round in 0..<20 {
+            let record = CallRecord(registry)
+            let publisher = try registry.insert(publisher: try TimerPublisher(every: 0.0005, on: loop, in: .common),
+                                                owner: loopID, of: loop)
+            let subscription = try subscribe(record, to: publisher)
+            let connection = try registry.connect(publisher: publisher)
+            #expect(record.started.wait(timeout: .now() + 10) == .success)
+            #expect(registry.cancel(round % 2 == 0 ? subscription : connection) == true)
+            record.cancelReturned.store(true, ordering: .releasing)
+            if round % 2 == 1 { #expect(registry.release(subscription)) }
+            #expect(record.releases == 1)
+            // Ticks due after the cancel would have come by the time a later one-shot fires.
+            let fired = DispatchSemaphore(value: 0)
+            try loop.schedule(after: 0.003, in: .common) { _ in fired.signal() }
+            #expect(fired.wait(timeout: .now() + 10) == .success)
+            #expect(record.callsAfterCancel == 0)
+            #expect(record.lateCalls == 0)
+            #expect(registry.release(connection))
+            #expect(registry.remove(publisher, kind: .publisher) != nil)
+        }
+        try loop.stopThread()
+        try registry.destroyLoop(loopID)
+    }
+
+    /// A subscription's first tick may run on the loop's thread before the subscribing call has
+    /// returned: its handle already names it, so its cancel from that tick stops it.
+    @Test func aFirstTickBeforeTheSubscribeReturnedCancelsItsSource() throws {
+        let registry = HandleRegistry()
+        let loop = try Loop()
+        let loopID = try registry.insert(loop)
+        try loop.setFunctions(fire: nil, release: recordRelease)
+        try loop.startThread()
+        let connectable = try TimerPublisher(every: 0.00002, on: loop, in: .common)
+        let publisher = try registry.insert(publisher: connectable.autoconnect(), owner: loopID, of: loop)
+        for _ in 0..<100 {
+            let record = CallRecord(registry, cancelOnCall: 1)
+            let subscription = try subscribe(record, to: publisher)  // its first subscriber starts the timer
+            #expect(record.releasedSignal.wait(timeout: .now() + 10) == .success)
+            #expect(record.calls == 1)
+            #expect(record.sources == [subscription])
+            #expect(record.cancelResult == true)
+            #expect(record.releasesWhenCancelled == 0)
+            #expect(record.releases == 1)
+            #expect(registry.release(subscription))
+        }
+        try loop.stopThread()
+        try registry.destroyLoop(loopID)
+    }
+}
+
+/// What a registration's callbacks saw, reached from the C-style callbacks through the userdata.
+final class CallRecord: @unchecked Sendable {
+    let registry: HandleRegistry
+    private let cancelOnCall: Int?
+    let finishesPolls: Bool
+    private let state = Mutex(State())
+    let cancelReturned = Atomic(false)
+    /// Signalled on the first call, and on each release.
+    let started = DispatchSemaphore(value: 0), releasedSignal = DispatchSemaphore(value: 0)
+
+    struct State {
+        var calls = 0, finals = 0, releases = 0, lateCalls = 0, callsAfterCancel = 0
+        var sources: Set<UInt64> = []
+        var values: [Int64] = []
+        var cancelResult: Bool?
+        var releasesWhenCancelled: Int?
+    }
+
+    init(_ registry: HandleRegistry, cancelOnCall: Int? = nil, finishesPolls: Bool = true) {
+        self.registry = registry
+        self.cancelOnCall = cancelOnCall
+        self.finishesPolls = finishesPolls
+    }
+
+    var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    static func from(_ userdata: UnsafeMutableRawPointer?) -> CallRecord {
+        Unmanaged<CallRecord>.fromOpaque(userdata!).takeUnretainedValue()
+    }
+
+    var calls: Int { state.withLock { $0.calls } }
+    var finals: Int { state.withLock { $0.finals } }
+    var releases: Int { state.withLock { $0.releases } }
+    var lateCalls: Int { state.withLock { $0.lateCalls } }
+    var callsAfterCancel: Int { state.withLock { $0.callsAfterCancel } }
+    var sources: Set<UInt64> { state.withLock { $0.sources } }
+    var values: [Int64] { state.withLock { $0.values } }
+    var cancelResult: Bool? { state.withLock { $0.cancelResult } }
+    var releasesWhenCancelled: Int? { state.withLock { $0.releasesWhenCancelled } }
+
+    /// One call naming `source`, with `value` recorded; cancels the source on call `cancelOnCall`.
+    func called(source: UInt64, value: Int64?, final: Bool) {
+        let calls = state.withLock { state in
+            if state.releases > 0 { state.lateCalls += 1 }
+            if cancelReturned.load(ordering: .acquiring) { state.callsAfterCancel += 1 }
+            state.calls += 1
+            if final { state.finals += 1 }
+            state.sources.insert(source)
+            if let value { state.values.append(value) }
+            return state.calls
+        }
+        if calls == 1 { started.signal() }
+        if calls == cancelOnCall {
+            let result = registry.cancel(source)
+            state.withLock {
+                $0.cancelResult = result
+                $0.releasesWhenCancelled = $0.releases
+            }
+        }
+    }
+
+    func released() {
+        state.withLock { $0.releases += 1 }
+        releasedSignal.signal()
+    }
+}
+
+/// A function pointer for the records' invokes, which do not call it.
+private var anyFunction: UnsafeRawPointer { UnsafeRawPointer(bitPattern: 0x1)! }
+
+private let recordTick: TimerFunction.Invoke = { _, userdata, source, _, _, final in
+    CallRecord.from(userdata).called(source: source, value: nil, final: final != 0)
+}
+
+private let recordCountdown: CountdownFunction.Invoke = { _, userdata, source, remaining, finished, _ in
+    CallRecord.from(userdata).called(source: source, value: finished != 0 ? -1 : remaining, final: finished != 0)
+}
+
+private let recordPoll: PollFunction.Invoke = { _, userdata, source, number, _ in
+    let record = CallRecord.from(userdata)
+    record.called(source: source, value: Int64(number), final: false)
+    if record.finishesPolls, let poller = try? record.registry.poller(source) { _ = poller.finish(poll: Int(number)) }
+}
+
+private let recordRelease: TimerFunction.Release = { userdata in CallRecord.from(userdata).released() }
