@@ -37,12 +37,18 @@ extension HandleRegistry {
     /// Whether the work behind a live cancellable handle has ended; nil for a dead handle.
     package func isCancelled(_ id: UInt64) -> Bool? { work(id)?.isCancelled }
 
+    /// The slot and work of a live cancellable handle that was not released; under the lock.
+    private func unreleasedWork(_ id: UInt64) -> (index: Int, work: any RegisteredWork)? {
+        guard let index = index(id), storage.slots[index].kind == .cancellable, !storage.slots[index].released,
+              let work = storage.slots[index].object as? any RegisteredWork else { return nil }
+        return (index, work)
+    }
+
     /// Detaches a live cancellable handle: releasing it then leaves its work going. False for a
     /// dead handle, a released one included.
     package func detach(_ id: UInt64) -> Bool {
         lock.lock()
-        guard let index = index(id), storage.slots[index].kind == .cancellable, !storage.slots[index].released,
-              let work = storage.slots[index].object as? any RegisteredWork else {
+        guard let (index, work) = unreleasedWork(id) else {
             lock.unlock()
             return false
         }
@@ -57,8 +63,7 @@ extension HandleRegistry {
     /// freed once its work ends. False for a dead handle (released already).
     package func release(_ id: UInt64) -> Bool {
         lock.lock()
-        guard let index = index(id), storage.slots[index].kind == .cancellable, !storage.slots[index].released,
-              let work = storage.slots[index].object as? any RegisteredWork else {
+        guard let (index, work) = unreleasedWork(id) else {
             lock.unlock()
             return false
         }
