@@ -34,9 +34,15 @@ public final class TimerSubscription: Cancellable, Detachable, @unchecked Sendab
     /// - Returns: whether this call cancelled it (`false` if it was cancelled already).
     @discardableResult
     public func cancel() -> Bool {
-        let cancelled = broadcast?.unsubscribe(subscriber) ?? false
-        subscriber.life?.finish()
-        return cancelled
+        guard let broadcast else {
+            subscriber.life?.finish()  // ended with its publisher
+            return false
+        }
+        let outcome = broadcast.unsubscribe(subscriber)
+        // Only the call that removed it releases: a second cancel, one racing it included, must
+        // not release before the first has waited for a tick being delivered.
+        if outcome.removed { subscriber.life?.finish() }
+        return outcome.stopped
     }
 
     /// Keeps the subscription delivering once this object is given up: afterwards its deinit does

@@ -192,23 +192,24 @@ final class TimerBroadcast: @unchecked Sendable {
         }
     }
 
-    /// Removes a subscriber; returns false if it was already gone, or its loop was closed (which
-    /// ended it). From another thread, returns only once a tick being delivered has been delivered.
-    func unsubscribe(_ subscriber: TimerSubscriber) -> Bool {
+    /// Removes a subscriber: `removed` if this call took it out (false if it was already gone),
+    /// `stopped` if it was still live too (not ended with its publisher or its loop). From another
+    /// thread, returns only once a tick being delivered has been delivered.
+    func unsubscribe(_ subscriber: TimerSubscriber) -> (removed: Bool, stopped: Bool) {
         let id = runningTimer
-        let changed: Bool = lock.withLock {
-            guard subscribers.contains(where: { $0 === subscriber }) else { return false }
+        let (removed, live): (Bool, Bool) = lock.withLock {
+            guard subscribers.contains(where: { $0 === subscriber }) else { return (false, false) }
             subscribers = subscribers.filter { $0 !== subscriber }
             subscriber.isActive = false
             if autoconnects && subscribers.isEmpty { _ = disconnectLocked(final: false) }
             noticeClosedLoopLocked()
-            if case .cancelled = state { return false }  // it had ended with its publisher
-            return true
+            if case .cancelled = state { return (true, false) }  // it had ended with its publisher
+            return (true, true)
         }
         // Only a subscriber that was still there can have a callback starting: one removed
         // before (a second cancel, a release after a cancel) returns at once.
-        if changed { waitForDelivery(id) }
-        return changed && !loop.isClosed
+        if live { waitForDelivery(id) }
+        return (removed, live && !loop.isClosed)
     }
 
     /// Sends one tick of connection number `connection` to every subscriber present when it fired;

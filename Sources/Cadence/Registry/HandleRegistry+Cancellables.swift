@@ -75,11 +75,16 @@ extension HandleRegistry {
             if work.isCancelled { freeIfReleased(id) }
             return true
         }
+        // Marked first, so that this call is the one release that succeeds, also against one
+        // that its own release function makes (a binding's finalizer) or another thread's.
+        storage.slots[index].released = true
         lock.unlock()
         if !detached { work.giveUp() }
         // The registry's reference goes here, after its lock: the work's deinit may cancel, and
-        // wait for a callback that is calling into the registry.
-        return remove(id, kind: .cancellable) != nil
+        // wait for a callback that is calling into the registry. The slot may be free already
+        // (a cancel or a loop's destroy from the release function).
+        _ = remove(id, kind: .cancellable)
+        return true
     }
 
     /// Frees a released handle whose work has ended (cancelled, or a countdown finished); does
@@ -111,7 +116,7 @@ extension HandleRegistry {
             remove(reservedSlot: id)
             throw error
         }
-        fill(id, with: made.work)
+        fill(id, with: made.work, starting: true)
         do throws(CadenceError) {
             try made.start()
         } catch {
@@ -119,12 +124,27 @@ extension HandleRegistry {
             made.work.abandon()  // a registering call that fails calls nothing
             throw error
         }
-        guard !loop.isClosed else {
-            remove(id, kind: .cancellable)
+        guard started(id) else {  // the loop's destroy left the slot and the work to this call
             made.work.abandon()
             throw .badHandle.with("loop must stay live during the call, got a loop destroyed meanwhile")
         }
         return id
+    }
+
+    /// Marks a registration's call as returning; false, freeing the slot, if its loop's destroy
+    /// orphaned it meanwhile without ending its work. Under the lock, so that a destroy either
+    /// comes before (the call fails, and nothing is called) or ends the work after (the call
+    /// succeeded). A slot already free was released by the work's own first callback.
+    private func started(_ id: UInt64) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = index(id) else { return true }
+        guard storage.slots[index].owner != 0 else {
+            Self.free(index, in: &storage)  // the call still holds the work: no deinit here
+            return false
+        }
+        storage.slots[index].starting = false
+        return true
     }
 
     /// Frees a reserved handle that was never filled.

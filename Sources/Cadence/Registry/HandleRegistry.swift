@@ -16,9 +16,13 @@ package final class HandleRegistry: @unchecked Sendable {
         var kind = Kind.loop
         /// A cancellable's handle was detached: releasing it leaves its work running.
         var detached = false
-        /// A detached cancellable's handle was released while its work, whose callbacks name it,
-        /// goes on: the slot lives until that work ends (``freeIfReleased(_:)``).
+        /// A cancellable's handle was released: the release is under way, or, for a detached
+        /// handle whose work's callbacks name it, the slot lives until that work ends
+        /// (``freeIfReleased(_:)``).
         var released = false
+        /// A cancellable's registering call has not returned yet: a destroy of its loop meanwhile
+        /// leaves the slot to that call (with owner 0), which frees it, abandons the work and fails.
+        var starting = false
         /// A loop's place in ``Storage/loops`` (in the padding after the flags).
         var place: UInt16 = 0
         var owner: UInt64 = 0     // the loop handle this object belongs to (0 for a loop)
@@ -122,7 +126,9 @@ package final class HandleRegistry: @unchecked Sendable {
         storage.freeLoops.append(place)
         Self.free(index, in: &storage)
         for index in storage.slots.indices where storage.slots[index].owner == id {
-            if let object = storage.slots[index].object {
+            if storage.slots[index].starting {
+                storage.slots[index].owner = 0  // orphaned: its registering call fails, ending nothing
+            } else if let object = storage.slots[index].object {
                 owned.append(object)
                 Self.free(index, in: &storage)
             }
@@ -156,10 +162,10 @@ package final class HandleRegistry: @unchecked Sendable {
     }
 
     /// Puts `object` behind a handle that ``reserve(kind:owner:)`` made.
-    func fill(_ id: UInt64, with object: AnyObject) {
+    func fill(_ id: UInt64, with object: AnyObject, starting: Bool = false) {
         lock.lock()
         defer { lock.unlock() }
-        if let index = index(id) { storage.slots[index].object = object }
+        if let index = index(id) { (storage.slots[index].object, storage.slots[index].starting) = (object, starting) }
     }
 
     /// Takes a free slot (or a new one) and returns its index and the id it will have.
@@ -226,6 +232,7 @@ package final class HandleRegistry: @unchecked Sendable {
         storage.slots[index].owner = 0
         storage.slots[index].detached = false
         storage.slots[index].released = false
+        storage.slots[index].starting = false
         // Generation 0 is never issued, so a zeroed id cannot match a slot; nor is 2³¹ or more,
         // so that no id of a slot has the top bit of a timer's handle.
         let generation = storage.slots[index].generation

@@ -203,9 +203,11 @@ final class PollerCore: Sendable {
             state.cancelled = true
             return state.takeTimers()
         }
-        removed?.forEach { $0.cancel() }
+        guard let removed else { return false }  // the cancel that stopped it releases
+        removed.forEach { $0.cancel() }
+        let stopped = !scheduler.hasClosedLoop  // read first: the release may destroy the loop
         life?.finish()
-        return removed != nil && !scheduler.hasClosedLoop
+        return stopped
     }
 
     /// The loop was closed, which removed the timers: releases a C operation's userdata.

@@ -42,9 +42,12 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
     /// a C receiver is released (after the callback, when it cancels its own subscription).
     @discardableResult
     func cancel() -> Bool {
-        let cancelled = close() && !schedulerClosed()
+        // Closed before: by another cancel, which releases; by `finish()`, whose last call ends
+        // the userdata; or with its loop, whose destroy releases.
+        guard close() else { return false }
+        let stopped = !schedulerClosed()  // read first: the release may destroy the loop
         life?.finish()
-        return cancelled
+        return stopped
     }
     var isCancelled: Bool { isClosed }
 

@@ -124,10 +124,9 @@ class LoopState:
             RUNS.remove(runner)
 
     def retire(self) -> None:
-        """After the C loop was destroyed: C calls none of its callbacks any more, which are
-        swapped for inert ones, so that the state is freed without the cycle collector."""
+        """After the C loop was destroyed. Its C callbacks stay: a release that a cancel on
+        another thread began before the destroy may still come (``cadence_loop_destroy``)."""
         self.handle = 0
-        self.on_fire, self.on_release, self.on_countdown, self.on_poll = _INERT
 
     def fail(self, error: BaseException) -> None:
         """Routes an exception of a callback (see the module's notes)."""
@@ -167,6 +166,11 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
     new, tick_type, slots, free = tuple.__new__, Tick, _slots, _free  # cells: fast in fire
+    owner = weakref.ref(state)  # held weakly: the state is freed without the cycle collector
+
+    def fail(error: BaseException) -> None:
+        if (kept := owner()) is not None:
+            kept.fail(error)
 
     def fire(key: int, date: float, skipped: int, final: int) -> None:
         callback = slots[key]
@@ -176,7 +180,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any]:
         try:
             callback(new(tick_type, (date, skipped)))
         except BaseException as error:  # noqa: BLE001 - routed, never into C
-            state.fail(error)
+            fail(error)
 
     def call(final: object, key: int, function: Any, *args: Any) -> None:
         if final:
@@ -184,7 +188,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any]:
         try:
             function(*args)
         except BaseException as error:  # noqa: BLE001 - routed, never into C
-            state.fail(error)
+            fail(error)
 
     def release(key: int) -> None:  # inline: every stop comes here
         userdata, slots[key] = slots[key], None
@@ -193,7 +197,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any]:
             if isinstance(userdata, Ending):
                 userdata.end()
         except BaseException as error:  # noqa: BLE001 - routed, never into C
-            state.fail(error)
+            fail(error)
 
     def countdown(raw: Any, key: int) -> None:
         event = raw[0]
@@ -204,7 +208,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any]:
         call(False, key, slots[key].poll, event.source, event.number, event.date)
 
     functions = (fire, release, countdown, poll)
-    GLUE.update(f.__code__ for f in (*functions, call))
+    GLUE.update(f.__code__ for f in (*functions, call, fail))
     kinds: Any = _lib.CALLBACK_TYPES
     return tuple(kind(f) for kind, f in zip(kinds, functions))
 
@@ -212,9 +216,6 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any]:
 #: The code of the C callbacks: a SIGINT handler that finds one of them running records the
 #: KeyboardInterrupt instead of raising it where no ``try`` would catch it.
 GLUE: set[Any] = set()
-
-
-_INERT = tuple(kind(lambda *args: None) for kind in _lib.CALLBACK_TYPES)
 
 
 class Weak:
