@@ -36,7 +36,8 @@ swift-test:
 # The DocC documentation of the Swift module (Sources/Cadence/Cadence.docc and every `///`
 # comment, private ones included), built with the `docc` beside `swift` (no package plugin is
 # needed) and failing on any warning: a broken symbol or article link, an undocumented or unknown
-# parameter. About 10 seconds once the package is built; the archive is thrown away.
+# parameter. About 10 seconds once the package is built; the archive is thrown away unless
+# DOCC_OUTPUT names where to keep it (make docs DOCC_OUTPUT=build/Cadence.doccarchive).
 docs:
 	scripts/check-docc.sh
 

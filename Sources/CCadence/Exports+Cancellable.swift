@@ -108,5 +108,6 @@ public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 
 private func failedCancel(_ id: UInt64, live: Bool, _ function: StaticString = #function) -> Int32 {
     guard live else { return fail(.deadHandle("cancellable", id, kind: "cancellable"), function) }
     return fail(.alreadyCancelled.with("cancellable must not be cancelled already, got one that was "
-                                       + "(cancelled before, or a one-shot that has fired)"), function)
+                                       + "(cancelled before, a one-shot that has fired, or a countdown "
+                                       + "that has finished)"), function)
 }

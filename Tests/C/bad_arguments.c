@@ -244,11 +244,12 @@ static void messages(cadence_loop loop) {
     CHECK_OK(cadence_cancel(out));
     CHECK_ERR_MSG(cadence_cancel(out), CADENCE_EALREADY,
                   "cadence_cancel: cancellable must not be cancelled already, got one that was "
-                  "(cancelled before, or a one-shot that has fired)");
+                  "(cancelled before, a one-shot that has fired, or a countdown that has finished)");
     /* A call that succeeds leaves the message alone. */
     CHECK_OK(cadence_cancellable_release(out));
     CHECK_STR(cadence_last_error_message(), "cadence_cancel: cancellable must not be cancelled already, got one "
-                                            "that was (cancelled before, or a one-shot that has fired)");
+                                            "that was (cancelled before, a one-shot that has fired, or a "
+                                            "countdown that has finished)");
 
     cadence_loop virtual_loop;
     CHECK_OK(cadence_loop_create_virtual(&virtual_loop));
@@ -258,6 +259,11 @@ static void messages(cadence_loop loop) {
     CHECK_ERR_MSG(cadence_loop_advance_clock(virtual_loop, 1e30), CADENCE_EINVAL,
                   "cadence_loop_advance_clock: seconds must keep a virtual clock before its end (2^64 - 1 ns, about "
                   "584 years after its start), got 1e+30");
+    /* A run until stopped, which a virtual clock cannot make, says what to do instead. */
+    CHECK_ERR_MSG(cadence_loop_run(virtual_loop, "default", INFINITY), CADENCE_EINVAL,
+                  "cadence_loop_run: seconds must keep a virtual clock before its end (2^64 - 1 ns, about 584 years "
+                  "after its start), got inf (a virtual loop cannot run until stop(): pass a duration, or run until "
+                  "idle)");
     CHECK_OK(cadence_loop_destroy(virtual_loop));
     CHECK_EQ(never.count, 0);
 }

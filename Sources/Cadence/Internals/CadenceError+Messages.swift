@@ -117,10 +117,13 @@ extension CadenceError {
             : "loop must not be on a host's uv_loop_t to have a descriptor, got one (watch the host's loop)")
     }
 
-    /// A virtual-clock advance past the clock's end.
+    /// A virtual-clock advance past the clock's end; an infinite one is a run until stopped, so
+    /// the message says what to do instead.
     @inline(never)
     static func beyondClockEnd(_ seconds: Double) -> CadenceError {
         invalidArgument.with("seconds must keep a virtual clock before its end (2^64 - 1 ns, about 584 years "
-                             + "after its start), got \(seconds)")
+                             + "after its start), got \(seconds)"
+                             + (seconds.isInfinite ? " (a virtual loop cannot run until stop(): pass a duration, "
+                                + "or run until idle)" : ""))
     }
 }

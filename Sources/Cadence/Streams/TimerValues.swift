@@ -21,6 +21,11 @@ import Synchronization
 /// Something must run the loop (``Loop/run(mode:for:)-(_,Double)``, ``Loop/startThread(mode:)``
 /// or a host): on a loop that nothing runs no timer fires, and `for await` waits, without an
 /// error, until the loop runs or the task is cancelled.
+///
+/// Nor does cancelling a connectable publisher's ``TimerConnection`` end an iteration: as in
+/// Combine, its subscribers then get silence, no completion, and `for await` waits for ever.
+/// Leave the loop (`break`), cancel the task, or iterate an autoconnect publisher
+/// (``TimerPublisher/autoconnect()``), whose last subscriber leaving stops the timer.
 public struct TimerValues: AsyncSequence, Sendable {
     /// The fire dates.
     public typealias Element = Date

@@ -36,6 +36,11 @@ def test_library_path_and_library_version_are_both_strings() -> None:
     assert called == cadence.library_version
 
 
+def test_the_package_namespace_has_no_future_feature() -> None:
+    assert "annotations" not in dir(cadence)  # `from __future__ import annotations` leaks it
+    assert set(cadence.__all__) <= set(dir(cadence))
+
+
 def test_cadence_testing_comes_with_import_cadence_without_pytest() -> None:
     source = str(Path(cadence.__file__).resolve().parents[1])
     script = (

@@ -97,6 +97,19 @@ def test_a_virtual_clock_refuses_to_reach_its_end(virtual: cadence.Loop) -> None
     assert fired == [1e10 + 1]
 
 
+def test_a_virtual_loop_cannot_run_until_stopped(virtual: cadence.Loop) -> None:
+    # No duration is a run until stop(), which would take a virtual clock to its end.
+    message = (
+        "Loop.run: seconds must keep a virtual clock before its end (2^64 - 1 ns, about 584 years "
+        "after its start), got inf (a virtual loop cannot run until stop(): pass a duration, or "
+        "run until idle)"
+    )
+    with pytest.raises(cadence.InvalidArgument) as raised:
+        virtual.run()
+    assert str(raised.value) == message
+    assert virtual.now() == 0.0
+
+
 MISSED = cadence.MissedTickPolicy
 
 

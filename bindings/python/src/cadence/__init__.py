@@ -30,8 +30,6 @@ bundled in this package, then ``build/libcadence.so`` of a source checkout, then
 (``Timeline``, ``milliseconds``) comes with ``import cadence``; it does not need pytest.
 """
 
-from __future__ import annotations
-
 from . import _lib, testing
 from ._async import AsyncStream, Attachment
 from .cancellable import Cancellable, Connection, ScheduledTimer, Subscription

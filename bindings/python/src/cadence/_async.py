@@ -29,9 +29,11 @@ __all__ = ["AsyncStream", "Attachment", "Channel"]
 
 T = TypeVar("T")
 
+# Why waiting would wait for ever, for a real loop and (at index 1) for a virtual one.
 _NOTHING_RUNS = (
     "cadence: nothing runs the loop, so waiting on it would wait for ever: attach it to asyncio "
-    "first (loop.attach_asyncio()), give it a thread (loop.start_thread()) or run it on another"
+    "first (loop.attach_asyncio()), give it a thread (loop.start_thread()) or run it on another",
+    "cadence: a virtual loop moves only when told, so run it (loop.run(seconds)) before awaiting",
 )
 
 
@@ -80,13 +82,14 @@ class Channel(Ending, Generic[T]):
 
     async def _wait(self, ready: Callable[[], bool]) -> None:
         """Waits until ``ready()`` (read under the lock); RuntimeError if it is not and nothing
-        runs the Cadence loop, so nothing ever would make it true."""
+        runs the Cadence loop (a virtual loop runs only when told), so nothing ever would make it
+        true."""
         while True:
             with self._lock:
                 if ready():
                     return
                 if self._state.handle and not (self._state.running or self._state.thread):
-                    raise RuntimeError(_NOTHING_RUNS)
+                    raise RuntimeError(_NOTHING_RUNS[self._state.virtual])
                 event = self._events.setdefault(asyncio.get_running_loop(), asyncio.Event())
             await event.wait()
 
@@ -137,7 +140,10 @@ class AsyncStream(AsyncIterator[T], contextlib.AbstractAsyncContextManager["Asyn
     feeds it (a timer subscription, a countdown), when that task ends (finished, failed or
     cancelled), when the iteration is left early (``break``, an exception: the stream is then
     dropped), on :meth:`aclose`, or at the end of an ``async with`` block. It ends by itself when
-    its countdown finishes or is cancelled, or when its Cadence loop closes.
+    its countdown finishes or is cancelled, or when its Cadence loop closes; not when a
+    connectable publisher's connection is cancelled (as in Combine, subscribers then get silence,
+    no completion): leave the loop (``break``), close the stream, or iterate an autoconnect
+    publisher, whose last subscriber leaving stops the timer.
 
     Values wait in the stream until read (a countdown's stream keeps only the newest).
     """

@@ -433,7 +433,10 @@ class Loop:
         Args:
             delay: seconds from now to the first call, a float >= 0 and finite (0: on the next
                 pass).
-            callback: any callable taking one :class:`~cadence.Tick`.
+            callback: any callable taking one :class:`~cadence.Tick`, called as a plain
+                function: a coroutine function (``async def``) only makes a coroutine that nothing
+                awaits, so it never runs. Iterate a publisher with ``async for`` instead, or call
+                ``asyncio.ensure_future(coro())`` in a plain callback on an attached loop.
             interval: None (the default) for one call; else seconds between calls, a float > 0
                 and finite. Keyword-only.
             tolerance: seconds each call may come late, >= 0 and finite. Keyword-only.

@@ -127,7 +127,10 @@ class _Publisher:
         :class:`AutoconnectTimerPublisher`'s timer if this is the first subscriber.
 
         Args:
-            callback: any callable taking one :class:`~cadence.Tick`.
+            callback: any callable taking one :class:`~cadence.Tick`, called as a plain
+                function: a coroutine function (``async def``) only makes a coroutine that nothing
+                awaits, so it never runs. Use ``async for tick in publisher.ticks()`` instead, or
+                call ``asyncio.ensure_future(coro())`` in a plain callback on an attached loop.
             weak: hold ``callback`` weakly (a bound method through :class:`weakref.WeakMethod`,
                 anything else through :class:`weakref.ref`): when its target is collected the
                 subscription is cancelled at once. Default False: held strongly, as asyncio
