@@ -113,7 +113,9 @@ static void same_grid_as_run(void) {
         passes++;
         check_unreadable_after_pass(by_poll.loop, fd);
     }
-    CHECK_RANGE(passes, 8, 40);
+    /* One pass per wake-up at most (about 10 due by 0.61 s; fewer when the machine is late and a
+     * pass serves several), never a spin. */
+    CHECK_RANGE(passes, 1, 40);
 
     for (int which = 0; which < 2; which++) {
         drive *d = which == 0 ? &by_run : &by_poll;

@@ -92,7 +92,9 @@ import Testing
             // Unreadable after a pass, unless a wake-up is due now.
             if Self.readable(fd, within: 0) { #expect(try loop.timeout() == 0) }
         }
-        #expect((8...40).contains(passes))
+        // One pass per wake-up at most (about 10 due by the end; fewer when the machine is late and
+        // a pass serves several), never a spin.
+        #expect((1...40).contains(passes))
         byPoll.checkPoints()
         try byRun.loop.close()
         try loop.close()
