@@ -151,7 +151,7 @@ package final class HandleRegistry: @unchecked Sendable {
         return id
     }
 
-    /// A new handle whose object comes later (``fill(_:with:)``): until then it names nothing.
+    /// A new handle whose object comes later (``fill(_:with:starting:)``): until then it names nothing.
     func reserve(kind: Kind, owner: UInt64) -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
