@@ -116,7 +116,7 @@ extension Loop {
         let modeIndex: Int?
         do throws(CadenceError) {
             guard !isHosted else { throw .hostDrivesLoop("run a pass") }
-            modeIndex = try beginRun(mode: mode)
+            modeIndex = try beginRun(mode: mode, hostPass: true)
         } catch { throw error.in("Loop.runPass(mode:)") }
         guard let modeIndex else { return }
         pass(modeIndex: modeIndex)
@@ -125,7 +125,7 @@ extension Loop {
     /// A pass from the host's `uv_run`, when the timerfd is readable or the loop was woken. Skipped
     /// while the loop runs (a callback that runs the host's loop) or after it is closed.
     private func runHostedPass() {
-        guard let modeIndex = try? beginRun(mode: nil) else { return }
+        guard let modeIndex = try? beginRun(mode: nil, hostPass: true) else { return }
         pass(modeIndex: modeIndex)
     }
 
@@ -142,6 +142,7 @@ extension Loop {
         planHostWakeLocked(force: true)
         if jobsWaiting { timeSource.wake() }  // another pass at once, for the jobs that came meanwhile
         isRunningFlag = false
+        runningHostPass = false
         lock.unlock()
     }
 }

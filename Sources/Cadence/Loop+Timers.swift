@@ -41,12 +41,7 @@ extension Loop {
         // would retain and release a closure's context on every Swift arm).
         if let functionRelease { queues.slots[Int(id.slot)].action.setRelease(functionRelease) }
         if held && Int(id.slot) >= TimerID.handleSlotLimit { try refuseHandle(id) }
-        if isRunningFlag {
-            wakeIfRemote()
-        } else if hostModeIndex != nil && first < armedWake {
-            // A host's wake-up can only move earlier, and only for a timer due before it.
-            planHostWakeLocked()
-        }
+        planWakeLocked(forTimerAt: first, tolerance: tolerance, modeIndex: modeIndex)
         return id
     }
 
@@ -154,8 +149,7 @@ extension Loop {
         defer { lock.unlock() }
         guard !isClosedFlag else { throw .loopClosed() }
         guard queues.reset(id, fireDate: timeSource.now().saturatingAdd(delay)) else { throw .timerEnded() }
-        // As an arm: the wake-up may move earlier or, for the timer it was due by, later.
-        if isRunningFlag { wakeIfRemote() } else { planHostWakeLocked() }
+        replanWakeLocked()  // the wake-up may move earlier or, for the timer it was due by, later
     }
 
     /// An armed timer's next fire date (in seconds on the fire-date scale), interval and tolerance

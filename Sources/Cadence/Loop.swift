@@ -61,9 +61,15 @@ public final class Loop: @unchecked Sendable {
     var ownThread: LoopThread?
     var ownThreadStopping = false
     /// The mode a host drives the loop in (through its descriptor and passes, or from a host's
-    /// `uv_loop_t`), nil until one does, and the wake-up the clock is armed for meanwhile.
+    /// `uv_loop_t`), nil until one does, the wake-up the clock is armed for meanwhile and the
+    /// deadline that wake-up serves (the earliest end of a tolerance window; `.max` for none).
     var hostModeIndex: Int?
     var armedWake: Nanoseconds = .max
+    var armedDeadline: Nanoseconds = .max
+    /// Whether the run in progress is one pass for a host (``runPass(mode:)`` or a host's
+    /// `uv_run`), which plans the host's wake-up as it ends: a timer armed meanwhile from another
+    /// thread needs no wake-up of its own.
+    var runningHostPass = false
     /// Whether the loop lives on a host's `uv_loop_t`, whose `uv_run` drives it.
     let isHosted: Bool
     /// The jobs of tasks and actors waiting to run on the loop (Loop+Executor.swift).
@@ -191,7 +197,8 @@ public final class Loop: @unchecked Sendable {
     /// Marks the loop running on this thread, after the checks every way of running makes, and
     /// returns the index of the mode to run in (`nil`: a host's pass, in its mode); nil when the
     /// loop's own thread has been asked to stop.
-    func beginRun(mode: RunLoopMode?, onOwnThread: Bool = false, untilIdle: Bool = false) throws(CadenceError) -> Int? {
+    func beginRun(mode: RunLoopMode?, onOwnThread: Bool = false, untilIdle: Bool = false,
+                  hostPass: Bool = false) throws(CadenceError) -> Int? {
         try lock.withLock { () throws(CadenceError) -> Int? in
             guard !isClosedFlag else { throw .loopClosed() }
             guard !isRunningFlag else { throw .alreadyRunning("run") }
@@ -206,6 +213,7 @@ public final class Loop: @unchecked Sendable {
             stopRequested = false
             runningThread = pthread_self()
             runningUntilIdle = untilIdle
+            runningHostPass = hostPass
             runningModeIndex = index
             return index
         }
@@ -289,8 +297,7 @@ public final class Loop: @unchecked Sendable {
         try lock.withLock { () throws(CadenceError) in
             guard !isClosedFlag else { throw .loopClosed() }
             try queues.register(mode, common: common)
-            // A sleeping loop may now have more timers to fire.
-            if isRunningFlag { wakeIfRemote() } else { planHostWakeLocked() }
+            replanWakeLocked()  // a sleeping loop may now have more timers to fire
         }
     }
 
@@ -391,15 +398,57 @@ public final class Loop: @unchecked Sendable {
     /// that moved (or always, with `force`). Call with the lock held, outside a run.
     func planHostWakeLocked(force: Bool = false) {
         guard let hostModeIndex else { return }
-        let wake = queues.nextWake(runningIn: hostModeIndex) ?? .max
+        let next = queues.nextWakeAndDeadline(runningIn: hostModeIndex)
+        armedDeadline = next?.deadline ?? .max
+        let wake = next?.wake ?? .max
         guard force || wake != armedWake else { return }
         armedWake = wake
         timeSource.arm(at: wake)
     }
 
+    /// Plans a host's wake-up after arming one timer, due at `fireDate` with `tolerance`, that can
+    /// fire in the host's mode and is due by ``armedDeadline`` (a later one changes nothing). The
+    /// deadline can only come earlier, to the new window's end; while the armed wake-up still
+    /// meets it, the wake-up moves to the new fire date if that is later (two windows that
+    /// overlap share one wake-up at the later fire date), else the wake-up rule runs again.
+    /// O(1) for timers armed inside the planned window. Call with the lock held, outside a run.
+    @inline(never)
+    func planHostWakeLocked(afterArming fireDate: Nanoseconds, tolerance: Nanoseconds) {
+        let deadline = min(armedDeadline, fireDate.saturatingAdd(tolerance))
+        guard armedWake != .max, armedWake <= deadline else { return planHostWakeLocked() }
+        armedDeadline = deadline
+        guard fireDate > armedWake else { return }
+        armedWake = fireDate
+        timeSource.arm(at: fireDate)
+    }
+
     /// Wakes the loop if it is sleeping on another thread. Call with the lock held.
     func wakeIfRemote() {
         if isRunningFlag && pthread_equal(runningThread, pthread_self()) == 0 { timeSource.wake() }
+    }
+
+    /// Takes in a timer just armed at `fireDate` in mode `modeIndex`: a run sleeping on another
+    /// thread is woken to plan again; a host's clock is planned now if the timer can change its
+    /// wake-up (a host's pass plans it as the pass ends). Call with the lock held.
+    @inline(__always)  // on every start's path
+    func planWakeLocked(forTimerAt fireDate: Nanoseconds, tolerance: Nanoseconds, modeIndex: Int) {
+        if isRunningFlag {
+            if !runningHostPass { wakeIfRemote() }
+        } else if let hostModeIndex, fireDate <= armedDeadline,
+                  queues.canFire(modeIndex, runningIn: hostModeIndex) {
+            planHostWakeLocked(afterArming: fireDate, tolerance: tolerance)
+        }
+    }
+
+    /// Takes in any other change of what is due (a reset, a mode made common): a run sleeping on
+    /// another thread is woken to plan again; a host's clock is planned again now (a host's pass
+    /// plans it as the pass ends). Call with the lock held.
+    func replanWakeLocked() {
+        if isRunningFlag {
+            if !runningHostPass { wakeIfRemote() }
+        } else {
+            planHostWakeLocked()
+        }
     }
 
     /// The monotonic reading at which the loop's clock shows `date`.

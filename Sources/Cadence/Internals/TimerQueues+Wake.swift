@@ -5,6 +5,13 @@ extension TimerQueues {
     /// by then fires in that wake-up, each within its window, and a lone timer fires on time. This
     /// greedy choice stabs every window with as few wake-ups as any schedule can.
     mutating func nextWake(runningIn mode: Int) -> Nanoseconds? {
+        nextWakeAndDeadline(runningIn: mode)?.wake
+    }
+
+    /// ``nextWake(runningIn:)`` and the deadline D it serves (the earliest end of a window), for a
+    /// host's clock, which keeps both so that arming one more timer plans its wake-up in O(1)
+    /// (`Loop.planHostWakeLocked(afterArming:tolerance:)`).
+    mutating func nextWakeAndDeadline(runningIn mode: Int) -> (wake: Nanoseconds, deadline: Nanoseconds)? {
         let withCommon = isCommon[mode]
         var limit = windowEnd(mode)
         if withCommon, let common = windowEnd(Self.commonIndex) { limit = min(limit ?? common, common) }
@@ -13,7 +20,13 @@ extension TimerQueues {
         if withCommon, let common = latestFireDate(Self.commonIndex, notAfter: limit) {
             wake = max(wake ?? common, common)
         }
-        return wake
+        return wake.map { ($0, limit) }
+    }
+
+    /// Whether a timer of mode `timerMode` can fire in a run in `mode`: its own mode, or `common`
+    /// while `mode` is a common mode.
+    func canFire(_ timerMode: Int, runningIn mode: Int) -> Bool {
+        timerMode == mode || (timerMode == Self.commonIndex && isCommon[mode])
     }
 
     /// The earliest end of a tolerance window in `mode`.
