@@ -10,10 +10,17 @@ extension Loop {
     /// from the program's `uv_run`, on the thread that runs it, in `mode`.
     ///
     /// The loop adds two handles to `uvLoop`, a `uv_poll_t` on a timerfd armed with the next
-    /// wake-up (nanosecond deadlines) and a `uv_async_t`. Both stay referenced, so
-    /// `uv_run(UV_RUN_DEFAULT)` runs until the loop is closed, as with any started libuv handle.
-    /// ``close()`` (or the loop's deinitialization) closes them: from inside a callback of the
-    /// host's `uv_run` nothing more is needed; after `uv_run` has returned, run it once more
+    /// wake-up (nanosecond deadlines) and a `uv_async_t`. They keep `uv_run(UV_RUN_DEFAULT)`
+    /// going exactly while a referenced timer that can fire in `mode` is armed (one that
+    /// ``runUntilIdle(mode:)`` would wait for; see ``ScheduledTimer/unref()``), as a referenced
+    /// `uv_timer_t` does, and are unreferenced otherwise (libuv's `uv_ref` / `uv_unref`): the
+    /// host's `uv_run` returns once its own work and the loop's referenced timers are done. A
+    /// timer armed, cancelled or unreferenced on another thread changes that from the host's
+    /// next turn (its `uv_run` is woken for it); one armed there after the host's `uv_run` has
+    /// returned fires only when the host runs its loop again.
+    ///
+    /// ``close()`` (or the loop's deinitialization) closes the handles: from inside a callback of
+    /// the host's `uv_run` nothing more is needed; after `uv_run` has returned, run it once more
     /// (`uv_run(loop, UV_RUN_NOWAIT)`) so that their close callbacks free them, and then
     /// `uv_loop_close` succeeds. Do not close these handles yourself (a `uv_walk` that closes
     /// every handle comes after closing the loop).
@@ -143,6 +150,24 @@ extension Loop {
         if jobsWaiting { timeSource.wake() }  // another pass at once, for the jobs that came meanwhile
         isRunningFlag = false
         runningHostPass = false
+        if isHosted {
+            hostThread = pthread_self()
+            updateHostLivenessLocked()
+        }
         lock.unlock()
+    }
+
+    /// On a host's `uv_loop_t`: makes Cadence's handles keep the host's `uv_run` going exactly
+    /// while a referenced timer that can fire in the loop's mode is armed (what a run until idle
+    /// waits for), as a referenced `uv_timer_t` does. Only the host's thread may change a libuv
+    /// handle: a change made on another thread wakes the host, whose pass takes it in. Call with
+    /// the lock held.
+    func updateHostLivenessLocked() {
+        guard isHosted, !isClosedFlag, let hostModeIndex else { return }
+        let alive = queues.hasReferencedTimers(runningIn: hostModeIndex)
+        guard alive != keepsHostAlive else { return }
+        guard pthread_equal(hostThread, pthread_self()) != 0 else { return timeSource.wake() }
+        keepsHostAlive = alive
+        timeSource.keepHostAlive(alive)
     }
 }

@@ -42,6 +42,7 @@ extension Loop {
         defer { lock.unlock() }
         let armed = queues.setReferenced(id, referenced)
         if !referenced { wakeIdleRunIfDoneLocked() }
+        if isHosted { updateHostLivenessLocked() }
         return armed
     }
 

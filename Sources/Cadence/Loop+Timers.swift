@@ -42,6 +42,7 @@ extension Loop {
         if let functionRelease { queues.slots[Int(id.slot)].action.setRelease(functionRelease) }
         if held && Int(id.slot) >= TimerID.handleSlotLimit { try refuseHandle(id) }
         planWakeLocked(forTimerAt: first, tolerance: tolerance, modeIndex: modeIndex)
+        if isHosted { updateHostLivenessLocked() }
         return id
     }
 
@@ -94,6 +95,7 @@ extension Loop {
         guard queues.disarm(id, releasing: &action) else { return false }
         if replan { planHostWakeLocked() }
         if runningUntilIdle || hostIdleModeIndex != nil { wakeIdleRunIfDoneLocked() }
+        if isHosted { updateHostLivenessLocked() }
         return true
     }
 

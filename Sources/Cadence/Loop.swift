@@ -72,6 +72,11 @@ public final class Loop: @unchecked Sendable {
     var runningHostPass = false
     /// Whether the loop lives on a host's `uv_loop_t`, whose `uv_run` drives it.
     let isHosted: Bool
+    /// On a host's `uv_loop_t`: whether Cadence's handles keep the host's `uv_run` going (a
+    /// referenced timer is armed), and the thread that runs it, the only one that may change that
+    /// (Loop+Host.swift).
+    var keepsHostAlive = false
+    var hostThread = pthread_self()
     /// The jobs of tasks and actors waiting to run on the loop (Loop+Executor.swift).
     let jobs = JobQueue()
 
@@ -298,6 +303,7 @@ public final class Loop: @unchecked Sendable {
             guard !isClosedFlag else { throw .loopClosed() }
             try queues.register(mode, common: common)
             replanWakeLocked()  // a sleeping loop may now have more timers to fire
+            updateHostLivenessLocked()
         }
     }
 

@@ -22,8 +22,12 @@ extern "C" {
  * (fire-date order, never early at nanosecond resolution, coalescing).
  *
  * The loop adds two handles to `uv_loop`: a uv_poll_t on a timerfd armed with the loop's next
- * wake-up, and a uv_async_t. Both stay referenced, so uv_run(UV_RUN_DEFAULT) keeps running until
- * the Cadence loop is destroyed (as with any started libuv handle). cadence_loop_destroy closes
+ * wake-up, and a uv_async_t. Like a uv_timer_t (libuv's uv_ref / uv_unref), they keep
+ * uv_run(UV_RUN_DEFAULT) going exactly while a referenced Cadence timer that can fire in `mode` is
+ * armed (one cadence_loop_run_until_idle would wait for; see cadence_timer_unref), so uv_run
+ * returns once the host's own work and those timers are done. A timer armed, cancelled or
+ * unreferenced on another thread counts from the host's next turn (uv_run is woken for it); one
+ * armed after uv_run has returned fires when the host runs its loop again. cadence_loop_destroy closes
  * them (uv_close); their close callbacks free them. Destroyed from a callback of the host's
  * uv_run, nothing more is needed: uv_run returns once the host's own handles are closed, and
  * uv_loop_close then returns 0. Destroyed after uv_run has returned, run the loop once more

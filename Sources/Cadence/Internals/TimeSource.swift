@@ -19,8 +19,15 @@ protocol TimeSource: AnyObject {
     /// A descriptor that is readable when the loop has a wake-up due or was woken; nil if the
     /// clock has none (a virtual clock, or a host's libuv loop, which watches the clock itself).
     var descriptor: Int32? { get }
+    /// Makes a host's `uv_loop_t` run on for the loop or not (`uv_ref` / `uv_unref`); called on
+    /// the host's thread. Nothing for a clock without a host's loop.
+    func keepHostAlive(_ alive: Bool)
     /// Releases the clock's resources; called once, when the loop is destroyed.
     func close()
     /// What to add to a monotonic reading to get nanoseconds since the Unix epoch.
     var epochOffset: Int64 { get }
+}
+
+extension TimeSource {
+    func keepHostAlive(_ alive: Bool) {}
 }

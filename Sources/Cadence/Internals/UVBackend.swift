@@ -29,8 +29,8 @@ final class UVBackend: TimeSource {
     }
 
     /// A backend on `host`, or on a loop of its own when `host` is nil. The handles on a host's
-    /// loop must be made on the thread that runs it (libuv's rule), and stay referenced, so the
-    /// host's `uv_run(UV_RUN_DEFAULT)` runs until ``close()``.
+    /// loop must be made on the thread that runs it (libuv's rule). They start unreferenced, so
+    /// they keep the host's `uv_run(UV_RUN_DEFAULT)` going only while ``keepHostAlive(_:)`` says.
     init(host: UnsafeMutablePointer<uv_loop_t>?) throws(CadenceError) {
         let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
         guard fd >= 0 else { throw .ioError.with("timerfd_create failed: \(String(cString: uv_strerror(-errno)))") }
@@ -65,6 +65,10 @@ final class UVBackend: TimeSource {
             uv_poll_start(poll, Int32(UV_READABLE.rawValue)) { handle, _, _ in
                 Unmanaged<UVBackend>.fromOpaque(handle!.pointee.data).takeUnretainedValue().onReady()
             }
+            // An unreferenced handle still wakes the host's loop while it runs; it only does not
+            // keep it running (libuv's `uv_unref`).
+            uv_unref(UnsafeMutableRawPointer(poll).assumingMemoryBound(to: uv_handle_t.self))
+            uv_unref(UnsafeMutableRawPointer(async).assumingMemoryBound(to: uv_handle_t.self))
         } else {
             // Readable when the deadline has passed: end the loop's turn. The expiry count is not
             // read: arming the timerfd resets it (so the fd is no longer readable), and `sleep`
@@ -108,6 +112,16 @@ final class UVBackend: TimeSource {
     /// so that its descriptor is readable again only for new ones.
     func drainWakeups() {
         if !isHosted { uv_run(loop, UV_RUN_NOWAIT) }
+    }
+
+    /// Makes the handles on a host's loop keep its `uv_run(UV_RUN_DEFAULT)` going or not, as a
+    /// started `uv_timer_t` does while it is referenced (`uv_ref` / `uv_unref`). Only the timerfd's
+    /// handle is ever referenced: the async one only carries calls from other threads. Call on
+    /// the thread that runs the host's loop (libuv's handles are not thread-safe).
+    func keepHostAlive(_ alive: Bool) {
+        guard isHosted else { return }
+        let handle = UnsafeMutableRawPointer(poll).assumingMemoryBound(to: uv_handle_t.self)
+        if alive { uv_ref(handle) } else { uv_unref(handle) }
     }
 
     /// The descriptor of our own loop (its epoll, `uv_backend_fd`); nil on a host's loop.
