@@ -3,9 +3,13 @@ import FoundationEssentials
 import Glibc
 
 extension Scenario {
-    /// Runs the scenario on a fresh loop, virtual or real as it says, on this thread.
-    public func run() -> ScenarioOutcome {
+    /// Runs the scenario on a fresh loop, virtual or real as it says, on this thread; with
+    /// `hosted`, its `run` steps are made by a poll() host over the loop's descriptor, timeout and
+    /// passes instead of ``Loop/run(mode:for:)-(_,Double)`` (for real-clock scenarios, which the
+    /// runners run both ways so that an owned and a hosted loop cannot drift apart).
+    public func run(hosted: Bool = false) -> ScenarioOutcome {
         let run = ScenarioRun(real: isReal)
+        run.hosted = hosted
         var failure: String?
         for step in steps where failure == nil {
             do {
@@ -47,6 +51,7 @@ private struct StepError: Error, CustomStringConvertible {
 private final class ScenarioRun: @unchecked Sendable {
     let loop: Loop
     let real: Bool
+    var hosted = false
     let origin: Double
     var objects: [String: Object] = [:]
     var records: [String: Record] = [:]
@@ -185,7 +190,11 @@ private final class ScenarioRun: @unchecked Sendable {
         case "add_common_mode":
             try loop.addCommonMode(mode(step))
         case "run":
-            try loop.run(mode: mode(step), for: try number(step, "for"))
+            if hosted {
+                try runHosted(mode: mode(step), for: try number(step, "for"))
+            } else {
+                try loop.run(mode: mode(step), for: try number(step, "for"))
+            }
         case "block":
             let seconds = try number(step, "for")
             if real {
@@ -280,5 +289,21 @@ private final class ScenarioRun: @unchecked Sendable {
         let low = parts[0].isEmpty ? -Double.infinity : Double(parts[0]) ?? .nan
         let high = parts[1].isEmpty ? Double.infinity : Double(parts[1]) ?? .nan
         return value >= low && value <= high
+    }
+}
+
+extension ScenarioRun {
+    /// `loop.run(mode:for:)` as a poll() host makes it: a pass, then a wait for the descriptor or
+    /// the timeout and a pass, until `seconds` have passed, the last pass at or after the end.
+    fileprivate func runHosted(mode: RunLoopMode, for seconds: Double) throws {
+        let descriptor = try loop.fileDescriptor()
+        let end = loop.now.timeIntervalSince1970 + seconds
+        try loop.runPass(mode: mode)
+        while case let left = end - loop.now.timeIntervalSince1970, left > 0 {
+            let wait = min(try loop.timeout() ?? .infinity, left)
+            var watch = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&watch, 1, Int32((wait * 1000).rounded(.up)))
+            try loop.runPass(mode: mode)
+        }
     }
 }

@@ -6,10 +6,15 @@
  * the corpus digest) for the parity check of the Python suite. With CADENCE_TEST_SLOW=1 (under
  * valgrind) real-clock scenarios are skipped and no results are written.
  *
+ * Every real-clock scenario runs twice: on a loop that cadence_loop_run runs, then, named with
+ * " (hosted)", on one that a poll() host drives through cadence_loop_fd, cadence_loop_timeout and
+ * cadence_loop_run_pass, so that an owned and a hosted loop cannot drift apart unnoticed.
+ *
  * A scenario file has one JSON object per line with flat fields (strings, numbers, true, false);
  * the small parser below reads exactly that. */
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 
@@ -196,6 +201,7 @@ typedef struct finisher {               /* ends a busy poll */
 struct run {
     cadence_loop loop;
     int is_virtual;
+    int hosted;                         /* "run" steps by a poll() host, not cadence_loop_run */
     double origin;
     int failed;
     char message[1024];
@@ -278,6 +284,25 @@ static record *new_record(run *r, const char *name) {
     rec->run = r;
     snprintf(rec->name, sizeof rec->name, "%s", name);
     return rec;
+}
+
+/* cadence_loop_run(loop, mode, seconds) as a poll() host does it (cadence.h, "Driving a loop from
+ * your own event loop"): a pass, then a wait for the descriptor or the timeout and a pass, until
+ * `seconds` have passed; the last pass at or after the end, as cadence_loop_run's. */
+static int run_hosted(cadence_loop loop, const char *mode, double seconds) {
+    int fd = -1, err = cadence_loop_fd(loop, &fd);
+    double end = 0, timeout = 0;
+    if (err == 0) err = cadence_loop_now(loop, &end);
+    end += seconds;
+    if (err == 0) err = cadence_loop_run_pass(loop, mode);
+    for (double now = 0; err == 0 && cadence_loop_now(loop, &now) == 0 && now < end;) {
+        if ((err = cadence_loop_timeout(loop, &timeout)) != 0) break;
+        double wait = timeout < end - now ? timeout : end - now;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, (int)ceil(wait * 1000)) < 0 && errno != EINTR) return CADENCE_EIO;
+        err = cadence_loop_run_pass(loop, mode);
+    }
+    return err;
 }
 
 static void do_step(run *r, const step *s);
@@ -529,7 +554,8 @@ static void do_step(run *r, const step *s) {
     } else if (strcmp(what, "add_common_mode") == 0) {
         ok(r, cadence_loop_add_common_mode(r->loop, mode), "cadence_loop_add_common_mode");
     } else if (strcmp(what, "run") == 0) {
-        ok(r, cadence_loop_run(r->loop, mode, number(r, s, "for", 0)), "cadence_loop_run");
+        if (r->hosted) ok(r, run_hosted(r->loop, mode, number(r, s, "for", 0)), "run_hosted");
+        else ok(r, cadence_loop_run(r->loop, mode, number(r, s, "for", 0)), "cadence_loop_run");
     } else if (strcmp(what, "block") == 0) {
         if (r->is_virtual) ok(r, cadence_loop_advance_clock(r->loop, number(r, s, "for", 0)), "cadence_loop_advance_clock");
         else sleep_seconds(number(r, s, "for", 0));
@@ -560,6 +586,7 @@ typedef struct tally {
     int passed, failed, skipped;
     FILE *results;                      /* NULL under valgrind */
     int virtual_only;
+    int hosted;                         /* the second round: real-clock scenarios by a poll() host */
 } tally;
 
 static run current;                     /* large: not on the stack */
@@ -570,7 +597,7 @@ static void end_scenario(tally *t) {
     if (!in_scenario) return;
     in_scenario = 0;
     if (skipping) {
-        t->skipped++;
+        if (!t->hosted) t->skipped++;   /* a virtual scenario is not run hosted: nothing skipped */
         return;
     }
     int err = cadence_loop_destroy(current.loop);
@@ -587,11 +614,12 @@ static void end_scenario(tally *t) {
 static void start_scenario(tally *t, const step *s, const char *where) {
     end_scenario(t);
     in_scenario = 1;
-    snprintf(scenario_name, sizeof scenario_name, "%s", text(s, "scenario", ""));
+    snprintf(scenario_name, sizeof scenario_name, "%s%s", text(s, "scenario", ""), t->hosted ? " (hosted)" : "");
     snprintf(scenario_where, sizeof scenario_where, "%s", where);
     memset(&current, 0, sizeof current);
     current.is_virtual = strcmp(text(s, "loop", "virtual"), "virtual") == 0;
-    skipping = t->virtual_only && !current.is_virtual;
+    current.hosted = t->hosted;
+    skipping = (t->virtual_only && !current.is_virtual) || (t->hosted && current.is_virtual);
     if (skipping) return;
     int err = current.is_virtual ? cadence_loop_create_virtual(&current.loop) : cadence_loop_create(&current.loop);
     if (err != 0) {
@@ -641,7 +669,9 @@ int main(int argc, char **argv) {
     }
     static step s;
     static char line[8192];
-    for (int i = 0; i < file_count; i++) {
+    for (int round = 0; round < 2 * file_count; round++) {
+        int i = round % file_count;
+        t.hosted = round >= file_count;
         snprintf(path, sizeof path, "%s/%s", argv[1], names[i]);
         FILE *f = fopen(path, "r");
         if (f == NULL) {
@@ -661,7 +691,7 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "%s: not a scenario line: %s\n", where, why);
                 fclose(f);
                 if (in_scenario && !skipping) cadence_loop_destroy(current.loop);
-                for (int k = i; k < file_count; k++) free(names[k]);
+                for (int k = 0; k < file_count; k++) free(names[k]);
                 if (t.results != NULL) fclose(t.results);
                 return 1;
             }
@@ -670,8 +700,8 @@ int main(int argc, char **argv) {
         }
         fclose(f);
         end_scenario(&t);
-        free(names[i]);
     }
+    for (int i = 0; i < file_count; i++) free(names[i]);
     if (t.results != NULL) fclose(t.results);
     printf("scenarios (C): %d passed, %d failed", t.passed, t.failed);
     if (t.skipped > 0) printf(", %d real-clock ones skipped under valgrind", t.skipped);

@@ -2,7 +2,10 @@
 scenario run on a fresh loop, each timeline compared exactly, real-clock ones within their ranges.
 
 The Swift test (Tests/CadenceTests/ScenarioTests.swift) and the C program (Tests/C/scenarios.c)
-run the same files. Each runner writes what passed to ``build/scenario-results/<language>.txt``;
+run the same files. Every real-clock scenario runs twice: on a loop that ``Loop.run`` runs, then,
+named with " (hosted)", on one that a ``select`` host drives through ``fileno``, ``timeout`` and
+``run_pass``, so that an owned and a hosted loop cannot drift apart unnoticed. Each runner
+writes what passed to ``build/scenario-results/<language>.txt``;
 :func:`test_every_language_agrees` reads the three and names a scenario that fails in some
 languages only: a parity defect.
 """
@@ -10,8 +13,10 @@ languages only: a parity defect.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+import select
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -135,8 +140,9 @@ def in_range(value: float, spec: str) -> bool:
 class Run:
     """One scenario on a fresh loop."""
 
-    def __init__(self, header: Step) -> None:
+    def __init__(self, header: Step, hosted: bool = False) -> None:
         self.virtual = header.get("loop", "virtual") == "virtual"
+        self.hosted = hosted
         self.loop = cadence.Loop.virtual() if self.virtual else cadence.Loop()
         self.origin = self.loop.now()
         self.objects: dict[str, Any] = {}
@@ -211,7 +217,10 @@ class Run:
         elif do == "add_common_mode":
             self.loop.add_common_mode(mode)
         elif do == "run":
-            self.loop.run(step["for"], mode=mode)
+            if self.hosted:
+                self.run_hosted(step["for"], mode)
+            else:
+                self.loop.run(step["for"], mode=mode)
         elif do == "block":
             if self.virtual:
                 self.loop.advance_clock(step["for"])
@@ -224,6 +233,17 @@ class Run:
             self.expect(step)
         else:
             raise Failed(f"unknown step {do!r}")
+
+    def run_hosted(self, seconds: float, mode: str) -> None:
+        """``loop.run(seconds)`` as a ``select`` host makes it: a pass, then a wait for the
+        descriptor or the timeout and a pass, until ``seconds`` have passed."""
+        descriptor = self.loop.fileno()
+        end = self.loop.now() + seconds
+        self.loop.run_pass(mode=mode)
+        while (left := end - self.loop.now()) > 0:
+            wait = min(self.loop.timeout(), left)
+            select.select([descriptor], [], [], math.ceil(wait * 1000) / 1000)
+            self.loop.run_pass(mode=mode)
 
     def countdown(self, name: str, step: Step) -> None:
         self.records[name] = Record()
@@ -314,9 +334,10 @@ class Run:
         return "none" if date is None else str(self.ms(date))
 
 
-def run_scenario(scenario: Scenario) -> str | None:
-    """Runs one scenario; returns None if it passed, else what went wrong."""
-    run = Run(scenario.header)
+def run_scenario(scenario: Scenario, hosted: bool = False) -> str | None:
+    """Runs one scenario (with ``hosted``, its runs by a ``select`` host); returns None if it
+    passed, else what went wrong."""
+    run = Run(scenario.header, hosted)
     try:
         for step in scenario.steps:
             run.step(step)
@@ -331,19 +352,24 @@ def test_every_scenario_passes(capsys: pytest.CaptureFixture[str]) -> None:
     scenarios, digest = load_corpus()
     assert len(scenarios) >= 60
     assert len({s.name for s in scenarios}) == len(scenarios), "scenario names must be unique"
-    failures = [(s, error) for s in scenarios if (error := run_scenario(s)) is not None]
-    failed = {s.name for s, _ in failures}
+    runs = [(s, False) for s in scenarios] + [
+        (s, True) for s in scenarios if s.header.get("loop") == "real"
+    ]
+    outcomes = [
+        (f"{s.name} (hosted)" if hosted else s.name, s, run_scenario(s, hosted))
+        for s, hosted in runs
+    ]
+    failures = [(name, s, error) for name, s, error in outcomes if error is not None]
+    failed = {name for name, _, _ in failures}
     RESULTS.mkdir(parents=True, exist_ok=True)
     lines = [f"digest {digest:016x}"] + [
-        f"{'fail' if s.name in failed else 'pass'} {s.name}" for s in scenarios
+        f"{'fail' if error else 'pass'} {name}" for name, _, error in outcomes
     ]
     (RESULTS / "python.txt").write_text("\n".join(lines) + "\n")
     with capsys.disabled():
-        for scenario, error in failures:
-            print(f"\nFAIL {scenario.name} ({scenario.where}): {error}")
-        print(
-            f"\nscenarios (Python): {len(scenarios) - len(failures)} passed, {len(failures)} failed"
-        )
+        for name, scenario, error in failures:
+            print(f"\nFAIL {name} ({scenario.where}): {error}")
+        print(f"\nscenarios (Python): {len(runs) - len(failures)} passed, {len(failures)} failed")
     assert not failures, f"{len(failures)} scenarios failed: " + ", ".join(sorted(failed))
 
 
@@ -358,15 +384,13 @@ def test_every_language_agrees(capsys: pytest.CaptureFixture[str]) -> None:
             pairs = (line.split(" ", 1) for line in lines[1:])
             outcomes[path.stem] = {name: outcome for outcome, name in pairs}
     defects = []
-    for scenario in scenarios:
-        seen = {
-            language: got[scenario.name]
-            for language, got in outcomes.items()
-            if scenario.name in got
-        }
+    names = [s.name for s in scenarios]
+    names += [f"{s.name} (hosted)" for s in scenarios if s.header.get("loop") == "real"]
+    for name in names:
+        seen = {language: got[name] for language, got in outcomes.items() if name in got}
         if len(set(seen.values())) > 1:
             failing = sorted(language for language, outcome in seen.items() if outcome == "fail")
-            defects.append(f"parity defect: '{scenario.name}' fails in {', '.join(failing)} only")
+            defects.append(f"parity defect: '{name}' fails in {', '.join(failing)} only")
     with capsys.disabled():
         languages = ", ".join(outcomes) or "no results"
         print(f"\nscenario parity across {languages}: {len(defects)} defects")
