@@ -105,6 +105,7 @@ def test_timers_armed_by_asyncio_between_passes_share_one_wakeup() -> None:
             way = Way(loop)
             way.wakeups_at_start = loop.wakeups
             way.origin = loop.now()
+
             def arm_a_and_b() -> None:  # asyncio's callback: the host's thread, between passes
                 way.arm("A")
                 way.arm("B")
