@@ -95,7 +95,7 @@ extension SubscriptionGate: RegisteredWork {
     /// Nothing to do: only an ``AnyCancellable`` around the gate cancels when given up.
     func detach() {}
     /// Giving up the subscription cancels it.
-    func giveUp() { cancel() }
+    func giveUp() -> Bool { !isCancelled && cancel() }
     /// Ends the userdata of a C receiver.
     func endWithLoop() { life?.finish() }
     /// Closes without a release call.

@@ -42,7 +42,7 @@ import Testing
         #expect(registry.isCancelled(subscription) == true)
         try loop.run(for: 2)
         #expect(record.calls == 3)
-        #expect(registry.release(subscription))
+        #expect(registry.release(subscription) == false)  // live, but it stopped nothing
         #expect(registry.cancel(subscription) == nil)  // the handle is dead
         #expect(record.releases == 1)
         #expect(record.lateCalls == 0)
@@ -59,8 +59,8 @@ import Testing
         try loop.run(for: 2.5)
         #expect(subscriber.calls == 2)
         #expect(polls.calls == 2)  // every poll finished from its callback
-        #expect(registry.release(subscription))
-        #expect(registry.release(poller))
+        #expect(registry.release(subscription) == true)  // stopped them
+        #expect(registry.release(poller) == true)
         #expect(subscriber.releases == 1)
         #expect(polls.releases == 1)
         #expect(!registry.release(poller))  // released already
