@@ -196,9 +196,9 @@ static void cancel_and_give_up(void) {
     CHECK_EQ(cancelled.calls, 0);
 }
 
-/* cadence_cancel lets go of the userdata of every kind inside the call, while the handle is still
+/* cancel_lets_go (as in Swift and Python): cadence_cancel lets go of the userdata of every kind inside the call, while the handle is still
  * held: a one-shot, a repeating timer, a subscription, a countdown and a poller alike. */
-static void cancel_lets_go_of_every_kind(void) {
+static void cancel_lets_go(void) {
     cadence_loop loop = virtual_loop();
     reg regs[5] = {{0}};
     cadence_cancellable h[5];
@@ -600,7 +600,7 @@ int main(void) {
     schedule_default_fires();
     final_flag();
     cancel_and_give_up();
-    cancel_lets_go_of_every_kind();
+    cancel_lets_go();
     destroy_releases();
     ended_by_publisher();
     cancel_from_own_callback();
