@@ -196,8 +196,9 @@ static void cancel_and_give_up(void) {
     CHECK_EQ(cancelled.calls, 0);
 }
 
-/* cancel_lets_go (as in Swift and Python): cadence_cancel lets go of the userdata of every kind inside the call, while the handle is still
- * held: a one-shot, a repeating timer, a subscription, a countdown and a poller alike. */
+/* cancel_lets_go (the Swift and Python cases of that name): cadence_cancel lets go of the
+ * userdata of every kind inside the call, while the handle is still held: a one-shot, a repeating
+ * timer, a subscription, a countdown and a poller alike. */
 static void cancel_lets_go(void) {
     cadence_loop loop = virtual_loop();
     reg regs[5] = {{0}};
