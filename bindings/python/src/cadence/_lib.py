@@ -79,7 +79,7 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_char_p, [_int], "strerror err_name"),
     (_int, [_out], "loop_create loop_create_virtual"),
     (_int, _H, "loop_destroy *loop_stop loop_stop_thread publisher_release timer_unref timer_ref"),
-    (_int, _H, "cancel cancellable_detach cancellable_release"),
+    (_int, _H, "cancel cancellable_detach cancellable_release cancellable_release_stopping"),
     (ctypes.c_ssize_t, _H, "cancel_steal"),
     (_int, _M, "loop_run_until_idle loop_add_mode loop_add_common_mode *loop_run_pass"),
     (_int, _M, "loop_start_thread"),
