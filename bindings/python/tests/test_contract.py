@@ -366,3 +366,31 @@ def test_a_weak_plain_function_is_held_through_weakref_ref(virtual_loop: cadence
     assert virtual_loop.armed_timer_count == 0
     virtual_loop.run(2.0)
     assert fires == []
+
+
+class Captured:
+    """Something a callback captures, watched weakly to see the callback let go of."""
+
+
+LETS_GO: dict[str, Any] = {
+    "one_shot": lambda loop, cb: loop.schedule(5.0, cb),
+    "repeating": lambda loop, cb: loop.schedule(1.0, cb, interval=1.0),
+    "subscription": lambda loop, cb: loop.publish(1.0).autoconnect().sink(cb),
+    "countdown": lambda loop, cb: loop.countdown(10.0, 1.0, cb, on_finish=lambda: cb(None)),
+    "poller": lambda loop, cb: loop.poller(1.0, cb),
+}
+
+
+@pytest.mark.parametrize("kind", LETS_GO)
+def test_cancel_lets_go(virtual_loop: cadence.Loop, kind: str) -> None:
+    """cancel_lets_go (as in Swift and C): a cancel lets go of the callback, and of what it
+    captured, at once, while the handle is still held."""
+    captured = Captured()
+    watched = weakref.ref(captured)
+    handle = LETS_GO[kind](virtual_loop, lambda event, held=captured: None)
+    del captured
+    virtual_loop.run(2.5)
+    assert watched() is not None
+    assert handle.cancel() is True
+    assert watched() is None  # no collection needed: nothing holds it
+    assert not handle.closed
