@@ -35,8 +35,8 @@ _C = TypeVar("_C", bound="Cancellable")
 _lib_ = _lib.lib
 _cancel, _steal = _lib_.cadence_cancel, _lib_.cadence_cancel_steal
 # Keeps the GIL (cheaper): only while no other thread runs a loop's callbacks, which is the one
-# thing a timer's cancel waits for (see ScheduledTimer.cancel).
-_held = ctypes.PyDLL(_lib.path).cadence_cancel_steal
+# thing a timer's cancel waits for (see ScheduledTimer.cancel); without a GIL, never (_lib.GIL).
+_held = ctypes.PyDLL(_lib.path).cadence_cancel_steal if _lib.GIL else _steal
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
 _runs, _slots, _free = _state.RUNS, _state._slots, _state._free
 _release = _lib_.cadence_cancellable_release
