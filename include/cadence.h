@@ -593,6 +593,17 @@ CADENCE_EXPORT int cadence_is_cancelled(cadence_cancellable cancellable, int *_N
  * failure and the read of its message. */
 CADENCE_EXPORT int cadence_cancellable_release(cadence_cancellable cancellable);
 
+/* cadence_cancellable_release, saying whether the release stopped work that was still going: for
+ * a binding whose garbage collector gives handles up, to warn about work dropped while active
+ * (Python's ResourceWarning). Returns 1 when it stopped a repeating scheduled timer, a
+ * subscription, a countdown or a poller that had not been cancelled, ended or detached, or, as
+ * the last handle to a connection that was not detached, the publisher's running timer; 0 when it
+ * stopped nothing (a one-shot left to fire, a detached handle, work that had ended, a connection
+ * handle that was not the last, a zero handle); CADENCE_EBADF as cadence_cancellable_release,
+ * nothing changed. Threads, waits and the release function: as cadence_cancellable_release.
+ * Added in 0.4. */
+CADENCE_EXPORT int cadence_cancellable_release_stopping(cadence_cancellable cancellable);
+
 /* Detaches a handle: the caller says by name "keep it going without me", so that releasing it
  * afterwards leaves its work running (a repeating scheduled timer keeps firing, a subscription
  * keeps delivering, a connection keeps its timer running, a countdown counts down to its finish,

@@ -98,7 +98,16 @@ public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 
         return TimerHandles.cancel(handle.id, givingUp: true, stealing: false) != nil ? 0 : staleRelease
     }
     // A userdata to release is released inside this call (cadence_loop_set_callbacks).
-    return HandleRegistry.shared.release(handle.id) ? 0 : staleRelease
+    return HandleRegistry.shared.release(handle.id) != nil ? 0 : staleRelease
+}
+
+@c @implementation
+public func cadence_cancellable_release_stopping(_ handle: cadence_cancellable) -> Int32 {
+    guard handle.id != 0 else { return 0 }
+    let stopped = isTimerHandle(handle.id)
+        ? TimerHandles.cancel(handle.id, givingUp: true, stealing: false)?.stopped
+        : HandleRegistry.shared.release(handle.id)
+    return stopped.map { $0 ? 1 : 0 } ?? staleRelease
 }
 
 /// The failure of `cadence_cancel` (named by `function`): a

@@ -161,4 +161,8 @@ public final class TimerConnection: Cancellable, Detachable, Sendable {
 
     /// Whether the publisher's connection was cancelled.
     public var isCancelled: Bool { broadcast.isCancelled }
+
+    /// Reads ``isCancelled`` without keeping the connection alive: a release of its C handle
+    /// reads it after the connection's deinit (see ``HandleRegistry/release(_:)``).
+    var isCancelledReader: () -> Bool { { [broadcast] in broadcast.isCancelled } }
 }

@@ -54,15 +54,17 @@ public final class TimerSubscription: Cancellable, Detachable, @unchecked Sendab
     public var isCancelled: Bool { !(broadcast?.isSubscribed(subscriber) ?? false) }
 }
 
-/// What a broadcast delivers to: the receiving closure and whether it is still subscribed. Held
-/// by the broadcast, so that a ``TimerSubscription`` given up deinitializes.
-// Unchecked: `isActive` is guarded by its broadcast's lock.
+/// What a broadcast delivers to: the receiving closure while it is still subscribed. Held by the
+/// broadcast, so that a ``TimerSubscription`` given up deinitializes; the closure is let go of
+/// when it is unsubscribed, so that a cancelled subscription keeps nothing the closure captured.
+// Unchecked: `receive` is guarded by its broadcast's lock.
 final class TimerSubscriber: @unchecked Sendable {
-    let receive: @Sendable (TimerTick) -> Void
+    /// Guarded by the broadcast's lock; nil once unsubscribed.
+    var receive: (@Sendable (TimerTick) -> Void)?
     /// The userdata's end, for a subscriber that calls a C function with a release function.
     let life: UserdataLife?
     /// Guarded by the broadcast's lock.
-    var isActive = true
+    var isActive: Bool { receive != nil }
 
     init(_ receive: @escaping @Sendable (TimerTick) -> Void, life: UserdataLife? = nil) {
         self.receive = receive

@@ -196,6 +196,30 @@ static void cancel_and_give_up(void) {
     CHECK_EQ(cancelled.calls, 0);
 }
 
+/* cancel_lets_go (the Swift and Python cases of that name): cadence_cancel lets go of the
+ * userdata of every kind inside the call, while the handle is still held: a one-shot, a repeating
+ * timer, a subscription, a countdown and a poller alike. */
+static void cancel_lets_go(void) {
+    cadence_loop loop = virtual_loop();
+    reg regs[5] = {{0}};
+    cadence_cancellable h[5];
+    CHECK_OK(cadence_loop_schedule(loop, 5, 0, "default", on_tick, &regs[0], &h[0]));
+    CHECK_OK(cadence_loop_schedule_repeating(loop, 1, 1, 0, CADENCE_MISSED_TICKS_SKIP, "default", on_tick,
+                                             &regs[1], &h[1]));
+    h[2] = subscribe_autoconnect(loop, 1, 0, "default", on_tick, &regs[2]);
+    CHECK_OK(cadence_countdown_start(loop, 10, 1, on_countdown, &regs[3], &h[3]));
+    CHECK_OK(cadence_poller_start(loop, 1, 0, on_poll, &regs[4], &h[4]));
+    CHECK_OK(cadence_loop_run(loop, "default", 2.5));
+    for (int i = 0; i < 5; i++) {
+        CHECK_EQ(regs[i].releases, 0);
+        CHECK_OK(cadence_cancel(h[i]));
+        CHECK_EQ(regs[i].releases, 1);  /* at the cancel, not at the release of the handle */
+    }
+    for (int i = 0; i < 5; i++) CHECK_OK(cadence_cancellable_release(h[i]));
+    CHECK_OK(cadence_loop_destroy(loop));
+    for (int i = 0; i < 5; i++) check_one_end(&regs[i]);
+}
+
 /* Destroying a loop releases every pending registration of every kind, once; a finished
  * countdown was ended by its final call. Detached and released handles included. */
 static void destroy_releases(void) {
@@ -577,6 +601,7 @@ int main(void) {
     schedule_default_fires();
     final_flag();
     cancel_and_give_up();
+    cancel_lets_go();
     destroy_releases();
     ended_by_publisher();
     cancel_from_own_callback();

@@ -303,6 +303,33 @@ import Testing
         #expect(handles.map { $0.cancel() } == [false, false, false, false, false, false, false])
     }
 
+    /// A cancel lets go of the callback, and of what it captured, at once, while the handle is
+    /// still held: every kind (the C and Python tests of the same name check the same).
+    @Test("cancel_lets_go", arguments: ["one_shot", "repeating", "subscription", "countdown", "poller"])
+    func cancelLetsGo(kind: String) throws {
+        let v = VirtualLoop()
+        var captured: Captured? = Captured()
+        weak let watched = captured
+        let handle: any Cancellable
+        switch kind {
+        case "one_shot": handle = try v.loop.schedule(after: 5) { [captured] _ in withExtendedLifetime(captured) {} }
+        case "repeating":
+            handle = try v.loop.schedule(after: 1, interval: 1) { [captured] _ in withExtendedLifetime(captured) {} }
+        case "subscription":
+            handle = try TimerPublisher(every: 1, on: v.loop).autoconnect().sink { [captured] _ in withExtendedLifetime(captured) {} }
+        case "countdown":
+            handle = try v.loop.countdown(to: Date(timeIntervalSince1970: 10), tick: 1)
+                .subscribe { [captured] _ in withExtendedLifetime(captured) {} }
+        default: handle = try Poller(every: 1, on: v.loop) { [captured] done in withExtendedLifetime(captured) { done() } }
+        }
+        captured = nil
+        try v.loop.run(for: 2.5)
+        #expect(watched != nil)
+        #expect(handle.cancel())
+        #expect(watched == nil)  // the handle is still held
+        withExtendedLifetime(handle) {}
+    }
+
     /// A detached repeating timer ends with its loop's last reference: the loop's deinit cancels
     /// it and frees its action.
     @Test func aDetachedTimerEndsWithItsLoop() throws {

@@ -2,7 +2,7 @@
 /// feeds them. Every subscriber of one connection receives the same ticks.
 ///
 /// Lock order: this object's lock, then the loop's. Ticks are delivered with neither held.
-// Unchecked: its `var`s, and each subscriber's `isActive`, are guarded by `lock` (one lock for
+// Unchecked: its `var`s, and each subscriber's `receive`, are guarded by `lock` (one lock for
 // state in several objects, which a `Mutex` owning one value does not express).
 final class TimerBroadcast: @unchecked Sendable {
     enum State {
@@ -200,7 +200,7 @@ final class TimerBroadcast: @unchecked Sendable {
         let (removed, live): (Bool, Bool) = lock.withLock {
             guard subscribers.contains(where: { $0 === subscriber }) else { return (false, false) }
             subscribers = subscribers.filter { $0 !== subscriber }
-            subscriber.isActive = false
+            subscriber.receive = nil
             if autoconnects && subscribers.isEmpty { _ = disconnectLocked(final: false) }
             noticeClosedLoopLocked()
             if case .cancelled = state { return (true, false) }  // it had ended with its publisher
@@ -218,9 +218,9 @@ final class TimerBroadcast: @unchecked Sendable {
     /// waits for the new timer's callbacks only, so the old one must not reach it).
     private func deliver(_ tick: TimerTick, connection: UInt64) {
         let receivers = lock.withLock { subscribers }
-        for subscriber in receivers
-        where lock.withLock({ subscriber.isActive && isConnectedLocked && connections == connection }) {
-            subscriber.receive(tick)
+        for subscriber in receivers {
+            let receive = lock.withLock { isConnectedLocked && connections == connection ? subscriber.receive : nil }
+            receive?(tick)
         }
     }
 

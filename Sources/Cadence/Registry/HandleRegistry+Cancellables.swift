@@ -10,8 +10,10 @@ package protocol RegisteredWork: AnyObject, Detachable {
     /// keeps its slot until the work ends.
     var namesItsHandle: Bool { get }
     /// Its handle was released without having been detached: stops what only that handle could
-    /// stop, and releases the userdata inside the call.
-    func giveUp()
+    /// stop, and releases the userdata inside the call. Returns whether it stopped work that was
+    /// still going (false for work that had ended; a connection says so once it is let go, see
+    /// ``HandleRegistry/release(_:)``).
+    func giveUp() -> Bool
     /// Its loop was destroyed, whose close cancelled its timers: ends the userdata.
     func endWithLoop()
     /// The registering call failed after it was made: stops it, and calls nothing, ever.
@@ -60,12 +62,24 @@ extension HandleRegistry {
 
     /// Releases a cancellable handle (giving it up): the work's ``RegisteredWork/giveUp()`` unless
     /// it was detached. A detached handle whose callbacks name it is only marked released, and
-    /// freed once its work ends. False for a dead handle (released already).
-    package func release(_ id: UInt64) -> Bool {
+    /// freed once its work ends. Returns nil for a dead handle (released already), else whether
+    /// the release stopped work that was still going (`cadence_cancellable_release_stopping`): a
+    /// connection stops in its deinit, once the last handle to it is let go, so that is read
+    /// after this registry's reference has gone.
+    package func release(_ id: UInt64) -> Bool? {
+        var connection: (wasGoing: Bool, isCancelled: () -> Bool)?
+        guard let stopped = release(id, connection: &connection) else { return nil }
+        guard let connection else { return stopped }
+        return connection.wasGoing && connection.isCancelled()
+    }
+
+    /// ``release(_:)`` up to the registry letting the work go; a connection's state is left in
+    /// `connection` to be read once this returns (and its own reference to the work is gone).
+    private func release(_ id: UInt64, connection: inout (wasGoing: Bool, isCancelled: () -> Bool)?) -> Bool? {
         lock.lock()
         guard let (index, work) = unreleasedWork(id) else {
             lock.unlock()
-            return false
+            return nil
         }
         let detached = storage.slots[index].detached
         if detached && work.namesItsHandle {
@@ -73,18 +87,21 @@ extension HandleRegistry {
             lock.unlock()
             // Work that has ended already (or meanwhile, before its end saw the mark) frees it now.
             if work.isCancelled { freeIfReleased(id) }
-            return true
+            return false
         }
         // Marked first, so that this call is the one release that succeeds, also against one
         // that its own release function makes (a binding's finalizer) or another thread's.
         storage.slots[index].released = true
         lock.unlock()
-        if !detached { work.giveUp() }
+        if !detached, let given = work as? TimerConnection {
+            connection = (!given.isCancelled, given.isCancelledReader)
+        }
+        let stopped = !detached && work.giveUp()
         // The registry's reference goes here, after its lock: the work's deinit may cancel, and
         // wait for a callback that is calling into the registry. The slot may be free already
         // (a cancel or a loop's destroy from the release function).
         _ = remove(id, kind: .cancellable)
-        return true
+        return stopped
     }
 
     /// Frees a released handle whose work has ended (cancelled, or a countdown finished); does
@@ -160,8 +177,8 @@ extension HandleRegistry {
 extension TimerSubscription: RegisteredWork {
     /// Ticks name the subscription as their source.
     package var namesItsHandle: Bool { true }
-    /// Giving up a subscription cancels it.
-    package func giveUp() { cancel() }
+    /// Giving up a subscription cancels it (one its publisher ended was not going).
+    package func giveUp() -> Bool { !isCancelled && cancel() }
     /// Ends the userdata of a subscription that calls a C function.
     package func endWithLoop() { subscriber.life?.finish() }
     /// Unsubscribes without a release call.
@@ -175,8 +192,9 @@ extension TimerConnection: RegisteredWork {
     /// A connection has no callbacks.
     package var namesItsHandle: Bool { false }
     /// Nothing here: the connection's deinit, once the registry lets it go, stops the timer if it
-    /// was the last handle (``TimerBroadcast/connectionGivenUp(number:)``).
-    package func giveUp() {}
+    /// was the last handle (``TimerBroadcast/connectionGivenUp(number:)``), which
+    /// ``HandleRegistry/release(_:)`` reads afterwards.
+    package func giveUp() -> Bool { false }
     /// A connection has no userdata.
     package func endWithLoop() {}
     /// Cancels the connection (its loop is gone, or going).
@@ -187,7 +205,7 @@ extension Poller: RegisteredWork {
     /// Polls name the poller as their source, and are finished through it.
     package var namesItsHandle: Bool { true }
     /// Giving up a poller cancels it.
-    package func giveUp() { cancel() }
+    package func giveUp() -> Bool { !isCancelled && cancel() }
     /// Ends the userdata of a poller that calls a C function.
     package func endWithLoop() { core.endLife() }
     /// Cancels without a release call.

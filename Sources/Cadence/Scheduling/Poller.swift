@@ -136,14 +136,16 @@ public final class Poller: Cancellable, Detachable, Sendable {
 
 /// A poller's state and timers. The timers' actions hold this, not the ``Poller``, so that the
 /// poller given up deinitializes (and cancels), and a detached one keeps polling. A poller that
-/// calls a C function has its userdata's ``UserdataLife``, which a cancel ends.
+/// calls a C function has its userdata's ``UserdataLife``, which a cancel ends. A cancel lets go
+/// of the operation, so that a cancelled poller kept in a variable keeps nothing it captured.
 final class PollerCore: Sendable {
+    private typealias Operation = @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void
     private let interval: Double
     private let tolerance: Double
     private let scheduler: any Scheduler
     private let life: UserdataLife?
-    private let operation: @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void
     private struct State {
+        var operation: Operation?  // nil once cancelled
         var timer: (any Cancellable)?
         var immediate: (any Cancellable)?  // the poll at once of the last resume
         var active = true
@@ -160,7 +162,7 @@ final class PollerCore: Sendable {
         }
     }
 
-    private let state = LockedState(State())
+    private let state: LockedState<State>
 
     init(interval: Double, tolerance: Double, scheduler: any Scheduler, life: UserdataLife?,
          operation: @escaping @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void) {
@@ -168,7 +170,7 @@ final class PollerCore: Sendable {
         self.tolerance = tolerance
         self.scheduler = scheduler
         self.life = life
-        self.operation = operation
+        state = LockedState(State(operation: operation))
     }
 
     func start() throws(CadenceError) {
@@ -201,6 +203,7 @@ final class PollerCore: Sendable {
         let removed = state.withLock { state -> [any Cancellable]? in
             guard !state.cancelled else { return nil }
             state.cancelled = true
+            state.operation = nil
             return state.takeTimers()
         }
         guard let removed else { return false }  // the cancel that stopped it releases
@@ -227,13 +230,13 @@ final class PollerCore: Sendable {
     }
 
     private func poll() {
-        let number: Int? = state.withLock { state in
-            guard state.active, !state.cancelled, state.running == nil else { return nil }
+        let started: (number: Int, operation: Operation)? = state.withLock { state in
+            guard state.active, let operation = state.operation, state.running == nil else { return nil }
             state.polls += 1
             state.running = state.polls
-            return state.polls
+            return (state.polls, operation)
         }
-        guard let number else { return }
+        guard let (number, operation) = started else { return }
         operation(number) { [weak self] in _ = self?.finish(number) }
     }
 

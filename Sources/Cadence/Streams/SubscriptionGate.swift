@@ -3,15 +3,17 @@ import Synchronization
 /// The bookkeeping every stream subscription needs: deliver events in order to one receiver, stop
 /// for good on cancel or after `.finished`, and cancel the timers it owns exactly once. A receiver
 /// that calls a C function has the userdata's ``UserdataLife``: the gate runs each event inside
-/// it, and ends it on cancel.
+/// it, and ends it on cancel. The receiver is let go of when the subscription ends, so that a
+/// cancelled subscription kept in a variable keeps nothing the receiver captured.
 final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
+    typealias Receive = @Sendable (StreamEvent<Output>) -> Void
     private struct State {
-        var isOpen = true
+        var receive: Receive?  // nil once closed
         var timers: [any Cancellable] = []
+        var isOpen: Bool { receive != nil }
     }
 
-    private let state = LockedState(State())
-    private let receive: @Sendable (StreamEvent<Output>) -> Void
+    private let state: LockedState<State>
     /// Whether the scheduler was closed: then the subscription has ended with its timers.
     private let schedulerClosed: @Sendable () -> Bool
     let life: UserdataLife?
@@ -20,7 +22,7 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
 
     init(_ receive: @escaping @Sendable (StreamEvent<Output>) -> Void, on scheduler: some Scheduler,
          life: UserdataLife? = nil, onFinish: @escaping @Sendable () -> Void = {}) {
-        self.receive = receive
+        state = LockedState(State(receive: receive))
         schedulerClosed = { [weak scheduler] in scheduler?.hasClosedLoop ?? true }
         self.life = life
         self.onFinish = onFinish
@@ -44,7 +46,7 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
     func cancel() -> Bool {
         // Closed before: by another cancel, which releases; by `finish()`, whose last call ends
         // the userdata; or with its loop, whose destroy releases.
-        guard close() else { return false }
+        guard close() != nil else { return false }
         let stopped = !schedulerClosed()  // read first: the release may destroy the loop
         life?.finish()
         return stopped
@@ -53,7 +55,7 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
 
     /// Sends a value if the subscription is still open.
     func send(_ value: Output) {
-        if state.withLock({ $0.isOpen }) {
+        if let receive = state.withLock({ $0.receive }) {
             life.run {
                 receive(.value(value))
                 return false
@@ -63,7 +65,7 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
 
     /// Sends `.finished` once, the registration's last call, and ends the subscription.
     func finish() {
-        guard close() else { return }
+        guard let receive = close() else { return }
         life.run {
             receive(.finished)
             return true
@@ -71,18 +73,18 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
         onFinish()
     }
 
-    /// Ends the subscription without an event; returns whether this call ended it. The timers
-    /// are cancelled after the lock, which a callback of theirs may be waiting for.
+    /// Ends the subscription without an event, letting go of the receiver; returns the receiver
+    /// if this call ended it (nil if it had ended), for ``finish()``'s last event. The timers are
+    /// cancelled after the lock, which a callback of theirs may be waiting for.
     @discardableResult
-    func close() -> Bool {
-        let owned: [any Cancellable]? = state.withLock { state in
-            guard state.isOpen else { return nil }
-            state.isOpen = false
-            defer { state.timers = [] }
-            return state.timers
+    func close() -> Receive? {
+        let closed: (receive: Receive, timers: [any Cancellable])? = state.withLock { state in
+            guard let receive = state.receive else { return nil }
+            defer { state = State() }
+            return (receive, state.timers)
         }
-        owned?.forEach { $0.cancel() }
-        return owned != nil
+        closed?.timers.forEach { $0.cancel() }
+        return closed?.receive
     }
 
     /// The cancellable handed to the subscriber.
@@ -95,7 +97,7 @@ extension SubscriptionGate: RegisteredWork {
     /// Nothing to do: only an ``AnyCancellable`` around the gate cancels when given up.
     func detach() {}
     /// Giving up the subscription cancels it.
-    func giveUp() { cancel() }
+    func giveUp() -> Bool { !isCancelled && cancel() }
     /// Ends the userdata of a C receiver.
     func endWithLoop() { life?.finish() }
     /// Closes without a release call.

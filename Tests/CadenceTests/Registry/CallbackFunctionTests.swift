@@ -42,7 +42,7 @@ import Testing
         #expect(registry.isCancelled(subscription) == true)
         try loop.run(for: 2)
         #expect(record.calls == 3)
-        #expect(registry.release(subscription))
+        #expect(registry.release(subscription) == false)  // live, but it stopped nothing
         #expect(registry.cancel(subscription) == nil)  // the handle is dead
         #expect(record.releases == 1)
         #expect(record.lateCalls == 0)
@@ -59,11 +59,11 @@ import Testing
         try loop.run(for: 2.5)
         #expect(subscriber.calls == 2)
         #expect(polls.calls == 2)  // every poll finished from its callback
-        #expect(registry.release(subscription))
-        #expect(registry.release(poller))
+        #expect(registry.release(subscription) == true)  // stopped them
+        #expect(registry.release(poller) == true)
         #expect(subscriber.releases == 1)
         #expect(polls.releases == 1)
-        #expect(!registry.release(poller))  // released already
+        #expect(registry.release(poller) == nil)  // released already
         try loop.run(for: 3)
         #expect(subscriber.calls == 2)
         #expect(polls.calls == 2)
@@ -84,7 +84,7 @@ import Testing
         #expect(record.finals == 1)
         #expect(record.releases == 0)
         #expect(registry.cancel(countdown) == false)  // it ended on its own
-        #expect(registry.release(countdown))
+        #expect(registry.release(countdown) != nil)
         try registry.destroyLoop(loopID)
         #expect(record.releases == 0)
         #expect(record.lateCalls == 0)
@@ -159,8 +159,8 @@ import Testing
         let record = CallRecord(registry)
         let subscription = try subscribe(record, to: try connectedPublisher(registry, loop, loopID))
         #expect(registry.detach(subscription))
-        #expect(registry.release(subscription))
-        #expect(!registry.release(subscription))  // a second release of it is stale
+        #expect(registry.release(subscription) != nil)
+        #expect(registry.release(subscription) == nil)  // a second release of it is stale
         #expect(!registry.detach(subscription))
         try loop.run(for: 2.5)
         #expect(record.calls == 2)  // it keeps delivering, naming its handle
@@ -188,7 +188,7 @@ import Testing
             #expect(record.started.wait(timeout: .now() + 10) == .success)
             #expect(registry.cancel(round % 2 == 0 ? subscription : connection) == true)
             record.cancelReturned.store(true, ordering: .releasing)
-            if round % 2 == 1 { #expect(registry.release(subscription)) }
+            if round % 2 == 1 { #expect(registry.release(subscription) != nil) }
             #expect(record.releases == 1)
             // Ticks due after the cancel would have come by the time a later one-shot fires.
             let fired = DispatchSemaphore(value: 0)
@@ -196,7 +196,7 @@ import Testing
             #expect(fired.wait(timeout: .now() + 10) == .success)
             #expect(record.callsAfterCancel == 0)
             #expect(record.lateCalls == 0)
-            #expect(registry.release(connection))
+            #expect(registry.release(connection) != nil)
             #expect(registry.remove(publisher, kind: .publisher) != nil)
         }
         try loop.stopThread()
@@ -222,7 +222,7 @@ import Testing
             #expect(record.cancelResult == true)
             #expect(record.releasesWhenCancelled == 0)
             #expect(record.releases == 1)
-            #expect(registry.release(subscription))
+            #expect(registry.release(subscription) != nil)
         }
         try loop.stopThread()
         try registry.destroyLoop(loopID)

@@ -171,3 +171,4 @@ def test_callbacks_run_on_the_thread_inside_run(loop: cadence.Loop) -> None:
     worker.join(timeout=5.0)
     assert not worker.is_alive()
     assert set(threads) == {worker.ident}  # ... and it fired on the thread that ran it
+    _conn6.close()

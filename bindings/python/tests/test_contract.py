@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from contextlib import nullcontext
 from typing import Any
 
 import pytest
@@ -18,11 +19,13 @@ def dates(fires: list[Tick]) -> list[float]:
     return [tick.fire_date for tick in fires]
 
 
-def drop(namespace: dict[str, Any], *names: str) -> None:
-    """Gives up handles: deletes them and collects."""
-    for name in names:
-        del namespace[name]
-    gc.collect()
+def drop(namespace: dict[str, Any], *names: str, active: bool = False) -> None:
+    """Gives up handles: deletes them and collects; ``active``: one was still going, which the
+    give-up stopped, and a ResourceWarning says so (an unexpected one fails the test)."""
+    with pytest.warns(ResourceWarning, match="still active") if active else nullcontext():
+        for name in names:
+            del namespace[name]
+        gc.collect()
 
 
 def test_one_shot_cancel(virtual_loop: cadence.Loop) -> None:
@@ -71,7 +74,7 @@ def test_repeating_give_up(virtual_loop: cadence.Loop) -> None:
     fires: list[Tick] = []
     handles = repeating(virtual_loop, fires)
     virtual_loop.run(2.5)
-    drop(handles, "timer")
+    drop(handles, "timer", active=True)
     assert virtual_loop.armed_timer_count == 0  # at once
     virtual_loop.run(2.5)
     assert dates(fires) == [1.0, 2.0]
@@ -98,7 +101,7 @@ def test_publisher_give_up(virtual_loop: cadence.Loop) -> None:
     virtual_loop.run(2.5)
     assert dates(fires) == [1.0, 2.0]  # the connection keeps it ticking
     assert not subscription.cancelled
-    drop(handles, "connection")
+    drop(handles, "connection", active=True)
     assert virtual_loop.armed_timer_count == 0
     assert subscription.cancelled  # nothing can make it tick again
     virtual_loop.run(2.5)
@@ -134,7 +137,7 @@ def test_connection_give_up(virtual_loop: cadence.Loop) -> None:
     drop(handles, "first")  # another handle to the same connection is held
     virtual_loop.run(1.0)
     assert dates(fires) == [1.0, 2.0, 3.0]
-    drop(handles, "second")  # the last one: the timer stops
+    drop(handles, "second", active=True)  # the last one: the timer stops
     virtual_loop.run(1.5)
     assert dates(fires) == [1.0, 2.0, 3.0]
     assert virtual_loop.armed_timer_count == 0
@@ -150,6 +153,7 @@ def test_connection_detach(virtual_loop: cadence.Loop) -> None:
     virtual_loop.run(2.5)
     assert dates(fires) == [1.0, 2.0, 3.0, 4.0, 5.0]
     assert virtual_loop.armed_timer_count == 1
+    _subscription.close()
 
 
 def subscribed(loop: cadence.Loop, fires: list[Tick]) -> dict[str, Any]:
@@ -169,7 +173,7 @@ def test_subscription(virtual_loop: cadence.Loop, case: str) -> None:
     if case == "cancel":
         assert handles["subscription"].cancel() is True
     else:
-        drop(handles, "subscription")
+        drop(handles, "subscription", active=case == "give_up")
     virtual_loop.run(2.5)
     if case == "detach":
         assert dates(fires) == [1.0, 2.0, 3.0, 4.0, 5.0]
@@ -195,7 +199,7 @@ def test_countdown(virtual_loop: cadence.Loop, case: str) -> None:
     if case == "cancel":
         assert countdown.cancel() is True
     del countdown
-    drop(handles, "countdown")
+    drop(handles, "countdown", active=case == "give_up")
     virtual_loop.run(7.5)
     if case == "detach":
         assert values == [5, 4, 3, 2, 1, 0]
@@ -220,7 +224,7 @@ def test_poller(virtual_loop: cadence.Loop, case: str) -> None:
     if case == "cancel":
         assert handles["poller"].cancel() is True
     else:
-        drop(handles, "poller")
+        drop(handles, "poller", active=case == "give_up")
     virtual_loop.run(2.5)
     assert polls == ([1.0, 2.0, 3.0, 4.0, 5.0] if case == "detach" else [1.0, 2.0])
 
@@ -267,7 +271,8 @@ def test_autoconnect_1000_given_up(virtual_loop: cadence.Loop) -> None:
         handles.append((auto, auto.sink(fires.append)))
     assert virtual_loop.armed_timer_count == 1000
     del auto
-    handles.clear()
+    with pytest.warns(ResourceWarning, match="Subscription"):
+        handles.clear()
     gc.collect()
     virtual_loop.run(0.5)
     assert len(fires) == 0
@@ -361,3 +366,31 @@ def test_a_weak_plain_function_is_held_through_weakref_ref(virtual_loop: cadence
     assert virtual_loop.armed_timer_count == 0
     virtual_loop.run(2.0)
     assert fires == []
+
+
+class Captured:
+    """Something a callback captures, watched weakly to see the callback let go of."""
+
+
+LETS_GO: dict[str, Any] = {
+    "one_shot": lambda loop, cb: loop.schedule(5.0, cb),
+    "repeating": lambda loop, cb: loop.schedule(1.0, cb, interval=1.0),
+    "subscription": lambda loop, cb: loop.publish(1.0).autoconnect().sink(cb),
+    "countdown": lambda loop, cb: loop.countdown(10.0, 1.0, cb, on_finish=lambda: cb(None)),
+    "poller": lambda loop, cb: loop.poller(1.0, cb),
+}
+
+
+@pytest.mark.parametrize("kind", LETS_GO)
+def test_cancel_lets_go(virtual_loop: cadence.Loop, kind: str) -> None:
+    """cancel_lets_go (as in Swift and C): a cancel lets go of the callback, and of what it
+    captured, at once, while the handle is still held."""
+    captured = Captured()
+    watched = weakref.ref(captured)
+    handle = LETS_GO[kind](virtual_loop, lambda event, held=captured: None)
+    del captured
+    virtual_loop.run(2.5)
+    assert watched() is not None
+    assert handle.cancel() is True
+    assert watched() is None  # no collection needed: nothing holds it
+    assert not handle.closed

@@ -112,7 +112,8 @@ def test_an_unreferenced_loop_is_collected_with_its_callbacks() -> None:
     del loop
     gc.collect()
     assert loop_ref() is not None  # the subscription keeps its loop
-    del subscription
+    with pytest.warns(ResourceWarning, match="still active"):
+        del subscription
     gc.collect()
     assert loop_ref() is None
     assert alive(refs) == 0  # the subscription's at its give-up, the one-shot's at the close
@@ -122,7 +123,8 @@ def test_a_subscription_given_up_is_cancelled_and_lets_its_callback_go(
     loop: cadence.Loop,
 ) -> None:
     made, refs = callbacks(2)
-    loop.publish(0.01).autoconnect().sink(made[0])
+    with pytest.warns(ResourceWarning, match="still active"):
+        loop.publish(0.01).autoconnect().sink(made[0])
     subscription = loop.publish(0.01).sink(made[1])
     del made
     assert alive(refs) == 1  # the first was given up at once

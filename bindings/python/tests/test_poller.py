@@ -137,8 +137,10 @@ def test_finish_by_number_and_from_another_thread(virtual: cadence.Loop) -> None
 
 
 def test_custom_tolerance(virtual: cadence.Loop) -> None:
-    assert virtual.poller(30.0, Log().quick, tolerance=1).tolerance == 1.0
-    assert virtual.poller(30.0, Log().quick, tolerance=0.0).tolerance == 0.0
+    with virtual.poller(30.0, Log().quick, tolerance=1) as poller:
+        assert poller.tolerance == 1.0
+    with virtual.poller(30.0, Log().quick, tolerance=0.0) as poller:
+        assert poller.tolerance == 0.0
 
 
 def test_an_exception_in_the_operation_finishes_the_poll_and_comes_out_of_run(
@@ -177,7 +179,8 @@ def test_close_and_dropping_stop_it_and_detach_keeps_it(virtual: cadence.Loop) -
     assert poller.closed
     assert virtual.armed_timer_count == 0
 
-    virtual.poller(30.0, log.quick)  # given up at once: cancelled
+    with pytest.warns(ResourceWarning, match="still active"):
+        virtual.poller(30.0, log.quick)  # given up at once: cancelled
     gc.collect()
     virtual.run(30.0)
     assert log.starts == [30]

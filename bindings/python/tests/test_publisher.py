@@ -73,7 +73,8 @@ def test_callbacks_may_cancel_themselves_and_others(loop: cadence.Loop) -> None:
 def test_dropped_handles_stop_the_timer_unless_detached(loop: cadence.Loop) -> None:
     ticks: list[Tick] = []
     publisher = loop.publish(0.03)
-    publisher.sink(ticks.append)  # the Subscription is given up at once: cancelled
+    with pytest.warns(ResourceWarning, match="still active"):
+        publisher.sink(ticks.append)  # the Subscription is given up at once: cancelled
     connection = publisher.connect()
     publisher.close()  # giving up the publisher leaves the running timer alone
     gc.collect()
@@ -83,7 +84,8 @@ def test_dropped_handles_stop_the_timer_unless_detached(loop: cadence.Loop) -> N
     detached = loop.publish(0.03)
     detached.sink(kept.append).detach()  # kept going without its handle
     detached.connect().detach()
-    del detached, connection
+    with pytest.warns(ResourceWarning, match="still active"):  # the connection
+        del detached, connection
     gc.collect()
     assert loop.armed_timer_count == 1  # the first timer stopped with its last connection
     loop.run(0.2)
@@ -109,6 +111,7 @@ def test_with_blocks_cancel(loop: cadence.Loop) -> None:
     assert auto.closed
     loop.run(0.07)
     assert len(auto_ticks) >= 1  # closing an autoconnect publisher leaves its subscribers
+    _sub2.close()
 
 
 def test_publisher_properties_and_repr(loop: cadence.Loop) -> None:

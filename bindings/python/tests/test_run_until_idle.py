@@ -48,6 +48,7 @@ def test_an_unreferenced_repeating_timer_does_not_keep_the_run_going(
     assert ms(virtual_loop.now()) == 350
     assert not every.has_ref
     assert virtual_loop.armed_timer_count == 1
+    every.close()
 
 
 def test_returns_when_a_countdown_finishes_at_its_deadline(virtual_loop: cadence.Loop) -> None:

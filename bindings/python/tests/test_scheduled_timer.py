@@ -157,13 +157,15 @@ def test_a_late_repeating_timer_follows_its_missed_tick_policy(
     virtual_loop.run(1.0)
     assert ms(ticks) == expected
     assert timer.interval == 1.0
+    timer.close()
 
 
 def test_a_dropped_repeating_timer_stops_and_a_detached_one_runs_until_its_loop_closes(
     virtual_loop: cadence.Loop,
 ) -> None:
     ticks: list[Tick] = []
-    virtual_loop.schedule(0.0, ticks.append, interval=0.5, mode="common")
+    with pytest.warns(ResourceWarning, match="still active"):
+        virtual_loop.schedule(0.0, ticks.append, interval=0.5, mode="common")
     gc.collect()
     assert virtual_loop.armed_timer_count == 0
     kept: list[Tick] = []

@@ -53,6 +53,7 @@ def test_timers_scheduled_from_main_fire_on_the_loop_thread(loop: cadence.Loop) 
     loop.run(0.05)  # the loop can be run by hand again
     assert len(threads) > heard
     assert threads[-1] == threading.get_ident()
+    _conn2.close()
 
 
 def test_run_close_and_a_second_thread_are_loop_busy_while_it_runs(loop: cadence.Loop) -> None:
@@ -140,6 +141,7 @@ def test_an_exception_on_the_loop_thread_goes_to_threading_excepthook(
     assert args.exc_traceback is not None
     assert args.thread is not None
     assert args.thread.ident != threading.get_ident()
+    _conn4.close()
 
 
 def test_a_threading_excepthook_that_raises_goes_to_sys_excepthook(
@@ -218,7 +220,8 @@ def test_a_threaded_loop_stays_alive_until_its_thread_stops() -> None:
     wait_for(fired, "a tick after the last reference was dropped")
 
     kept.stop_thread()
-    del kept, _sub6  # the subscription holds its loop
+    with pytest.warns(ResourceWarning, match="still active"):
+        del kept, _sub6  # the subscription holds its loop
     gc.collect()
     assert alive() is None  # without its thread, it is collected, and destroyed
     heard = len(ticks)
@@ -342,6 +345,7 @@ def test_no_thread_but_the_loop_thread_asked_for() -> None:
     assert len(threading.enumerate()) == len(before)  # the loop's thread is C's, not Python's
     time.sleep(0.05)
     loop.stop_thread()
+    loop.close()
     del timer, subscription, loop
     gc.collect()
     assert {thread.ident for thread in threading.enumerate()} == before

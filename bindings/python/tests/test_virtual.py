@@ -133,3 +133,4 @@ def test_missed_tick_policy_is_set_before_connect_and_copied(virtual: cadence.Lo
         virtual.run(0.0)
         virtual.run(0.0)
     assert auto_dates == [450, 550]
+    _conn5.close()

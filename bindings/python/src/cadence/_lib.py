@@ -72,14 +72,14 @@ _fn = ctypes.c_void_p
 # Every function of include/cadence.h (without its ``cadence_`` prefix), by prototype. A name
 # marked ``*`` is called through ctypes.PyDLL, which keeps the GIL (cheaper): a call that never
 # waits for another thread. Every other call may wait for a callback on the loop's thread, which
-# needs the GIL.
+# needs the GIL. Without a GIL (see GIL), every call goes through ctypes.CDLL.
 _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (ctypes.c_uint, [], "version"),
     (_char_p, [], "version_string *last_error_message"),
     (_char_p, [_int], "strerror err_name"),
     (_int, [_out], "loop_create loop_create_virtual"),
     (_int, _H, "loop_destroy *loop_stop loop_stop_thread publisher_release timer_unref timer_ref"),
-    (_int, _H, "cancel cancellable_detach cancellable_release"),
+    (_int, _H, "cancel cancellable_detach cancellable_release cancellable_release_stopping"),
     (ctypes.c_ssize_t, _H, "cancel_steal"),
     (_int, _M, "loop_run_until_idle loop_add_mode loop_add_common_mode *loop_run_pass"),
     (_int, _M, "loop_start_thread"),
@@ -109,8 +109,25 @@ _NAMES = [
 ]
 #: Every function of include/cadence.h: name -> (restype, argtypes).
 PROTOTYPES = {name: prototype for name, prototype, _ in _NAMES}
-#: The functions called with the GIL held (see above).
+#: The functions called with the GIL held (see above), when there is one.
 KEEP_GIL = {name for name, _, fast in _NAMES if fast}
+
+
+def gil_enabled() -> bool:
+    """Whether this interpreter runs with the GIL: False only on a free-threaded build that runs
+    without it (``sys._is_gil_enabled()``, Python 3.13+; older Pythons always have it)."""
+    check = getattr(sys, "_is_gil_enabled", None)
+    return True if check is None else bool(check())
+
+
+#: Whether the hot calls keep the GIL (``ctypes.PyDLL``), read once at import. Their reasoning
+#: needs a GIL: a PyDLL call blocks every thread's Python code while it runs, and no bytecode
+#: runs between the read of ``_state.RUNS`` and a cancel that relies on it. Without one (a
+#: free-threaded build), a call that kept its thread attached could hold up another thread's
+#: callback or a stop-the-world collection, and another thread may start running a loop between
+#: that read and the call: every function is then called through ``ctypes.CDLL``, which detaches
+#: the thread for the call (correct, and a little slower).
+GIL = gil_enabled()
 
 
 def decode(raw: bytes | None) -> str:
@@ -144,7 +161,7 @@ def _declare(lib: ctypes.CDLL, fast: ctypes.CDLL) -> None:
     for name, (restype, argtypes) in PROTOTYPES.items():
         for function in (getattr(lib, name), getattr(fast, name)):
             function.restype, function.argtypes = restype, argtypes
-        if name in KEEP_GIL:
+        if GIL and name in KEEP_GIL:
             setattr(lib, name, getattr(fast, name))
 
 

@@ -6,7 +6,9 @@ Lifetime (the same contract as C's and Swift's):
 - :meth:`~Cancellable.cancel` stops it and says whether this call did (one engine step);
 - :meth:`~Cancellable.close`, or leaving a ``with`` block, cancels it, then gives the handle up;
 - an object that becomes unreachable and is collected gives its handle up: a one-shot scheduled
-  timer still fires (fire-and-forget, as asyncio's ``call_later``); anything else stops;
+  timer still fires (fire-and-forget, as asyncio's ``call_later``); anything else stops, and if
+  that stopped work still going, a :class:`ResourceWarning` says so (as asyncio warns for a
+  pending task destroyed), with where the object was made when :mod:`tracemalloc` traces;
 - :meth:`~Cancellable.detach` says "keep it going without me": giving the handle up afterwards
   stops nothing (``close()`` and ``cancel()`` still do).
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import warnings
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from . import _lib, _state
@@ -32,11 +35,12 @@ _C = TypeVar("_C", bound="Cancellable")
 _lib_ = _lib.lib
 _cancel, _steal = _lib_.cadence_cancel, _lib_.cadence_cancel_steal
 # Keeps the GIL (cheaper): only while no other thread runs a loop's callbacks, which is the one
-# thing a timer's cancel waits for (see ScheduledTimer.cancel).
-_held = ctypes.PyDLL(_lib.path).cadence_cancel_steal
+# thing a timer's cancel waits for (see ScheduledTimer.cancel); without a GIL, never (_lib.GIL).
+_held = ctypes.PyDLL(_lib.path).cadence_cancel_steal if _lib.GIL else _steal
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
 _runs, _slots, _free = _state.RUNS, _state._slots, _state._free
 _release = _lib_.cadence_cancellable_release
+_give_up = _lib_.cadence_cancellable_release_stopping
 
 
 def cancel_result(code: int, handle: object, what: str) -> bool:
@@ -123,9 +127,13 @@ class Cancellable:
         _release(self._handle)
 
     def __del__(self) -> None:
-        # Collected: gives the handle up (a second release, after close, answers EBADF).
+        # Collected: gives the handle up (a second release, after close, answers EBADF), and
+        # warns when that stopped work still going (C says so: 1).
+        stopped = 0
         with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
-            _release(self._handle)
+            stopped = _give_up(self._handle)
+        if stopped == 1:  # outside: a filter may make the warning an error, for the unraisable hook
+            dropped(self)
 
     def __copy__(self: _C, memo: object = None) -> _C:
         """The object itself, for :func:`copy.copy` and :func:`copy.deepcopy` (``memo``): a copy
@@ -152,6 +160,20 @@ class Cancellable:
     def __repr__(self) -> str:
         words = (f"<cadence.{type(self).__name__}", self._status(), self._description)
         return " ".join(filter(None, words)) + ">"
+
+
+def dropped(handle: Cancellable) -> None:
+    """Warns that ``handle`` was collected while its work was going, which stopped it; the
+    warning's source is the handle, so that :mod:`tracemalloc` shows where it was made."""
+    kind = type(handle).__name__ + (" (repeating)" if isinstance(handle, int) else "")
+    what = " ".join(filter(None, (f"cadence.{kind}", handle._description)))
+    warnings.warn(
+        f"{what} was still active when it was collected, which stopped it: keep a reference for "
+        "as long as it should run, close() it when done, or detach() it to keep it going",
+        ResourceWarning,
+        stacklevel=2,
+        source=handle,
+    )
 
 
 class Owned(Cancellable):

@@ -60,7 +60,9 @@ class _Progress(_state.Ending):
         return channel
 
     def end(self) -> None:
-        """The countdown is over: wakes the coroutines waiting on it. Idempotent; any thread."""
+        """The countdown is over: lets go of its callbacks (and what they captured) and wakes
+        the coroutines waiting on it. Idempotent; any thread."""
+        self.on_value = self.on_finish = _ignore
         with self.lock:
             self.done.end()
             for channel in self.streams:

@@ -118,11 +118,16 @@ class _Operation(_state.Ending):
                 poll.finish()
 
     def end(self) -> None:
-        """The poller is over: cancels its running awaitable polls and wakes the coroutines
-        awaiting it. Idempotent; any thread."""
+        """The poller is over: lets go of its operation (and what it captured), cancels its
+        running awaitable polls and wakes the coroutines awaiting it. Idempotent; any thread."""
+        self.operation = _ended
         self.done.end()
         for future in list(self.running):
             future.cancel()
+
+
+def _ended(poll: Poll) -> None:
+    """The operation of a poller that is over (no poll starts after its end)."""
 
 
 def start(
