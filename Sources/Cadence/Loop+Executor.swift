@@ -52,6 +52,8 @@ extension Loop: TaskExecutor {
         jobs.append(job, onActor: onActor)
         if isRunningFlag {
             wakeIfRemote()
+        } else if hasVirtualClock {
+            runIdleJobsLaterLocked()  // no run may come to a virtual loop: Loop+Settle.swift
         } else if hostModeIndex != nil {
             timeSource.wake()  // a host's descriptor turns readable; a host's uv_loop_t calls in
         }

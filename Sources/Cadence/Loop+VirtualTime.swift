@@ -12,7 +12,7 @@ extension Loop {
     }
 
     /// Whether this loop runs on a virtual clock.
-    public var isVirtual: Bool { timeSource is VirtualClock }
+    public var isVirtual: Bool { hasVirtualClock }
 
     /// Moves a virtual loop's clock forward by `seconds` without running the loop, as if its
     /// thread were blocked; afterwards an overdue repeating timer fires once, on its grid.
@@ -33,8 +33,12 @@ extension Loop {
         guard let virtualClock = timeSource as? VirtualClock else {
             throw .notSupported.with("loop must be a virtual loop, got a real loop (its clock is libuv's)")
         }
-        guard !isClosed else { throw .loopClosed() }
-        guard virtualClock.canAdvance(by: duration) else { throw .beyondClockEnd(seconds) }
-        try virtualClock.advance(by: duration)
+        runIdleJobs()  // the jobs that came before the advance ran then, before the clock moved
+        try lock.withLock { () throws(CadenceError) in
+            waitForIdleJobsLocked()
+            guard !isClosedFlag else { throw .loopClosed() }
+            guard virtualClock.canAdvance(by: duration) else { throw .beyondClockEnd(seconds) }
+            try virtualClock.advance(by: duration)
+        }
     }
 }
