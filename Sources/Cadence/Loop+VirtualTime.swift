@@ -7,6 +7,8 @@ extension Loop {
     /// wake-up the engine chooses and firing what is due there, in order, so every tick happens
     /// (as combine-schedulers' `TestScheduler.advance(by:)`). With zero tolerance each timer fires
     /// exactly at its fire date. ``advanceClock(by:)-(Double)`` moves the clock without running anything.
+    /// Jobs of tasks and actors that come while nothing runs the loop run at once, at the clock's
+    /// reading, so that awaiting them from outside completes (``settle()`` waits for them).
     public static func virtual() -> Loop {
         Loop(timeSource: VirtualClock())
     }
