@@ -71,7 +71,7 @@ sanitize: deps-test
 	  -DCMAKE_C_COMPILER=$(CLANG) -DCADENCE_SANITIZER=thread
 	cmake --build $(BUILD)-tsan
 	ctest --test-dir $(BUILD)-tsan --output-on-failure
-	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests|LoopClockTests|GridTimerTests|CallbackFunctionTests'
+	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests|LoopClockTests|GridTimerTests|CallbackFunctionTests|VirtualLoopSettleTests'
 
 # The timer benchmarks: Cadence beside the peers of Benchmarks/peers (libuv, Foundation, Dispatch,
 # asyncio, uvloop, Node), about 6 minutes, tables on stdout. docs/BENCHMARKS.md explains the

@@ -13,10 +13,12 @@ import Glibc
 /// executor that sleep on its clock run exactly in fire-date order, the same on every run (see
 /// <doc:ClocksAndAsyncCode> for what is deterministic and what is not).
 ///
-/// Jobs run only while something runs the loop, as timers do: ``run(mode:for:)-(_,Double)``,
-/// ``runUntilIdle(mode:)``, ``startThread(mode:)``, or a host's passes (a job that comes while a
-/// host drives the loop makes its descriptor readable). A job that comes from another thread wakes
-/// a sleeping loop. Once the loop is closed, jobs still waiting and jobs that come later run on
+/// On a real loop, jobs run only while something runs the loop, as timers do:
+/// ``run(mode:for:)-(_,Double)``, ``runUntilIdle(mode:)``, ``startThread(mode:)``, or a host's
+/// passes (a job that comes while a host drives the loop makes its descriptor readable). A job that
+/// comes from another thread wakes a sleeping loop. A virtual loop, whose clock moves only when
+/// told, runs a job that comes while nothing runs it at once, on a thread of the pool, so that a
+/// task or actor of the loop awaited from outside completes (see ``settle()``). Once the loop is closed, jobs still waiting and jobs that come later run on
 /// one serial dispatch queue, off the loop's thread, so that no task waits for ever on a closed
 /// loop (its sleeps then throw ``CadenceError/badHandle``).
 extension Loop: TaskExecutor {
@@ -52,6 +54,8 @@ extension Loop: TaskExecutor {
         jobs.append(job, onActor: onActor)
         if isRunningFlag {
             wakeIfRemote()
+        } else if hasVirtualClock {
+            runIdleJobsLaterLocked()  // no run may come to a virtual loop: Loop+Settle.swift
         } else if hostModeIndex != nil {
             timeSource.wake()  // a host's descriptor turns readable; a host's uv_loop_t calls in
         }

@@ -154,6 +154,7 @@ extension Loop {
             hostThread = pthread_self()
             updateHostLivenessLocked()
         }
+        runIdleJobsLaterLocked()  // a virtual clock has no descriptor to wake a host with
         lock.unlock()
     }
 

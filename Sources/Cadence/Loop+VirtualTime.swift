@@ -7,12 +7,14 @@ extension Loop {
     /// wake-up the engine chooses and firing what is due there, in order, so every tick happens
     /// (as combine-schedulers' `TestScheduler.advance(by:)`). With zero tolerance each timer fires
     /// exactly at its fire date. ``advanceClock(by:)-(Double)`` moves the clock without running anything.
+    /// Jobs of tasks and actors that come while nothing runs the loop run at once, at the clock's
+    /// reading, so that awaiting them from outside completes (``settle()`` waits for them).
     public static func virtual() -> Loop {
         Loop(timeSource: VirtualClock())
     }
 
     /// Whether this loop runs on a virtual clock.
-    public var isVirtual: Bool { timeSource is VirtualClock }
+    public var isVirtual: Bool { hasVirtualClock }
 
     /// Moves a virtual loop's clock forward by `seconds` without running the loop, as if its
     /// thread were blocked; afterwards an overdue repeating timer fires once, on its grid.
@@ -33,8 +35,12 @@ extension Loop {
         guard let virtualClock = timeSource as? VirtualClock else {
             throw .notSupported.with("loop must be a virtual loop, got a real loop (its clock is libuv's)")
         }
-        guard !isClosed else { throw .loopClosed() }
-        guard virtualClock.canAdvance(by: duration) else { throw .beyondClockEnd(seconds) }
-        try virtualClock.advance(by: duration)
+        runIdleJobs()  // the jobs that came before the advance ran then, before the clock moved
+        try lock.withLock { () throws(CadenceError) in
+            waitForIdleJobsLocked()
+            guard !isClosedFlag else { throw .loopClosed() }
+            guard virtualClock.canAdvance(by: duration) else { throw .beyondClockEnd(seconds) }
+            try virtualClock.advance(by: duration)
+        }
     }
 }

@@ -77,6 +77,12 @@ public final class Loop: @unchecked Sendable {
     /// (Loop+Host.swift).
     var keepsHostAlive = false
     var hostThread = pthread_self()
+    /// Whether the loop's clock is virtual (read on every job queued, so stored).
+    let hasVirtualClock: Bool
+    /// Whether the thread marked running is running an idle virtual loop's jobs rather than a run,
+    /// and whether a thread of the pool has been asked to (Loop+Settle.swift).
+    var settlingJobs = false
+    var idleJobsQueued = false
     /// The jobs of tasks and actors waiting to run on the loop (Loop+Executor.swift).
     let jobs = JobQueue()
 
@@ -90,6 +96,7 @@ public final class Loop: @unchecked Sendable {
     init(timeSource: any TimeSource) {
         self.timeSource = timeSource
         isHosted = (timeSource as? UVBackend)?.isHosted ?? false
+        hasVirtualClock = timeSource is VirtualClock
         jobs.loop = self
     }
 
@@ -204,7 +211,9 @@ public final class Loop: @unchecked Sendable {
     /// loop's own thread has been asked to stop.
     func beginRun(mode: RunLoopMode?, onOwnThread: Bool = false, untilIdle: Bool = false,
                   hostPass: Bool = false) throws(CadenceError) -> Int? {
-        try lock.withLock { () throws(CadenceError) -> Int? in
+        runIdleJobs()  // a virtual loop's jobs that came before the run ran then, before it fires anything
+        return try lock.withLock { () throws(CadenceError) -> Int? in
+            waitForIdleJobsLocked()
             guard !isClosedFlag else { throw .loopClosed() }
             guard !isRunningFlag else { throw .alreadyRunning("run") }
             guard onOwnThread || ownThread == nil else { throw .hasOwnThread("run") }
@@ -231,6 +240,7 @@ public final class Loop: @unchecked Sendable {
             planHostWakeLocked(force: true)
             isRunningFlag = false
             runningUntilIdle = false
+            runIdleJobsLaterLocked()  // one that came after the run's last look
         }
     }
 
@@ -250,8 +260,9 @@ public final class Loop: @unchecked Sendable {
         }
     }
 
-    /// Whether ``run(mode:for:)-(_,Double)`` is in progress.
-    public var isRunning: Bool { lock.withLock { isRunningFlag } }
+    /// Whether ``run(mode:for:)-(_,Double)`` is in progress (not the jobs that an idle virtual loop
+    /// runs at once: see ``settle()``).
+    public var isRunning: Bool { lock.withLock { isRunningFlag && !settlingJobs } }
 
     /// How many times the loop has woken from sleep at a timer's wake-up time and fired timers,
     /// since it was created (the end of a run, wake-ups from other threads, and a wake-up whose
@@ -317,8 +328,10 @@ public final class Loop: @unchecked Sendable {
     /// - Throws: ``CadenceError/busy`` while the loop is running or has a thread of its own
     ///   (libuv's `uv_loop_close` rule).
     public func close() throws(CadenceError) {
+        runIdleJobs()  // a virtual loop's jobs that came before the close ran then, on the open loop
         // Checked and closed under one lock, so that no run can start in between.
         let actions = try lock.withLock { () throws(CadenceError) -> [TimerAction]? in
+            waitForIdleJobsLocked()
             guard !isRunningFlag else { throw CadenceError.alreadyRunning("be closed").in("Loop.close()") }
             guard ownThread == nil else { throw CadenceError.hasOwnThread("be closed").in("Loop.close()") }
             return closeLocked()

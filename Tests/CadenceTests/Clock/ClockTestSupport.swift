@@ -1,4 +1,5 @@
 import Cadence
+import Dispatch
 import Synchronization
 
 /// Waits until `condition` holds, checking every millisecond, for at most `timeout` (then
@@ -36,4 +37,22 @@ final class Locked<Value: Sendable>: Sendable {
     init(_ value: Value) { mutex = Mutex(value) }
 
     func withLock<T>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
+}
+
+/// What `operation` returns, or nil if it has not returned within `timeout` of real time: for an
+/// await that must fail a test when it hangs, instead of hanging the suite (a task's `result`
+/// ignores the cancellation of its awaiter, so `.timeLimit` alone would not end such a wait). A
+/// hung operation is left behind.
+func withTimeout<T: Sendable>(_ timeout: Duration = .seconds(10),
+                              _ operation: @escaping @Sendable () async -> T) async -> T? {
+    await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+        let pending = Locked<CheckedContinuation<T?, Never>?>(continuation)
+        let finish: @Sendable (T?) -> Void = { value in
+            pending.withLock { pending in defer { pending = nil }; return pending }?.resume(returning: value)
+        }
+        Task { finish(await operation()) }
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { finish(nil) }
+    }
 }

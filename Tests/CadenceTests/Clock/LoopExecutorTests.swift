@@ -59,7 +59,7 @@ import Testing
                 return "\((error as? CadenceError)?.name ?? "?")"
             }
         }
-        try loop.close()  // the task's first job was waiting: it runs off the loop now
+        try loop.close()  // the sleep ends with the close; the task's next job runs off the loop
         #expect(await task.value == "EBADF")
     }
 }

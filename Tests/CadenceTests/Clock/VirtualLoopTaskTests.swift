@@ -86,8 +86,7 @@ import Testing
         fast.cancel()
         slow.cancel()
         #expect(loop.armedTimerCount == 0)  // both sleeps disarmed by the cancels
-        try loop.run(for: 0)  // the tasks end on the loop, with CancellationError
-        let fastResult = await fast.result
+        let fastResult = await fast.result  // ended on the idle loop at once, with no run
         #expect(throws: CancellationError.self) { try fastResult.get() }
     }
 
@@ -112,8 +111,8 @@ import Testing
         #expect(log.withLock { $0 } == ["1@2: 10"])  // the whole round ran at 2 s
         try loop.run(for: 10)
         #expect(log.withLock { $0 } == ["1@2: 10", "2@4: 10", "3@6: 10"])
-        // Read on the loop: from here, `await counter.total` would wait for a run of the loop.
         #expect(try await task.value == 30)
+        #expect(await counter.total == 30)  // a call from outside, run at once by the idle loop
     }
 
     @Test func aSleepCoalescesWithTheLoopsTimers() async throws {
