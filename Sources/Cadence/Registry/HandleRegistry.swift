@@ -240,7 +240,7 @@ package final class HandleRegistry: @unchecked Sendable {
         storage.slots[index].starting = false
         // Generations run from 1 to 2³¹ − 1 and never wrap: 0 is never issued, so a zeroed id
         // cannot match a slot, nor is 2³¹ or more, so that no id of a slot has the top bit of a
-        // timer's handle. A slot whose last generation was issued is retired for good (about 48
+        // timer's handle. A slot whose last generation was issued is retired for good (40
         // bytes per 2³¹ handles that one slot has held): no id ever names two objects.
         let generation = storage.slots[index].generation
         guard generation < Self.generationLimit - 1 else {
