@@ -49,14 +49,11 @@ static void check_untouched(cadence_loop loop, cadence_cancellable new, recorder
     CHECK_OK(cadence_cancellable_release(new));
 }
 
-static void one_loop(void) {
-    cadence_loop loop;
-    CHECK_OK(cadence_loop_create_virtual(&loop));
+/* On `loop`, whose slot 0 is at its last generation: two timers come and go (the slot's last,
+ * then one in the next slot), then a live one; `old`, a stale handle of slot 0, acts on nothing. */
+static void check_after_the_last(cadence_loop loop, cadence_cancellable old) {
     recorder never = {.loop = loop}, fired = {.loop = loop};
-    cadence_cancellable old, churn, new;
-    schedule(loop, 1, &never, &old);
-    cancel_and_release(old);  /* its slot is free, its handle stale */
-    CHECK_OK(cadence_loop_age_timer_slots(loop, LAST_GENERATION_REUSES));
+    cadence_cancellable churn, new;
     for (int i = 0; i < 2; i++) {
         schedule(loop, 1, &never, &churn);
         cancel_and_release(churn);
@@ -66,30 +63,34 @@ static void one_loop(void) {
     check_stale(old);
     check_untouched(loop, new, &fired);
     CHECK_EQ(never.count, 0);
+}
+
+/* A virtual loop whose slot 0 held one timer, `old` (cancelled and released: a stale handle),
+ * and was then aged to its last generation. */
+static cadence_loop aged_loop(cadence_cancellable *old) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    recorder never = {.loop = loop};
+    schedule(loop, 1, &never, old);
+    cancel_and_release(*old);
+    CHECK_OK(cadence_loop_age_timer_slots(loop, LAST_GENERATION_REUSES));
+    CHECK_EQ(never.count, 0);
+    return loop;
+}
+
+static void one_loop(void) {
+    cadence_cancellable old;
+    cadence_loop loop = aged_loop(&old);
+    check_after_the_last(loop, old);
     CHECK_OK(cadence_loop_destroy(loop));
 }
 
 static void across_loops(void) {
-    cadence_loop first, second;
-    cadence_cancellable old, churn, new;
-    CHECK_OK(cadence_loop_create_virtual(&first));
-    recorder never = {.loop = first};
-    schedule(first, 1, &never, &old);
-    cancel_and_release(old);
-    CHECK_OK(cadence_loop_age_timer_slots(first, LAST_GENERATION_REUSES));
-    CHECK_OK(cadence_loop_destroy(first));
+    cadence_cancellable old;
+    cadence_loop second;
+    CHECK_OK(cadence_loop_destroy(aged_loop(&old)));
     CHECK_OK(cadence_loop_create_virtual(&second));  /* takes the destroyed loop's place */
-    recorder fired = {.loop = second};
-    never.loop = second;
-    for (int i = 0; i < 2; i++) {  /* slot 0's last timer, then one in the next slot */
-        schedule(second, 1, &never, &churn);
-        cancel_and_release(churn);
-    }
-    schedule(second, 2, &fired, &new);
-    CHECK(new.id != old.id);
-    check_stale(old);
-    check_untouched(second, new, &fired);
-    CHECK_EQ(never.count, 0);
+    check_after_the_last(second, old);  /* its slot 0 goes on from the destroyed loop's */
     CHECK_OK(cadence_loop_destroy(second));
 }
 
