@@ -8,10 +8,12 @@
  *    pointers, which are written only on success. A function that takes a callback and returns
  *    an error never calls that callback (libuv's rule).
  *  - Handles are small values with a generation count: a stale, released or foreign handle gives
- *    CADENCE_EBADF, never a crash. A zero handle ({0}) is "no handle"; releasing it is a no-op.
- *    A scheduled timer's handle names its slot in its loop's timer table, which stays the
- *    handle's until it is released: up to 32,768 loops exist at once, each with up to 16,777,216
- *    scheduled timers armed or with a handle not yet released (CADENCE_ENOMEM beyond).
+ *    CADENCE_EBADF, never a crash, and never names a later object, however often its slot is
+ *    reused (a slot whose generations run out is retired: no count wraps). A zero handle ({0}) is
+ *    "no handle"; releasing it is a no-op. A scheduled timer's handle names its slot in its
+ *    loop's timer table, which stays the handle's until it is released: up to 32,768 loops exist
+ *    at once, each with up to 16,777,216 scheduled timers armed or with a handle not yet released
+ *    (CADENCE_ENOMEM beyond).
  *  - Threads: every function may be called from any thread. Callbacks run on the thread that is
  *    inside cadence_loop_run, cadence_loop_run_until_idle or cadence_loop_run_pass for their
  *    loop, on the loop's own thread (cadence_loop_start_thread), or on the thread that runs a
@@ -311,6 +313,15 @@ CADENCE_EXPORT int cadence_loop_create_virtual(cadence_loop *_Nullable out);
  * that would take the clock to its end, 2^64 - 1 ns or about 584 years after its start: the clock
  * is then left alone), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_advance_clock(cadence_loop loop, double seconds);
+
+/* For tests of stale handles, on any loop: moves the generation of every timer slot the loop has
+ * used (and of those its predecessor in its place had) `reuses` further, as if each slot had held
+ * that many more timers. A slot holds at most 16,777,215 timers in turn and is then retired for
+ * good (see "Handles" above); this reaches that limit without 16 million schedules. Generations
+ * only move forward: no handle can match again.
+ * Errors: CADENCE_EBUSY (a timer is armed, or a scheduled timer's handle is not released),
+ * CADENCE_EBADF. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_age_timer_slots(cadence_loop loop, uint32_t reuses);
 
 /* ---- Timer publishers (like Foundation's Timer.publish(every:tolerance:on:in:)) ---- */
 

@@ -97,3 +97,8 @@ public func cadence_loop_create_virtual(_ out: UnsafeMutablePointer<cadence_loop
 public func cadence_loop_advance_clock(_ handle: cadence_loop, _ seconds: Double) -> Int32 {
     cResult { () throws(CadenceError) in try lookUpLoop(handle).advanceClock(by: seconds) }
 }
+
+@c @implementation
+public func cadence_loop_age_timer_slots(_ handle: cadence_loop, _ reuses: UInt32) -> Int32 {
+    cResult { () throws(CadenceError) in try lookUpLoop(handle).ageTimerSlots(by: reuses) }
+}

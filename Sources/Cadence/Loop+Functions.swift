@@ -31,20 +31,39 @@ extension Loop {
         return (defaultFire, functionRelease)
     }
 
-    /// Past every generation this loop's timers had, once it is closed: a loop that takes its place
-    /// among the registry's loops starts there (``raiseGenerations(to:)``), so that no handle of
-    /// this one names a timer of that one.
-    package var generationFloor: UInt32 {
+    /// Once the loop is closed, the generation each of its timer slots would have next (by slot
+    /// index; past every one handed out): a loop that takes its place among the registry's loops
+    /// starts its slots there (``inheritGenerations(_:)``), so that no handle of this one names a
+    /// timer of that one (TimerQueues+Generations.swift).
+    package var slotGenerations: [UInt32] {
         lock.lock()
         defer { lock.unlock() }
-        return queues.generationFloor
+        return queues.inheritedGenerations
     }
 
-    /// Makes this loop's timer slots start at generation `floor` or later (see ``generationFloor``).
-    package func raiseGenerations(to floor: UInt32) {
+    /// Makes this new loop's timer slots start at `generations` (by slot index), a closed loop's
+    /// ``slotGenerations``; called before its first timer.
+    package func inheritGenerations(_ generations: [UInt32]) {
         lock.lock()
-        queues.raiseGenerations(to: floor)
+        queues.inheritGenerations(generations)
         lock.unlock()
+    }
+
+    /// For tests of stale handles: moves the generation of each of the loop's timer slots (those
+    /// its timers have used, and those its predecessor in the registry had) `reuses` further, as
+    /// if each had held that many more timers. A slot that reaches 2^24 (16,777,216) is retired:
+    /// no timer takes it again. Generations only move forward, so no handle can match again.
+    ///
+    /// - Throws: ``CadenceError/busy`` while a timer is armed or a C handle of one is not
+    ///   released; ``CadenceError/badHandle`` after ``close()``.
+    package func ageTimerSlots(by reuses: UInt32) throws(CadenceError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosedFlag else { throw .loopClosed() }
+        guard queues.age(by: reuses) else {
+            throw .busy.with("loop must have no timer armed and no scheduled timer's handle unreleased to age its "
+                             + "timer slots, got \(queues.count) armed and \(queues.heldCount) handles held")
+        }
     }
 
     /// Sets the bits that, with a timer's ``TimerID/handleBits``, make its C handle: the source

@@ -26,6 +26,7 @@ static void check_bad_loop(cadence_loop loop) {
     CHECK_ERR(cadence_loop_start_thread(loop, "default"), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_stop_thread(loop), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_advance_clock(loop, 1), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_age_timer_slots(loop, 1), CADENCE_EBADF);
     CHECK_ERR(cadence_countdown_start(loop, 3, 0.25, count_countdown, &never, &cancellable), CADENCE_EBADF);
     CHECK_ERR(cadence_countdown_start(loop, -3, 0.25, count_countdown, &never, &cancellable), CADENCE_EBADF);
     CHECK_ERR(cadence_poller_start(loop, 30, CADENCE_TOLERANCE_DEFAULT, count_poll, &never, &cancellable), CADENCE_EBADF);

@@ -20,10 +20,13 @@ enum HandleState: UInt8 {
 }
 
 extension TimerID {
-    /// The generation bits a handle keeps (a stale handle matches again only after this many
-    /// reuses of its slot), and the slots a handle can name.
+    /// The generation bits a handle keeps, and the slots a handle can name.
     static let handleGenerationBits: UInt64 = 24
     static let handleSlotLimit = 1 << 24
+    /// The generation at which a slot is retired (TimerQueues+Generations.swift): 2^24, one past
+    /// the last that a handle's ``handleGenerationBits`` hold, so a handle's bits are its timer's
+    /// whole generation and never match a later timer of the slot.
+    static let generationLimit: UInt32 = 1 << 24
 
     /// The 48 bits a C handle keeps: the slot, then the low bits of the generation.
     var handleBits: UInt64 {

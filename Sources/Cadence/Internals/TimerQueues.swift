@@ -25,16 +25,20 @@ struct TimerQueues {
     var heaps = [TimerHeap](repeating: TimerHeap(), count: 2 * Kind.allCases.count)
     var slots: ContiguousArray<TimerSlot> = []
     private var freeSlots: [UInt32] = []
+    /// How many slots, from 0, timers have taken since the table last emptied; the slots past
+    /// them are kept only for their generations, and the next timers take them in order.
+    var madeSlots = 0
+    /// The generations that slots made from now on start at, by index (1 past the end): those of
+    /// the slots of this loop's predecessor in its registry place, so that no handle of that
+    /// loop names a timer of this one (TimerQueues+Generations.swift); after ``removeAll()``, this
+    /// loop's own.
+    var inheritedGenerations: [UInt32] = []
     private var indexByName: [RunLoopMode: Int] = [.default: 0, .common: 1]
     /// Whether each mode is registered as common (`common` itself is not a mode to run in).
     var isCommon = [true, false]
     /// The scheduling sequence that the next arm or reset gives its timer (wraps: see
     /// ``TimerHeapEntry``).
     var nextSequence: UInt32 = 0
-    /// After every generation handed out so far (in wrapping order): slots made after the table
-    /// was emptied start here, so that no id of an earlier timer names them until the counter
-    /// has gone all the way round (2³² generations later).
-    private var nextGeneration: UInt32
     /// Entries of timers queued during the pass being fired, held out of their heaps until it ends.
     var deferred: [(entry: TimerHeapEntry, heap: Int)] = []
     /// The due entries that a pass took out of its heaps at once, in fire order, and how many of
@@ -50,17 +54,6 @@ struct TimerQueues {
     var heldCount = 0
     /// How many armed timers are referenced, per mode index (TimerQueues+References.swift).
     let referencedCount = ModeCounters(count: 2)
-
-    init(firstGeneration: UInt32 = 1) { nextGeneration = firstGeneration }
-
-    /// The generation that slots made from now on start at: past every generation handed out.
-    var generationFloor: UInt32 { nextGeneration }
-
-    /// Makes slots made from now on start at `floor` or later (for a loop whose C handles must not
-    /// match an earlier loop's: TimerQueues+Handles.swift).
-    mutating func raiseGenerations(to floor: UInt32) {
-        if Int32(bitPattern: floor &- nextGeneration) > 0 { nextGeneration = floor }
-    }
 
     // MARK: Modes
 
@@ -98,13 +91,7 @@ struct TimerQueues {
     mutating func arm(fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
                       missedTicks: MissedTickPolicy, modeIndex: Int, action: TimerAction,
                       held: Bool = false) -> TimerID {
-        let slot: UInt32
-        if let reused = freeSlots.popLast() {
-            slot = reused
-        } else {
-            slot = UInt32(slots.count)
-            FreedMemory.append(TimerSlot(generation: nextGeneration), to: &slots)
-        }
+        let slot = freeSlots.popLast() ?? nextSlot()
         let index = Int(slot)
         slots[index].fireDate = fireDate
         slots[index].interval = interval
@@ -173,14 +160,15 @@ struct TimerQueues {
     }
 
     /// Ends every timer and returns their actions, for the caller to release outside the lock.
+    /// The table's memory goes; the generations its slots reached stay in
+    /// ``inheritedGenerations``, for a successor in the loop's registry place.
     mutating func removeAll() -> [TimerAction] {
         var actions: [TimerAction] = []
-        for index in slots.indices {
-            if slots[index].isArmed { actions.append(slots[index].action) }
-            noteGeneration(slots[index].generation)
-        }
+        for index in slots.indices where slots[index].isArmed { actions.append(slots[index].action) }
+        keepGenerations()
         slots.removeAll()
         freeSlots.removeAll()
+        madeSlots = 0
         deferred.removeAll()
         for index in heaps.indices { heaps[index] = TimerHeap() }
         count = 0
@@ -193,12 +181,6 @@ struct TimerQueues {
     // (Internal rather than private, with the storage above, only so that the firing pass in
     // TimerQueues+Pass.swift and the wake-up rule in TimerQueues+Wake.swift can reach them;
     // nothing outside `TimerQueues` uses them.)
-
-    /// Moves ``nextGeneration`` past `generation` if it is not already: compared as serial numbers
-    /// (RFC 1982), so that the counter keeps going when it wraps.
-    private mutating func noteGeneration(_ generation: UInt32) {
-        if Int32(bitPattern: generation &- nextGeneration) >= 0 { nextGeneration = generation &+ 1 }
-    }
 
     /// Whether an entry of `heap` still stands for its timer: the slot holds the timer queued
     /// under this entry's sequence, in this heap, at this key. A later timer in the slot, or the
@@ -257,22 +239,40 @@ struct TimerQueues {
         }
     }
 
-    /// Puts an ended timer's slot back for reuse: ids of its timer no longer match. (Inlined into
+    /// Puts an ended timer's slot back for reuse: ids of its timer no longer match. A slot whose
+    /// generation reaches ``TimerID/generationLimit`` is retired instead, for good, so that no id
+    /// or handle ever names two timers (TimerQueues+Generations.swift). (Inlined into
     /// ``free(_:releasing:)``, where a call of its own cost a cancel about 30 instructions.)
     @inline(__always)
     mutating func recycle(_ slot: UInt32) {
         let index = Int(slot)
         slots[index].generation &+= 1
-        noteGeneration(slots[index].generation)
-        freeSlots.append(slot)
-        if count == 0 && heldCount == 0 {
-            // Start again from slot 0, so that the next timers sit side by side in memory instead of
-            // wherever the last ones ended (a cancel in random order leaves the free list shuffled).
-            // Each slot dropped here was made by an arm, so this costs O(1) per arm. Every heap
-            // entry left is stale.
-            slots.removeAll(keepingCapacity: true)
-            freeSlots.removeAll(keepingCapacity: true)
-            for index in heaps.indices { heaps[index].removeAll() }
+        if slots[index].generation < TimerID.generationLimit { freeSlots.append(slot) }
+        if count == 0 && heldCount == 0 { restartFromFirstSlot() }
+    }
+
+    /// Makes the next timers take slots 0, 1, 2, … (skipping retired ones), side by side in memory
+    /// instead of wherever the last ones ended (a cancel in random order leaves the free list
+    /// shuffled); for a table with no timer armed and no slot held. The slots stay, with their
+    /// generations; every heap entry left is stale.
+    @inline(__always)
+    mutating func restartFromFirstSlot() {
+        madeSlots = 0
+        freeSlots.removeAll(keepingCapacity: true)
+        for index in heaps.indices { heaps[index].removeAll() }
+    }
+
+    /// The next slot past those taken since the table last emptied (a kept one, or a new one at
+    /// its inherited generation), skipping retired slots: for an arm when no slot is free.
+    private mutating func nextSlot() -> UInt32 {
+        while true {
+            let index = madeSlots
+            madeSlots += 1
+            if index == slots.count {
+                let generation = index < inheritedGenerations.count ? inheritedGenerations[index] : 1
+                FreedMemory.append(TimerSlot(generation: generation), to: &slots)
+            }
+            if slots[index].generation < TimerID.generationLimit { return UInt32(index) }
         }
     }
 

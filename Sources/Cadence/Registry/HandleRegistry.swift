@@ -1,6 +1,8 @@
 /// Every object the C API has handed out, behind small value handles with a generation count
-/// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`, generations below 2³¹. A stale,
-/// released or foreign id fails the look-up instead of reaching freed memory; 0 is "no handle".
+/// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`, generations below 2³¹, never
+/// reused: a slot is retired when its generations run out (``free(_:in:)``). A stale, released
+/// or foreign id fails the look-up instead of reaching freed memory or a later object; 0 is "no
+/// handle".
 /// Scheduled timers have no slot here: their handles name a loop's place and the engine's own
 /// timer slot (HandleRegistry+Timers.swift), marked by the top bit, which no id of a slot has.
 ///
@@ -34,11 +36,12 @@ package final class HandleRegistry: @unchecked Sendable {
     }
 
     /// A loop as scheduled timers' handles name it (by its place): its address, unretained (its
-    /// handle's slot holds it), 0 when the place is free; and the generation its successor's
-    /// timer slots start at (the engine's ``Loop/generationFloor`` when it was destroyed).
+    /// handle's slot holds it), 0 when the place is free; and, while the place is free, the
+    /// generations its successor's timer slots start at (the engine's ``Loop/slotGenerations``
+    /// when the last loop there was destroyed).
     struct LoopEntry {
         var address: UInt = 0
-        var floor: UInt32 = 1
+        var generations: [UInt32] = []
     }
 
     struct Storage {
@@ -82,7 +85,9 @@ package final class HandleRegistry: @unchecked Sendable {
         }
         let address = UInt(bitPattern: Unmanaged.passUnretained(loop).toOpaque())
         storage.loops[place].address = address
-        loop.raiseGenerations(to: storage.loops[place].floor)  // lock order: the registry's, the loop's
+        // Lock order: the registry's, the loop's. The loop keeps the generations from now on.
+        loop.inheritGenerations(storage.loops[place].generations)
+        storage.loops[place].generations = []
         loop.setHandleSource(Self.timerSource(place: place))
         let (index, id) = Self.reserve(in: &storage)
         storage.slots[index].kind = .loop
@@ -122,7 +127,7 @@ package final class HandleRegistry: @unchecked Sendable {
             throw .deadHandle("loop", id, kind: "loop")
         }
         let place = Int(storage.slots[index].place)
-        storage.loops[place] = LoopEntry(address: 0, floor: loop.generationFloor)
+        storage.loops[place] = LoopEntry(address: 0, generations: loop.slotGenerations)
         storage.freeLoops.append(place)
         Self.free(index, in: &storage)
         for index in storage.slots.indices where storage.slots[index].owner == id {
@@ -233,12 +238,21 @@ package final class HandleRegistry: @unchecked Sendable {
         storage.slots[index].detached = false
         storage.slots[index].released = false
         storage.slots[index].starting = false
-        // Generation 0 is never issued, so a zeroed id cannot match a slot; nor is 2³¹ or more,
-        // so that no id of a slot has the top bit of a timer's handle.
+        // Generations run from 1 to 2³¹ − 1 and never wrap: 0 is never issued, so a zeroed id
+        // cannot match a slot, nor is 2³¹ or more, so that no id of a slot has the top bit of a
+        // timer's handle. A slot whose last generation was issued is retired for good (40
+        // bytes per 2³¹ handles that one slot has held): no id ever names two objects.
         let generation = storage.slots[index].generation
-        storage.slots[index].generation = generation >= 0x7FFF_FFFF ? 1 : generation + 1
+        guard generation < Self.generationLimit - 1 else {
+            storage.slots[index].generation = 0
+            return
+        }
+        storage.slots[index].generation = generation + 1
         storage.free.append(index)
     }
+
+    /// One past the last generation a slot's ids carry.
+    static let generationLimit: UInt32 = 1 << 31
 }
 
 extension CadenceError {

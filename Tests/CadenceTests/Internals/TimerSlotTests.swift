@@ -93,23 +93,6 @@ import Testing
         #expect(withCancels.wakeups == reference.wakeups)
     }
 
-    /// Generations wrap after 2³²; a table that empties again and again keeps handing out new
-    /// ones across the wrap, so an old id never names the timer now in its slot.
-    @Test func generationsKeepMovingAcrossTheWrap() {
-        var queues = TimerQueues(firstGeneration: .max - 3)
-        var ids: [TimerID] = []
-        for _ in 0..<8 {
-            let id = queues.arm(fireDate: 10, interval: 0, tolerance: 0, missedTicks: .skip,
-                                modeIndex: TimerQueues.defaultIndex, action: .closure { _ in })
-            #expect(ids.allSatisfy { !queues.isArmed($0) })
-            ids.append(id)
-            var action = TimerAction.idle
-            #expect(queues.disarm(id, releasing: &action))  // the table is empty again
-        }
-        #expect(Set(ids).count == ids.count)
-        #expect(ids.map(\.slot) == Array(repeating: 0, count: 8))
-    }
-
     /// Heap entries carry 32-bit scheduling sequences. A timer that has waited while 2³¹ or more
     /// other timers were armed still fires when due (it was once held back from every pass as if
     /// armed during it, and the loop spun on its overdue date), and timers armed during a pass

@@ -91,6 +91,7 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, _int], "publisher_set_missed_ticks poller_set_active"),
     (_int, [Handle, _out], "publisher_autoconnect publisher_connect"),
     (_int, [Handle, _u64], "poller_finish"),
+    (_int, [Handle, ctypes.c_uint32], "loop_age_timer_slots"),
     (_int, [Handle, _char_p, _d], "loop_run"),
     (_int, [Handle, _char_p, _int_out], "*loop_alive"),
     (_int, [Handle, FIRE_FN, RELEASE_FN], "loop_set_callbacks"),

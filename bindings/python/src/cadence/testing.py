@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from . import _lib
+from .errors import check
 from .tick import Tick
 
 if TYPE_CHECKING:
     from .loop import Loop
 
-__all__ = ["Timeline", "milliseconds"]
+__all__ = ["Timeline", "age_timer_slots", "milliseconds"]
 
 
 def milliseconds(seconds: float) -> int:
@@ -32,6 +34,31 @@ def milliseconds(seconds: float) -> int:
     0.067000001): compare times in milliseconds.
     """
     return round(seconds * 1000)
+
+
+def age_timer_slots(loop: Loop, reuses: int) -> None:
+    """Moves the generation of every timer slot ``loop`` has used ``reuses`` further, as if each
+    had held that many more timers (``cadence_loop_age_timer_slots``), for tests of stale
+    handles. A slot holds at most 16,777,215 timers in turn and is then retired, so that a closed
+    :class:`~cadence.ScheduledTimer` never names a later timer; this reaches that limit without
+    16 million schedules. Generations only move forward. Any thread.
+
+    Args:
+        loop: the loop, real or virtual.
+        reuses: an int from 0 to 2**32 - 1.
+
+    Raises:
+        TypeError: ``reuses`` is not an int.
+        ValueError: ``reuses`` is out of range.
+        LoopBusy: a timer is armed on the loop, or a scheduled timer's handle is not closed.
+        BadHandle: the loop is closed.
+    """
+    where = "cadence.testing.age_timer_slots"
+    if not isinstance(reuses, int) or isinstance(reuses, bool):
+        raise TypeError(f"{where}: reuses must be an int, got {type(reuses).__name__}")
+    if not 0 <= reuses < 2**32:
+        raise ValueError(f"{where}: reuses must be from 0 to 2**32 - 1, got {reuses}")
+    check(_lib.lib.cadence_loop_age_timer_slots(loop._state.handle, reuses), where, loop)
 
 
 class Timeline:
