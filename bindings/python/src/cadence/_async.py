@@ -25,7 +25,7 @@ from . import _lib
 from ._state import Ending, LoopState
 from .errors import RUNNING_OR_THREAD, CadenceError, LoopBusy, check
 
-__all__ = ["AsyncStream", "Attachment", "Channel"]
+__all__ = ["AsyncStream", "Attachment", "Channel", "deliver_errors", "descriptor"]
 
 T = TypeVar("T")
 
@@ -245,17 +245,24 @@ class Attachment(contextlib.AbstractContextManager["Attachment"]):
         if self._loop is None:
             return
         code = _lib.lib.cadence_loop_run_pass(self._state.handle, self._mode)
-        errors, self._state.errors = self._state.errors, []
-        for error in errors:
-            if not isinstance(error, Exception):
-                raise error
-            message = f"exception in a callback of {self._loop!r}"
-            self._aloop.call_exception_handler({"message": message, "exception": error})
+        deliver_errors(self._state, self._aloop, self._loop)
         check(code, "Loop.attach_asyncio")
 
     def __exit__(self, *exc_info: object) -> None:
         """Detaches."""
         self.detach()
+
+
+def deliver_errors(state: LoopState, aloop: asyncio.AbstractEventLoop, owner: object) -> None:
+    """Hands the exceptions that callbacks of ``owner`` raised during a pass run by asyncio to
+    ``aloop``'s exception handler, as asyncio does for its own callbacks; KeyboardInterrupt and
+    SystemExit are raised."""
+    errors, state.errors = state.errors, []
+    for error in errors:
+        if not isinstance(error, Exception):
+            raise error
+        message = f"exception in a callback of {owner!r}"
+        aloop.call_exception_handler({"message": message, "exception": error})
 
 
 def descriptor(state: LoopState, where: str) -> int:

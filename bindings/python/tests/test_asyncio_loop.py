@@ -1,0 +1,337 @@
+"""asyncio on Cadence (cadence.asyncio): the same asyncio programs give the same results on
+asyncio's default loop, on Cadence's ``EventLoop`` and, where they do not measure wall time, on
+its virtual twin; Cadence's loop never ends a sleep early."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+import pytest
+
+import cadence
+import cadence.asyncio as ca
+
+T = TypeVar("T")
+Factory = Callable[[], asyncio.AbstractEventLoop]
+
+LOOPS: dict[str, Factory] = {
+    "default": asyncio.new_event_loop,
+    "cadence": ca.EventLoop,
+    "virtual": ca.VirtualEventLoop,
+}
+
+
+def run(factory: Factory, main: Coroutine[Any, Any, T]) -> T:
+    """``main`` on a new loop of ``factory``, closed after it (``asyncio.run``'s steps)."""
+    loop = factory()
+    try:
+        return loop.run_until_complete(main)
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
+@pytest.fixture(params=list(LOOPS))
+def factory(request: pytest.FixtureRequest) -> Factory:
+    return LOOPS[request.param]
+
+
+async def sleeps_in_order() -> list[str]:
+    """Tasks sleeping different times finish in the order of their ends."""
+    order: list[str] = []
+
+    async def sleeper(name: str, delay: float) -> None:
+        await asyncio.sleep(delay)
+        order.append(name)
+
+    await asyncio.gather(sleeper("c", 0.03), sleeper("a", 0.01), sleeper("b", 0.02))
+    return order
+
+
+async def timeouts() -> list[str]:
+    """wait_for and asyncio.timeout: what ends in time, what times out, what a cancel reaches."""
+    seen = [await asyncio.wait_for(asyncio.sleep(0.01, "in time"), 1)]
+    try:
+        await asyncio.wait_for(asyncio.sleep(1), 0.02)
+    except TimeoutError:
+        seen.append("wait_for timed out")
+    if sys.version_info >= (3, 11):
+        try:
+            async with asyncio.timeout(0.02):
+                await asyncio.sleep(1)
+        except TimeoutError:
+            seen.append("timeout() timed out")
+    else:
+        seen.append("timeout() timed out")  # asyncio.timeout came in 3.11
+    task = asyncio.ensure_future(asyncio.sleep(10))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    seen.append(f"cancelled={task.cancelled()}")
+    return seen
+
+
+async def call_later_chain() -> list[int]:
+    """call_later callbacks that schedule the next; a cancelled one never runs."""
+    loop = asyncio.get_running_loop()
+    seen: list[int] = []
+    done = loop.create_future()
+
+    def step(n: int) -> None:
+        seen.append(n)
+        if n < 4:
+            loop.call_later(0.005, step, n + 1)
+        else:
+            done.set_result(None)
+
+    loop.call_later(0.005, step, 0)
+    loop.call_later(0.001, seen.append, -1).cancel()
+    await done
+    return seen
+
+
+async def to_thread_beside_sleeps() -> list[str]:
+    """A thread's result, awaited with a timeout, beside a task that sleeps meanwhile."""
+    seen: list[str] = []
+
+    async def ticker() -> None:
+        for n in range(3):
+            await asyncio.sleep(0.01)
+            seen.append(f"tick {n}")
+
+    def work_in_thread() -> str:
+        time.sleep(0.05)
+        return "thread done"
+
+    work = asyncio.wait_for(asyncio.to_thread(work_in_thread), 10)
+    result, _ = await asyncio.gather(work, ticker())
+    return [*seen, result]
+
+
+async def echo_with_read_timeout() -> list[bytes | str]:
+    """A TCP echo over loopback; a read that nothing answers times out."""
+
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        data = await reader.read(100)
+        if data != b"quiet":
+            writer.write(data)
+            await writer.drain()
+        await reader.read()  # until the client closes
+        writer.close()
+
+    server = await asyncio.start_server(echo, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    seen: list[bytes | str] = []
+    for message in (b"hello", b"quiet"):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(message)
+        try:
+            seen.append(await asyncio.wait_for(reader.read(100), 0.5))
+        except TimeoutError:
+            seen.append("read timed out")
+        writer.close()
+        await writer.wait_closed()
+    server.close()
+    await server.wait_closed()
+    return seen
+
+
+PROGRAMS: dict[str, tuple[Callable[[], Coroutine[Any, Any, Any]], Any]] = {
+    "sleeps": (sleeps_in_order, ["a", "b", "c"]),
+    "timeouts": (
+        timeouts,
+        ["in time", "wait_for timed out", "timeout() timed out", "cancelled=True"],
+    ),
+    "call_later": (call_later_chain, [0, 1, 2, 3, 4]),
+    "to_thread": (to_thread_beside_sleeps, ["tick 0", "tick 1", "tick 2", "thread done"]),
+    "echo": (echo_with_read_timeout, [b"hello", "read timed out"]),
+}
+
+
+@pytest.mark.parametrize("program", list(PROGRAMS))
+def test_a_program_gives_the_same_result_on_every_loop(factory: Factory, program: str) -> None:
+    main, expected = PROGRAMS[program]
+    assert run(factory, main()) == expected
+
+
+def early_sleeps(factory: Factory, count: int) -> int:
+    """How many of ``count`` concurrent short sleeps end before their time by time.monotonic()."""
+
+    async def main() -> int:
+        rng = random.Random(20261205)
+
+        async def sleeper(delay: float) -> bool:
+            start = time.monotonic()
+            await asyncio.sleep(delay)
+            return time.monotonic() - start < delay
+
+        delays = [rng.uniform(0.0001, 0.01) for _ in range(count)]
+        return sum(await asyncio.gather(*(sleeper(d) for d in delays)))
+
+    return run(factory, main())
+
+
+def test_cadence_never_ends_a_sleep_early() -> None:
+    cadence_early = early_sleeps(ca.EventLoop, 10_000)
+    default_early = early_sleeps(asyncio.new_event_loop, 10_000)
+    print(
+        f"\nearly ends of 10,000 sleeps: Cadence {cadence_early}, asyncio's default {default_early}"
+    )
+    assert cadence_early == 0
+
+
+def test_time_is_the_cadence_loops_clock_and_call_at_keeps_it() -> None:
+    async def main() -> tuple[float, float]:
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, ca.EventLoop)
+        fired = loop.create_future()
+        when = loop.time() + 0.02
+        handle = loop.call_at(when, lambda: fired.set_result(loop.time()))
+        assert handle.when() == when
+        return when, await fired
+
+    when, at = run(ca.EventLoop, main())
+    assert when <= at < when + 0.2
+
+
+def test_a_cancelled_timer_handle_frees_its_cadence_timer_at_once() -> None:
+    async def main() -> tuple[int, int, int]:
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, ca.EventLoop)
+        before = loop.cadence.armed_timer_count
+        handles = [loop.call_later(60, print) for _ in range(100)]
+        armed = loop.cadence.armed_timer_count
+        for handle in handles:
+            handle.cancel()
+        return before, armed, loop.cadence.armed_timer_count
+
+    before, armed, after = run(ca.EventLoop, main())
+    assert (armed - before, after - before) == (100, 0)
+
+
+def test_tolerance_lets_timers_share_wakeups_and_never_fire_early() -> None:
+    async def main(late: float) -> tuple[int, float]:
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, ca.EventLoop)
+        wakeups = loop.cadence.wakeups
+        early: list[float] = []
+
+        async def sleeper(delay: float) -> None:
+            start = loop.time()
+            await asyncio.sleep(delay)
+            early.append(loop.time() - start - delay)
+
+        with ca.tolerance(late):
+            await asyncio.gather(*(sleeper(0.01 * n) for n in range(1, 21)))
+        return loop.cadence.wakeups - wakeups, min(early)
+
+    exact, exact_early = run(ca.EventLoop, main(0.0))
+    coalesced, coalesced_early = run(ca.EventLoop, main(0.05))
+    assert exact_early >= 0
+    assert coalesced_early >= 0
+    # 20 sleeps 10 ms apart: alone each wakes the loop (a loaded machine may merge a few); with
+    # 50 ms of tolerance a wake-up serves six, so four wake-ups serve them all.
+    assert exact >= 10
+    assert coalesced <= 5
+
+
+def test_the_loop_given_is_run_and_kept() -> None:
+    with cadence.Loop() as loop:
+        event_loop = ca.EventLoop(loop)
+        ticks: list[float] = []
+        loop.schedule(0.01, lambda tick: ticks.append(tick.fire_date))
+
+        async def main() -> None:
+            with pytest.raises(cadence.LoopBusy):
+                loop.run(0.01)
+            await asyncio.sleep(0.05)
+
+        event_loop.run_until_complete(main())
+        event_loop.close()
+        assert not loop.closed
+        assert len(ticks) == 1
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(cadence.InvalidArgument):
+        ca.EventLoop(tolerance=-1)
+    with pytest.raises(ValueError, match="idle_limit"):
+        ca.VirtualEventLoop(idle_limit=0)
+    with pytest.raises(cadence.InvalidArgument), ca.tolerance(float("nan")):
+        pass
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        with pytest.raises(TypeError):
+            loop.call_at(None, print)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="got nan"):
+            loop.call_at(float("nan"), print)
+        loop.call_later(float("inf"), print).cancel()  # never due: no timer
+
+    run(ca.EventLoop, main())
+
+
+def test_a_policy_makes_cadence_loops() -> None:
+    policy = ca.EventLoopPolicy()
+    loop = policy.new_event_loop()
+    try:
+        assert type(loop) is ca.EventLoop
+    finally:
+        loop.close()
+    virtual = ca.EventLoopPolicy(virtual=True).new_event_loop()
+    try:
+        assert type(virtual) is ca.VirtualEventLoop
+        assert virtual.time() == 0.0
+    finally:
+        virtual.close()
+
+
+def test_a_callback_of_the_cadence_loop_that_raises_goes_to_the_exception_handler() -> None:
+    async def main() -> list[str]:
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, ca.EventLoop)
+        seen: list[str] = []
+        loop.set_exception_handler(lambda _, context: seen.append(str(context["exception"])))
+
+        def fail(_: cadence.Tick) -> None:
+            raise ValueError("boom")
+
+        loop.cadence.schedule(0.01, fail)
+        await asyncio.sleep(0.05)
+        return seen
+
+    assert run(ca.EventLoop, main()) == ["boom"]
+
+
+def test_timers_armed_from_another_thread_through_call_soon_threadsafe_fire() -> None:
+    async def main() -> str:
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        threading.Thread(
+            target=lambda: loop.call_soon_threadsafe(loop.call_later, 0.01, done.set_result, "ok")
+        ).start()
+        return await asyncio.wait_for(done, 5)
+
+    assert run(ca.EventLoop, main()) == "ok"
+
+
+def test_a_socket_pair_reads_on_the_cadence_loop() -> None:
+    async def main() -> bytes:
+        loop = asyncio.get_running_loop()
+        left, right = socket.socketpair()
+        with left, right:
+            left.setblocking(False)
+            right.setblocking(False)
+            loop.call_later(0.01, right.send, b"ping")
+            return await loop.sock_recv(left, 4)
+
+    assert run(ca.EventLoop, main()) == b"ping"
