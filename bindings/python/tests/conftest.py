@@ -16,11 +16,14 @@ import pytest
 
 import cadence
 
-# The fixtures of the package's pytest plugin, from the source tree: pyproject.toml's addopts block
+# The fixtures and hooks of the package's pytest plugin, from the source tree: pyproject.toml's addopts block
 # the plugin's entry point, so that an installed copy never stands in for the source.
-from cadence.pytest_plugin import timeline, virtual_loop
+from cadence.pytest_plugin import pytest_configure, pytest_pyfunc_call, timeline, virtual_loop
 
-__all__ = ["timeline", "virtual_loop"]
+__all__ = ["pytest_configure", "pytest_plugins", "pytest_pyfunc_call", "timeline", "virtual_loop"]
+
+#: pytest's own ``pytester``, for tests that run a pytest session of their own.
+pytest_plugins = ["pytester"]
 
 #: What ``run_child`` gives: run this source, with this timeout in seconds.
 Child = Callable[[str, float], "subprocess.CompletedProcess[str]"]

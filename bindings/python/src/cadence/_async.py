@@ -106,6 +106,29 @@ class Channel(Ending, Generic[T]):
         await self._wait(lambda: self.ended)
 
 
+async def sleep(state: LoopState, schedule: Callable[..., Any], delay: float, late: float) -> None:
+    """Waits ``delay`` seconds (>= 0) on a Cadence one-shot of ``schedule`` with tolerance
+    ``late``, resumed in the running asyncio loop from whatever runs the Cadence loop; the
+    one-shot is cancelled with the waiting task."""
+    with state.lock:
+        if state.handle and not (state.running or state.thread):
+            raise RuntimeError(_NOTHING_RUNS[state.virtual])
+    aloop, here = asyncio.get_running_loop(), threading.get_ident()
+    woken = aloop.create_future()
+
+    def wake(_: object = None) -> None:
+        if threading.get_ident() != here:
+            aloop.call_soon_threadsafe(wake)
+        elif not woken.done():
+            woken.set_result(None)
+
+    timer = schedule(delay, wake, tolerance=late)
+    try:
+        await woken
+    finally:
+        timer.close()  # a cancelled task's one-shot is freed at once
+
+
 def cancel_quietly(cancellable: Any) -> None:
     """Cancels ``cancellable`` (a countdown, a poller), unless it or its loop is closed."""
     with contextlib.suppress(CadenceError):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import math
 import numbers
 import sys
 import threading
@@ -282,6 +283,16 @@ def seconds(value: object, where: str, name: str) -> float:
         raise InvalidArgument(
             context=where, detail=f"{name} must be a number a double can hold, got {value!r}"
         ) from None
+
+
+def finite_seconds(value: object, where: str, name: str, *, positive: bool = False) -> float:
+    """:func:`seconds`, and >= 0 (> 0 with ``positive``) and finite, else InvalidArgument: for
+    values that Python judges itself."""
+    number = seconds(value, where, name)
+    if not (0 < number if positive else 0 <= number) or number == math.inf:
+        rule = "> 0" if positive else ">= 0"
+        raise InvalidArgument(context=where, detail=f"{name} must be {rule} and finite, got {value!r}")
+    return number
 
 
 def mode(value: object, where: str) -> bytes:

@@ -38,9 +38,9 @@ from typing import Any, TypeVar
 
 from . import _lib
 from ._async import deliver_errors, descriptor
-from ._state import seconds
+from ._state import finite_seconds
 from .cancellable import ScheduledTimer
-from .errors import RUNNING_OR_THREAD, InvalidArgument, LoopBusy, check
+from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
 from .tick import Tick
 
@@ -52,17 +52,6 @@ _MODE = b"default"
 _TOLERANCE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "cadence.asyncio.tolerance", default=None
 )
-
-
-def _seconds(value: object, where: str, name: str, *, positive: bool = False) -> float:
-    """``value`` as seconds >= 0 (> 0 with ``positive``) and finite, else InvalidArgument."""
-    number = seconds(value, where, name)
-    if not (number > 0 if positive else number >= 0) or number == math.inf:
-        rule = "> 0" if positive else ">= 0"
-        raise InvalidArgument(
-            context=where, detail=f"{name} must be {rule} and finite, got {value!r}"
-        )
-    return number
 
 
 class VirtualTimeError(RuntimeError):
@@ -82,7 +71,7 @@ def tolerance(late: float) -> Iterator[None]:
         TypeError: ``late`` is not a number. InvalidArgument (a ValueError): negative, NaN or
             infinite.
     """
-    token = _TOLERANCE.set(_seconds(late, "cadence.asyncio.tolerance", "late"))
+    token = _TOLERANCE.set(finite_seconds(late, "cadence.asyncio.tolerance", "late"))
     try:
         yield
     finally:
@@ -126,7 +115,7 @@ class EventLoop(asyncio.SelectorEventLoop):
         super().__init__(_Selector(self._select))  # first: a failed loop must still close
         self._owns = False
         try:
-            self._tolerance = _seconds(tolerance, type(self).__name__, "tolerance")
+            self._tolerance = finite_seconds(tolerance, type(self).__name__, "tolerance")
             if not isinstance(getattr(self, "_ready", None), collections.deque):
                 raise RuntimeError("cadence.asyncio needs asyncio's ready queue, missing here")
             self._owns = loop is None
@@ -217,15 +206,18 @@ class EventLoop(asyncio.SelectorEventLoop):
 
 
 class _Job:
-    """An executor job of a :class:`VirtualEventLoop`, counted from submission until it has run
-    or was cancelled before it started."""
+    """An executor job of a :class:`VirtualEventLoop`, counted from its submission until both its
+    thread is done with it (or it was cancelled before it started) and its asyncio future is
+    done: a thread's result reaches the loop only after the function returns."""
 
-    __slots__ = ("_args", "_func", "_loop", "_state")
+    __slots__ = ("_args", "_func", "_future_done", "_loop", "_state")
 
     def __init__(self, loop: VirtualEventLoop, func: Callable[..., Any], args: tuple[Any, ...]):
-        self._loop, self._func, self._args, self._state = loop, func, args, "queued"
+        self._loop, self._func, self._args = loop, func, args
+        self._state, self._future_done = "queued", False
 
     def __call__(self) -> Any:
+        """Runs the job on the executor's thread, unless it was cancelled before it started."""
         with self._loop._jobs_lock:
             if self._state != "queued":
                 return None
@@ -233,21 +225,24 @@ class _Job:
         try:
             return self._func(*self._args)
         finally:
-            self._end()
-
-    def abandon(self, future: asyncio.Future[Any]) -> None:
-        """A job cancelled before it started will never run: it no longer counts."""
-        if future.cancelled():
             with self._loop._jobs_lock:
-                if self._state == "queued":
-                    self._end()
+                self._state = "finished"
+                ended = self._future_done  # cancelled while it ran: nothing else will count it
+                if ended:
+                    self._loop._jobs -= 1
+            if ended:
+                with contextlib.suppress(RuntimeError):  # a closed loop has nothing to wake
+                    self._loop.call_soon_threadsafe(_nothing)
 
-    def _end(self) -> None:
+    def settle(self, _: asyncio.Future[Any]) -> None:
+        """The asyncio future is done (on the loop's thread): the job ends now, unless its
+        thread still runs it."""
         with self._loop._jobs_lock:
-            self._state = "ended"
-            self._loop._jobs -= 1
-        with contextlib.suppress(RuntimeError):  # a closed loop has nothing to wake
-            self._loop.call_soon_threadsafe(_nothing)
+            self._future_done = True
+            if self._state == "queued":
+                self._state = "abandoned"  # cancelled before it started: it never will
+            if self._state != "running":
+                self._loop._jobs -= 1
 
 
 def _nothing() -> None:
@@ -272,7 +267,7 @@ class VirtualEventLoop(EventLoop):
         self._jobs, self._jobs_lock = 0, threading.Lock()
         super().__init__(None, tolerance=tolerance)
         try:
-            self._idle_limit = _seconds(idle_limit, "VirtualEventLoop", "idle_limit", positive=True)
+            self._idle_limit = finite_seconds(idle_limit, "VirtualEventLoop", "idle_limit", positive=True)
         except BaseException:
             self.close()
             raise
@@ -293,9 +288,10 @@ class VirtualEventLoop(EventLoop):
         try:
             future = super().run_in_executor(executor, job)
         except BaseException:
-            job._end()
+            with self._jobs_lock:
+                self._jobs -= 1
             raise
-        future.add_done_callback(job.abandon)
+        future.add_done_callback(job.settle)
         return future
 
     def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:

@@ -26,12 +26,12 @@ from collections.abc import Awaitable, Iterator
 from types import FrameType
 from typing import Any, Callable, TypeVar
 
-from . import _lib, _state, countdown, poller
+from . import _async, _lib, _state, countdown, poller
 from ._async import Attachment, descriptor
 from ._state import LoopState
 from .cancellable import ScheduledTimer
 from .countdown import Countdown
-from .errors import EBUSY, RUNNING_OR_THREAD, LoopBusy, check, error_for
+from .errors import EBUSY, RUNNING_OR_THREAD, InvalidArgument, LoopBusy, check, error_for
 from .poller import Poll, Poller
 from .publisher import MissedTickPolicy, TimerPublisher, policy_value, subscribe
 from .tick import Tick
@@ -699,6 +699,42 @@ class Loop:
             self.stop_thread()
 
     # ---- Inside another loop ----
+
+    async def sleep(self, seconds: float, *, tolerance: float = 0.0) -> None:
+        """Waits ``seconds`` on a one-shot of this loop, resumed in the running asyncio loop
+        (Swift's ``loop.clock.sleep(for:tolerance:)``): never early, up to ``tolerance`` late so
+        that it can share a wake-up; cancelling the waiting task cancels the one-shot at once.
+        The loop must be run meanwhile: attached (:meth:`attach_asyncio`), on a thread of its own
+        (:meth:`threaded`), or under a :class:`cadence.asyncio.EventLoop` (a virtual loop: its
+        :class:`~cadence.asyncio.VirtualEventLoop`).
+
+        Args:
+            seconds: >= 0 and finite. tolerance: >= 0 and finite; keyword-only.
+
+        Raises:
+            TypeError, InvalidArgument: a bad ``seconds`` or ``tolerance``.
+            RuntimeError: nothing runs the loop, so the sleep would never end.
+            BadHandle: the loop is closed.
+        """
+        where = "Loop.sleep"
+        delay = _state.finite_seconds(seconds, where, "seconds")
+        late = _state.finite_seconds(tolerance, where, "tolerance")
+        await _async.sleep(self._state, self.schedule, delay, late)
+
+    async def sleep_until(self, date: float, *, tolerance: float = 0.0) -> None:
+        """:meth:`sleep` until the loop's clock reads ``date`` (as :meth:`now`: seconds since the
+        epoch, virtual seconds on a virtual loop); a date past ends on the next pass.
+
+        Raises:
+            TypeError, InvalidArgument: ``date`` is not a finite number; a bad ``tolerance``.
+            RuntimeError, BadHandle: as :meth:`sleep`.
+        """
+        where = "Loop.sleep_until"
+        when = _state.seconds(date, where, "date")
+        if when != when or abs(when) == math.inf:
+            raise InvalidArgument(context=where, detail=f"date must be finite, got {date!r}")
+        late = _state.finite_seconds(tolerance, where, "tolerance")
+        await _async.sleep(self._state, self.schedule, max(0.0, when - self.now()), late)
 
     def attach_asyncio(self, *, mode: str = "default") -> Attachment:
         """Attaches the loop to the running asyncio loop, which runs it from then on: its

@@ -19,6 +19,21 @@ for:
         virtual_loop.run(3.0)
         assert timeline.events == ["3@0", "2@1000", "1@2000", "0@3000", "|@3000"]
 
+Async code runs on :mod:`cadence.asyncio`'s virtual event loop with the marker
+``cadence_asyncio``: the test's own ``async def`` is run on a fresh
+:class:`~cadence.asyncio.VirtualEventLoop`, whose clock starts at 0 for every test and jumps to
+the next timer whenever nothing can run (``cadence_asyncio(virtual=False)``: on a real
+:class:`~cadence.asyncio.EventLoop`; ``tolerance=`` as for it)::
+
+    @pytest.mark.cadence_asyncio
+    async def test_retry_waits_an_hour():
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(3600)
+        assert loop.time() == 3600.0
+
+With pytest-asyncio, give it Cadence's loops through its policy fixture instead (in a
+``conftest.py``): ``event_loop_policy`` returning ``cadence.asyncio.EventLoopPolicy(virtual=True)``.
+
 Code under test takes the loop as an argument (or a factory), so that production passes a real
 ``cadence.Loop()`` and the test passes ``virtual_loop``. Without installing the package, load the
 plugin with ``pytest -p cadence.pytest_plugin`` or ``pytest_plugins = ["cadence.pytest_plugin"]``
@@ -27,14 +42,38 @@ in a ``conftest.py``.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 
 import pytest
 
+from . import asyncio as cadence_asyncio
 from .loop import Loop
 from .testing import Timeline
 
-__all__ = ["timeline", "virtual_loop"]
+__all__ = ["pytest_configure", "pytest_pyfunc_call", "timeline", "virtual_loop"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Registers the ``cadence_asyncio`` marker."""
+    config.addinivalue_line(
+        "markers",
+        "cadence_asyncio(virtual=True, tolerance=0.0): run this async test on a fresh "
+        "cadence.asyncio.VirtualEventLoop (virtual=False: a real cadence.asyncio.EventLoop)",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Runs an ``async def`` test marked ``cadence_asyncio`` on a fresh Cadence event loop."""
+    marker = pyfuncitem.get_closest_marker("cadence_asyncio")
+    if marker is None or not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    names = inspect.signature(pyfuncitem.obj).parameters
+    arguments = {name: value for name, value in pyfuncitem.funcargs.items() if name in names}
+    options = {"virtual": True, "tolerance": 0.0, **marker.kwargs}
+    cadence_asyncio.run(pyfuncitem.obj(**arguments), **options)
+    return True
 
 
 @pytest.fixture

@@ -1,0 +1,163 @@
+"""The virtual twin (cadence.asyncio.VirtualEventLoop): time moves only when nothing can run, then
+jumps to the next timer; an executor job holds it still; only real time could wake it, it waits
+that long at most (idle_limit) and says so."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+
+import pytest
+
+import cadence.asyncio as ca
+
+
+async def three_hour_long_sleepers() -> list[tuple[str, float]]:
+    """Three tasks sleeping an hour each in different steps, beside a 50 ms thread job awaited
+    with a 10 s timeout: what ends when, in virtual seconds."""
+    loop = asyncio.get_running_loop()
+    ends: list[tuple[str, float]] = []
+
+    async def sleeper(name: str, step: float) -> None:
+        for _ in range(round(3600 / step)):
+            await asyncio.sleep(step)
+        ends.append((name, loop.time()))
+
+    def job() -> str:
+        time.sleep(0.05)  # real time, while the virtual clock stands still
+        return "job"
+
+    async def thread() -> None:
+        result = await asyncio.wait_for(asyncio.to_thread(job), 10)
+        ends.append((result, loop.time()))
+
+    await asyncio.gather(sleeper("minutes", 60), sleeper("hour", 3600), sleeper("quarters", 900),
+                         thread())
+    return ends
+
+
+EXPECTED = [("job", 0.0), ("hour", 3600.0), ("quarters", 3600.0), ("minutes", 3600.0)]
+
+
+def test_three_hour_sleepers_and_a_thread_end_at_exact_virtual_times_at_once() -> None:
+    start = time.monotonic()
+    assert ca.run(three_hour_long_sleepers(), virtual=True) == EXPECTED
+    assert time.monotonic() - start < 1.0
+
+
+def test_the_same_on_a_thousand_runs() -> None:
+    # 25 runs at a time, each on its own thread and loop: the job's 50 ms are real time.
+    with concurrent.futures.ThreadPoolExecutor(25) as pool:
+        results = list(pool.map(lambda _: ca.run(three_hour_long_sleepers(), virtual=True),
+                                range(1000)))
+    assert all(result == EXPECTED for result in results)
+
+
+def test_a_virtual_loop_starts_at_zero_and_an_hour_takes_no_time() -> None:
+    async def main() -> tuple[float, float]:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        await asyncio.sleep(3600)
+        return start, loop.time()
+
+    assert ca.run(main(), virtual=True) == (0.0, 3600.0)
+    assert ca.run(main(), virtual=True) == (0.0, 3600.0)  # a fresh loop: fresh time
+
+
+def test_ties_fire_in_scheduling_order_and_timeouts_are_exact() -> None:
+    async def main() -> list[object]:
+        loop = asyncio.get_running_loop()
+        seen: list[object] = []
+        for name in "abc":
+            loop.call_later(5, seen.append, name)
+        try:
+            await asyncio.wait_for(asyncio.sleep(10), 7.5)
+        except asyncio.TimeoutError:
+            seen.append(loop.time())
+        return seen
+
+    assert ca.run(main(), virtual=True) == ["a", "b", "c", 7.5]
+
+
+def test_tolerance_moves_the_clock_to_the_coalesced_wakeup() -> None:
+    async def main() -> list[float]:
+        loop = asyncio.get_running_loop()
+        ends: list[float] = []
+
+        async def sleeper(delay: float) -> None:
+            await asyncio.sleep(delay)
+            ends.append(loop.time())
+
+        await asyncio.gather(sleeper(1.0), sleeper(1.5), sleeper(3.0))
+        return ends
+
+    # Windows [1, 2], [1.5, 2.5], [3, 4]: one wake-up at 1.5 serves the first two.
+    assert ca.run(main(), virtual=True, tolerance=1.0) == [1.5, 1.5, 3.0]
+    assert ca.run(main(), virtual=True) == [1.0, 1.5, 3.0]
+
+
+def test_a_job_longer_than_the_idle_limit_is_an_error_not_a_hang() -> None:
+    async def main() -> None:
+        await asyncio.to_thread(time.sleep, 0.5)
+
+    loop = ca.VirtualEventLoop(idle_limit=0.1)
+    try:
+        with pytest.raises(ca.VirtualTimeError, match="an executor job"):
+            loop.run_until_complete(main())
+    finally:
+        loop.close()
+
+
+def test_waiting_for_what_nothing_will_bring_is_an_error_not_a_hang() -> None:
+    async def main() -> None:
+        await asyncio.get_running_loop().create_future()  # nothing sets it
+
+    loop = ca.VirtualEventLoop(idle_limit=0.1)
+    try:
+        with pytest.raises(ca.VirtualTimeError, match="no timer is armed"):
+            loop.run_until_complete(main())
+    finally:
+        loop.close()
+
+
+def test_a_cadence_loops_sleep_and_streams_run_on_the_virtual_twin() -> None:
+    async def main() -> tuple[list[float], float, float, list[float]]:
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, ca.VirtualEventLoop)
+        cadence_loop = loop.cadence
+        await cadence_loop.sleep(2.5)
+        slept = cadence_loop.now()
+        await cadence_loop.sleep_until(10)
+        until = cadence_loop.now()
+        dates: list[float] = []
+        async for date in cadence_loop.publish(1.0).autoconnect():
+            dates.append(date)
+            if len(dates) == 3:
+                break
+        sleeper = asyncio.ensure_future(cadence_loop.sleep(100))
+        await asyncio.sleep(1)
+        armed = cadence_loop.armed_timer_count
+        sleeper.cancel()
+        await asyncio.sleep(0)
+        return dates, slept, until, [armed, cadence_loop.armed_timer_count]
+
+    dates, slept, until, armed = ca.run(main(), virtual=True)
+    assert (slept, until) == (2.5, 10.0)
+    assert dates == [11.0, 12.0, 13.0]
+    assert armed == [1, 0]  # the cancelled sleep's one-shot is freed at once
+
+
+def test_a_loop_sleep_needs_something_to_run_the_loop() -> None:
+    async def main() -> None:
+        import cadence
+
+        with cadence.Loop.virtual() as loop:
+            with pytest.raises(RuntimeError, match="run it"):
+                await loop.sleep(1)
+            with pytest.raises(cadence.InvalidArgument, match="seconds must be >= 0"):
+                await loop.sleep(-1)
+            with pytest.raises(cadence.InvalidArgument, match="date must be finite"):
+                await loop.sleep_until(float("nan"))
+
+    asyncio.run(main())

@@ -1,0 +1,82 @@
+"""The pytest plugin's ``cadence_asyncio`` marker: an async test on a fresh virtual event loop,
+its clock at 0 in every test; ``virtual=False`` for the real Cadence event loop."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import cadence.asyncio as ca
+
+@pytest.mark.cadence_asyncio
+async def test_an_hour_passes_at_once_from_zero() -> None:
+    loop = asyncio.get_running_loop()
+    assert isinstance(loop, ca.VirtualEventLoop)
+    assert loop.time() == 0.0
+    await asyncio.sleep(3600)
+    assert loop.time() == 3600.0
+
+
+@pytest.mark.cadence_asyncio
+async def test_the_next_test_starts_at_zero_again() -> None:
+    assert asyncio.get_running_loop().time() == 0.0
+
+
+@pytest.mark.cadence_asyncio(virtual=False, tolerance=0.001)
+async def test_the_real_loop_with_a_fixture(tmp_path: object) -> None:
+    loop = asyncio.get_running_loop()
+    assert type(loop) is ca.EventLoop
+    start = loop.time()
+    await asyncio.sleep(0.01)
+    assert loop.time() - start >= 0.01
+    assert tmp_path is not None
+
+
+def test_a_failing_marked_test_fails(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import asyncio
+        import pytest
+
+        @pytest.mark.cadence_asyncio
+        async def test_wrong():
+            await asyncio.sleep(1)
+            assert asyncio.get_running_loop().time() == 2.0
+        """
+    )
+    result = pytester.runpytest("-p", "cadence.pytest_plugin", "-p", "no:asyncio")
+    result.assert_outcomes(failed=1)
+
+
+def test_pytest_asyncio_runs_its_tests_on_the_virtual_twin(pytester: pytest.Pytester) -> None:
+    """pytest-asyncio 1.x takes Cadence's loop from its loop-factory hook (0.23 to 0.26: from
+    its ``event_loop_policy`` fixture, as docs/python.md shows); each test starts at 0."""
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makeconftest(
+        """
+        import cadence.asyncio
+
+        def pytest_asyncio_loop_factories(config, item):
+            return {"cadence-virtual": cadence.asyncio.VirtualEventLoop}
+        """
+    )
+    pytester.makepyfile(
+        """
+        import asyncio
+        import pytest
+
+        @pytest.mark.asyncio
+        async def test_an_hour():
+            loop = asyncio.get_running_loop()
+            assert type(loop).__name__ == "VirtualEventLoop"
+            await asyncio.sleep(3600)
+            assert loop.time() == 3600.0
+
+        @pytest.mark.asyncio
+        async def test_from_zero_again():
+            assert asyncio.get_running_loop().time() == 0.0
+        """
+    )
+    result = pytester.runpytest("-W", "error")
+    result.assert_outcomes(passed=2)
