@@ -111,7 +111,9 @@ public final class Loop: @unchecked Sendable {
     ///   host's `uv_loop_t` (see ``init(uvLoop:mode:)``); ``CadenceError/badHandle`` after
     ///   ``close()``.
     public func run(mode: RunLoopMode = .default, for seconds: Double) throws(CadenceError) {
-        do {
+        do throws(CadenceError) {
+            // Infinity is a run until stopped, so a bad value's message says it is allowed.
+            guard seconds >= 0 else { throw .badRunSeconds(seconds) }
             let duration = seconds == .infinity
                 ? Nanoseconds.max : try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds")
             _ = try run(mode: mode, for: duration, onOwnThread: false)
