@@ -213,6 +213,12 @@ extension CadenceError {
         guard self == .invalidArgument, message.hasPrefix("\(argument) must be") else { return self }
         return CadenceError.badDuration(argument, duration, allowZero: allowZero).in(call)
     }
+
+    /// ``showing(_:as:allowZero:)`` for the interval (> 0) and the tolerance (≥ 0) of a repeating
+    /// schedule or a poller.
+    func showing(interval: Duration, tolerance: Duration?) -> CadenceError {
+        showing(interval, as: "interval", allowZero: false).showing(tolerance ?? .zero, as: "tolerance", allowZero: true)
+    }
 }
 
 extension Scheduler {
@@ -235,10 +241,7 @@ extension Scheduler {
         do {
             return try schedule(after: date, interval: interval.roundedUpSeconds,
                                 tolerance: tolerance.roundedUpSeconds, action)
-        } catch {
-            throw error.showing(interval, as: "interval", allowZero: false)
-                .showing(tolerance, as: "tolerance", allowZero: true)
-        }
+        } catch { throw error.showing(interval: interval, tolerance: tolerance) }
     }
 
     /// `ticks(every:tolerance:)` with `Duration`s: 0, 1, 2, … every `interval`
@@ -266,10 +269,7 @@ extension Poller {
         do {
             try self.init(every: interval.roundedUpSeconds, tolerance: tolerance?.roundedUpSeconds, on: scheduler,
                           operation: operation)
-        } catch {
-            throw error.showing(interval, as: "interval", allowZero: false)
-                .showing(tolerance ?? .zero, as: "tolerance", allowZero: true)
-        }
+        } catch { throw error.showing(interval: interval, tolerance: tolerance) }
     }
 
     /// `init(every:tolerance:on:operation:)` with `Duration`s, for an
@@ -281,10 +281,7 @@ extension Poller {
         do {
             try self.init(every: interval.roundedUpSeconds, tolerance: tolerance?.roundedUpSeconds, on: scheduler,
                           operation: operation)
-        } catch {
-            throw error.showing(interval, as: "interval", allowZero: false)
-                .showing(tolerance ?? .zero, as: "tolerance", allowZero: true)
-        }
+        } catch { throw error.showing(interval: interval, tolerance: tolerance) }
     }
 }
 
