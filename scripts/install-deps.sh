@@ -25,11 +25,13 @@ missing=()
 for deb in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$deb" 2>/dev/null | grep -q "install ok installed" || missing+=("$deb")
 done
-# Any Python 3 will do (pyenv, a venv, Debian's); Debian's only when there is none.
-[ "$need" != build ] && ! command -v python3 >/dev/null && missing+=(python3)
+# Any Python 3 will do (pyenv, a venv, Debian's); Debian's only when there is none. The tests'
+# venv is made from python3; the benchmarks run PYTHON (default python3).
+base=python3; [ "$need" = bench ] && base=${PYTHON:-python3}
+[ "$need" != build ] && ! command -v "$base" >/dev/null && missing+=(python3)
 # A venv needs ensurepip, which Debian's Python has only with python3-venv: for the tests' venv
 # (and the wheel tests' fresh ones), and for the benchmarks' uvloop venv.
-[ "$need" != build ] && ! python3 -c "import ensurepip" 2>/dev/null && missing+=(python3-venv)
+[ "$need" != build ] && ! "$base" -c "import ensurepip" 2>/dev/null && missing+=(python3-venv)
 if [ "$need" = bench ]; then
   # gcc and node from anywhere on PATH; Debian's packages only when there are none.
   command -v gcc >/dev/null || missing+=(gcc libc6-dev)
