@@ -8,7 +8,11 @@
 #   make docs   builds the DocC catalog with the toolchain's docc, failing on any warning
 # Each installs what is missing first (scripts/install-deps.sh) and does nothing extra otherwise.
 
-PYTHON ?= python3
+# The Python of the tests: a virtual environment that this Makefile owns, which
+# scripts/install-deps.sh makes with pytest, ruff and mypy (pip never touches the system's Python);
+# PYTHON=... names another interpreter that has them, or a virtual environment to put them in.
+VENV   ?= $(BUILD)/venv
+PYTHON ?= $(VENV)/bin/python
 BUILD  ?= build
 # The Swift toolchain's clang and lld, which the sanitizer builds need.
 CLANG  ?= $(dir $(shell command -v swiftc))clang
@@ -25,7 +29,7 @@ deps:
 	@scripts/install-deps.sh build
 
 deps-test:
-	@scripts/install-deps.sh test
+	@VENV=$(VENV) PYTHON=$(PYTHON) scripts/install-deps.sh test
 
 deps-bench:
 	@scripts/install-deps.sh bench
@@ -46,14 +50,15 @@ c-build:
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(BUILD)
 
-# CTest shows a test's output only when it fails: the scenario count is read from its log.
+# CTest shows a test's output only when it fails: the scenario counts are read from its log,
+# with the self-check's line (a deliberately wrong scenario, reported as failing as it must).
 c-test: c-build
 	ctest --test-dir $(BUILD) --output-on-failure
-	@grep -h "^scenarios (C)" $(BUILD)/Testing/Temporary/LastTest.log
+	@grep -h "^scenarios (C[),]" $(BUILD)/Testing/Temporary/LastTest.log
 
 # The Python bindings load $(BUILD)/libcadence.so; the `wheel` tests also build the package
 # (pip wheel ., auditwheel repair) and run it in a fresh venv under env -i; ruff and mypy run as tests.
-python-test: c-build
+python-test: deps-test c-build
 	$(PYTHON) -m pytest bindings/python/tests
 
 # A separate Swift package that depends on this one by path, built and run.

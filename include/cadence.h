@@ -119,7 +119,8 @@ CADENCE_EXPORT int cadence_loop_create(cadence_loop *_Nullable out);
  * descriptor, cadence_loop_fd, is closed: stop watching it first; a loop on a host's uv_loop_t
  * closes its libuv handles, on the thread that runs that loop: see <cadence/uv.h>).
  * A zero handle is a no-op (returns 0). Errors: CADENCE_EBUSY while the loop is running (for
- * example from its own callback; libuv's uv_loop_close rule), CADENCE_EBADF for a stale handle.
+ * example from its own callback; libuv's uv_loop_close rule), CADENCE_EBADF for a stale handle,
+ * such as a loop destroyed already (destroying twice is harmless: the second call does nothing).
  * Threads: a cadence_cancel or cadence_cancellable_release of one of its handles that another
  * thread made before this call may still be calling the loop's release function (which that call
  * makes before it returns) when this returns; keep what the release function uses until such

@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
 # Installs what building, testing and benchmarking Cadence needs, only when it is missing:
-# Debian packages with apt-get (one `apt-get update` first) and Python test tools with pip
-# (or Debian's package where pip may not install into the system's Python).
+# Debian packages with apt-get (one `apt-get update` first), and for the tests a virtual
+# environment with pytest, ruff and mypy (pip installs into it, never into the system's Python).
 # Usage: scripts/install-deps.sh [build|test|bench]
+#   test makes the virtual environment VENV (default build/venv, as the Makefile passes it) with
+#   `python3 -m venv`, unless PYTHON names another interpreter: one that has the tools already,
+#   or a virtual environment of its own, which gets them.
 #   bench adds what the peers of Benchmarks/peers need: gcc, Node and a Python with venv
 #   (Benchmarks/run itself makes the venv with uvloop on first use).
 set -euo pipefail
 need=${1:-build}
+venv=${VENV:-build/venv}
+
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+apt_install() {
+  echo "installing Debian packages: $*"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "$@"
+}
 
 debs=(pkg-config libuv1-dev cmake ninja-build)
 [ "$need" = test ] && debs+=(valgrind)
@@ -14,38 +25,39 @@ missing=()
 for deb in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$deb" 2>/dev/null | grep -q "install ok installed" || missing+=("$deb")
 done
-# Any Python 3 will do (pyenv, a venv, Debian's); Debian's only when there is none.
-[ "$need" != build ] && ! command -v "${PYTHON:-python3}" >/dev/null && missing+=(python3)
+# Any Python 3 will do (pyenv, a venv, Debian's); Debian's only when there is none. The tests'
+# venv is made from python3; the benchmarks run PYTHON (default python3).
+base=python3; [ "$need" = bench ] && base=${PYTHON:-python3}
+[ "$need" != build ] && ! command -v "$base" >/dev/null && missing+=(python3)
+# A venv needs ensurepip, which Debian's Python has only with python3-venv: for the tests' venv
+# (and the wheel tests' fresh ones), and for the benchmarks' uvloop venv.
+[ "$need" != build ] && ! "$base" -c "import ensurepip" 2>/dev/null && missing+=(python3-venv)
 if [ "$need" = bench ]; then
   # gcc and node from anywhere on PATH; Debian's packages only when there are none.
   command -v gcc >/dev/null || missing+=(gcc libc6-dev)
   command -v node >/dev/null || missing+=(nodejs)
-  # The uvloop venv: Debian's Python has no ensurepip (so no venv) without python3-venv.
-  "${PYTHON:-python3}" -c "import ensurepip" 2>/dev/null || missing+=(python3-venv)
 fi
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing Debian packages: ${missing[*]}"
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+[ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
 if [ "$need" = test ]; then
-  python=${PYTHON:-python3}
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  python=${PYTHON:-$venv/bin/python}
+  # The Makefile's venv, made (again, if a run without ensurepip left it without pip) when needed.
+  if [ "$python" = "$venv/bin/python" ] && ! "$python" -m pip --version >/dev/null 2>&1; then
+    echo "making the tests' virtual environment: $venv"
+    python3 -m venv --clear "$venv"
+  fi
   want=()
   for module in pytest ruff mypy; do "$python" -c "import $module" 2>/dev/null || want+=("$module"); done
   if [ ${#want[@]} -gt 0 ]; then
-    echo "installing Python packages: ${want[*]}"
-    # Debian's own Python refuses pip (PEP 668) unless told otherwise.
-    "$python" -m pip install -q "${want[@]}" 2>/dev/null \
-      || "$python" -m pip install -q --break-system-packages "${want[@]}"
+    # pip installs only into a virtual environment, never into the system's site-packages.
+    if ! "$python" -c "import sys; sys.exit(sys.prefix == sys.base_prefix)"; then
+      echo "PYTHON=$python lacks ${want[*]} and is not a virtual environment: install them" \
+           "there, or leave PYTHON unset for the Makefile's virtual environment ($venv)" >&2
+      exit 1
+    fi
+    echo "installing Python packages into $("$python" -c "import sys; print(sys.prefix)"): ${want[*]}"
+    "$python" -m pip install -q --disable-pip-version-check "${want[@]}"
   fi
-  # The wheel test builds a fresh virtual environment.
-  "$python" -c "import ensurepip" 2>/dev/null || {
-    $sudo apt-get update -q
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-venv
-  }
 fi
 
 command -v swift >/dev/null || { echo "swift not found: install a Swift 6 toolchain and put it on PATH" >&2; exit 1; }

@@ -4,7 +4,8 @@ import FoundationEssentials
 // library and swift-nio write it (`.milliseconds(100)`); the `Double` forms stay for Foundation's
 // `TimeInterval`. Each form checks its value with one helper and forwards to the same body: a
 // `Duration` is rounded up to whole nanoseconds (never early), and a bad one gets the error the
-// same number of seconds would get, with the same message naming the argument.
+// same number of seconds would get, its message naming the argument and showing the `Duration`
+// as given (`interval must be > 0, got .milliseconds(-5)`), not as seconds.
 
 extension Loop {
     /// ``run(mode:for:)-(_,Double)`` for a `Duration`: runs the loop in `mode` for `duration` of
@@ -14,14 +15,13 @@ extension Loop {
     ///   - mode: a registered mode other than ``RunLoopMode/common``.
     ///   - duration: how long to run, ≥ 0 (`.zero` fires what is due now and returns);
     ///     ``run(mode:)`` runs until ``stop()``.
-    /// - Throws: as the `Double` form: ``CadenceError/invalidArgument`` for a negative duration
-    ///   (the message names it `seconds`, as the `Double` form does), for `common`, or, on a virtual
-    ///   loop, for a duration that would take the clock to its end; ``CadenceError/unknownMode``,
+    /// - Throws: as the `Double` form: ``CadenceError/invalidArgument`` for a negative duration,
+    ///   for `common`, or, on a virtual loop, for a duration that would take the clock to its end
+    ///   (the messages name it `duration` and show it as given); ``CadenceError/unknownMode``,
     ///   ``CadenceError/busy``, ``CadenceError/notSupported`` and ``CadenceError/badHandle`` as there.
     public func run(mode: RunLoopMode = .default, for duration: Duration) throws(CadenceError) {
         do {
-            _ = try run(mode: mode, for: try nanoseconds(from: duration, allowZero: true, argument: "seconds"),
-                        onOwnThread: false)
+            _ = try run(mode: mode, for: try checkedAdvance(duration), onOwnThread: false)
         } catch { throw error.in("Loop.run(mode:for:)") }
     }
 
@@ -30,13 +30,21 @@ extension Loop {
     ///
     /// - Throws: as the `Double` form: ``CadenceError/notSupported`` on a real loop;
     ///   ``CadenceError/invalidArgument`` for a negative duration or one that would take the
-    ///   clock to its end (the messages name it `seconds`); ``CadenceError/badHandle`` after
-    ///   ``close()``.
+    ///   clock to its end (the messages name it `duration` and show it as given);
+    ///   ``CadenceError/badHandle`` after ``close()``.
     public func advanceClock(by duration: Duration) throws(CadenceError) {
         do {
-            try advanceClock(by: try nanoseconds(from: duration, allowZero: true, argument: "seconds"),
-                             seconds: duration.inSeconds)
+            try advanceClock(by: try checkedAdvance(duration), seconds: duration.inSeconds)
         } catch { throw error.in("Loop.advanceClock(by:)") }
+    }
+
+    /// `duration` in nanoseconds, checked as a run or a clock advance takes it: ≥ 0, and on a
+    /// virtual loop short of the clock's end (checked here, so that the message shows the
+    /// `Duration`; the bodies would show seconds).
+    private func checkedAdvance(_ duration: Duration) throws(CadenceError) -> Nanoseconds {
+        let amount = try nanoseconds(from: duration, allowZero: true, argument: "duration")
+        if let clock = timeSource as? VirtualClock, !clock.canAdvance(by: amount) { throw .beyondClockEnd(duration) }
+        return amount
     }
 
     /// ``schedule(after:tolerance:in:_:)-(Double,_,_,_)`` for `Duration`s: runs `action` once,
@@ -50,7 +58,7 @@ extension Loop {
     ///   - mode: a registered mode or ``RunLoopMode/common``.
     ///   - action: called once, on the thread that runs the loop, as in the `Double` form.
     /// - Returns: a handle whose ``ScheduledTimer/cancel()`` prevents the action if it has not started.
-    /// - Throws: as the `Double` form, with the same messages for a negative `delay` or
+    /// - Throws: as the `Double` form, with messages that show the `Duration` as given for a negative `delay` or
     ///   `tolerance`. When it throws, `action` is never called.
     @discardableResult
     public func schedule(after delay: Duration, tolerance: Duration = .zero, in mode: RunLoopMode = .default,
@@ -77,7 +85,7 @@ extension Loop {
     ///   - action: called on the thread that runs the loop, once per fire, as in the `Double` form.
     /// - Returns: the timer, which stops when its last copy goes away unless detached, as in the
     ///   `Double` form.
-    /// - Throws: as the `Double` form, with the same messages for a negative `delay` or `tolerance`
+    /// - Throws: as the `Double` form, with messages that show the `Duration` as given for a negative `delay` or `tolerance`
     ///   and a zero or negative `interval`. When it throws, `action` is never called.
     public func schedule(after delay: Duration, interval: Duration, tolerance: Duration = .zero,
                          in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip,
@@ -102,7 +110,7 @@ extension Loop {
     ///   - mode: a registered mode or ``RunLoopMode/common``.
     ///   - target: held weakly, as in the `Double` form.
     ///   - action: called on the thread that runs the loop, as in the `Double` form.
-    /// - Throws: as the `Double` form, with the same messages. When it throws, `action` is never called.
+    /// - Throws: as the `Double` form, with messages that show a `Duration` as given. When it throws, `action` is never called.
     @discardableResult
     public func schedule<Target: AnyObject & Sendable>(
         after delay: Duration, tolerance: Duration = .zero, in mode: RunLoopMode = .default, target: Target,
@@ -133,7 +141,7 @@ extension Loop {
     ///   - action: called on the thread that runs the loop, once per fire, as in the `Double` form.
     /// - Returns: the timer, which stops when its last copy goes away unless detached, as in the
     ///   `Double` form.
-    /// - Throws: as the `Double` form, with the same messages. When it throws, `action` is never called.
+    /// - Throws: as the `Double` form, with messages that show a `Duration` as given. When it throws, `action` is never called.
     public func schedule<Target: AnyObject & Sendable>(
         after delay: Duration, interval: Duration, tolerance: Duration = .zero, in mode: RunLoopMode = .default,
         missedTicks: MissedTickPolicy = .skip, target: Target,
@@ -156,7 +164,7 @@ extension ScheduledTimer {
     /// (≥ 0, rounded up to whole nanoseconds) after a fresh read of the loop's clock.
     ///
     /// - Throws: as the `Double` form: ``CadenceError/invalidArgument`` for a negative `delay`
-    ///   (the same message), ``CadenceError/alreadyCancelled``, ``CadenceError/badHandle``. When
+    ///   (its message shows it as given), ``CadenceError/alreadyCancelled``, ``CadenceError/badHandle``. When
     ///   it throws, the timer is left as it was.
     public func reset(after delay: Duration) throws(CadenceError) {
         do {
@@ -177,7 +185,7 @@ extension TimerPublisher {
     ///   - loop: the loop whose runs fire the timer.
     ///   - mode: a mode registered on `loop`, as in the `Double` form.
     ///   - missedTicks: what a late timer does about the fire dates it missed (default: skip them).
-    /// - Throws: as the `Double` form, with the same messages for a zero or negative `interval`
+    /// - Throws: as the `Double` form, with messages that show the `Duration` as given for a zero or negative `interval`
     ///   and a negative `tolerance`.
     public convenience init(every interval: Duration, tolerance: Duration = .zero, on loop: Loop,
                             in mode: RunLoopMode = .default, missedTicks: MissedTickPolicy = .skip) throws(CadenceError) {
@@ -195,24 +203,45 @@ extension TimerPublisher {
 
 // The scheduler-generic calls work in `Date`s and seconds (a loop rounds a `Date` to whole
 // microseconds, which is all a `Date` holds today): their `Duration` forms pass the duration on
-// in seconds, rounded up to whole nanoseconds first, and leave the checks to the `Double` forms.
+// in seconds, rounded up to whole nanoseconds first, and leave the checks to the `Double` forms,
+// whose message about a bad one is then made again to show the `Duration` as given.
+
+extension CadenceError {
+    /// This error, its message about a bad `argument` (from a `Double` form given `duration` in
+    /// seconds) made again to show `duration` as the caller wrote it; any other error as it is.
+    func showing(_ duration: Duration, as argument: StaticString, allowZero: Bool) -> CadenceError {
+        guard self == .invalidArgument, message.hasPrefix("\(argument) must be") else { return self }
+        return CadenceError.badDuration(argument, duration, allowZero: allowZero).in(call)
+    }
+
+    /// ``showing(_:as:allowZero:)`` for the interval (> 0) and the tolerance (≥ 0) of a repeating
+    /// schedule or a poller.
+    func showing(interval: Duration, tolerance: Duration?) -> CadenceError {
+        showing(interval, as: "interval", allowZero: false).showing(tolerance ?? .zero, as: "tolerance", allowZero: true)
+    }
+}
 
 extension Scheduler {
     /// `schedule(after:tolerance:_:)` with a `Duration` of tolerance (≥ 0).
     ///
-    /// - Throws: what the `Double` form throws, with the same message for a negative tolerance.
+    /// - Throws: what the `Double` form throws, with a message that shows the `Duration` as given for a negative tolerance.
     public func schedule(after date: Date, tolerance: Duration, _ action: @escaping @Sendable () -> Void)
         throws(CadenceError) -> any Cancellable {
-        try schedule(after: date, tolerance: tolerance.roundedUpSeconds, action)
+        do { return try schedule(after: date, tolerance: tolerance.roundedUpSeconds, action) } catch {
+            throw error.showing(tolerance, as: "tolerance", allowZero: true)
+        }
     }
 
     /// `schedule(after:interval:tolerance:_:)` with `Duration`s: an
     /// interval > 0 and a tolerance ≥ 0.
     ///
-    /// - Throws: what the `Double` form throws, with the same messages for a bad interval or tolerance.
+    /// - Throws: what the `Double` form throws, with messages that show the `Duration` as given for a bad interval or tolerance.
     public func schedule(after date: Date, interval: Duration, tolerance: Duration,
                          _ action: @escaping @Sendable () -> Void) throws(CadenceError) -> any Cancellable {
-        try schedule(after: date, interval: interval.roundedUpSeconds, tolerance: tolerance.roundedUpSeconds, action)
+        do {
+            return try schedule(after: date, interval: interval.roundedUpSeconds,
+                                tolerance: tolerance.roundedUpSeconds, action)
+        } catch { throw error.showing(interval: interval, tolerance: tolerance) }
     }
 
     /// `ticks(every:tolerance:)` with `Duration`s: 0, 1, 2, … every `interval`
@@ -233,22 +262,26 @@ extension Poller {
     /// `init(every:tolerance:on:operation:)` with `Duration`s: an interval > 0
     /// and a tolerance ≥ 0 (nil: 10 % of the interval).
     ///
-    /// - Throws: as the `Double` form, with the same messages for a bad interval or tolerance.
+    /// - Throws: as the `Double` form, with messages that show the `Duration` as given for a bad interval or tolerance.
     public convenience init(every interval: Duration, tolerance: Duration? = nil, on scheduler: some Scheduler,
                             operation: @escaping @Sendable (_ completion: @escaping @Sendable () -> Void) -> Void)
         throws(CadenceError) {
-        try self.init(every: interval.roundedUpSeconds, tolerance: tolerance?.roundedUpSeconds, on: scheduler,
-                      operation: operation)
+        do {
+            try self.init(every: interval.roundedUpSeconds, tolerance: tolerance?.roundedUpSeconds, on: scheduler,
+                          operation: operation)
+        } catch { throw error.showing(interval: interval, tolerance: tolerance) }
     }
 
     /// `init(every:tolerance:on:operation:)` with `Duration`s, for an
     /// `async` operation: a poll finishes when it returns.
     ///
-    /// - Throws: as the `Double` form, with the same messages for a bad interval or tolerance.
+    /// - Throws: as the `Double` form, with messages that show the `Duration` as given for a bad interval or tolerance.
     public convenience init(every interval: Duration, tolerance: Duration? = nil, on scheduler: some Scheduler,
                             operation: @escaping @Sendable () async -> Void) throws(CadenceError) {
-        try self.init(every: interval.roundedUpSeconds, tolerance: tolerance?.roundedUpSeconds, on: scheduler,
-                      operation: operation)
+        do {
+            try self.init(every: interval.roundedUpSeconds, tolerance: tolerance?.roundedUpSeconds, on: scheduler,
+                          operation: operation)
+        } catch { throw error.showing(interval: interval, tolerance: tolerance) }
     }
 }
 
@@ -256,7 +289,7 @@ extension VirtualScheduler {
     /// ``advance(by:)-(Double)`` for a `Duration`: runs everything due in the next `duration`
     /// (≥ 0, rounded up to whole nanoseconds), stepping the clock to each date.
     ///
-    /// - Throws: as the `Double` form, with the same message for a negative duration.
+    /// - Throws: as the `Double` form, with a message that shows the `Duration` as given for a negative duration.
     public func advance(by duration: Duration) throws(CadenceError) {
         do { try loop.run(mode: .default, for: duration) } catch { throw error.in("VirtualScheduler.advance(by:)") }
     }

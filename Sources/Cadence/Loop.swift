@@ -129,7 +129,9 @@ public final class Loop: @unchecked Sendable {
     ///   host's `uv_loop_t` (see ``init(uvLoop:mode:)``); ``CadenceError/badHandle`` after
     ///   ``close()``.
     public func run(mode: RunLoopMode = .default, for seconds: Double) throws(CadenceError) {
-        do {
+        do throws(CadenceError) {
+            // Infinity is a run until stopped, so a bad value's message says it is allowed.
+            guard seconds >= 0 else { throw .badRunSeconds(seconds) }
             let duration = seconds == .infinity
                 ? Nanoseconds.max : try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds")
             _ = try run(mode: mode, for: duration, onOwnThread: false)
@@ -323,7 +325,8 @@ public final class Loop: @unchecked Sendable {
     /// Cancels every timer still on the loop and releases its libuv resources (its
     /// ``fileDescriptor()`` is closed: stop watching it first; a loop on a host's `uv_loop_t`
     /// closes its two handles there, on the thread that runs it: see ``init(uvLoop:mode:)``).
-    /// Further calls on the loop throw ``CadenceError/badHandle``; closing twice is harmless.
+    /// Further calls on the loop throw ``CadenceError/badHandle``; closing twice does nothing
+    /// (C's second `cadence_loop_destroy` returns `CADENCE_EBADF`, as for any stale handle).
     ///
     /// - Throws: ``CadenceError/busy`` while the loop is running or has a thread of its own
     ///   (libuv's `uv_loop_close` rule).

@@ -140,7 +140,7 @@ public struct LoopClock: Clock, Sendable {
     static func nanoseconds(ofTolerance tolerance: Duration) throws(CadenceError) -> Nanoseconds {
         let attoseconds = tolerance.attoseconds
         guard attoseconds >= 0 else {
-            throw .invalidArgument.with("tolerance must be >= 0, got \(tolerance)")
+            throw .badDuration("tolerance", tolerance, allowZero: true)
         }
         let whole = attoseconds / 1_000_000_000
         return whole >= Int128(UInt64.max) ? .max : UInt64(whole)

@@ -196,6 +196,13 @@ static void messages(cadence_loop loop) {
                   "cadence_timer_publish: tolerance must be >= 0 and finite, got -1.0");
     CHECK_ERR_MSG(cadence_loop_schedule(loop, -0.5, 0, "default", record_tick, &never, &out), CADENCE_EINVAL,
                   "cadence_loop_schedule: delay must be >= 0 and finite, got -0.5");
+    /* INFINITY runs until stopped, so the rule of a run's duration says so. */
+    CHECK_ERR_MSG(cadence_loop_run(loop, "default", -1), CADENCE_EINVAL,
+                  "cadence_loop_run: seconds must be >= 0, or infinity to run until stopped, got -1.0");
+    CHECK_ERR_MSG(cadence_loop_run(loop, "default", NAN), CADENCE_EINVAL,
+                  "cadence_loop_run: seconds must be >= 0, or infinity to run until stopped, got nan");
+    CHECK_ERR_MSG(cadence_loop_run(loop, "default", -INFINITY), CADENCE_EINVAL,
+                  "cadence_loop_run: seconds must be >= 0, or infinity to run until stopped, got -inf");
     CHECK_ERR_MSG(cadence_loop_schedule_repeating(loop, 0, 1, 0, 7, "default", record_tick, &never, &out),
                   CADENCE_EINVAL,
                   "cadence_loop_schedule_repeating: missed_ticks must be a cadence_missed_ticks value "

@@ -387,6 +387,28 @@ static void loop_close(void) {
     CHECK_ERR(cadence_publisher_release(shared), CADENCE_EBADF);
 }
 
+/* Destroying a loop twice: the second call names a stale handle, CADENCE_EBADF with the message
+ * every stale handle gets, and does nothing else; a loop made since (which may reuse the slot)
+ * is untouched. Swift's and Python's close() on the same object do nothing the second time. */
+static void loop_close_twice(void) {
+    cadence_loop loop = new_loop();
+    timeline fires = {.loop = loop};
+    CHECK_OK(cadence_cancellable_detach(every_second(loop, &fires)));
+    CHECK_OK(cadence_loop_destroy(loop));
+    char stale[256];
+    snprintf(stale, sizeof stale, "cadence_loop_destroy: loop must be a live loop handle, got 0x%llx "
+             "(released, destroyed with its loop, of another kind, or never made)", (unsigned long long)loop.id);
+    CHECK_ERR_MSG(cadence_loop_destroy(loop), CADENCE_EBADF, stale);
+    cadence_loop next = new_loop();
+    timeline next_fires = {.loop = next};
+    CHECK_OK(cadence_cancellable_detach(every_second(next, &next_fires)));
+    CHECK_ERR_MSG(cadence_loop_destroy(loop), CADENCE_EBADF, stale);  /* never the newer loop */
+    run_to(next, 2.5);
+    CHECK_TIMELINE(next_fires, "0@1000", "1@2000");
+    CHECK_EQ(fires.count, 0);
+    CHECK_OK(cadence_loop_destroy(next));
+}
+
 static void count_tick(const cadence_tick *tick, void *userdata) {
     (void)tick;
     (*(int *)userdata)++;
@@ -438,6 +460,7 @@ static const struct {
     {"poller_give_up", poller_give_up},
     {"poller_detach", poller_detach},
     {"loop_close", loop_close},
+    {"loop_close_twice", loop_close_twice},
     {"autoconnect_1000_given_up", autoconnect_1000_given_up},
     {"released_source_cancels", released_source_cancels},
 };

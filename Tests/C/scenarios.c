@@ -1,10 +1,14 @@
 /* The scenario corpus (Tests/Scenarios, described in its README.md) on the C face: every scenario
  * run on a fresh loop, each timeline compared exactly, real-clock ones within their ranges.
  *
- * Usage: c_scenarios CORPUS_DIR [RESULTS_DIR]. Prints each failure and "scenarios (C): N passed,
- * M failed"; exits 1 if any failed. Writes RESULTS_DIR/c.txt (pass or fail per scenario, after
- * the corpus digest) for the parity check of the Python suite. With CADENCE_TEST_SLOW=1 (under
- * valgrind) real-clock scenarios are skipped and no results are written.
+ * Usage: c_scenarios [--must-fail] CORPUS_DIR [RESULTS_DIR]. Prints each failure and "scenarios
+ * (C): N passed, M failed"; exits 1 if any failed. Writes RESULTS_DIR/c.txt (pass or fail per
+ * scenario, after the corpus digest) for the parity check of the Python suite. With
+ * CADENCE_TEST_SLOW=1 (under valgrind) real-clock scenarios are skipped and no results are written.
+ *
+ * With --must-fail the corpus is deliberately wrong, to prove that the runner can fail: each
+ * scenario must fail, and the run passes (exit 0) when every one did, saying so on a
+ * "scenarios (C, self-check)" line that a reader of a passing log cannot take for a failure.
  *
  * Every real-clock scenario runs twice: on a loop that cadence_loop_run runs, then, named with
  * " (hosted)", on one that a poll() host drives through cadence_loop_fd, cadence_loop_timeout and
@@ -587,6 +591,7 @@ typedef struct tally {
     FILE *results;                      /* NULL under valgrind */
     int virtual_only;
     int hosted;                         /* the second round: real-clock scenarios by a poll() host */
+    int must_fail;                      /* --must-fail: a deliberately wrong corpus */
 } tally;
 
 static run current;                     /* large: not on the stack */
@@ -602,7 +607,10 @@ static void end_scenario(tally *t) {
     }
     int err = cadence_loop_destroy(current.loop);
     if (err != 0) fail(&current, "cadence_loop_destroy: %s", cadence_err_name(err));
-    if (current.failed) {
+    if (current.failed && t->must_fail) {
+        t->failed++;
+        printf("failed, as it must: %s (%s): %s\n", scenario_name, scenario_where, current.message);
+    } else if (current.failed) {
         t->failed++;
         fprintf(stderr, "FAIL %s (%s): %s\n", scenario_name, scenario_where, current.message);
     } else {
@@ -631,12 +639,29 @@ static void start_scenario(tally *t, const step *s, const char *where) {
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* The closing line of a --must-fail run; exit 0 only when every scenario failed. */
+static int self_check_verdict(const tally *t) {
+    if (t->passed == 0 && t->failed > 0) {
+        printf("scenarios (C, self-check): the deliberately wrong scenario%s reported as failing, as it must\n",
+               t->failed == 1 ? " was" : "s were");
+        return 0;
+    }
+    printf("scenarios (C, self-check): %d of %d deliberately wrong scenarios reported as passing: "
+           "the runner cannot fail\n", t->passed, t->passed + t->failed);
+    return 1;
+}
+
 int main(int argc, char **argv) {
+    tally t = {.virtual_only = timing_slack() > 0};
+    if (argc > 1 && strcmp(argv[1], "--must-fail") == 0) {
+        t.must_fail = 1;
+        argv++;
+        argc--;
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: %s CORPUS_DIR [RESULTS_DIR]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--must-fail] CORPUS_DIR [RESULTS_DIR]\n", argv[0]);
         return 2;
     }
-    tally t = {.virtual_only = timing_slack() > 0};
     DIR *dir = opendir(argv[1]);
     if (dir == NULL) {
         fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
@@ -703,6 +728,7 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < file_count; i++) free(names[i]);
     if (t.results != NULL) fclose(t.results);
+    if (t.must_fail) return self_check_verdict(&t);
     printf("scenarios (C): %d passed, %d failed", t.passed, t.failed);
     if (t.skipped > 0) printf(", %d real-clock ones skipped under valgrind", t.skipped);
     printf("\n");

@@ -94,7 +94,10 @@ import Testing
         #expect(try nanoseconds(from: .seconds(Int64.max), allowZero: false, argument: "x") == .max)
     }
 
-    /// Each pair: the `Double` form and the `Duration` form of one call with the same bad value.
+    /// Each pair: the `Double` form and the `Duration` form of one call with the same bad value,
+    /// which get the same error from the same call; the `Duration` form's message shows the
+    /// `Duration` as given, where the value is checked at the call (a stream's, checked when
+    /// subscribing, shows the seconds it was given).
     @Test func badDurationsGetTheErrorsOfBadSeconds() throws {
         let loop = Loop.virtual()
         let timer = try loop.schedule(after: 1) { _ in }
@@ -130,20 +133,51 @@ import Testing
              { _ = try Poller(every: .seconds(1), tolerance: .seconds(-1), on: scheduler) { $0() } }),
             ("virtual scheduler", { try scheduler.advance(by: -1) }, { try scheduler.advance(by: .seconds(-1)) }),
         ]
+        let streams: Set = ["ticks", "countdown"]
         for (name, seconds, duration) in pairs {
             let expected = try #require(throws: CadenceError.self, "\(name)") { try seconds() }
             let actual = try #require(throws: CadenceError.self, "\(name)") { try duration() }
             #expect(expected == .invalidArgument, "\(name)")
-            #expect(actual.description == expected.description, "\(name)")
+            #expect(actual == expected && actual.call == expected.call, "\(name)")
+            #expect(actual.message.contains("got .") == !streams.contains(name), "\(name): \(actual.message)")
         }
         #expect(loop.timeSource.now() == 0 && loop.armedTimerCount == 1)  // nothing moved, nothing armed
-        // The messages name the argument and the value, in seconds.
-        #expect(throws: CadenceError.self) { try loop.run(for: .milliseconds(-500)) }
-        let error = try #require(throws: CadenceError.self) {
-            _ = try loop.schedule(after: .zero, interval: .milliseconds(-250)) { _ in }
+    }
+
+    /// A bad `Duration` is shown as the caller wrote it, in the largest unit that holds it whole,
+    /// not as seconds (`got -0.005` read as a mistake of the caller's unit), with the rule for a
+    /// `Duration` (always finite); the `Double` forms keep showing seconds.
+    @Test func badDurationsAreShownAsGiven() throws {
+        let loop = Loop.virtual()
+        func message(_ call: () throws -> Void) throws -> String {
+            try #require(throws: CadenceError.self) { try call() }.description
         }
-        #expect(error.description == "Loop.schedule(after:interval:tolerance:in:missedTicks:_:): "
-                + "interval must be > 0 and finite, got -0.25")
+        #expect(try message { _ = try TimerPublisher(every: .milliseconds(-5), on: loop) }
+                == "TimerPublisher(every:tolerance:on:in:missedTicks:): interval must be > 0, got .milliseconds(-5)")
+        #expect(try message { _ = try TimerPublisher(every: .milliseconds(-5) + .microseconds(1), on: loop) }
+                == "TimerPublisher(every:tolerance:on:in:missedTicks:): interval must be > 0, got .microseconds(-4999)")
+        #expect(try message { _ = try TimerPublisher(every: Duration.zero, on: loop) }
+                == "TimerPublisher(every:tolerance:on:in:missedTicks:): interval must be > 0, got .zero")
+        #expect(try message { _ = try loop.schedule(after: .zero, interval: .milliseconds(-250)) { _ in } }
+                == "Loop.schedule(after:interval:tolerance:in:missedTicks:_:): interval must be > 0, got .milliseconds(-250)")
+        #expect(try message { _ = try loop.schedule(after: .seconds(-2)) { _ in } }
+                == "Loop.schedule(after:tolerance:in:_:): delay must be >= 0, got .seconds(-2)")
+        #expect(try message { try loop.run(for: .nanoseconds(-7)) } == "Loop.run(mode:for:): duration must be >= 0, got .nanoseconds(-7)")
+        #expect(try message { try loop.advanceClock(by: .seconds(-1) / 3) }
+                == "Loop.advanceClock(by:): duration must be >= 0, got Duration(attoseconds: -333333333333333333)")
+        #expect(try message { try loop.run(for: .seconds(20_000_000_000)) }
+                == "Loop.run(mode:for:): duration must keep a virtual clock before its end (2^64 - 1 ns, about 584 "
+                + "years after its start), got .seconds(20000000000)")
+        #expect(try message { _ = try loop.schedule(after: loop.now, interval: .seconds(1), tolerance: .milliseconds(-1)) {} }
+                == "Loop.schedule(after:interval:tolerance:_:): tolerance must be >= 0, got .milliseconds(-1)")
+        #expect(try message { _ = try Poller(every: .microseconds(-3), on: loop) { $0() } }
+                .hasSuffix("interval must be > 0, got .microseconds(-3)"))
+        #expect(try message { _ = try LoopClock.nanoseconds(ofTolerance: .milliseconds(-5)) }
+                == "tolerance must be >= 0, got .milliseconds(-5)")  // LoopClock.sleep(until:tolerance:)'s
+        // The Double forms say seconds, and that they must be finite.
+        #expect(try message { _ = try TimerPublisher(every: -0.005, on: loop) }
+                == "TimerPublisher(every:tolerance:on:in:missedTicks:): interval must be > 0 and finite, got -0.005")
+        #expect(loop.timeSource.now() == 0 && loop.armedTimerCount == 0)
     }
 
     @Test func schedulerStreamsKeepTheSameTimeline() throws {

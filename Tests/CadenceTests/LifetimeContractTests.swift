@@ -330,6 +330,26 @@ import Testing
         withExtendedLifetime(handle) {}
     }
 
+    /// Closing a loop twice: the second close does nothing (no throw, as closing a file twice in
+    /// Python), where C's second `cadence_loop_destroy` names a stale handle (`CADENCE_EBADF`).
+    /// The loop stays closed, and a loop made since is untouched.
+    @Test("loop_close_twice") func loopCloseTwice() throws {
+        let v = VirtualLoop()
+        let fires = Shared(0)
+        try v.loop.schedule(after: 1, interval: 1) { _ in fires.value += 1 }.detach()
+        try v.loop.close()
+        try v.loop.close()
+        #expect(v.loop.isClosed && v.loop.armedTimerCount == 0)
+        #expect(throws: CadenceError.badHandle) { try v.loop.run(for: 1) }
+        let next = VirtualLoop()
+        let nextFires = Shared(0)
+        try next.loop.schedule(after: 1, interval: 1) { _ in nextFires.value += 1 }.detach()
+        try v.loop.close()
+        try next.loop.run(for: 2.5)
+        #expect(nextFires.value == 2 && fires.value == 0)
+        try next.loop.close()
+    }
+
     /// A detached repeating timer ends with its loop's last reference: the loop's deinit cancels
     /// it and frees its action.
     @Test func aDetachedTimerEndsWithItsLoop() throws {

@@ -151,8 +151,13 @@ import Testing
              { () throws(CadenceError) in try v.loop.schedule(after: .nan) { _ in } }),
             (.invalidArgument, "TimerPublisher(every:tolerance:on:in:missedTicks:): interval must be > 0 and finite, got inf",
              { () throws(CadenceError) in _ = try TimerPublisher(every: .infinity, on: v.loop) }),
-            (.invalidArgument, "Loop.run(mode:for:): seconds must be >= 0 and finite, got -1.0",
+            // run takes infinity (until stopped), so its rule says so.
+            (.invalidArgument, "Loop.run(mode:for:): seconds must be >= 0, or infinity to run until stopped, got -1.0",
              { () throws(CadenceError) in try v.loop.run(for: -1) }),
+            (.invalidArgument, "Loop.run(mode:for:): seconds must be >= 0, or infinity to run until stopped, got nan",
+             { () throws(CadenceError) in try real.run(for: .nan) }),
+            (.invalidArgument, "Loop.run(mode:for:): seconds must be >= 0, or infinity to run until stopped, got -inf",
+             { () throws(CadenceError) in try real.run(for: -.infinity) }),
             (.invalidArgument, "Loop.run(mode:for:): seconds must keep a virtual clock before its end (2^64 - 1 ns, "
                 + "about 584 years after its start), got inf (a virtual loop cannot run until stop(): pass a duration, "
                 + "or run until idle)",

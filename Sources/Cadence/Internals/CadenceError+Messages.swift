@@ -18,6 +18,20 @@ extension CadenceError {
         invalidArgument.with("\(argument) must be \(allowZero ? ">= 0" : "> 0") and finite, got \(seconds)")
     }
 
+    /// A bad `Duration`, shown as the caller wrote it (a `Duration` is always finite):
+    /// `"interval must be > 0, got .milliseconds(-5)"`.
+    @inline(never)
+    package static func badDuration(_ argument: StaticString, _ duration: Duration, allowZero: Bool) -> CadenceError {
+        invalidArgument.with("\(argument) must be \(allowZero ? ">= 0" : "> 0"), got \(duration.shownInMessages)")
+    }
+
+    /// A bad number of seconds to run for: infinity is allowed there (a run until stopped), so the
+    /// rule says so: `"seconds must be >= 0, or infinity to run until stopped, got -1.0"`.
+    @inline(never)
+    package static func badRunSeconds(_ seconds: Double) -> CadenceError {
+        invalidArgument.with("seconds must be >= 0, or infinity to run until stopped, got \(seconds)")
+    }
+
     /// A date that names no time: NaN or infinite seconds since 1970.
     @inline(never)
     package static func badDate(_ argument: StaticString, _ secondsSince1970: Double) -> CadenceError {
@@ -117,13 +131,23 @@ extension CadenceError {
             : "loop must not be on a host's uv_loop_t to have a descriptor, got one (watch the host's loop)")
     }
 
-    /// A virtual-clock advance past the clock's end; an infinite one is a run until stopped, so
-    /// the message says what to do instead.
+    /// A virtual-clock advance of `seconds` past the clock's end; an infinite one is a run until
+    /// stopped, so the message says what to do instead.
     @inline(never)
     static func beyondClockEnd(_ seconds: Double) -> CadenceError {
-        invalidArgument.with("seconds must keep a virtual clock before its end (2^64 - 1 ns, about 584 years "
-                             + "after its start), got \(seconds)"
-                             + (seconds.isInfinite ? " (a virtual loop cannot run until stop(): pass a duration, "
+        beyondClockEnd("seconds", got: "\(seconds)", untilStopped: seconds.isInfinite)
+    }
+
+    /// A virtual-clock advance of a `Duration` past the clock's end, shown as given.
+    @inline(never)
+    static func beyondClockEnd(_ duration: Duration) -> CadenceError {
+        beyondClockEnd("duration", got: duration.shownInMessages, untilStopped: false)
+    }
+
+    private static func beyondClockEnd(_ argument: StaticString, got value: String, untilStopped: Bool) -> CadenceError {
+        invalidArgument.with("\(argument) must keep a virtual clock before its end (2^64 - 1 ns, about 584 years "
+                             + "after its start), got \(value)"
+                             + (untilStopped ? " (a virtual loop cannot run until stop(): pass a duration, "
                                 + "or run until idle)" : ""))
     }
 }

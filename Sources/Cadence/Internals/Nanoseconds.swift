@@ -36,8 +36,8 @@ func nanoseconds(fromSeconds seconds: Double, allowZero: Bool, argument: StaticS
 }
 
 /// Converts a public `Duration` to engine nanoseconds after checking it, by the rules of
-/// `nanoseconds(fromSeconds:allowZero:argument:)` and with its messages (the value shown in
-/// seconds): attoseconds are rounded up to whole nanoseconds, so a timer is never early.
+/// `nanoseconds(fromSeconds:allowZero:argument:)`, its message showing the `Duration` as given
+/// (`.milliseconds(-5)`): attoseconds are rounded up to whole nanoseconds, so a timer is never early.
 ///
 /// - Parameters:
 ///   - duration: the caller's value.
@@ -58,10 +58,26 @@ func nanoseconds(from duration: Duration, allowZero: Bool, argument: StaticStrin
     }
     if attoseconds == 0 && allowZero { return 0 }
     if attoseconds > 0 { return .max }
-    throw .badSeconds(argument, duration.inSeconds, allowZero: allowZero)  // out of line: built only here
+    throw .badDuration(argument, duration, allowZero: allowZero)  // out of line: built only here
 }
 
 extension Duration {
+    /// The duration as error messages show it: the call that makes it, in the largest unit that
+    /// holds it whole (`.milliseconds(-5)`, `.seconds(2)`, `.zero`), so a message gives back what
+    /// the caller wrote rather than seconds it did not write.
+    var shownInMessages: String {
+        let attoseconds = self.attoseconds
+        guard attoseconds != 0 else { return ".zero" }
+        let units: [(name: String, attoseconds: Int128)] = [
+            ("seconds", 1_000_000_000_000_000_000), ("milliseconds", 1_000_000_000_000_000),
+            ("microseconds", 1_000_000_000_000), ("nanoseconds", 1_000_000_000),
+        ]
+        for unit in units where attoseconds % unit.attoseconds == 0 {
+            return ".\(unit.name)(\(attoseconds / unit.attoseconds))"
+        }
+        return "Duration(attoseconds: \(attoseconds))"
+    }
+
     /// The duration in seconds, as close as a `Double` gets: for messages and for the calls that
     /// keep seconds (``TimerPublisher/interval``).
     var inSeconds: Double {

@@ -263,6 +263,26 @@ def test_loop_close() -> None:
     assert fires == []
 
 
+def test_loop_close_twice() -> None:
+    """Closing a loop twice: the second close does nothing, as a file's; C's second
+    cadence_loop_destroy names a stale handle (EBADF). A loop made since is untouched."""
+    fires: list[float] = []
+    loop = cadence.Loop.virtual()
+    loop.schedule(1.0, lambda tick: fires.append(tick.fire_date), interval=1.0).detach()
+    loop.close()
+    loop.close()
+    assert loop.closed
+    with pytest.raises(cadence.BadHandle):
+        loop.run(1.0)
+    with cadence.Loop.virtual() as later:
+        later_fires: list[float] = []
+        later.schedule(1.0, lambda tick: later_fires.append(tick.fire_date), interval=1.0).detach()
+        loop.close()
+        later.run(2.5)
+        assert later_fires == [1.0, 2.0]
+    assert fires == []
+
+
 def test_autoconnect_1000_given_up(virtual_loop: cadence.Loop) -> None:
     fires: list[Tick] = []
     handles = []

@@ -28,12 +28,10 @@ def test_version_is_checked_and_reported() -> None:
 
 def test_library_path_and_library_version_are_both_strings() -> None:
     assert isinstance(cadence.library_path, str)
-    assert isinstance(cadence.library_version, str)
+    assert type(cadence.library_path) is str
+    assert type(cadence.library_version) is str  # a plain str: nothing to call
+    assert not callable(cadence.library_version)
     assert cadence.library_version == _lib.version_string()
-    # The older spelling, a call, still works and gives the same plain string.
-    called = cadence.library_version()  # type: ignore[operator]
-    assert type(called) is str
-    assert called == cadence.library_version
 
 
 def test_the_package_namespace_has_no_future_feature() -> None:

@@ -1,7 +1,8 @@
 """ruff and mypy --strict over the package, its tests and the Python examples, with the settings
 of the repository's pyproject.toml, so that every test run checks them.
 
-A missing ruff or mypy is a failure (``scripts/install-deps.sh test`` installs them).
+A missing ruff or mypy is a failure (``scripts/install-deps.sh test`` installs them into the
+virtual environment ``build/venv`` that ``make python-test`` runs the suite with).
 """
 
 from __future__ import annotations

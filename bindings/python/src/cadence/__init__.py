@@ -60,21 +60,9 @@ __all__ += ["library_version", "testing"]
 #: The version of this binding.
 __version__ = "0.4.0"
 
-
-class _LibraryVersion(str):
-    """A ``str`` that may also be called, as :data:`library_version` once had to be."""
-
-    __slots__ = ()
-
-    def __call__(self) -> str:
-        """The same string, for code that calls ``cadence.library_version()``."""
-        return str(self)
-
-
 #: The path of the shared library that was loaded, such as ``"/usr/lib/libcadence.so"``.
 library_path: str = _lib.path
 
 #: The loaded library's version, ``"major.minor.patch"`` (from ``cadence_version_string``).
-#: Like :data:`library_path` it is a string, fixed at import. Calling it,
-#: ``cadence.library_version()``, is the older spelling; it still works and returns the same string.
-library_version: str = _LibraryVersion(_lib.version_string())
+#: Like :data:`library_path` it is a plain ``str``, fixed at import.
+library_version: str = _lib.version_string()

@@ -854,9 +854,9 @@ class Loop:
 
     def close(self) -> None:
         """Cancels every timer, closes every object made from this loop, and frees the loop.
-        Closing twice is harmless. A loop attached to asyncio is detached first (as
-        :meth:`Attachment.detach <cadence.Attachment.detach>`: on the asyncio thread, or once the
-        asyncio loop has stopped).
+        Closing twice does nothing, as a file's ``close()``. A loop attached to asyncio is detached
+        first (as :meth:`Attachment.detach <cadence.Attachment.detach>`: on the asyncio thread, or
+        once the asyncio loop has stopped).
 
         Raises:
             LoopBusy: the loop is running (for example, ``close`` from one of its callbacks) or
