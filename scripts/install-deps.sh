@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building, testing and benchmarking Cadence needs, only when it is missing:
 # Debian packages with apt-get (one `apt-get update` first), and for the tests a virtual
-# environment with pytest, ruff and mypy (pip installs into it, never into the system's Python).
+# environment with pytest, pytest-asyncio, ruff and mypy (pip installs into it, never into the system's Python).
 # Usage: scripts/install-deps.sh [build|test|bench]
 #   test makes the virtual environment VENV (default build/venv, as the Makefile passes it) with
 #   `python3 -m venv`, unless PYTHON names another interpreter: one that has the tools already,
@@ -47,7 +47,10 @@ if [ "$need" = test ]; then
     python3 -m venv --clear "$venv"
   fi
   want=()
-  for module in pytest ruff mypy; do "$python" -c "import $module" 2>/dev/null || want+=("$module"); done
+  # pytest-asyncio: the asyncio tests check that its loop-factory hook runs them on Cadence.
+  for module in pytest pytest_asyncio ruff mypy; do
+    "$python" -c "import $module" 2>/dev/null || want+=("${module//_/-}")
+  done
   if [ ${#want[@]} -gt 0 ]; then
     # pip installs only into a virtual environment, never into the system's site-packages.
     if ! "$python" -c "import sys; sys.exit(sys.prefix == sys.base_prefix)"; then
