@@ -32,8 +32,9 @@ async def three_hour_long_sleepers() -> list[tuple[str, float]]:
         result = await asyncio.wait_for(asyncio.to_thread(job), 10)
         ends.append((result, loop.time()))
 
-    await asyncio.gather(sleeper("minutes", 60), sleeper("hour", 3600), sleeper("quarters", 900),
-                         thread())
+    await asyncio.gather(
+        sleeper("minutes", 60), sleeper("hour", 3600), sleeper("quarters", 900), thread()
+    )
     return ends
 
 
@@ -49,8 +50,9 @@ def test_three_hour_sleepers_and_a_thread_end_at_exact_virtual_times_at_once() -
 def test_the_same_on_a_thousand_runs() -> None:
     # 25 runs at a time, each on its own thread and loop: the job's 50 ms are real time.
     with concurrent.futures.ThreadPoolExecutor(25) as pool:
-        results = list(pool.map(lambda _: ca.run(three_hour_long_sleepers(), virtual=True),
-                                range(1000)))
+        results = list(
+            pool.map(lambda _: ca.run(three_hour_long_sleepers(), virtual=True), range(1000))
+        )
     assert all(result == EXPECTED for result in results)
 
 

@@ -3,7 +3,8 @@
 Every ```python block runs in a fresh interpreter. A fragment that starts with an import is a
 whole program; any other is a piece of a session and runs after ``import time``, ``import
 cadence`` and ``loop = cadence.Loop()``, the names the page's sections share. A fragment that
-defines ``test_...(virtual_loop, timeline)`` functions has them called on a virtual loop.
+defines ``test_...(virtual_loop, timeline)`` functions has them called on a virtual loop, and one
+that defines ``async def test_...()`` has them run on ``cadence.asyncio``'s virtual event loop.
 Interactive fragments (``>>>``, shown with their output) are not run. The fragments run at once,
 each in its own process, since most of them spend their time in ``loop.run``.
 """
@@ -29,6 +30,10 @@ TESTS = """
 with cadence.Loop.virtual() as virtual_loop:
     {name}(virtual_loop, cadence.testing.Timeline(virtual_loop))
 """
+ASYNC_TESTS = """
+import cadence.asyncio
+cadence.asyncio.run({name}(), virtual=True)
+"""
 
 
 def fragments() -> list[tuple[str, str]]:
@@ -52,6 +57,8 @@ def program(code: str) -> str:
         code = SESSION + code
     for name in re.findall(r"^def (test_\w+)\(virtual_loop, timeline\)", code, re.MULTILINE):
         code += TESTS.format(name=name)
+    for name in re.findall(r"^async def (test_\w+)\(\)", code, re.MULTILINE):
+        code += ASYNC_TESTS.format(name=name)
     return code
 
 

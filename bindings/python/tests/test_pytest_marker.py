@@ -9,6 +9,7 @@ import pytest
 
 import cadence.asyncio as ca
 
+
 @pytest.mark.cadence_asyncio
 async def test_an_hour_passes_at_once_from_zero() -> None:
     loop = asyncio.get_running_loop()

@@ -291,7 +291,9 @@ def finite_seconds(value: object, where: str, name: str, *, positive: bool = Fal
     number = seconds(value, where, name)
     if not (0 < number if positive else 0 <= number) or number == math.inf:
         rule = "> 0" if positive else ">= 0"
-        raise InvalidArgument(context=where, detail=f"{name} must be {rule} and finite, got {value!r}")
+        raise InvalidArgument(
+            context=where, detail=f"{name} must be {rule} and finite, got {value!r}"
+        )
     return number
 
 

@@ -267,7 +267,9 @@ class VirtualEventLoop(EventLoop):
         self._jobs, self._jobs_lock = 0, threading.Lock()
         super().__init__(None, tolerance=tolerance)
         try:
-            self._idle_limit = finite_seconds(idle_limit, "VirtualEventLoop", "idle_limit", positive=True)
+            self._idle_limit = finite_seconds(
+                idle_limit, "VirtualEventLoop", "idle_limit", positive=True
+            )
         except BaseException:
             self.close()
             raise
