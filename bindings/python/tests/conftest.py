@@ -16,8 +16,8 @@ import pytest
 
 import cadence
 
-# The fixtures and hooks of the package's pytest plugin, from the source tree: pyproject.toml's addopts block
-# the plugin's entry point, so that an installed copy never stands in for the source.
+# The fixtures and hooks of the package's pytest plugin, from the source tree: pyproject.toml's
+# addopts block the plugin's entry point, so that an installed copy never stands in for the source.
 from cadence.pytest_plugin import pytest_configure, pytest_pyfunc_call, timeline, virtual_loop
 
 __all__ = ["pytest_configure", "pytest_plugins", "pytest_pyfunc_call", "timeline", "virtual_loop"]

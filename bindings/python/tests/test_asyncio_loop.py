@@ -340,19 +340,21 @@ def test_a_socket_pair_reads_on_the_cadence_loop() -> None:
 @pytest.mark.parametrize("runs", ["attached", "threaded"])
 def test_a_loops_own_sleep_never_ends_early_and_is_cancelled_with_its_task(runs: str) -> None:
     async def main() -> tuple[float, float, int]:
-        with cadence.Loop() as loop:
-            with loop.attach_asyncio() if runs == "attached" else loop.threaded():
-                start = loop.now()
-                await loop.sleep(0.02, tolerance=0.01)
-                slept = loop.now() - start
-                await loop.sleep_until(loop.now() + 0.01)
-                task = asyncio.ensure_future(loop.sleep(60))
-                await asyncio.sleep(0.01)
-                armed = loop.armed_timer_count
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-                return slept, loop.now() - start, armed - loop.armed_timer_count
+        with (
+            cadence.Loop() as loop,
+            loop.attach_asyncio() if runs == "attached" else loop.threaded(),
+        ):
+            start = loop.now()
+            await loop.sleep(0.02, tolerance=0.01)
+            slept = loop.now() - start
+            await loop.sleep_until(loop.now() + 0.01)
+            task = asyncio.ensure_future(loop.sleep(60))
+            await asyncio.sleep(0.01)
+            armed = loop.armed_timer_count
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return slept, loop.now() - start, armed - loop.armed_timer_count
 
     slept, total, freed = asyncio.run(main())
     assert 0.02 <= slept < 0.5

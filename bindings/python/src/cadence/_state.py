@@ -289,7 +289,7 @@ def finite_seconds(value: object, where: str, name: str, *, positive: bool = Fal
     """:func:`seconds`, and >= 0 (> 0 with ``positive``) and finite, else InvalidArgument: for
     values that Python judges itself."""
     number = seconds(value, where, name)
-    if not (0 < number if positive else 0 <= number) or number == math.inf:
+    if not (number > 0 if positive else number >= 0) or number == math.inf:
         rule = "> 0" if positive else ">= 0"
         raise InvalidArgument(
             context=where, detail=f"{name} must be {rule} and finite, got {value!r}"

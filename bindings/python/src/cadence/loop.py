@@ -709,7 +709,8 @@ class Loop:
         :class:`~cadence.asyncio.VirtualEventLoop`).
 
         Args:
-            seconds: >= 0 and finite. tolerance: >= 0 and finite; keyword-only.
+            seconds: how long, >= 0 and finite.
+            tolerance: how late it may end, >= 0 and finite; keyword-only.
 
         Raises:
             TypeError, InvalidArgument: a bad ``seconds`` or ``tolerance``.
