@@ -360,3 +360,25 @@ def test_a_loops_own_sleep_never_ends_early_and_is_cancelled_with_its_task(runs:
     assert 0.02 <= slept < 0.5
     assert total >= 0.03
     assert freed == 1
+
+
+def test_time_is_time_monotonic_and_a_call_at_never_runs_before_it() -> None:
+    async def main() -> list[float]:
+        loop = asyncio.get_running_loop()
+        before, read, after = time.monotonic(), loop.time(), time.monotonic()
+        assert before <= read <= after
+        done = loop.create_future()
+        lateness: list[float] = []
+
+        def check(when: float) -> None:
+            lateness.append(time.monotonic() - when)
+            if len(lateness) == 200:
+                done.set_result(None)
+
+        for n in range(200):
+            when = time.monotonic() + 0.0005 * n
+            loop.call_at(when, check, when)
+        await done
+        return lateness
+
+    assert min(run(ca.EventLoop, main())) >= 0

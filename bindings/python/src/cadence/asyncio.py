@@ -1,12 +1,11 @@
 """asyncio on Cadence: an event loop whose every timer is a Cadence timer, and its virtual twin.
 
-:class:`EventLoop` is asyncio's selector event loop with one change: ``time()`` is the clock of
-a Cadence :class:`~cadence.Loop` and ``call_at``/``call_later``, so every ``asyncio.sleep``,
-``asyncio.timeout``, ``wait_for``, ``Condition.wait_for`` timeout and library timeout, are
-Cadence one-shots: nanosecond deadlines, never early (asyncio's own loop runs a timer up to its
-clock resolution early), in fire-date order with ties in scheduling order, freed at once by
-``TimerHandle.cancel()``, and coalesced by tolerance when the program allows it
-(:func:`tolerance`). I/O, subprocesses, signals and executors stay asyncio's: its selector
+:class:`EventLoop` is asyncio's selector event loop with one change: ``call_at`` and
+``call_later``, so every ``asyncio.sleep``, ``asyncio.timeout``, ``wait_for``,
+``Condition.wait_for`` timeout and library timeout, are Cadence one-shots: nanosecond
+deadlines, never early (asyncio's own loop runs a timer up to its clock resolution early), in
+fire-date order with ties in scheduling order, freed at once by ``TimerHandle.cancel()``, and
+coalesced by tolerance when the program allows it (:func:`tolerance`). I/O, subprocesses, signals and executors stay asyncio's: its selector
 watches the Cadence loop's descriptor beside every other::
 
     import cadence.asyncio
@@ -137,8 +136,11 @@ class EventLoop(asyncio.SelectorEventLoop):
         return fd
 
     def time(self) -> float:
-        """The Cadence loop's clock, in seconds (:meth:`cadence.Loop.now`)."""
-        return self.cadence.now()
+        """The clock of asyncio's loops, ``time.monotonic()`` (CLOCK_MONOTONIC, in seconds),
+        which is also the clock that Cadence's timers keep in nanoseconds: a ``call_at(when)``
+        never runs before ``time.monotonic()`` reads ``when``. (Cadence's own API reports the same
+        clock as seconds since the epoch: :meth:`cadence.Loop.now`.)"""
+        return time.monotonic()
 
     def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
         self,
@@ -276,6 +278,10 @@ class VirtualEventLoop(EventLoop):
 
     def _make_cadence(self) -> Loop:
         return Loop.virtual()
+
+    def time(self) -> float:
+        """The virtual clock, in seconds from 0 (:meth:`cadence.Loop.now` of :attr:`cadence`)."""
+        return self.cadence.now()
 
     def _watch(self) -> None:
         return None  # a virtual clock has no descriptor: the select below moves it
