@@ -5,8 +5,9 @@
 ``Condition.wait_for`` timeout and library timeout, are Cadence one-shots: nanosecond
 deadlines, never early (asyncio's own loop runs a timer up to its clock resolution early), in
 fire-date order with ties in scheduling order, freed at once by ``TimerHandle.cancel()``, and
-coalesced by tolerance when the program allows it (:func:`tolerance`). I/O, subprocesses, signals and executors stay asyncio's: its selector
-watches the Cadence loop's descriptor beside every other::
+coalesced by tolerance when the program allows it (:func:`tolerance`). I/O, subprocesses,
+signals and executors stay asyncio's: its selector watches the Cadence loop's descriptor beside
+every other::
 
     import cadence.asyncio
 
