@@ -44,7 +44,8 @@ class Timer(asyncio.TimerHandle):
         self._when, self._scheduled = when, False  # never in asyncio's heap
 
     def __call__(self, _: Tick) -> None:
-        # asyncio runs it with the other ready callbacks (a cancelled one is skipped there). The
+        # asyncio runs it with the other ready callbacks (a cancelled one is skipped there); the
+        # ready queue is BaseEventLoop's, a deque since 3.4, which EventLoop checks is there. The
         # one-shot is spent: a cancel after this has nothing to stop in Cadence (asyncio.sleep
         # cancels its handle once the sleep is over).
         self._cadence = None

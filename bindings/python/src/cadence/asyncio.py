@@ -184,7 +184,7 @@ class EventLoop(asyncio.SelectorEventLoop):
                 late = self._tolerance
             if delay < 0.0:
                 delay = 0.0
-            # Loop.schedule's fast path is the one without keywords.
+            # The keyword only when needed: passing it costs on every call.
             timer._cadence = (
                 self._schedule(delay, timer, tolerance=late)
                 if late
