@@ -38,11 +38,11 @@ from typing import Any, TypeVar
 
 from . import _lib
 from ._async import deliver_errors, descriptor
+from ._asyncio_selector import Selector
+from ._asyncio_timer import Timer
 from ._state import finite_seconds
-from .cancellable import ScheduledTimer
 from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
-from .tick import Tick
 
 __all__ = ["EventLoop", "EventLoopPolicy", "VirtualEventLoop", "VirtualTimeError", "run"]
 __all__ += ["tolerance"]
@@ -78,24 +78,6 @@ def tolerance(late: float) -> Iterator[None]:
         _TOLERANCE.reset(token)
 
 
-class _Timer(asyncio.TimerHandle):
-    """asyncio's timer handle on a Cadence one-shot, which puts it in the ready queue when due."""
-
-    __slots__ = ("_cadence",)
-    _cadence: ScheduledTimer | None
-
-    def __call__(self, _: Tick) -> None:
-        # asyncio runs it with the other ready callbacks (a cancelled one is skipped there). The
-        # ready queue is BaseEventLoop's, a deque since 3.4: EventLoop checks that it is there.
-        self._loop._ready.append(self)  # type: ignore[attr-defined]
-
-    def cancel(self) -> None:
-        """Cancels the timer and its Cadence one-shot (freed at once)."""
-        if not self._cancelled and self._cadence is not None:
-            self._cadence.cancel()
-        super().cancel()
-
-
 class EventLoop(asyncio.SelectorEventLoop):
     """An asyncio event loop whose timers are Cadence's (see the module's description).
 
@@ -112,7 +94,7 @@ class EventLoop(asyncio.SelectorEventLoop):
     """
 
     def __init__(self, loop: Loop | None = None, *, tolerance: float = 0.0) -> None:
-        super().__init__(_Selector(self._select))  # first: a failed loop must still close
+        super().__init__(Selector(self._select))  # first: a failed loop must still close
         self._owns = False
         try:
             self._tolerance = finite_seconds(tolerance, type(self).__name__, "tolerance")
@@ -123,6 +105,7 @@ class EventLoop(asyncio.SelectorEventLoop):
             """The Cadence loop under this event loop: its own timers, publishers and
             countdowns run on the asyncio thread beside asyncio's."""
             self._state = self.cadence._state
+            self._schedule = self.cadence.schedule
             self._fd = self._watch()
         except BaseException:
             self.close()
@@ -143,6 +126,26 @@ class EventLoop(asyncio.SelectorEventLoop):
         clock as seconds since the epoch: :meth:`cadence.Loop.now`.)"""
         return time.monotonic()
 
+    def call_later(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
+        self,
+        delay: float,
+        callback: Callable[..., object],
+        *args: Any,
+        context: contextvars.Context | None = None,
+    ) -> asyncio.TimerHandle:
+        """Calls ``callback(*args)`` ``delay`` seconds from now (:meth:`time`), never before, up to
+        the tolerance in force late; ``asyncio.sleep`` comes here.
+
+        Raises:
+            TypeError: ``delay`` is None or not a number. ValueError: ``delay`` is NaN.
+            RuntimeError: the loop is closed.
+        """
+        if delay is None:
+            raise TypeError("call_later: delay must be a number of seconds, got None")
+        now = self.time()
+        when = now + delay
+        return self._arm(when, when - now, callback, args, context)  # one clock read, a float
+
     def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
         self,
         when: float,
@@ -151,25 +154,42 @@ class EventLoop(asyncio.SelectorEventLoop):
         context: contextvars.Context | None = None,
     ) -> asyncio.TimerHandle:
         """Calls ``callback(*args)`` at ``when`` (this loop's :meth:`time`), never before, up to
-        the tolerance in force late; ``call_later`` and every asyncio timeout come here.
+        the tolerance in force late; every asyncio timeout comes here.
 
         Raises:
-            TypeError: ``when`` is None. ValueError: ``when`` is NaN.
+            TypeError: ``when`` is None or not a number. ValueError: ``when`` is NaN.
             RuntimeError: the loop is closed.
         """
         if when is None:
             raise TypeError("when cannot be None")
-        if self.is_closed():
+        return self._arm(when, when - self.time(), callback, args, context)
+
+    def _arm(
+        self,
+        when: float,
+        delay: float,
+        callback: Callable[..., object],
+        args: tuple[Any, ...],
+        context: contextvars.Context | None,
+    ) -> Timer:
+        """A timer handle for ``when``, ``delay`` seconds from now, on a Cadence one-shot."""
+        if self._closed:  # type: ignore[attr-defined]  # BaseEventLoop's, as is_closed() reads
             raise RuntimeError("Event loop is closed")
-        timer = _Timer(when, callback, args, self, context)
-        delay = when - self.time()
         if delay != delay:
             raise ValueError(f"call_at: when must be a number of seconds, got {when!r}")
-        timer._cadence = None
+        timer = Timer(when, callback, args, self, context)
         if delay < math.inf:  # an infinite wait has no timer, as it has no end
             late = _TOLERANCE.get()
-            late = self._tolerance if late is None else late
-            timer._cadence = self.cadence.schedule(max(delay, 0.0), timer, tolerance=late)
+            if late is None:
+                late = self._tolerance
+            if delay < 0.0:
+                delay = 0.0
+            # The keyword only when needed: passing it costs on every call.
+            timer._cadence = (
+                self._schedule(delay, timer, tolerance=late)
+                if late
+                else self._schedule(delay, timer)
+            )
         return timer
 
     def run_forever(self) -> None:
@@ -331,31 +351,6 @@ class VirtualEventLoop(EventLoop):
         out = ctypes.c_double()
         check(_lib.lib.cadence_loop_timeout(self._state.handle, out), "VirtualEventLoop")
         return out.value
-
-
-class _Selector(selectors.BaseSelector):
-    """asyncio's selector (the platform's default), whose ``select`` is the event loop's."""
-
-    def __init__(self, select: Callable[[selectors.BaseSelector, float | None], list[Any]]) -> None:
-        self._inner, self._select = selectors.DefaultSelector(), select
-
-    def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
-        return self._inner.register(fileobj, events, data)
-
-    def unregister(self, fileobj: Any) -> selectors.SelectorKey:
-        return self._inner.unregister(fileobj)
-
-    def modify(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
-        return self._inner.modify(fileobj, events, data)
-
-    def select(self, timeout: float | None = None) -> list[Any]:
-        return self._select(self._inner, timeout)
-
-    def get_map(self) -> Any:
-        return self._inner.get_map()
-
-    def close(self) -> None:
-        self._inner.close()
 
 
 class EventLoopPolicy(asyncio.DefaultEventLoopPolicy):
