@@ -95,8 +95,9 @@ class EventLoop(asyncio.SelectorEventLoop):
         if delay is None:
             raise TypeError("call_later: delay must be a number of seconds, got None")
         now = self.time()
-        when = now + delay
-        return self._arm(when, when - now, callback, args, context)  # one clock read, a float
+        # One clock read; the delay as given (``when - now`` would add a float's error to it),
+        # as a float (Loop.schedule's fast path).
+        return self._arm(now + delay, delay + 0.0, callback, args, context)
 
     def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
         self,
@@ -128,7 +129,7 @@ class EventLoop(asyncio.SelectorEventLoop):
         if self._closed:  # type: ignore[attr-defined]  # BaseEventLoop's, as is_closed() reads
             raise RuntimeError("Event loop is closed")
         if delay != delay:
-            raise ValueError(f"call_at: when must be a number of seconds, got {when!r}")
+            raise ValueError(f"asyncio timer: when must be a number of seconds, got {when!r}")
         timer = Timer(when, callback, args, self, context)
         if delay < math.inf:  # an infinite wait has no timer, as it has no end
             late = TOLERANCE.get()

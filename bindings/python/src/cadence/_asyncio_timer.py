@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .cancellable import ScheduledTimer
+from .errors import BadHandle
 from .tick import Tick
 
 _copy_context = contextvars.copy_context
@@ -56,7 +57,10 @@ class Timer(asyncio.TimerHandle):
         if self._cancelled:
             return
         if self._cadence is not None:
-            self._cadence.cancel()
+            try:  # noqa: SIM105 - not contextlib.suppress: an object per cancel on a hot path
+                self._cadence.cancel()
+            except BadHandle:  # the loop is closed: its timers went with it, as asyncio's do
+                pass
         if self._loop._debug:
             super().cancel()
             return

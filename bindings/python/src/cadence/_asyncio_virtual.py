@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import ctypes
 import math
 import selectors
@@ -82,23 +83,53 @@ class VirtualEventLoop(EventLoop):
     Args:
         tolerance: as for :class:`EventLoop`; with tolerance, the clock jumps to the coalesced
             wake-up.
-        idle_limit: seconds of real time to wait for an executor job or for I/O when only they
-            could wake the loop, > 0; then :class:`VirtualTimeError`. Default 30.
+        idle_limit: seconds of real time to wait for what only real time brings (an executor
+            job, a subprocess, I/O) when nothing else could wake the loop, > 0; then
+            :class:`VirtualTimeError`. Default 30.
+        time_limit: virtual seconds the clock may reach, > 0, or None (the default) for no
+            limit; a jump past it raises :class:`VirtualTimeError` (a test whose program waits for
+            ever beside a periodic task would otherwise run on without end).
 
     Raises:
-        TypeError, InvalidArgument: a bad ``tolerance`` or ``idle_limit``.
+        TypeError, InvalidArgument: a bad ``tolerance``, ``idle_limit`` or ``time_limit``.
     """
 
-    def __init__(self, *, tolerance: float = 0.0, idle_limit: float = 30.0) -> None:
+    def __init__(
+        self, *, tolerance: float = 0.0, idle_limit: float = 30.0, time_limit: float | None = None
+    ) -> None:
         self._jobs, self._jobs_lock = 0, threading.Lock()
         super().__init__(None, tolerance=tolerance)
         try:
-            self._idle_limit = finite_seconds(
-                idle_limit, "VirtualEventLoop", "idle_limit", positive=True
+            where = "VirtualEventLoop"
+            self._idle_limit = finite_seconds(idle_limit, where, "idle_limit", positive=True)
+            self._time_limit = (
+                math.inf
+                if time_limit is None
+                else finite_seconds(time_limit, where, "time_limit", positive=True)
             )
         except BaseException:
             self.close()
             raise
+
+    def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
+        self,
+        when: float,
+        callback: Callable[..., object],
+        *args: Any,
+        context: contextvars.Context | None = None,
+    ) -> asyncio.TimerHandle:
+        """:meth:`EventLoop.call_at`, on whole nanoseconds of the virtual clock: a date within a
+        float's rounding of a nanosecond is that nanosecond, so ``call_at(1.3)`` fires at 1.3
+        exactly, not a nanosecond after."""
+        if when is None:
+            raise TypeError("when cannot be None")
+        delay = when - self.time()
+        if math.isfinite(delay):
+            nanoseconds = delay * 1e9
+            nearest = round(nanoseconds)
+            if abs(nanoseconds - nearest) < 1e-3:
+                delay = nearest / 1e9
+        return self._arm(when, delay, callback, args, context)
 
     def _make_cadence(self) -> Loop:
         return Loop.virtual()
@@ -126,16 +157,54 @@ class VirtualEventLoop(EventLoop):
         future.add_done_callback(job.settle)
         return future
 
+    async def subprocess_exec(
+        self, protocol_factory: Callable[[], Any], *args: Any, **kwargs: Any
+    ) -> tuple[Any, Any]:
+        """asyncio's, holding the clock still while the process runs (until its protocol's
+        ``process_exited``): only real time moves a process."""
+        return await super().subprocess_exec(self._held(protocol_factory), *args, **kwargs)
+
+    async def subprocess_shell(
+        self, protocol_factory: Callable[[], Any], cmd: Any, **kwargs: Any
+    ) -> tuple[Any, Any]:
+        """asyncio's, holding the clock still while the process runs, as :meth:`subprocess_exec`."""
+        return await super().subprocess_shell(self._held(protocol_factory), cmd, **kwargs)
+
+    def _held(self, protocol_factory: Callable[[], Any]) -> Callable[[], Any]:
+        """``protocol_factory`` whose protocols count as a job until their process has exited."""
+
+        def made() -> Any:
+            protocol = protocol_factory()
+            exited = protocol.process_exited
+
+            def process_exited() -> None:
+                with self._jobs_lock:
+                    self._jobs -= 1
+                exited()
+
+            protocol.process_exited = process_exited
+            with self._jobs_lock:
+                self._jobs += 1
+            return protocol
+
+        return made
+
     def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
         """Returns the I/O ready now; with nothing to run, moves the clock to the next timer,
         whose callbacks join the ready queue, or waits in real time for what only real time
-        brings (an executor job, I/O)."""
+        brings (an executor job, a subprocess, I/O)."""
         events = inner.select(0)
         if events or timeout == 0:
             return events
         limit = time.monotonic() + self._idle_limit
         while True:
             if self._jobs == 0 and (wait := self._next_timer()) < math.inf:
+                if self.time() + wait > self._time_limit:
+                    raise VirtualTimeError(
+                        f"VirtualEventLoop: the next timer is at {self.time() + wait:g} s, past "
+                        f"time_limit {self._time_limit:g} s (a program that waits for ever beside "
+                        "a periodic task?)"
+                    )
                 code = _lib.lib.cadence_loop_run(self._state.handle, MODE, wait)
                 deliver_errors(self._state, self, self.cadence)
                 check(code, "VirtualEventLoop")
@@ -144,11 +213,17 @@ class VirtualEventLoop(EventLoop):
             if events:
                 return events
             if time.monotonic() >= limit:
-                waiting = "an executor job" if self._jobs else "I/O (no timer is armed)"
                 raise VirtualTimeError(
-                    f"VirtualEventLoop: waited {self._idle_limit:g} s of real time for {waiting}, "
-                    "which alone could wake it (idle_limit)"
+                    f"VirtualEventLoop: waited {self._idle_limit:g} s of real time for "
+                    f"{self._waiting_for(inner)}, which alone could wake it (idle_limit)"
                 )
+
+    def _waiting_for(self, inner: selectors.BaseSelector) -> str:
+        if self._jobs:
+            return "an executor job or a subprocess"
+        if len(inner.get_map()) > 1:  # more than asyncio's own self-pipe
+            return "I/O (no timer is armed)"
+        return "nothing: no timer is armed and no job, subprocess or I/O runs (a deadlock?)"
 
     def _next_timer(self) -> float:
         out = ctypes.c_double()

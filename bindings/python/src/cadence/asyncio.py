@@ -60,17 +60,39 @@ def tolerance(late: float) -> Iterator[None]:
 
 class EventLoopPolicy(asyncio.DefaultEventLoopPolicy):
     """An event loop policy whose ``new_event_loop()`` makes an :class:`EventLoop` (or, with
-    ``virtual``, a :class:`VirtualEventLoop`), for code that makes its loops that way
-    (``asyncio.set_event_loop_policy(cadence.asyncio.EventLoopPolicy())``)."""
+    ``virtual``, a :class:`VirtualEventLoop` with ``idle_limit`` and ``time_limit``), for code
+    that makes its loops that way
+    (``asyncio.set_event_loop_policy(cadence.asyncio.EventLoopPolicy())``).
 
-    def __init__(self, *, virtual: bool = False, tolerance: float = 0.0) -> None:
+    Raises:
+        TypeError, InvalidArgument: a bad number, as for the loops (at once, not at the first
+            loop); TypeError: ``idle_limit`` or ``time_limit`` without ``virtual``.
+    """
+
+    def __init__(
+        self,
+        *,
+        virtual: bool = False,
+        tolerance: float = 0.0,
+        idle_limit: float | None = None,
+        time_limit: float | None = None,
+    ) -> None:
         super().__init__()
-        self._virtual, self._tolerance = virtual, tolerance
+        where = "EventLoopPolicy"
+        finite_seconds(tolerance, where, "tolerance")
+        limits: dict[str, float] = {}
+        if idle_limit is not None:
+            limits["idle_limit"] = finite_seconds(idle_limit, where, "idle_limit", positive=True)
+        if time_limit is not None:
+            limits["time_limit"] = finite_seconds(time_limit, where, "time_limit", positive=True)
+        if limits and not virtual:
+            raise TypeError(f"{where}: {' and '.join(limits)} apply to a virtual loop only")
+        self._virtual, self._tolerance, self._limits = virtual, tolerance, limits
 
     def new_event_loop(self) -> asyncio.AbstractEventLoop:
         """A new Cadence event loop."""
         if self._virtual:
-            return VirtualEventLoop(tolerance=self._tolerance)
+            return VirtualEventLoop(tolerance=self._tolerance, **self._limits)
         return EventLoop(tolerance=self._tolerance)
 
 
@@ -79,26 +101,29 @@ def run(
     *,
     virtual: bool = False,
     tolerance: float = 0.0,
+    idle_limit: float | None = None,
+    time_limit: float | None = None,
     debug: bool | None = None,
 ) -> T:
     """``asyncio.run(main)`` on a new :class:`EventLoop` (or, with ``virtual``, a
-    :class:`VirtualEventLoop`) with ``tolerance``, closed at the end: asyncio's ``Runner`` with
-    a loop factory on 3.11+, ``asyncio.run`` under an :class:`EventLoopPolicy` before.
+    :class:`VirtualEventLoop` with ``idle_limit`` and ``time_limit``) with ``tolerance``, closed
+    at the end: asyncio's ``Runner`` with a loop factory on 3.11+, ``asyncio.run`` under an
+    :class:`EventLoopPolicy` before.
 
     Raises:
-        whatever ``main`` raises; :class:`VirtualTimeError` on a virtual loop that only real
-        time could wake and did not; TypeError, InvalidArgument for a bad ``tolerance``.
+        whatever ``main`` raises; :class:`VirtualTimeError` from a virtual loop that could not go
+        on; TypeError, InvalidArgument for a bad number or a limit without ``virtual``.
     """
-    factory = VirtualEventLoop if virtual else EventLoop
+    policy = EventLoopPolicy(
+        virtual=virtual, tolerance=tolerance, idle_limit=idle_limit, time_limit=time_limit
+    )
     if sys.version_info >= (3, 11):
-        with asyncio.Runner(
-            debug=debug, loop_factory=lambda: factory(tolerance=tolerance)
-        ) as runner:
+        with asyncio.Runner(debug=debug, loop_factory=policy.new_event_loop) as runner:
             result: T = runner.run(main)
             return result
-    policy = asyncio.get_event_loop_policy()
-    asyncio.set_event_loop_policy(EventLoopPolicy(virtual=virtual, tolerance=tolerance))
+    previous = asyncio.get_event_loop_policy()
+    asyncio.set_event_loop_policy(policy)
     try:
         return asyncio.run(main, debug=bool(debug))
     finally:
-        asyncio.set_event_loop_policy(policy)
+        asyncio.set_event_loop_policy(previous)
