@@ -51,7 +51,7 @@ public final class Loop: @unchecked Sendable {
     /// given to every C callback armed, with the userdata of one that ends without a final call.
     var defaultFire: UnsafeRawPointer?
     /// The batch of one-shot fires handed to a binding in one call, if one is set (FireBatch.swift).
-    var fireBatch: FireBatch?
+    @exclusivity(unchecked) var fireBatch: FireBatch?  // guarded by `lock`, as `queues`
     var functionRelease: TimerFunction.Release?
     /// The registry's bits of the C handles of timers on this loop (Loop+Functions.swift).
     var handleSource: UInt64 = 0
