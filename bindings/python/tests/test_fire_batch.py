@@ -127,3 +127,22 @@ def test_cancel_from_another_thread_during_the_batch() -> None:
         (False, ["first", "second"], ["first", "second"]),
         (True, ["first"], ["first"]),
     ]
+
+
+def test_a_later_one_shot_of_the_pass_reads_as_fired_to_c(virtual_loop: cadence.Loop) -> None:
+    # What docs/python.md says a callback sees of a one-shot of its batch still to be called.
+    seen: dict[str, object] = {}
+    calls: list[str] = []
+    timers: list[cadence.ScheduledTimer] = []
+
+    def first(tick: cadence.Tick) -> None:
+        later = timers[1]
+        seen["pending"], seen["fire_date"] = later.pending, later.fire_date
+        with pytest.raises(cadence.AlreadyCancelled):
+            later.reset(1.0)
+
+    timers.append(virtual_loop.schedule(1.0, first))
+    timers.append(virtual_loop.schedule(1.0, lambda tick: calls.append("later")))
+    virtual_loop.run(2.0)
+    assert seen == {"pending": True, "fire_date": None}
+    assert calls == ["later"]  # still called
