@@ -14,7 +14,9 @@ Run: python floor.py            (PYTHONPATH must find the cadence package for th
   of cadence_cancel_steal (PyDLL, which keeps the GIL) on each. The second is what any binding
   of this ABI over ctypes pays per stop; asyncio's whole cancel is the target it is compared with.
 - fire: bench.py's fire (100,000 one-shots due within 1 ms) with a bare ctypes fire function that
-  only counts, and the cost of making one Tick (a NamedTuple) per call, which every callback gets.
+  only counts, and the cost of making one Tick (a NamedTuple) per call, which every callback gets;
+  then with a bare batch function instead (cadence_loop_set_fire_batch, one ctypes call per batch
+  of up to 256 fires), which leaves the engine's fire and Python's own work per callback.
 """
 
 import ctypes
@@ -147,6 +149,34 @@ def fire_floor(loop, n=100_000):
     tick = timeit.timeit(lambda: tuple.__new__(cadence.Tick, (1.5, 0)), number=n) / n * 1e9
     print(f"fire: a bare ctypes fire function {sorted(costs)[1]:.0f} ns per fire; "
           f"making a Tick {tick:.0f} ns more")
+    if hasattr(cadence._lib, "FIRE_BATCH_FN"):
+        print(f"fire: a bare ctypes batch function {batch_floor(loop, n):.0f} ns per fire")
+
+
+def batch_floor(loop, n, rounds=3):
+    """The fire row with the binding's batches (cadence_loop_set_fire_batch): a bare batch
+    function that only counts, so the engine's fire and one ctypes call per batch of up to 256."""
+    import cadence
+
+    rng, costs, state, lib = random.Random(3), [], loop._state, cadence._lib.lib
+    counted = [0]
+
+    def batch(address, count):  # the keys stay taken, as above
+        counted[0] += count
+
+    bare = cadence._lib.FIRE_BATCH_FN(batch)
+    lib.cadence_loop_set_fire_batch(state.handle, bare)
+    for _ in range(rounds):
+        counted[0] = 0
+        timers = [loop.schedule(rng.random() * 0.001, print) for _ in range(n)]
+        time.sleep(0.002)
+        began = time.perf_counter_ns()
+        while counted[0] < n:
+            lib.cadence_loop_run_pass(state.handle, b"default")
+        costs.append((time.perf_counter_ns() - began) / n)
+        del timers
+    lib.cadence_loop_set_fire_batch(state.handle, state.on_batch)
+    return sorted(costs)[1]
 
 
 if __name__ == "__main__":
