@@ -60,10 +60,11 @@ extension Loop {
     }
 
     /// Whether `fire` goes into the batch: a one-shot of the fire function the batch was set for.
+    /// (Reads the one field: a copy of the batch would retain and release its arrays per fire.)
     @inline(__always)
     func isBatched(_ fire: TimerQueues.Fire) -> Bool {
-        guard let batch = fireBatch, fire.isFinal else { return false }
-        return fire.action.call.function == batch.fire && fire.action.call.invoke != nil
+        guard let batchFire = fireBatch?.fire else { return false }
+        return fire.isFinal && fire.action.call.function == batchFire
     }
 
     /// Writes `fire` into the batch, handing the batch over once it is full. With the lock held.
@@ -99,7 +100,6 @@ extension Loop {
 
     /// Whether `id` is in the batch being handed over now. With the lock held.
     func isDeliveringLocked(_ id: TimerID) -> Bool {
-        guard let batch = fireBatch, batch.delivering else { return false }
-        return batch.ids.contains(id)
+        fireBatch?.delivering == true && fireBatch!.ids.contains(id)
     }
 }
