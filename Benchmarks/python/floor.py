@@ -124,58 +124,49 @@ def stop_floor(loop, n=100_000):
 
 
 def fire_floor(loop, n=100_000):
-    """The fire rows (see the module's notes): median of three rounds."""
+    """The fire rows (see the module's notes): median of three rounds each."""
     import cadence
 
-    rng, costs, state = random.Random(2), [], loop._state
-    counted = [0]
+    state, lib, counted = loop._state, cadence._lib.lib, [0]
 
     def fire(key, date, skipped, final):  # the keys stay taken: the program ends soon
         counted[0] += 1
 
+    def batch(address, count):  # the same, a batch at a time
+        counted[0] += count
+
+    # The timers armed now call `bare` once per fire: a batch takes only the one-shots of the
+    # fire function it was set with (the binding's).
     bare = cadence._lib.FIRE_FN(fire)
-    lib = cadence._lib.lib
     lib.cadence_loop_set_callbacks(state.handle, bare, state.on_release)
+    each = timed_fires(loop, n, random.Random(2), counted)
+    lib.cadence_loop_set_callbacks(state.handle, state.on_fire, state.on_release)
+    tick = timeit.timeit(lambda: tuple.__new__(cadence.Tick, (1.5, 0)), number=n) / n * 1e9
+    print(f"fire: a bare ctypes fire function {each:.0f} ns per fire; "
+          f"making a Tick {tick:.0f} ns more")
+    if hasattr(cadence._lib, "FIRE_BATCH_FN"):  # since cadence_loop_set_fire_batch
+        batched = cadence._lib.FIRE_BATCH_FN(batch)
+        lib.cadence_loop_set_fire_batch(state.handle, batched)
+        per_batch = timed_fires(loop, n, random.Random(3), counted)
+        lib.cadence_loop_set_fire_batch(state.handle, state.on_batch)
+        print(f"fire: a bare ctypes batch function {per_batch:.0f} ns per fire")
+
+
+def timed_fires(loop, n, rng, counted):
+    """ns per fire of n one-shots due within 1 ms, run by passes until ``counted`` says all
+    came; median of three rounds."""
+    import cadence
+
+    costs, handle, lib = [], loop._state.handle, cadence._lib.lib
     for _ in range(3):
         counted[0] = 0
         timers = [loop.schedule(rng.random() * 0.001, print) for _ in range(n)]
         time.sleep(0.002)
         began = time.perf_counter_ns()
         while counted[0] < n:
-            lib.cadence_loop_run_pass(state.handle, b"default")
+            lib.cadence_loop_run_pass(handle, b"default")
         costs.append((time.perf_counter_ns() - began) / n)
         del timers
-    lib.cadence_loop_set_callbacks(state.handle, state.on_fire, state.on_release)
-    tick = timeit.timeit(lambda: tuple.__new__(cadence.Tick, (1.5, 0)), number=n) / n * 1e9
-    print(f"fire: a bare ctypes fire function {sorted(costs)[1]:.0f} ns per fire; "
-          f"making a Tick {tick:.0f} ns more")
-    if hasattr(cadence._lib, "FIRE_BATCH_FN"):
-        print(f"fire: a bare ctypes batch function {batch_floor(loop, n):.0f} ns per fire")
-
-
-def batch_floor(loop, n, rounds=3):
-    """The fire row with the binding's batches (cadence_loop_set_fire_batch): a bare batch
-    function that only counts, so the engine's fire and one ctypes call per batch of up to 256."""
-    import cadence
-
-    rng, costs, state, lib = random.Random(3), [], loop._state, cadence._lib.lib
-    counted = [0]
-
-    def batch(address, count):  # the keys stay taken, as above
-        counted[0] += count
-
-    bare = cadence._lib.FIRE_BATCH_FN(batch)
-    lib.cadence_loop_set_fire_batch(state.handle, bare)
-    for _ in range(rounds):
-        counted[0] = 0
-        timers = [loop.schedule(rng.random() * 0.001, print) for _ in range(n)]
-        time.sleep(0.002)
-        began = time.perf_counter_ns()
-        while counted[0] < n:
-            lib.cadence_loop_run_pass(state.handle, b"default")
-        costs.append((time.perf_counter_ns() - began) / n)
-        del timers
-    lib.cadence_loop_set_fire_batch(state.handle, state.on_batch)
     return sorted(costs)[1]
 
 
