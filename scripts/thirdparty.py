@@ -181,6 +181,7 @@ class Result:
     deselected: int = 0
     loops: list[str] = field(default_factory=list)  # the classes of the loops it made
     timers: int = 0  # call_at calls on them
+    failures: list[str] = field(default_factory=list)  # the tests that failed
     log: str = ""
 
     @property
@@ -229,6 +230,11 @@ def run(suite: Suite, python: Path, source: Path, loop: str, home: Path, library
         if node is not None:
             result.tests, result.skipped = int(node.get("tests", 0)), int(node.get("skipped", 0))
             result.failed = int(node.get("failures", 0)) + int(node.get("errors", 0))
+            result.failures = [
+                f"{case.get('classname')}.{case.get('name')}"
+                for case in node.iter("testcase")
+                if case.find("failure") is not None or case.find("error") is not None
+            ]
     if found := re.search(r"(\d+) deselected", done.stdout):
         result.deselected = int(found.group(1))
     if report.exists():
@@ -268,6 +274,7 @@ def main() -> int:
             )
             if not r.ok:
                 print(r.log[-6000:])
+                print("failed:", *r.failures, sep="\n  ")
     print("\n| suite | loop | passed | failed | skipped | deselected | timers | wall s |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in results:

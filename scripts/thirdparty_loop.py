@@ -70,7 +70,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Writes the loops made to ``CADENCE_THIRDPARTY_REPORT`` (when it is set)."""
+    """Puts asyncio's default policy back, and writes the loops made to
+    ``CADENCE_THIRDPARTY_REPORT`` (when it is set)."""
+    asyncio.set_event_loop_policy(None)
     path = os.environ.get("CADENCE_THIRDPARTY_REPORT")
     if path:
         with open(path, "w") as report:
