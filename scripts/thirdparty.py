@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Runs the test suites of third-party asyncio libraries, unchanged, on three event loops:
-asyncio's default loop, :class:`cadence.asyncio.EventLoop` and (unless a suite measures wall
-time) :class:`cadence.asyncio.VirtualEventLoop`, and prints pass/fail counts and wall time per
-suite per loop (``make thirdparty``; it needs the network for pip).
+asyncio's default loop, :class:`cadence.asyncio.EventLoop` and
+:class:`cadence.asyncio.VirtualEventLoop` (there without the tests that need real time to pass,
+each named in SUITES with why), and prints pass/fail counts, timers armed and wall time per suite
+per loop (``make thirdparty``; it needs the network for pip).
 
     scripts/thirdparty.py [--build DIR] [--library PATH] [SUITE ...]
 
