@@ -7,7 +7,7 @@ policy before any test runs, which every suite there makes its loops through: py
 0.24's ``event_loop_policy`` fixture returns the policy in force, and ``get_event_loop()`` or
 ``new_event_loop()`` in a suite's own helpers ask it too. At the end it writes, to the file named
 by ``CADENCE_THIRDPARTY_REPORT``, the class of each loop the policy made and how many timers
-(``call_at``, which ``call_later``, sleeps and timeouts go through) the suite armed on them, so
+(``call_at`` and ``call_later``, which sleeps and timeouts go through) the suite armed on them, so
 that the runner can tell a suite that ran on Cadence's loop from one that bypassed it.
 """
 
@@ -32,17 +32,28 @@ class _Counting:
     """Counts the loops its policy makes (a mixin for asyncio's and Cadence's policies)."""
 
     def new_event_loop(self) -> asyncio.AbstractEventLoop:
-        """The policy's new loop, counted by its class, its ``call_at`` counting timers."""
+        """The policy's new loop, counted by its class, its ``call_at`` and ``call_later``
+        counting timers (once each: asyncio's ``call_later`` calls ``call_at``, Cadence's not)."""
         loop: asyncio.AbstractEventLoop = super().new_event_loop()  # type: ignore[misc]
         _made.append(type(loop).__name__)
-        call_at = loop.call_at
+        call_at, call_later, inside = loop.call_at, loop.call_later, [False]
 
         @functools.wraps(call_at)
-        def counting(*args: Any, **kwargs: Any) -> asyncio.TimerHandle:
-            _timers[0] += 1
+        def counting_at(*args: Any, **kwargs: Any) -> asyncio.TimerHandle:
+            _timers[0] += not inside[0]
             return call_at(*args, **kwargs)
 
-        setattr(loop, "call_at", counting)  # noqa: B010  # call_later calls self.call_at
+        @functools.wraps(call_later)
+        def counting_later(*args: Any, **kwargs: Any) -> asyncio.TimerHandle:
+            _timers[0] += 1
+            inside[0] = True  # the loop's thread only, as asyncio requires
+            try:
+                return call_later(*args, **kwargs)
+            finally:
+                inside[0] = False
+
+        setattr(loop, "call_at", counting_at)  # noqa: B010
+        setattr(loop, "call_later", counting_later)  # noqa: B010
         return loop
 
 

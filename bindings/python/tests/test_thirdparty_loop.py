@@ -1,6 +1,7 @@
 """The pytest plugin of ``make thirdparty`` (scripts/thirdparty_loop.py), offline: a suite that
 makes its loops through asyncio (``asyncio.run`` here, pytest-asyncio or anyio there) runs on the
-loop named by ``CADENCE_THIRDPARTY_LOOP``, and the report counts the loops and timers it made."""
+loop named by ``CADENCE_THIRDPARTY_LOOP``, and the report counts the loops it made and the timers
+it armed (``call_later`` and ``call_at`` once each, whichever calls the other)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,10 @@ def test_an_hour_of_sleep():
     async def main():
         loop = asyncio.get_running_loop()
         start = loop.time()
-        await asyncio.sleep(SECONDS)
+        await asyncio.sleep(SECONDS)  # call_later
+        due = loop.create_future()
+        loop.call_at(loop.time(), due.set_result, None)
+        await due
         return type(loop).__name__, loop.time() - start
 
     name, slept = asyncio.run(main())
@@ -62,7 +66,7 @@ def test_a_suite_runs_on_the_named_loop(
     pytester.makepyfile(SUITE.replace("SECONDS", repr(seconds)).replace("{name}", name))
     result = pytester.runpytest_subprocess("-p", "thirdparty_loop", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
-    assert json.loads(plugin.read_text()) == {"loops": [name], "timers": 1}
+    assert json.loads(plugin.read_text()) == {"loops": [name], "timers": 2}
 
 
 def test_an_unknown_loop_is_a_usage_error(
