@@ -6,6 +6,8 @@
 #               and it builds the documentation (make docs)
 #   make bench  runs the timer benchmarks: Cadence beside six other timer engines (Benchmarks/run)
 #   make docs   builds the DocC catalog with the toolchain's docc, failing on any warning
+#   make thirdparty  runs third-party asyncio libraries' own test suites on Cadence's event loops
+#               (needs the network: pip downloads their sdists; not part of make test)
 # Each installs what is missing first (scripts/install-deps.sh) and does nothing extra otherwise.
 
 # The Python of the tests: a virtual environment that this Makefile owns, which
@@ -17,7 +19,7 @@ BUILD  ?= build
 # The Swift toolchain's clang and lld, which the sanitizer builds need.
 CLANG  ?= $(dir $(shell command -v swiftc))clang
 
-.PHONY: demo test bench docs deps deps-test deps-bench swift-test c-build c-test python-test example-swift sanitize clean
+.PHONY: demo test bench docs thirdparty deps deps-test deps-bench swift-test c-build c-test python-test example-swift sanitize clean
 
 demo: deps
 	swift build -c release --product cadence
@@ -83,6 +85,15 @@ sanitize: deps-test
 # figures; Benchmarks/profile.py counts instructions per operation.
 bench: deps-bench c-build
 	CADENCE_BUILD_DIR=$(abspath $(BUILD)) Benchmarks/run
+
+# The test suites of async-timeout, tenacity (its asyncio tests), async-lru and anyio (its asyncio
+# backend), unchanged, each on asyncio's default loop, cadence.asyncio.EventLoop and
+# cadence.asyncio.VirtualEventLoop, with this checkout's package and $(BUILD)/libcadence.so; a
+# table of passed/failed counts and wall times at the end. Needs the network the first time: pip
+# downloads the pinned sdists and test requirements into venvs under $(BUILD)/thirdparty (kept, so
+# later runs take about 2 minutes). THIRDPARTY="anyio tenacity" picks suites.
+thirdparty: deps-test c-build
+	$(PYTHON) scripts/thirdparty.py --build $(BUILD) $(THIRDPARTY)
 
 clean:
 	rm -rf .build $(BUILD) $(BUILD)-asan $(BUILD)-tsan examples/swift/.build
