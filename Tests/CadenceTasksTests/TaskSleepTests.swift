@@ -1,0 +1,99 @@
+import Cadence
+import CadenceTasks
+import Testing
+
+/// `Task.sleep` in a task on a loop's executor is a Cadence timer (the loop as a
+/// `SchedulingExecutor`): armed on the loop, never early, coalesced by tolerance, freed at once
+/// when its task is cancelled.
+@Suite struct TaskSleepTests {
+    @Test func aSleepIsATimerOfTheVirtualLoopAndEndsAtItsDeadline() async throws {
+        let loop = Loop.virtual()
+        let woke = Locked<[UInt64]>([])
+        let task = Task(executorPreference: loop) {
+            for _ in 0..<3 {
+                try await Task.sleep(for: .milliseconds(1500))
+                let now = loop.clock.now.nanoseconds
+                woke.withLock { $0.append(now) }
+            }
+        }
+        try await loop.settle()
+        #expect(loop.armedTimerCount == 1)  // the sleep is the loop's timer, not Dispatch's
+        try loop.run(for: 1.499)
+        #expect(woke.withLock { $0 }.isEmpty)
+        try loop.run(for: 10)
+        try await task.value
+        #expect(woke.withLock { $0 } == [1_500_000_000, 3_000_000_000, 4_500_000_000])
+        #expect(loop.armedTimerCount == 0)
+    }
+
+    @Test func sleepsWithToleranceEndInOneWakeUp() async throws {
+        let loop = Loop.virtual()
+        let woke = Locked<[UInt64]>([])
+        let tasks = (0..<10).map { index in
+            Task(executorPreference: loop) {
+                // Deadlines 1.00 s ... 1.09 s, each with 100 ms of tolerance: one wake-up at 1.09 s.
+                try await Task.sleep(for: .milliseconds(1000 + 10 * index), tolerance: .milliseconds(100))
+                let now = loop.clock.now.nanoseconds
+                woke.withLock { $0.append(now) }
+            }
+        }
+        try await loop.settle()
+        let before = loop.wakeups
+        try loop.run(for: 2)
+        for task in tasks { try await task.value }
+        #expect(woke.withLock { $0 } == Array(repeating: 1_090_000_000, count: 10))
+        #expect(loop.wakeups - before == 1)
+    }
+
+    @Test func aCancelledSleepFreesItsTimerBeforeCancelReturns() async throws {
+        let loop = Loop.virtual()
+        let task = Task(executorPreference: loop) {
+            try await Task.sleep(for: .seconds(3600))
+        }
+        try await loop.settle()
+        #expect(loop.armedTimerCount == 1)
+        task.cancel()
+        #expect(loop.armedTimerCount == 0)
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(loop.now.timeIntervalSince1970 == 0)
+    }
+
+    @Test func onARealLoopASleepIsNeverEarly() async throws {
+        let loop = try Loop()
+        try loop.startThread()
+        let wall = SuspendingClock()
+        let lateness = try await Task(executorPreference: loop) {
+            var worst = Duration.zero
+            for _ in 0..<20 {
+                let deadline = wall.now.advanced(by: .milliseconds(5))
+                try await Task.sleep(until: deadline, tolerance: nil, clock: wall)
+                let late = deadline.duration(to: wall.now)
+                #expect(late >= .zero)
+                worst = max(worst, late)
+            }
+            return worst
+        }.value
+        #expect(lateness < .seconds(2))  // wide: a loaded machine
+        try loop.stopThread()
+        try loop.close()
+    }
+
+    @Test func aSleepOnAClosedLoopEndsAtItsDeadlineOffTheLoop() async throws {
+        let loop = try Loop()
+        try loop.startThread()
+        let wall = SuspendingClock()
+        let started = Locked<SuspendingClock.Instant?>(nil)
+        let task = Task(executorPreference: loop) {
+            started.withLock { $0 = wall.now }
+            try await Task.sleep(for: .milliseconds(50))
+            return wall.now
+        }
+        #expect(await eventually { started.withLock { $0 } != nil })  // armed now or soon, on an open or closed loop
+        try loop.stopThread()
+        try loop.close()
+        let ended = try await task.value
+        let start = try #require(started.withLock { $0 })
+        #expect(start.duration(to: ended) >= .milliseconds(50))
+    }
+}
+
