@@ -79,7 +79,7 @@ sanitize: deps-test
 	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests|LoopClockTests|GridTimerTests|CallbackFunctionTests|VirtualLoopSettleTests'
 
 # The timer benchmarks: Cadence beside the peers of Benchmarks/peers (libuv, Foundation, Dispatch,
-# asyncio, uvloop, Node), about 6 minutes, tables on stdout. docs/BENCHMARKS.md explains the
+# asyncio, uvloop, Node), about 7 minutes, tables on stdout. docs/BENCHMARKS.md explains the
 # figures; Benchmarks/profile.py counts instructions per operation.
 bench: deps-bench c-build
 	CADENCE_BUILD_DIR=$(abspath $(BUILD)) Benchmarks/run

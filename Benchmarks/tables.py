@@ -14,9 +14,10 @@ Usage:
 --floors       JSON lines of floors.c (a clock read, a mutex, an atomic operation on this machine).
 --cross-check  JSON lines of another kit of the same peers (PEERS_DIR): its figures beside ours.
 
-Prints: the main table (rows = metrics; columns = Cadence Swift, C, Python, then each peer), the
-ratios to the best peer, the goals met or missed, the floors, the spread of the Cadence runs, the
-scaling table, and the cross-check if given.
+Prints: the main table (rows = metrics; columns = Cadence Swift, C, Python, Python attached to
+asyncio, asyncio on Cadence, then each peer), the ratios to the best peer, the goals met or
+missed, the floors, the spread of the Cadence runs, the scaling table, and the cross-check if
+given.
 """
 
 import argparse
@@ -29,7 +30,9 @@ CADENCE = [
     ("cadence-c", "Cadence (C)"),
     ("cadence-py", "Cadence (Python)"),
     ("cadence-py-asyncio", "Cadence (Python, in asyncio)"),  # lat, idle and wake only
+    ("asyncio-on-cadence", "asyncio on Cadence"),  # the asyncio peer on cadence.asyncio.EventLoop
 ]
+CADENCE_IMPLS = {impl for impl, _ in CADENCE}
 PEER_ORDER = ["libuv", "foundation", "dispatch", "asyncio", "uvloop", "node"]
 PY_PEERS = ("asyncio", "uvloop")
 
@@ -170,7 +173,7 @@ def main():
     runs = [peer_cells] + [load(p)[0] for p in args.cadence]
     impls_seen = {impl for (_, impl) in peer_cells}
     peers = [p for p in PEER_ORDER if p in impls_seen or p in peer_errors]
-    peers += sorted(p for p in impls_seen if p not in peers and not p.startswith("cadence-"))
+    peers += sorted(p for p in impls_seen if p not in peers and p not in CADENCE_IMPLS)
 
     # Cadence: every value over the runs, and the median
     samples = {}
@@ -221,9 +224,10 @@ def main():
     )
     print(
         "| metric | better | best peer | Swift | C | Python | Python, in asyncio "
-        "| Python vs best of asyncio/uvloop |"
+        "| asyncio on Cadence | Python vs best of asyncio/uvloop | asyncio on Cadence vs asyncio "
+        "/ uvloop |"
     )
-    print("|---|---|---|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for metric, _, direction in ROWS:
         vals = [cad[(metric, impl)] for impl, _ in CADENCE]
         if all(v is None for v in vals):
@@ -233,30 +237,39 @@ def main():
             pbest, pwho = best_of(metric, PY_PEERS)
             ratios = [fmt_ratio(v / best) if v is not None and best else "—" for v in vals]
             pyr = fmt_ratio(vals[2] / pbest) if vals[2] is not None and pbest else "—"
+            on = vals[4]
+            onr = " / ".join(
+                fmt_ratio(on / peer(metric, p)) if on is not None and peer(metric, p) else "—"
+                for p in PY_PEERS
+            )
             bp = f"{who} {fmt(best)}" if who else "—"
             print(
-                f"| {metric} | lower | {bp} | " + " | ".join(ratios) + f" | {pyr} ({pwho or '—'}) |"
+                f"| {metric} | lower | {bp} | "
+                + " | ".join(ratios)
+                + f" | {pyr} ({pwho or '—'}) | {onr} |"
             )
         else:
             _, target, text = direction
             shown = [
                 fmt(v) if metric != "interval_us_mean" or v is None else f"{v:.2f}" for v in vals
             ]
-            print(f"| {metric} | {text} | — | " + " | ".join(shown) + " | — |")
+            print(f"| {metric} | {text} | — | " + " | ".join(shown) + " | — | — |")
     print()
 
     # 3. goals (docs/BENCHMARKS.md: the limits of each row)
     print("### Goals\n")
-    print("| goal | Swift | C | Python | Python, in asyncio |")
-    print("|---|---|---|---|---|")
+    print("| goal | Swift | C | Python | Python, in asyncio | asyncio on Cadence |")
+    print("|---|---|---|---|---|---|")
 
     def verdict(ok, text):
         return ("met" if ok else "**missed**") + f" ({text})"
 
-    def ratio_goal(metric, limit, names, label):
-        best, who = best_of(metric, names)
+    def ratio_goal(metric, limit, names, label, on_cadence=PY_PEERS):
+        """Each column against the best of ``names``; asyncio on Cadence against the best of
+        ``on_cadence`` (the asyncio loops it replaces)."""
         out = []
         for impl, _ in CADENCE:
+            best, who = best_of(metric, on_cadence if impl == "asyncio-on-cadence" else names)
             v = cad[(metric, impl)]
             if v is None or not best:
                 out.append("—")
@@ -277,6 +290,7 @@ def main():
             ("cadence-c", 1.3, best, who),
             ("cadence-py", 1.0, pbest, pwho),
             ("cadence-py-asyncio", 1.0, pbest, pwho),
+            ("asyncio-on-cadence", 1.0, peer(metric, "asyncio"), "asyncio"),
         ):
             v = cad[(metric, impl)]
             out.append(
@@ -285,12 +299,16 @@ def main():
                 else verdict(v / b <= lim, f"{fmt_ratio(v / b)} of {w}, limit {lim:.1f}×")
             )
         print(
-            f"| {metric}: Swift ≤ 1.0×, C ≤ 1.3× best peer; Python ≤ 1.0× asyncio and uvloop | "
-            + " | ".join(out)
-            + " |"
+            f"| {metric}: Swift ≤ 1.0×, C ≤ 1.3× best peer; Python ≤ 1.0× asyncio and uvloop; "
+            "asyncio on Cadence ≤ 1.0× asyncio | " + " | ".join(out) + " |"
         )
     for metric in ("lateness_us_p50", "lateness_us_p99"):
-        ratio_goal(metric, {i: 1.0 for i, _ in CADENCE}, peers, f"{metric} ≤ 1.0× best peer")
+        ratio_goal(
+            metric,
+            {i: 1.0 for i, _ in CADENCE},
+            peers,
+            f"{metric} ≤ 1.0× best peer (asyncio on Cadence: of asyncio and uvloop)",
+        )
     out = []
     for impl, _ in CADENCE:
         v = cad[("early_count", impl)]
@@ -317,7 +335,13 @@ def main():
         v = cad[("bytes_per_timer", impl)]
         out.append("—" if v is None else verdict(v <= 152, f"{fmt(v)} B"))
     print("| bytes_per_timer ≤ 152 | " + " | ".join(out) + " |")
-    ratio_goal("idle_cpu_ms", {i: 1.0 for i, _ in CADENCE}, peers, "idle_cpu_ms ≤ best peer")
+    ratio_goal(
+        "idle_cpu_ms",
+        {i: 1.0 for i, _ in CADENCE},
+        peers,
+        "idle_cpu_ms ≤ best peer (asyncio on Cadence: ≤ asyncio)",
+        ("asyncio",),
+    )
     out = []
     for impl, _ in CADENCE:
         v = cad[("wakeups_per_s", impl)]

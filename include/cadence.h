@@ -24,6 +24,7 @@
 #ifndef CADENCE_H
 #define CADENCE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "cadence/version.h"
 
@@ -232,6 +233,45 @@ CADENCE_EXPORT int cadence_loop_set_callbacks(cadence_loop loop, cadence_fire_fn
  * (see "Handles" above); on error nothing is called. Added in 0.4. */
 CADENCE_EXPORT int cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata,
                                                  cadence_cancellable *_Nullable out);
+
+/* One fire of a batch (cadence_loop_set_fire_batch): what the loop's fire function would have
+ * been called with for a one-shot, fire(userdata, fire_date, 0, 1), and the one-shot's handle
+ * (`source`, as cadence_tick's). Added in 0.4. */
+typedef struct cadence_fire_record {
+    void *_Nullable userdata;   /* as given to the registering call; never used again by Cadence */
+    double fire_date;           /* seconds, as cadence_tick's fire_date */
+    cadence_cancellable source; /* the one-shot's handle */
+} cadence_fire_record;
+
+/* A loop's batch function: `count` (1 to 256) one-shot fires in fire-date order, `records`
+ * valid only during the call. Added in 0.4. */
+typedef void (*cadence_fire_batch_fn)(const cadence_fire_record *_Nonnull records, size_t count);
+
+/* Hands the loop's one-shots that call its fire function (cadence_loop_schedule_default, and the
+ * one-shots of cadence_loop_schedule with fn NULL) to `batch` in batches, from the next pass on,
+ * instead of calling the fire function once per fire: for a binding whose every call from C
+ * costs more than the fire itself (ctypes, about 0.25 us), one call per batch. NULL goes back to
+ * one call per fire. The fire function must be set first (cadence_loop_set_callbacks), and stays
+ * what is called for the loop's subscriptions and repeating timers.
+ *
+ * The one-shots that a pass takes one after another go into one batch (at most 256, then the
+ * next); the fire of anything else (another callback, a repeating timer, a countdown) hands over
+ * the batch first, so calls keep the fire-date order of the pass. Each record is that one-shot's
+ * final call: its userdata is the caller's from then on, and its release function is never called.
+ * What changes for the caller is when the engine considers a batched one-shot fired: when the
+ * batch is handed over, before the caller calls anything for its first record. So:
+ *  - a record's timer has ended: cadence_cancel of it, from a call the caller makes for an earlier
+ *    record of the same batch, returns CADENCE_EALREADY, and cadence_cancel_steal steals nothing;
+ *    a binding that promises "no callback once cancel returns" skips the records of the timers
+ *    it cancelled meanwhile itself (Python's does, by the record's `source`);
+ *  - a cancel from another thread of a timer in the batch being handed over waits until `batch`
+ *    returns, as it waits for a running callback (see cadence_cancel), and then returns
+ *    CADENCE_EALREADY: so once it returns, no call for that timer starts.
+ * `batch` runs on the thread running the loop, with no Cadence lock held: it may call any
+ * Cadence function, except this one on the same loop (CADENCE_EINVAL).
+ * Errors: CADENCE_EINVAL (batch set and the loop has no fire function; called from `batch`),
+ * CADENCE_EBADF. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_set_fire_batch(cadence_loop loop, cadence_fire_batch_fn _Nullable batch);
 
 /* ---- Driving a loop from your own event loop (poll, epoll, select, GLib, asyncio) ----
  *

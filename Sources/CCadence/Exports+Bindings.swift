@@ -14,6 +14,13 @@ public func cadence_loop_set_callbacks(_ handle: cadence_loop, _ fire: cadence_f
 }
 
 @c @implementation
+public func cadence_loop_set_fire_batch(_ handle: cadence_loop, _ batch: cadence_fire_batch_fn?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        try lookUpLoop(handle).setFireBatch(batch.map { unsafeBitCast($0, to: DeliverFires.self) })
+    }
+}
+
+@c @implementation
 public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: Double,
                                           _ userdata: UnsafeMutableRawPointer?,
                                           _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {

@@ -128,16 +128,18 @@ extension Loop {
         if action.hasRelease { action.runRelease() }
     }
 
-    /// Whether a callback of `id` runs now, on another thread than this one. Call with the lock held.
+    /// Whether a callback of `id` runs now, on another thread than this one (or `id` is in the
+    /// batch of fires being handed over: FireBatch.swift). Call with the lock held.
     func isRunningCallbackLocked(of id: TimerID) -> Bool {
-        firing == id && pthread_equal(runningThread, pthread_self()) == 0
+        (firing == id || fireBatch?.delivering == true && isDeliveringLocked(id))
+            && pthread_equal(runningThread, pthread_self()) == 0
     }
 
     private func waitForCallbackLocked(of id: TimerID) {
         guard isRunningCallbackLocked(of: id) else { return }
         let running = callbacksStarted
         callbackWaiters += 1
-        while firing == id && callbacksStarted == running { lock.wait() }
+        while firing == id && callbacksStarted == running || isDeliveringLocked(id) { lock.wait() }
         callbackWaiters -= 1
     }
 

@@ -50,6 +50,8 @@ public final class Loop: @unchecked Sendable {
     /// function of ``scheduleDefault(after:userdata:invoke:)`` and the release function
     /// given to every C callback armed, with the userdata of one that ends without a final call.
     var defaultFire: UnsafeRawPointer?
+    /// The batch of one-shot fires handed to a binding in one call, if one is set (FireBatch.swift).
+    @exclusivity(unchecked) var fireBatch: FireBatch?  // guarded by `lock`, as `queues`
     var functionRelease: TimerFunction.Release?
     /// The registry's bits of the C handles of timers on this loop (Loop+Functions.swift).
     var handleSource: UInt64 = 0
@@ -388,10 +390,16 @@ public final class Loop: @unchecked Sendable {
         while true {
             endCallbackLocked()
             guard queues.fireNext(in: pass, now: now, into: &due) else { break }
+            fired += 1
+            if isBatched(due) {  // under the lock: the batch is handed over in one call
+                addToBatchLocked(due, seconds: MonotonicClock.seconds(due.fireDate, offset: offset), source: source)
+                due.action = .idle  // a C function's: nothing to release
+                continue
+            }
+            deliverBatchLocked()  // what comes before this fire
             firing = due.id
             callbacksStarted &+= 1
             lock.unlock()
-            fired += 1
             let seconds = MonotonicClock.seconds(due.fireDate, offset: offset)
             due.action.run(TimerTick(fireDate: Date(timeIntervalSince1970: seconds), seconds: seconds,
                                      skipped: Int(clamping: due.skipped)), id: due.id, source: source, final: due.isFinal)
@@ -401,6 +409,7 @@ public final class Loop: @unchecked Sendable {
             lock.lock()
             if hasDeferredRelease { runDeferredReleaseLocked() }
         }
+        deliverBatchLocked()
         queues.endPass()
         lock.unlock()
         return fired

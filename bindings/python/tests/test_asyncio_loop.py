@@ -382,3 +382,12 @@ def test_time_is_time_monotonic_and_a_call_at_never_runs_before_it() -> None:
         return lateness
 
     assert min(run(ca.EventLoop, main())) >= 0
+
+
+def test_a_timer_cancelled_after_its_loop_closed_is_cancelled_quietly() -> None:
+    for make in (ca.EventLoop, ca.VirtualEventLoop):
+        loop = make()
+        handle = loop.call_later(50, print)
+        loop.close()
+        handle.cancel()  # as on asyncio's loops: nothing to stop, no error
+        assert handle.cancelled()

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+import cadence
 import cadence.asyncio as ca
 
 
@@ -163,3 +164,62 @@ def test_a_loop_sleep_needs_something_to_run_the_loop() -> None:
                 await loop.sleep_until(float("nan"))
 
     asyncio.run(main())
+
+
+def test_a_deadlock_beside_a_periodic_task_stops_at_the_time_limit() -> None:
+    async def main() -> None:
+        async def heartbeat() -> None:
+            while True:
+                await asyncio.sleep(1)
+
+        beating = asyncio.ensure_future(heartbeat())
+        await asyncio.Event().wait()  # nobody sets it
+        beating.cancel()
+
+    start = time.monotonic()
+    with pytest.raises(ca.VirtualTimeError, match="past time_limit 3600 s"):
+        ca.run(main(), virtual=True, time_limit=3600)
+    assert time.monotonic() - start < 5
+
+
+def test_a_deadlock_says_it_is_waiting_for_nothing() -> None:
+    with pytest.raises(ca.VirtualTimeError, match="a deadlock"):
+        ca.run(asyncio.Event().wait(), virtual=True, idle_limit=0.1)
+
+
+def test_decimal_dates_are_exact_on_the_virtual_clock() -> None:
+    async def main() -> tuple[list[float], float]:
+        loop = asyncio.get_running_loop()
+        seen = []
+        for _ in range(10):
+            await asyncio.sleep(0.1)
+            seen.append(loop.time())
+        fired = loop.create_future()
+        loop.call_at(1.3, lambda: fired.set_result(loop.time()))
+        return seen, await fired
+
+    seen, at = ca.run(main(), virtual=True)
+    assert seen == [n / 10 for n in range(1, 11)]
+    assert at == 1.3
+
+
+def test_a_subprocess_holds_the_clock_until_it_exits() -> None:
+    async def main() -> tuple[bytes, float]:
+        loop = asyncio.get_running_loop()
+        process = await asyncio.create_subprocess_exec(
+            "sh", "-c", "sleep 0.05; echo hi", stdout=asyncio.subprocess.PIPE
+        )
+        out, _ = await asyncio.wait_for(process.communicate(), 5)
+        return out, loop.time()
+
+    for _ in range(5):
+        assert ca.run(main(), virtual=True) == (b"hi\n", 0.0)
+
+
+def test_limits_are_checked() -> None:
+    with pytest.raises(cadence.InvalidArgument, match="time_limit must be > 0"):
+        ca.VirtualEventLoop(time_limit=0)
+    with pytest.raises(TypeError, match="virtual loop only"):
+        ca.EventLoopPolicy(time_limit=5)
+    with pytest.raises(cadence.InvalidArgument, match="tolerance must be >= 0"):
+        ca.EventLoopPolicy(tolerance=-1)

@@ -81,3 +81,47 @@ def test_pytest_asyncio_runs_its_tests_on_the_virtual_twin(pytester: pytest.Pyte
     )
     result = pytester.runpytest("-W", "error")
     result.assert_outcomes(passed=2)
+
+
+def test_the_marker_under_pytest_asyncios_auto_mode_fails_clearly(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytest-asyncio's auto mode runs every async test itself: the marker cannot work there, and
+    says so instead of letting an hour-long sleep really last an hour."""
+    pytester.makeini(
+        "[pytest]\nasyncio_default_fixture_loop_scope = function\nasyncio_mode = auto\n"
+    )
+    pytester.makepyfile(
+        """
+        import asyncio
+        import pytest
+
+        @pytest.mark.cadence_asyncio
+        async def test_an_hour():
+            await asyncio.sleep(3600)
+        """
+    )
+    result = pytester.runpytest("-p", "cadence.pytest_plugin")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*pytest_asyncio_loop_factories*"])
+
+
+def test_the_marker_passes_its_limits_on(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import asyncio
+        import pytest
+
+        @pytest.mark.cadence_asyncio(time_limit=10)
+        async def test_a_deadlock_beside_a_heartbeat():
+            async def beat():
+                while True:
+                    await asyncio.sleep(1)
+
+            asyncio.ensure_future(beat())
+            await asyncio.Event().wait()
+        """
+    )
+    result = pytester.runpytest("-p", "cadence.pytest_plugin", "-p", "no:asyncio")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*VirtualTimeError*past time_limit 10 s*"])

@@ -62,8 +62,10 @@ FIRE_FN = ctypes.CFUNCTYPE(None, _key, _d, _u64, _int)
 RELEASE_FN = ctypes.CFUNCTYPE(None, _key)
 COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), _key)
 POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), _key)
+#: ``cadence_fire_batch_fn``: the address of the records (see ``cadence._batch``), their count.
+FIRE_BATCH_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, _key)
 #: The loop's callback types, in the order of ``LoopState``'s callbacks.
-CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, COUNTDOWN_FN, POLL_FN)
+CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, COUNTDOWN_FN, POLL_FN, FIRE_BATCH_FN)
 
 _H, _M, _D = [Handle], [Handle, _char_p], [Handle, _double_out]
 # A cadence_tick_fn: the binding passes NULL (None), for the loop's fire function.
@@ -95,6 +97,7 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, _char_p, _d], "loop_run"),
     (_int, [Handle, _char_p, _int_out], "*loop_alive"),
     (_int, [Handle, FIRE_FN, RELEASE_FN], "loop_set_callbacks"),
+    (_int, [Handle, FIRE_BATCH_FN], "loop_set_fire_batch"),
     (_int, [Handle, _d, _d, _char_p, _out], "timer_publish"),
     (_int, [Handle, _fn, _key, _out], "publisher_subscribe"),
     (_int, [Handle, _d, _d, _char_p, _fn, _key, _out], "*loop_schedule"),

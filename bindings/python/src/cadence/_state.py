@@ -26,7 +26,7 @@ import threading
 import weakref
 from typing import Any, Callable
 
-from . import _lib
+from . import _batch, _lib
 from .errors import InvalidArgument, check, error_for
 from .tick import Tick
 
@@ -80,8 +80,11 @@ class LoopState:
         self.stopping = self.closing = False  # a stop() of such a run; a destroy under way
         self.errors: list[BaseException] = []
         self.starting, self.starts = threading.Lock(), 0  # start_thread calls, made one at a time
-        self.on_fire, self.on_release, self.on_countdown, self.on_poll = _callbacks(self)
+        self.on_fire, self.on_release, self.on_countdown, self.on_poll, self.on_batch = _callbacks(
+            self
+        )
         check(_lib.lib.cadence_loop_set_callbacks(handle, self.on_fire, self.on_release), "Loop")
+        check(_lib.lib.cadence_loop_set_fire_batch(handle, self.on_batch), "Loop")
 
     @property
     def running(self) -> bool:
@@ -163,10 +166,11 @@ def hook(error: BaseException) -> None:
             sys.excepthook(type(hook_error), hook_error, hook_error.__traceback__)
 
 
-def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any]:
+def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
     new, tick_type, slots, free = tuple.__new__, Tick, _slots, _free  # cells: fast in fire
+    Batch, delivering = _batch.Batch, _batch.DELIVERING
     owner = weakref.ref(state)  # held weakly: the state is freed without the cycle collector
 
     def fail(error: BaseException) -> None:
@@ -200,6 +204,24 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any]:
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
 
+    def batch(address: int, count: int) -> None:  # a batch of one-shots' fires (_batch)
+        delivering.append(current := Batch(address, count))
+        keys, dates = current.keys, current.dates
+        try:
+            for index in range(count):
+                key = keys[index]
+                if key < 0:  # cancelled by an earlier callback
+                    continue
+                keys[index] = -1
+                callback, slots[key] = slots[key], None
+                free.append(key)
+                try:
+                    callback(new(tick_type, (dates[index], 0)))
+                except BaseException as error:  # noqa: BLE001 - routed, never into C
+                    fail(error)
+        finally:
+            delivering.remove(current)
+
     def countdown(raw: Any, key: int) -> None:
         event = raw[0]
         call(event.finished, key, slots[key].event, event.remaining, bool(event.finished))
@@ -208,7 +230,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any]:
         event = raw[0]
         call(False, key, slots[key].poll, event.source, event.number, event.date)
 
-    functions = (fire, release, countdown, poll)
+    functions = (fire, release, countdown, poll, batch)
     GLUE.update(f.__code__ for f in (*functions, call, fail))
     kinds: Any = _lib.CALLBACK_TYPES
     return tuple(kind(f) for kind, f in zip(kinds, functions))

@@ -24,39 +24,19 @@ then raises :class:`VirtualTimeError` instead of hanging.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
-import contextvars
-import ctypes
-import math
-import selectors
 import sys
-import threading
-import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
-from . import _lib
-from ._async import deliver_errors, descriptor
+from ._asyncio_loop import TOLERANCE, EventLoop
+from ._asyncio_virtual import VirtualEventLoop, VirtualTimeError
 from ._state import finite_seconds
-from .cancellable import ScheduledTimer
-from .errors import RUNNING_OR_THREAD, LoopBusy, check
-from .loop import Loop
-from .tick import Tick
 
 __all__ = ["EventLoop", "EventLoopPolicy", "VirtualEventLoop", "VirtualTimeError", "run"]
 __all__ += ["tolerance"]
 
 T = TypeVar("T")
-_MODE = b"default"
-_TOLERANCE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "cadence.asyncio.tolerance", default=None
-)
-
-
-class VirtualTimeError(RuntimeError):
-    """A :class:`VirtualEventLoop` waited ``idle_limit`` seconds of real time for an executor job
-    or for I/O, the only things that could still wake it."""
 
 
 @contextlib.contextmanager
@@ -71,306 +51,48 @@ def tolerance(late: float) -> Iterator[None]:
         TypeError: ``late`` is not a number. InvalidArgument (a ValueError): negative, NaN or
             infinite.
     """
-    token = _TOLERANCE.set(finite_seconds(late, "cadence.asyncio.tolerance", "late"))
+    token = TOLERANCE.set(finite_seconds(late, "cadence.asyncio.tolerance", "late"))
     try:
         yield
     finally:
-        _TOLERANCE.reset(token)
-
-
-class _Timer(asyncio.TimerHandle):
-    """asyncio's timer handle on a Cadence one-shot, which puts it in the ready queue when due."""
-
-    __slots__ = ("_cadence",)
-    _cadence: ScheduledTimer | None
-
-    def __call__(self, _: Tick) -> None:
-        # asyncio runs it with the other ready callbacks (a cancelled one is skipped there). The
-        # ready queue is BaseEventLoop's, a deque since 3.4: EventLoop checks that it is there.
-        self._loop._ready.append(self)  # type: ignore[attr-defined]
-
-    def cancel(self) -> None:
-        """Cancels the timer and its Cadence one-shot (freed at once)."""
-        if not self._cancelled and self._cadence is not None:
-            self._cadence.cancel()
-        super().cancel()
-
-
-class EventLoop(asyncio.SelectorEventLoop):
-    """An asyncio event loop whose timers are Cadence's (see the module's description).
-
-    Args:
-        loop: the Cadence loop to run on; None (the default) makes a real one, which the event
-            loop closes with itself. A loop given is not closed; while the event loop runs, it
-            runs that loop (its ``run`` then raises :class:`~cadence.LoopBusy`).
-        tolerance: seconds that every timer may fire late unless :func:`tolerance` says
-            otherwise, >= 0 and finite; default 0 (each timer at its own time, as servers want).
-
-    Raises:
-        TypeError, InvalidArgument: a bad ``tolerance`` (as :func:`tolerance`).
-        NotSupported: a virtual ``loop`` (use :class:`VirtualEventLoop`).
-    """
-
-    def __init__(self, loop: Loop | None = None, *, tolerance: float = 0.0) -> None:
-        super().__init__(_Selector(self._select))  # first: a failed loop must still close
-        self._owns = False
-        try:
-            self._tolerance = finite_seconds(tolerance, type(self).__name__, "tolerance")
-            if not isinstance(getattr(self, "_ready", None), collections.deque):
-                raise RuntimeError("cadence.asyncio needs asyncio's ready queue, missing here")
-            self._owns = loop is None
-            self.cadence: Loop = self._make_cadence() if loop is None else loop
-            """The Cadence loop under this event loop: its own timers, publishers and
-            countdowns run on the asyncio thread beside asyncio's."""
-            self._state = self.cadence._state
-            self._fd = self._watch()
-        except BaseException:
-            self.close()
-            raise
-
-    def _make_cadence(self) -> Loop:
-        return Loop()
-
-    def _watch(self) -> int | None:
-        fd = descriptor(self._state, type(self).__name__)
-        self._selector._inner.register(fd, selectors.EVENT_READ)  # type: ignore[attr-defined]
-        return fd
-
-    def time(self) -> float:
-        """The clock of asyncio's loops, ``time.monotonic()`` (CLOCK_MONOTONIC, in seconds),
-        which is also the clock that Cadence's timers keep in nanoseconds: a ``call_at(when)``
-        never runs before ``time.monotonic()`` reads ``when``. (Cadence's own API reports the same
-        clock as seconds since the epoch: :meth:`cadence.Loop.now`.)"""
-        return time.monotonic()
-
-    def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
-        self,
-        when: float,
-        callback: Callable[..., object],
-        *args: Any,
-        context: contextvars.Context | None = None,
-    ) -> asyncio.TimerHandle:
-        """Calls ``callback(*args)`` at ``when`` (this loop's :meth:`time`), never before, up to
-        the tolerance in force late; ``call_later`` and every asyncio timeout come here.
-
-        Raises:
-            TypeError: ``when`` is None. ValueError: ``when`` is NaN.
-            RuntimeError: the loop is closed.
-        """
-        if when is None:
-            raise TypeError("when cannot be None")
-        if self.is_closed():
-            raise RuntimeError("Event loop is closed")
-        timer = _Timer(when, callback, args, self, context)
-        delay = when - self.time()
-        if delay != delay:
-            raise ValueError(f"call_at: when must be a number of seconds, got {when!r}")
-        timer._cadence = None
-        if delay < math.inf:  # an infinite wait has no timer, as it has no end
-            late = _TOLERANCE.get()
-            late = self._tolerance if late is None else late
-            timer._cadence = self.cadence.schedule(max(delay, 0.0), timer, tolerance=late)
-        return timer
-
-    def run_forever(self) -> None:
-        """Runs the event loop until ``stop()`` (asyncio's), and the Cadence loop with it.
-
-        Raises:
-            LoopBusy: the Cadence loop is run, attached or threaded elsewhere.
-        """
-        if not self._state.claim():
-            raise LoopBusy(context=f"{type(self).__name__}.run_forever", detail=RUNNING_OR_THREAD)
-        try:
-            super().run_forever()
-        finally:
-            self._state.release()
-
-    def close(self) -> None:
-        """Closes the event loop (asyncio's), then the Cadence loop if the event loop made it."""
-        super().close()
-        if self._owns:
-            self.cadence.close()
-
-    def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
-        """Asyncio's select: waits for I/O or the Cadence loop's descriptor; a readable
-        descriptor is a pass, whose due timers join the ready queue."""
-        events = inner.select(timeout)
-        for index, (key, _) in enumerate(events):
-            if key.fd == self._fd:
-                del events[index]
-                self._pass()
-                break
-        return events
-
-    def _pass(self) -> None:
-        code = _lib.lib.cadence_loop_run_pass(self._state.handle, _MODE)
-        deliver_errors(self._state, self, self.cadence)
-        check(code, type(self).__name__)
-
-
-class _Job:
-    """An executor job of a :class:`VirtualEventLoop`, counted from its submission until both its
-    thread is done with it (or it was cancelled before it started) and its asyncio future is
-    done: a thread's result reaches the loop only after the function returns."""
-
-    __slots__ = ("_args", "_func", "_future_done", "_loop", "_state")
-
-    def __init__(self, loop: VirtualEventLoop, func: Callable[..., Any], args: tuple[Any, ...]):
-        self._loop, self._func, self._args = loop, func, args
-        self._state, self._future_done = "queued", False
-
-    def __call__(self) -> Any:
-        """Runs the job on the executor's thread, unless it was cancelled before it started."""
-        with self._loop._jobs_lock:
-            if self._state != "queued":
-                return None
-            self._state = "running"
-        try:
-            return self._func(*self._args)
-        finally:
-            with self._loop._jobs_lock:
-                self._state = "finished"
-                ended = self._future_done  # cancelled while it ran: nothing else will count it
-                if ended:
-                    self._loop._jobs -= 1
-            if ended:
-                with contextlib.suppress(RuntimeError):  # a closed loop has nothing to wake
-                    self._loop.call_soon_threadsafe(_nothing)
-
-    def settle(self, _: asyncio.Future[Any]) -> None:
-        """The asyncio future is done (on the loop's thread): the job ends now, unless its
-        thread still runs it."""
-        with self._loop._jobs_lock:
-            self._future_done = True
-            if self._state == "queued":
-                self._state = "abandoned"  # cancelled before it started: it never will
-            if self._state != "running":
-                self._loop._jobs -= 1
-
-
-def _nothing() -> None:
-    """Wakes the loop's select (a job ended)."""
-
-
-class VirtualEventLoop(EventLoop):
-    """:class:`EventLoop` on a virtual clock, for tests (see the module's description): its
-    :meth:`time` starts at 0 and moves only to the next timer, once nothing can run.
-
-    Args:
-        tolerance: as for :class:`EventLoop`; with tolerance, the clock jumps to the coalesced
-            wake-up.
-        idle_limit: seconds of real time to wait for an executor job or for I/O when only they
-            could wake the loop, > 0; then :class:`VirtualTimeError`. Default 30.
-
-    Raises:
-        TypeError, InvalidArgument: a bad ``tolerance`` or ``idle_limit``.
-    """
-
-    def __init__(self, *, tolerance: float = 0.0, idle_limit: float = 30.0) -> None:
-        self._jobs, self._jobs_lock = 0, threading.Lock()
-        super().__init__(None, tolerance=tolerance)
-        try:
-            self._idle_limit = finite_seconds(
-                idle_limit, "VirtualEventLoop", "idle_limit", positive=True
-            )
-        except BaseException:
-            self.close()
-            raise
-
-    def _make_cadence(self) -> Loop:
-        return Loop.virtual()
-
-    def time(self) -> float:
-        """The virtual clock, in seconds from 0 (:meth:`cadence.Loop.now` of :attr:`cadence`)."""
-        return self.cadence.now()
-
-    def _watch(self) -> None:
-        return None  # a virtual clock has no descriptor: the select below moves it
-
-    def run_in_executor(  # type: ignore[override]  # typeshed's TypeVarTuple form
-        self, executor: Any, func: Callable[..., T], *args: Any
-    ) -> asyncio.Future[T]:
-        """asyncio's, counting the job until it has run: time stands still meanwhile."""
-        job = _Job(self, func, args)
-        with self._jobs_lock:
-            self._jobs += 1
-        try:
-            future = super().run_in_executor(executor, job)
-        except BaseException:
-            with self._jobs_lock:
-                self._jobs -= 1
-            raise
-        future.add_done_callback(job.settle)
-        return future
-
-    def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
-        """Returns the I/O ready now; with nothing to run, moves the clock to the next timer,
-        whose callbacks join the ready queue, or waits in real time for what only real time
-        brings (an executor job, I/O)."""
-        events = inner.select(0)
-        if events or timeout == 0:
-            return events
-        limit = time.monotonic() + self._idle_limit
-        while True:
-            if self._jobs == 0 and (wait := self._next_timer()) < math.inf:
-                code = _lib.lib.cadence_loop_run(self._state.handle, _MODE, wait)
-                deliver_errors(self._state, self, self.cadence)
-                check(code, "VirtualEventLoop")
-                return []
-            events = inner.select(max(0.0, min(limit - time.monotonic(), 0.05)))
-            if events:
-                return events
-            if time.monotonic() >= limit:
-                waiting = "an executor job" if self._jobs else "I/O (no timer is armed)"
-                raise VirtualTimeError(
-                    f"VirtualEventLoop: waited {self._idle_limit:g} s of real time for {waiting}, "
-                    "which alone could wake it (idle_limit)"
-                )
-
-    def _next_timer(self) -> float:
-        out = ctypes.c_double()
-        check(_lib.lib.cadence_loop_timeout(self._state.handle, out), "VirtualEventLoop")
-        return out.value
-
-
-class _Selector(selectors.BaseSelector):
-    """asyncio's selector (the platform's default), whose ``select`` is the event loop's."""
-
-    def __init__(self, select: Callable[[selectors.BaseSelector, float | None], list[Any]]) -> None:
-        self._inner, self._select = selectors.DefaultSelector(), select
-
-    def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
-        return self._inner.register(fileobj, events, data)
-
-    def unregister(self, fileobj: Any) -> selectors.SelectorKey:
-        return self._inner.unregister(fileobj)
-
-    def modify(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
-        return self._inner.modify(fileobj, events, data)
-
-    def select(self, timeout: float | None = None) -> list[Any]:
-        return self._select(self._inner, timeout)
-
-    def get_map(self) -> Any:
-        return self._inner.get_map()
-
-    def close(self) -> None:
-        self._inner.close()
+        TOLERANCE.reset(token)
 
 
 class EventLoopPolicy(asyncio.DefaultEventLoopPolicy):
     """An event loop policy whose ``new_event_loop()`` makes an :class:`EventLoop` (or, with
-    ``virtual``, a :class:`VirtualEventLoop`), for code that makes its loops that way
-    (``asyncio.set_event_loop_policy(cadence.asyncio.EventLoopPolicy())``)."""
+    ``virtual``, a :class:`VirtualEventLoop` with ``idle_limit`` and ``time_limit``), for code
+    that makes its loops that way
+    (``asyncio.set_event_loop_policy(cadence.asyncio.EventLoopPolicy())``).
 
-    def __init__(self, *, virtual: bool = False, tolerance: float = 0.0) -> None:
+    Raises:
+        TypeError, InvalidArgument: a bad number, as for the loops (at once, not at the first
+            loop); TypeError: ``idle_limit`` or ``time_limit`` without ``virtual``.
+    """
+
+    def __init__(
+        self,
+        *,
+        virtual: bool = False,
+        tolerance: float = 0.0,
+        idle_limit: float | None = None,
+        time_limit: float | None = None,
+    ) -> None:
         super().__init__()
-        self._virtual, self._tolerance = virtual, tolerance
+        where = "EventLoopPolicy"
+        finite_seconds(tolerance, where, "tolerance")
+        limits: dict[str, float] = {}
+        if idle_limit is not None:
+            limits["idle_limit"] = finite_seconds(idle_limit, where, "idle_limit", positive=True)
+        if time_limit is not None:
+            limits["time_limit"] = finite_seconds(time_limit, where, "time_limit", positive=True)
+        if limits and not virtual:
+            raise TypeError(f"{where}: {' and '.join(limits)} apply to a virtual loop only")
+        self._virtual, self._tolerance, self._limits = virtual, tolerance, limits
 
     def new_event_loop(self) -> asyncio.AbstractEventLoop:
         """A new Cadence event loop."""
         if self._virtual:
-            return VirtualEventLoop(tolerance=self._tolerance)
+            return VirtualEventLoop(tolerance=self._tolerance, **self._limits)
         return EventLoop(tolerance=self._tolerance)
 
 
@@ -379,26 +101,29 @@ def run(
     *,
     virtual: bool = False,
     tolerance: float = 0.0,
+    idle_limit: float | None = None,
+    time_limit: float | None = None,
     debug: bool | None = None,
 ) -> T:
     """``asyncio.run(main)`` on a new :class:`EventLoop` (or, with ``virtual``, a
-    :class:`VirtualEventLoop`) with ``tolerance``, closed at the end: asyncio's ``Runner`` with
-    a loop factory on 3.11+, ``asyncio.run`` under an :class:`EventLoopPolicy` before.
+    :class:`VirtualEventLoop` with ``idle_limit`` and ``time_limit``) with ``tolerance``, closed
+    at the end: asyncio's ``Runner`` with a loop factory on 3.11+, ``asyncio.run`` under an
+    :class:`EventLoopPolicy` before.
 
     Raises:
-        whatever ``main`` raises; :class:`VirtualTimeError` on a virtual loop that only real
-        time could wake and did not; TypeError, InvalidArgument for a bad ``tolerance``.
+        whatever ``main`` raises; :class:`VirtualTimeError` from a virtual loop that could not go
+        on; TypeError, InvalidArgument for a bad number or a limit without ``virtual``.
     """
-    factory = VirtualEventLoop if virtual else EventLoop
+    policy = EventLoopPolicy(
+        virtual=virtual, tolerance=tolerance, idle_limit=idle_limit, time_limit=time_limit
+    )
     if sys.version_info >= (3, 11):
-        with asyncio.Runner(
-            debug=debug, loop_factory=lambda: factory(tolerance=tolerance)
-        ) as runner:
+        with asyncio.Runner(debug=debug, loop_factory=policy.new_event_loop) as runner:
             result: T = runner.run(main)
             return result
-    policy = asyncio.get_event_loop_policy()
-    asyncio.set_event_loop_policy(EventLoopPolicy(virtual=virtual, tolerance=tolerance))
+    previous = asyncio.get_event_loop_policy()
+    asyncio.set_event_loop_policy(policy)
     try:
         return asyncio.run(main, debug=bool(debug))
     finally:
-        asyncio.set_event_loop_policy(policy)
+        asyncio.set_event_loop_policy(previous)

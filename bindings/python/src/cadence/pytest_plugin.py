@@ -23,7 +23,8 @@ Async code runs on :mod:`cadence.asyncio`'s virtual event loop with the marker
 ``cadence_asyncio``: the test's own ``async def`` is run on a fresh
 :class:`~cadence.asyncio.VirtualEventLoop`, whose clock starts at 0 for every test and jumps to
 the next timer whenever nothing can run (``cadence_asyncio(virtual=False)``: on a real
-:class:`~cadence.asyncio.EventLoop`; ``tolerance=`` as for it)::
+:class:`~cadence.asyncio.EventLoop`; ``tolerance=``, ``idle_limit=`` and ``time_limit=`` as for
+:func:`cadence.asyncio.run`)::
 
     @pytest.mark.cadence_asyncio
     async def test_retry_waits_an_hour():
@@ -67,8 +68,16 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     """Runs an ``async def`` test marked ``cadence_asyncio`` on a fresh Cadence event loop."""
     marker = pyfuncitem.get_closest_marker("cadence_asyncio")
-    if marker is None or not inspect.iscoroutinefunction(pyfuncitem.obj):
+    if marker is None:
         return None
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        pytest.fail(
+            "cadence_asyncio marks an 'async def' test that the cadence plugin runs, but this "
+            "one is not, or another plugin runs it (pytest-asyncio's auto mode or its asyncio "
+            "marker): give pytest-asyncio Cadence's loop through its pytest_asyncio_loop_factories "
+            "hook instead (docs/python.md, 'Testing on virtual time')",
+            pytrace=False,
+        )
     names = inspect.signature(pyfuncitem.obj).parameters
     arguments = {name: value for name, value in pyfuncitem.funcargs.items() if name in names}
     options = {"virtual": True, "tolerance": 0.0, **marker.kwargs}

@@ -1,0 +1,168 @@
+/* cadence_loop_set_fire_batch: a loop's one-shots of its fire function come in batches of at
+ * most 256, in fire-date order, with their userdata, fire dates and handles, interleaved in that
+ * order with the calls of anything else (a repeating timer of the fire function); the release
+ * function is never called for them. A cancel made during a batch, for a timer of a later record,
+ * answers CADENCE_EALREADY (the binding filters); one from another thread waits for the batch.
+ * Bad input: no fire function, a call from the batch, a stale loop. NULL goes back to one call
+ * per fire. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "check.h"
+
+enum { ONE_SHOTS = 600 };
+
+static struct {
+    long order[ONE_SHOTS + 16];  /* userdata as called: one-shots 1..600, the repeating one -1 */
+    double dates[ONE_SHOTS + 16];
+    int calls, batches, largest, released;
+    cadence_cancellable handles[ONE_SHOTS + 1];
+    cadence_loop loop;
+    int cancel_in_batch;  /* part 3: cancel record 2's timer from record 1's batch */
+} seen;
+
+/* A virtual fire date for a delay: whole nanoseconds, rounded up. */
+static int near(double date, double delay) { return date >= delay - 1e-12 && date - delay < 2e-9; }
+
+static void on_fire(void *userdata, double fire_date, uint64_t skipped, int final) {
+    CHECK_EQ(skipped, 0);
+    CHECK_EQ(final, 0);  /* only the repeating timer comes here */
+    seen.order[seen.calls] = (long)(intptr_t)userdata;
+    seen.dates[seen.calls++] = fire_date;
+}
+
+static void on_release(void *userdata) {
+    (void)userdata;
+    seen.released++;
+}
+
+static void on_batch(const cadence_fire_record *records, size_t count) {
+    CHECK(count >= 1 && count <= 256);
+    seen.batches++;
+    if ((int)count > seen.largest) seen.largest = (int)count;
+    for (size_t i = 0; i < count; i++) {
+        long key = (long)(intptr_t)records[i].userdata;
+        CHECK(key >= 1 && key <= ONE_SHOTS);
+        CHECK_EQ(records[i].source.id, seen.handles[key].id);
+        seen.order[seen.calls] = key;
+        seen.dates[seen.calls++] = records[i].fire_date;
+    }
+    if (seen.cancel_in_batch) {
+        CHECK_ERR(cadence_cancel(seen.handles[2]), CADENCE_EALREADY);
+        CHECK_EQ(cadence_cancel_steal(seen.handles[2]), CADENCE_EALREADY);
+        CHECK_ERR_MSG(cadence_loop_set_fire_batch(seen.loop, on_batch), CADENCE_EINVAL,
+                      "cadence_loop_set_fire_batch: batch must not change while one is delivered, got a call from its function");
+    }
+}
+
+/* Parts 1-3, on a virtual loop: order, dates, batches, errors. */
+static void virtual_batches(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    seen.loop = loop;
+    CHECK_ERR_MSG(cadence_loop_set_fire_batch(loop, on_batch), CADENCE_EINVAL,
+                  "cadence_loop_set_fire_batch: loop must have a fire function, got none (cadence_loop_set_callbacks first)");
+    CHECK_OK(cadence_loop_set_callbacks(loop, on_fire, on_release));
+    CHECK_OK(cadence_loop_set_fire_batch(loop, on_batch));
+
+    /* 600 one-shots, the last scheduled due first, all in the first 0.6 s; a repeating timer of
+     * the fire function due at 0.3005 s, whose fire splits the batches. */
+    for (long k = 1; k <= ONE_SHOTS; k++) {
+        CHECK_OK(cadence_loop_schedule_default(loop, (ONE_SHOTS + 1 - k) * 0.001, (void *)(intptr_t)k,
+                                               &seen.handles[k]));
+    }
+    cadence_cancellable repeating;
+    CHECK_OK(cadence_loop_schedule_repeating(loop, 0.3005, 1.0, 0, CADENCE_MISSED_TICKS_SKIP, "default", NULL,
+                                             (void *)(intptr_t)-1, &repeating));
+    CHECK_OK(cadence_loop_advance_clock(loop, 0.7));  /* everything due: one pass takes it all */
+    CHECK_OK(cadence_loop_run_pass(loop, "default"));
+    CHECK_EQ(seen.calls, ONE_SHOTS + 1);  /* an overdue repeating timer fires once (skip) */
+    CHECK_EQ(seen.released, 0);
+    CHECK(seen.largest == 256);
+    CHECK(seen.batches >= 3);
+    for (int i = 1; i < seen.calls; i++) CHECK(seen.dates[i - 1] <= seen.dates[i]);
+    int k = ONE_SHOTS;
+    for (int i = 0; i < seen.calls; i++) {
+        if (seen.order[i] == -1) {
+            CHECK(near(seen.dates[i], 0.3005));
+            continue;
+        }
+        CHECK_EQ(seen.order[i], k);
+        CHECK(near(seen.dates[i], (ONE_SHOTS + 1 - k) * 0.001));
+        k--;
+    }
+    CHECK_EQ(k, 0);
+    uint64_t armed = 0;
+    CHECK_OK(cadence_loop_armed_timers(loop, &armed));
+    CHECK_EQ(armed, 1);  /* the repeating timer */
+    for (int j = 1; j <= ONE_SHOTS; j++) CHECK_ERR(cadence_cancel(seen.handles[j]), CADENCE_EALREADY);
+
+    /* Part 3: a cancel from the batch of a timer whose record it holds: ended already. */
+    seen.calls = 0;
+    seen.cancel_in_batch = 1;
+    for (long j = 1; j <= 2; j++) {
+        CHECK_OK(cadence_cancellable_release(seen.handles[j]));
+        CHECK_OK(cadence_loop_schedule_default(loop, 0, (void *)(intptr_t)j, &seen.handles[j]));
+    }
+    CHECK_OK(cadence_loop_run_pass(loop, "default"));
+    CHECK_EQ(seen.calls, 2);
+    seen.cancel_in_batch = 0;
+
+    /* NULL: one call of the fire function per one-shot again (final == 1 fails on_fire). */
+    CHECK_OK(cadence_loop_set_fire_batch(loop, NULL));
+    CHECK_OK(cadence_cancel(repeating));
+    CHECK_EQ(seen.released, 1);
+    CHECK_OK(cadence_cancellable_release(repeating));
+    for (int j = 1; j <= ONE_SHOTS; j++) CHECK_OK(cadence_cancellable_release(seen.handles[j]));
+    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_ERR(cadence_loop_set_fire_batch(loop, on_batch), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_set_fire_batch(loop, NULL), CADENCE_EBADF);
+}
+
+/* Part 4: a cancel from another thread of a timer in the batch being handed over waits for it. */
+static atomic_int started, cancelling, returned;
+
+static void sleep_ms(long ms) {
+    struct timespec t = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static void unused_fire(void *userdata, double fire_date, uint64_t skipped, int final) {
+    (void)userdata, (void)fire_date, (void)skipped, (void)final;
+    CHECK(0);
+}
+
+static void slow_batch(const cadence_fire_record *records, size_t count) {
+    (void)records;
+    CHECK_EQ(count, 2);
+    atomic_store(&started, 1);
+    while (!atomic_load(&cancelling)) sleep_ms(1);
+    sleep_ms(50);  /* the cancel is on its way: it must wait for this */
+    atomic_store(&returned, 1);
+}
+
+static void cancel_waits_for_batch(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create(&loop));
+    CHECK_OK(cadence_loop_set_callbacks(loop, unused_fire, NULL));
+    CHECK_OK(cadence_loop_set_fire_batch(loop, slow_batch));
+    cadence_cancellable first, second;
+    CHECK_OK(cadence_loop_schedule_default(loop, 0, (void *)1, &first));
+    CHECK_OK(cadence_loop_schedule_default(loop, 0, (void *)2, &second));
+    CHECK_OK(cadence_loop_start_thread(loop, "default"));
+    while (!atomic_load(&started)) sleep_ms(1);
+    atomic_store(&cancelling, 1);
+    CHECK_ERR(cadence_cancel(second), CADENCE_EALREADY);
+    CHECK_EQ(atomic_load(&returned), 1);
+    CHECK_OK(cadence_loop_stop_thread(loop));
+    CHECK_OK(cadence_cancellable_release(first));
+    CHECK_OK(cadence_cancellable_release(second));
+    CHECK_OK(cadence_loop_destroy(loop));
+}
+
+int main(void) {
+    virtual_batches();
+    cancel_waits_for_batch();
+    return 0;
+}

@@ -1,0 +1,181 @@
+"""The real event loop of :mod:`cadence.asyncio`: asyncio's selector event loop whose timers are
+Cadence one-shots (see that module's description)."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextvars
+import math
+import selectors
+import time
+from collections.abc import Callable
+from typing import Any
+
+from . import _lib
+from ._async import deliver_errors, descriptor
+from ._asyncio_selector import Selector
+from ._asyncio_timer import Timer
+from ._state import finite_seconds
+from .errors import RUNNING_OR_THREAD, LoopBusy, check
+from .loop import Loop
+
+__all__ = ["MODE", "TOLERANCE", "EventLoop"]
+
+MODE = b"default"
+#: The tolerance of the timers armed in this context (``cadence.asyncio.tolerance``); None: the
+#: loop's own.
+TOLERANCE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "cadence.asyncio.tolerance", default=None
+)
+
+
+class EventLoop(asyncio.SelectorEventLoop):
+    """An asyncio event loop whose timers are Cadence's (see the module's description).
+
+    Args:
+        loop: the Cadence loop to run on; None (the default) makes a real one, which the event
+            loop closes with itself. A loop given is not closed; while the event loop runs, it
+            runs that loop (its ``run`` then raises :class:`~cadence.LoopBusy`).
+        tolerance: seconds that every timer may fire late unless :func:`tolerance` says
+            otherwise, >= 0 and finite; default 0 (each timer at its own time, as servers want).
+
+    Raises:
+        TypeError, InvalidArgument: a bad ``tolerance`` (as :func:`tolerance`).
+        NotSupported: a virtual ``loop`` (use :class:`VirtualEventLoop`).
+    """
+
+    def __init__(self, loop: Loop | None = None, *, tolerance: float = 0.0) -> None:
+        super().__init__(Selector(self._select))  # first: a failed loop must still close
+        self._owns = False
+        try:
+            self._tolerance = finite_seconds(tolerance, type(self).__name__, "tolerance")
+            if not isinstance(getattr(self, "_ready", None), collections.deque):
+                raise RuntimeError("cadence.asyncio needs asyncio's ready queue, missing here")
+            self._owns = loop is None
+            self.cadence: Loop = self._make_cadence() if loop is None else loop
+            """The Cadence loop under this event loop: its own timers, publishers and
+            countdowns run on the asyncio thread beside asyncio's."""
+            self._state = self.cadence._state
+            self._schedule = self.cadence.schedule
+            self._fd = self._watch()
+        except BaseException:
+            self.close()
+            raise
+
+    def _make_cadence(self) -> Loop:
+        return Loop()
+
+    def _watch(self) -> int | None:
+        fd = descriptor(self._state, type(self).__name__)
+        self._selector._inner.register(fd, selectors.EVENT_READ)  # type: ignore[attr-defined]
+        return fd
+
+    def time(self) -> float:
+        """The clock of asyncio's loops, ``time.monotonic()`` (CLOCK_MONOTONIC, in seconds),
+        which is also the clock that Cadence's timers keep in nanoseconds: a ``call_at(when)``
+        never runs before ``time.monotonic()`` reads ``when``. (Cadence's own API reports the same
+        clock as seconds since the epoch: :meth:`cadence.Loop.now`.)"""
+        return time.monotonic()
+
+    def call_later(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
+        self,
+        delay: float,
+        callback: Callable[..., object],
+        *args: Any,
+        context: contextvars.Context | None = None,
+    ) -> asyncio.TimerHandle:
+        """Calls ``callback(*args)`` ``delay`` seconds from now (:meth:`time`), never before, up to
+        the tolerance in force late; ``asyncio.sleep`` comes here.
+
+        Raises:
+            TypeError: ``delay`` is None or not a number. ValueError: ``delay`` is NaN.
+            RuntimeError: the loop is closed.
+        """
+        if delay is None:
+            raise TypeError("call_later: delay must be a number of seconds, got None")
+        now = self.time()
+        # One clock read; the delay as given (``when - now`` would add a float's error to it),
+        # as a float (Loop.schedule's fast path).
+        return self._arm(now + delay, delay + 0.0, callback, args, context)
+
+    def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
+        self,
+        when: float,
+        callback: Callable[..., object],
+        *args: Any,
+        context: contextvars.Context | None = None,
+    ) -> asyncio.TimerHandle:
+        """Calls ``callback(*args)`` at ``when`` (this loop's :meth:`time`), never before, up to
+        the tolerance in force late; every asyncio timeout comes here.
+
+        Raises:
+            TypeError: ``when`` is None or not a number. ValueError: ``when`` is NaN.
+            RuntimeError: the loop is closed.
+        """
+        if when is None:
+            raise TypeError("when cannot be None")
+        return self._arm(when, when - self.time(), callback, args, context)
+
+    def _arm(
+        self,
+        when: float,
+        delay: float,
+        callback: Callable[..., object],
+        args: tuple[Any, ...],
+        context: contextvars.Context | None,
+    ) -> Timer:
+        """A timer handle for ``when``, ``delay`` seconds from now, on a Cadence one-shot."""
+        if self._closed:  # type: ignore[attr-defined]  # BaseEventLoop's, as is_closed() reads
+            raise RuntimeError("Event loop is closed")
+        if delay != delay:
+            raise ValueError(f"asyncio timer: when must be a number of seconds, got {when!r}")
+        timer = Timer(when, callback, args, self, context)
+        if delay < math.inf:  # an infinite wait has no timer, as it has no end
+            late = TOLERANCE.get()
+            if late is None:
+                late = self._tolerance
+            if delay < 0.0:
+                delay = 0.0
+            # The keyword only when needed: passing it costs on every call.
+            timer._cadence = (
+                self._schedule(delay, timer, tolerance=late)
+                if late
+                else self._schedule(delay, timer)
+            )
+        return timer
+
+    def run_forever(self) -> None:
+        """Runs the event loop until ``stop()`` (asyncio's), and the Cadence loop with it.
+
+        Raises:
+            LoopBusy: the Cadence loop is run, attached or threaded elsewhere.
+        """
+        if not self._state.claim():
+            raise LoopBusy(context=f"{type(self).__name__}.run_forever", detail=RUNNING_OR_THREAD)
+        try:
+            super().run_forever()
+        finally:
+            self._state.release()
+
+    def close(self) -> None:
+        """Closes the event loop (asyncio's), then the Cadence loop if the event loop made it."""
+        super().close()
+        if self._owns:
+            self.cadence.close()
+
+    def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
+        """Asyncio's select: waits for I/O or the Cadence loop's descriptor; a readable
+        descriptor is a pass, whose due timers join the ready queue."""
+        events = inner.select(timeout)
+        for index, (key, _) in enumerate(events):
+            if key.fd == self._fd:
+                del events[index]
+                self._pass()
+                break
+        return events
+
+    def _pass(self) -> None:
+        code = _lib.lib.cadence_loop_run_pass(self._state.handle, MODE)
+        deliver_errors(self._state, self, self.cadence)
+        check(code, type(self).__name__)

@@ -1,0 +1,231 @@
+"""The virtual twin of :mod:`cadence.asyncio`'s event loop, for tests: time moves only when
+nothing can run, then jumps to the next timer (see that module's description)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import ctypes
+import math
+import selectors
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from . import _lib
+from ._async import deliver_errors
+from ._asyncio_loop import MODE, EventLoop
+from ._state import finite_seconds
+from .errors import check
+from .loop import Loop
+
+__all__ = ["VirtualEventLoop", "VirtualTimeError"]
+
+T = TypeVar("T")
+
+
+class VirtualTimeError(RuntimeError):
+    """A :class:`VirtualEventLoop` could not go on: it waited ``idle_limit`` seconds of real
+    time for what only real time brings (an executor job, a subprocess, I/O), or its clock would
+    pass ``time_limit``."""
+
+
+class _Job:
+    """An executor job of a :class:`VirtualEventLoop`, counted from its submission until both its
+    thread is done with it (or it was cancelled before it started) and its asyncio future is
+    done: a thread's result reaches the loop only after the function returns."""
+
+    __slots__ = ("_args", "_func", "_future_done", "_loop", "_state")
+
+    def __init__(self, loop: VirtualEventLoop, func: Callable[..., Any], args: tuple[Any, ...]):
+        self._loop, self._func, self._args = loop, func, args
+        self._state, self._future_done = "queued", False
+
+    def __call__(self) -> Any:
+        """Runs the job on the executor's thread, unless it was cancelled before it started."""
+        with self._loop._jobs_lock:
+            if self._state != "queued":
+                return None
+            self._state = "running"
+        try:
+            return self._func(*self._args)
+        finally:
+            with self._loop._jobs_lock:
+                self._state = "finished"
+                ended = self._future_done  # cancelled while it ran: nothing else will count it
+                if ended:
+                    self._loop._jobs -= 1
+            if ended:
+                with contextlib.suppress(RuntimeError):  # a closed loop has nothing to wake
+                    self._loop.call_soon_threadsafe(_nothing)
+
+    def settle(self, _: asyncio.Future[Any]) -> None:
+        """The asyncio future is done (on the loop's thread): the job ends now, unless its
+        thread still runs it."""
+        with self._loop._jobs_lock:
+            self._future_done = True
+            if self._state == "queued":
+                self._state = "abandoned"  # cancelled before it started: it never will
+            if self._state != "running":
+                self._loop._jobs -= 1
+
+
+def _nothing() -> None:
+    """Wakes the loop's select (a job ended)."""
+
+
+class VirtualEventLoop(EventLoop):
+    """:class:`EventLoop` on a virtual clock, for tests (see the module's description): its
+    :meth:`time` starts at 0 and moves only to the next timer, once nothing can run.
+
+    Args:
+        tolerance: as for :class:`EventLoop`; with tolerance, the clock jumps to the coalesced
+            wake-up.
+        idle_limit: seconds of real time to wait for what only real time brings (an executor
+            job, a subprocess, I/O) when nothing else could wake the loop, > 0; then
+            :class:`VirtualTimeError`. Default 30.
+        time_limit: virtual seconds the clock may reach, > 0, or None (the default) for no
+            limit; a jump past it raises :class:`VirtualTimeError` (a test whose program waits for
+            ever beside a periodic task would otherwise run on without end).
+
+    Raises:
+        TypeError, InvalidArgument: a bad ``tolerance``, ``idle_limit`` or ``time_limit``.
+    """
+
+    def __init__(
+        self, *, tolerance: float = 0.0, idle_limit: float = 30.0, time_limit: float | None = None
+    ) -> None:
+        self._jobs, self._jobs_lock = 0, threading.Lock()
+        super().__init__(None, tolerance=tolerance)
+        try:
+            where = "VirtualEventLoop"
+            self._idle_limit = finite_seconds(idle_limit, where, "idle_limit", positive=True)
+            self._time_limit = (
+                math.inf
+                if time_limit is None
+                else finite_seconds(time_limit, where, "time_limit", positive=True)
+            )
+        except BaseException:
+            self.close()
+            raise
+
+    def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
+        self,
+        when: float,
+        callback: Callable[..., object],
+        *args: Any,
+        context: contextvars.Context | None = None,
+    ) -> asyncio.TimerHandle:
+        """:meth:`EventLoop.call_at`, on whole nanoseconds of the virtual clock: a date within a
+        float's rounding of a nanosecond is that nanosecond, so ``call_at(1.3)`` fires at 1.3
+        exactly, not a nanosecond after."""
+        if when is None:
+            raise TypeError("when cannot be None")
+        delay = when - self.time()
+        if math.isfinite(delay):
+            nanoseconds = delay * 1e9
+            nearest = round(nanoseconds)
+            if abs(nanoseconds - nearest) < 1e-3:
+                delay = nearest / 1e9
+        return self._arm(when, delay, callback, args, context)
+
+    def _make_cadence(self) -> Loop:
+        return Loop.virtual()
+
+    def time(self) -> float:
+        """The virtual clock, in seconds from 0 (:meth:`cadence.Loop.now` of :attr:`cadence`)."""
+        return self.cadence.now()
+
+    def _watch(self) -> None:
+        return None  # a virtual clock has no descriptor: the select below moves it
+
+    def run_in_executor(  # type: ignore[override]  # typeshed's TypeVarTuple form
+        self, executor: Any, func: Callable[..., T], *args: Any
+    ) -> asyncio.Future[T]:
+        """asyncio's, counting the job until it has run: time stands still meanwhile."""
+        job = _Job(self, func, args)
+        with self._jobs_lock:
+            self._jobs += 1
+        try:
+            future = super().run_in_executor(executor, job)
+        except BaseException:
+            with self._jobs_lock:
+                self._jobs -= 1
+            raise
+        future.add_done_callback(job.settle)
+        return future
+
+    async def subprocess_exec(
+        self, protocol_factory: Callable[[], Any], *args: Any, **kwargs: Any
+    ) -> tuple[Any, Any]:
+        """asyncio's, holding the clock still while the process runs (until its protocol's
+        ``process_exited``): only real time moves a process."""
+        return await super().subprocess_exec(self._held(protocol_factory), *args, **kwargs)
+
+    async def subprocess_shell(
+        self, protocol_factory: Callable[[], Any], cmd: Any, **kwargs: Any
+    ) -> tuple[Any, Any]:
+        """asyncio's, holding the clock still while the process runs, as :meth:`subprocess_exec`."""
+        return await super().subprocess_shell(self._held(protocol_factory), cmd, **kwargs)
+
+    def _held(self, protocol_factory: Callable[[], Any]) -> Callable[[], Any]:
+        """``protocol_factory`` whose protocols count as a job until their process has exited."""
+
+        def made() -> Any:
+            protocol = protocol_factory()
+            exited = protocol.process_exited
+
+            def process_exited() -> None:
+                with self._jobs_lock:
+                    self._jobs -= 1
+                exited()
+
+            protocol.process_exited = process_exited
+            with self._jobs_lock:
+                self._jobs += 1
+            return protocol
+
+        return made
+
+    def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
+        """Returns the I/O ready now; with nothing to run, moves the clock to the next timer,
+        whose callbacks join the ready queue, or waits in real time for what only real time
+        brings (an executor job, a subprocess, I/O)."""
+        events = inner.select(0)
+        if events or timeout == 0:
+            return events
+        limit = time.monotonic() + self._idle_limit
+        while True:
+            if self._jobs == 0 and (wait := self._next_timer()) < math.inf:
+                if self.time() + wait > self._time_limit:
+                    raise VirtualTimeError(
+                        f"VirtualEventLoop: the next timer is at {self.time() + wait:g} s, past "
+                        f"time_limit {self._time_limit:g} s (a program that waits for ever beside "
+                        "a periodic task?)"
+                    )
+                code = _lib.lib.cadence_loop_run(self._state.handle, MODE, wait)
+                deliver_errors(self._state, self, self.cadence)
+                check(code, "VirtualEventLoop")
+                return []
+            events = inner.select(max(0.0, min(limit - time.monotonic(), 0.05)))
+            if events:
+                return events
+            if time.monotonic() >= limit:
+                raise VirtualTimeError(
+                    f"VirtualEventLoop: waited {self._idle_limit:g} s of real time for "
+                    f"{self._waiting_for(inner)}, which alone could wake it (idle_limit)"
+                )
+
+    def _waiting_for(self, inner: selectors.BaseSelector) -> str:
+        if self._jobs:
+            return "an executor job or a subprocess"
+        if len(inner.get_map()) > 1:  # more than asyncio's own self-pipe
+            return "I/O (no timer is armed)"
+        return "nothing: no timer is armed and no job, subprocess or I/O runs (a deadlock?)"
+
+    def _next_timer(self) -> float:
+        out = ctypes.c_double()
+        check(_lib.lib.cadence_loop_timeout(self._state.handle, out), "VirtualEventLoop")
+        return out.value
