@@ -9,6 +9,9 @@ let package = Package(
         // The C ABI declared in include/cadence.h, as libcadence.so.
         .library(name: "CadenceC", type: .dynamic, targets: ["CCadence"]),
         .executable(name: "cadence", targets: ["cadence-tool"]),
+        // Opt-in: tasks on a loop through the toolchain's SPI for executors (SE-0505), which may
+        // change with the toolchain; `Cadence` builds without it.
+        .library(name: "CadenceTasks", targets: ["CadenceTasks"]),
     ],
     targets: [
         .systemLibrary(
@@ -20,12 +23,14 @@ let package = Package(
         // checks every export against it.
         .systemLibrary(name: "CCadenceHeader", path: "include"),
         .target(name: "Cadence", dependencies: ["CLibUV"], exclude: ["CMakeLists.txt"]),
+        .target(name: "CadenceTasks", dependencies: ["Cadence"]),
         .target(name: "CCadence", dependencies: ["Cadence", "CCadenceHeader"], exclude: ["CMakeLists.txt"]),
         // The scenario corpus of Tests/Scenarios, read and run on the Swift face: by the tests
         // and by `cadence tour`, whose rows are scenarios of the corpus.
         .target(name: "CadenceScenarios", dependencies: ["Cadence"]),
         .executableTarget(name: "cadence-tool", dependencies: ["Cadence", "CadenceScenarios"], path: "Sources/cadence"),
         .testTarget(name: "CadenceTests", dependencies: ["Cadence", "CadenceScenarios"]),
+        .testTarget(name: "CadenceTasksTests", dependencies: ["Cadence", "CadenceTasks"]),
         // Top-level code that AsyncValuesTests runs: `for await` where iterators are never destroyed.
         .executableTarget(name: "TopLevelValues", dependencies: ["Cadence"], path: "Tests/TopLevelValues"),
         // The command-line tool: its parsing and formatting, and the built binary's output.

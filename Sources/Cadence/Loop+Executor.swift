@@ -51,6 +51,10 @@ extension Loop: TaskExecutor {
             runAfterClose(job, onActor: onActor)
             return
         }
+        // A task resumed before its sleep's deadline: its sleep's job runs now, its timer goes.
+        let sleep = takeSleeperLocked(resumedBy: job)
+        noteResumedLocked(job)
+        defer { if let sleep { disarm(sleep.timer); Loop.runDelayed(sleep.job) } }
         jobs.append(job, onActor: onActor)
         if isRunningFlag {
             wakeIfRemote()

@@ -87,6 +87,11 @@ public final class Loop: @unchecked Sendable {
     var idleJobsQueued = false
     /// The jobs of tasks and actors waiting to run on the loop (Loop+Executor.swift).
     let jobs = JobQueue()
+    /// The jobs queued with a deadline from a task, by the task's address, and their timers
+    /// (Loop+DelayedJobs.swift).
+    var sleepers: [UInt: (job: DelayedJob, timer: TimerID)] = [:]
+    /// The tasks whose sleeps ended in a virtual run and that have not come back yet.
+    var resuming: Set<UInt> = []
 
     /// Creates a loop on libuv's monotonic clock.
     ///
@@ -183,6 +188,7 @@ public final class Loop: @unchecked Sendable {
         while true {
             let now = timeSource.now()
             let fired = firePass(modeIndex: modeIndex, now: now)
+            if fired > 0 && virtualClock != nil { lock.withLock { waitForResumesLocked() } }
             // The tasks that the pass resumed (Loop+Executor.swift) run before the clock moves on;
             // a sleep they begin that is due already ends in this run, even at its end.
             let (jobsRan, jobsWaiting) = runJobs()
@@ -335,10 +341,12 @@ public final class Loop: @unchecked Sendable {
     public func close() throws(CadenceError) {
         runIdleJobs()  // a virtual loop's jobs that came before the close ran then, on the open loop
         // Checked and closed under one lock, so that no run can start in between.
+        var sleeping: [UInt: (job: DelayedJob, timer: TimerID)] = [:]
         let actions = try lock.withLock { () throws(CadenceError) -> [TimerAction]? in
             waitForIdleJobsLocked()
             guard !isRunningFlag else { throw CadenceError.alreadyRunning("be closed").in("Loop.close()") }
             guard ownThread == nil else { throw CadenceError.hasOwnThread("be closed").in("Loop.close()") }
+            swap(&sleeping, &sleepers)  // released after the lock, with the timers' actions
             return closeLocked()
         }
         // The timers' actions are released here, after the lock (see `disarm`).

@@ -16,7 +16,7 @@
 ///
 /// A clock holds its loop: a copy keeps the loop alive. Copies are interchangeable.
 public struct LoopClock: Clock, Sendable {
-    let loop: Loop
+    package let loop: Loop
 
     init(loop: Loop) { self.loop = loop }
 

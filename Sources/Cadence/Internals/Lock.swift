@@ -43,6 +43,14 @@ package final class Lock: @unchecked Sendable {
     /// that re-checks what it waits for.
     func wait() { pthread_cond_wait(condition, mutex) }
 
+    /// ``wait()`` for at most `seconds` of real time (CLOCK_REALTIME, the condition's clock).
+    func wait(seconds: Int) {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        deadline.tv_sec += seconds
+        pthread_cond_timedwait(condition, mutex, &deadline)
+    }
+
     /// Wakes every thread in ``wait()``.
     func signalAll() { pthread_cond_broadcast(condition) }
 }
