@@ -36,8 +36,11 @@ deps-test:
 deps-bench:
 	@scripts/install-deps.sh bench
 
+# The 100,000 sleeping tasks of ManyCancelledSleepsTests fill the shared global executor for
+# seconds, which would starve the timing tests running beside them: they run alone, after.
 swift-test:
-	swift test
+	swift test --skip ManyCancelledSleepsTests
+	swift test --filter ManyCancelledSleepsTests
 
 # The DocC documentation of the Swift module (Sources/Cadence/Cadence.docc and every `///`
 # comment, private ones included), built with the `docc` beside `swift` (no package plugin is
