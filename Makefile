@@ -6,6 +6,8 @@
 #               and it builds the documentation (make docs)
 #   make bench  runs the timer benchmarks: Cadence beside six other timer engines (Benchmarks/run)
 #   make docs   builds the DocC catalog with the toolchain's docc, failing on any warning
+#   make dist   builds the release artefacts into dist/ (wheel, sdist, C package); make dist-check
+#               installs each where no Swift toolchain can be seen and runs them (docs/RELEASING.md)
 # Each installs what is missing first (scripts/install-deps.sh) and does nothing extra otherwise.
 
 # The Python of the tests: a virtual environment that this Makefile owns, which
@@ -17,7 +19,7 @@ BUILD  ?= build
 # The Swift toolchain's clang and lld, which the sanitizer builds need.
 CLANG  ?= $(dir $(shell command -v swiftc))clang
 
-.PHONY: demo test bench docs deps deps-test deps-bench swift-test c-build c-test python-test example-swift sanitize clean
+.PHONY: demo test bench docs dist dist-check deps deps-test deps-dist deps-bench swift-test c-build c-test python-test example-swift sanitize clean
 
 demo: deps
 	swift build -c release --product cadence
@@ -30,6 +32,9 @@ deps:
 
 deps-test:
 	@VENV=$(VENV) PYTHON=$(PYTHON) scripts/install-deps.sh test
+
+deps-dist:
+	@VENV=$(VENV) PYTHON=$(PYTHON) scripts/install-deps.sh dist
 
 deps-bench:
 	@scripts/install-deps.sh bench
@@ -77,6 +82,20 @@ sanitize: deps-test
 	cmake --build $(BUILD)-tsan
 	ctest --test-dir $(BUILD)-tsan --output-on-failure
 	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests|LoopClockTests|GridTimerTests|CallbackFunctionTests|VirtualLoopSettleTests'
+
+# The release artefacts, versioned from include/cadence/version.h, into dist/: the manylinux
+# wheel (pip wheel ., auditwheel repair --strip), the sdist, the C binary tarball
+# cadence-VERSION-linux-ARCH.tar.gz and a Debian package of it (cpack). Two Release builds of the
+# library, a few minutes.
+dist: deps-dist
+	scripts/dist.sh $(PYTHON) $(BUILD)
+
+# Each artefact of dist/ installed and run where the Swift toolchain cannot be seen (a mount
+# namespace with an empty folder over it, a clean environment): the C quick start against the
+# unpacked tarball with pkg-config and find_package, the Debian package's files, the wheel's
+# smoke test and a user's pytest suite in a fresh virtual environment, the sdist's contents.
+dist-check: deps-dist
+	scripts/dist-check.sh $(PYTHON) $(BUILD)
 
 # The timer benchmarks: Cadence beside the peers of Benchmarks/peers (libuv, Foundation, Dispatch,
 # asyncio, uvloop, Node), about 7 minutes, tables on stdout. docs/BENCHMARKS.md explains the
