@@ -3,7 +3,8 @@
 #   make demo   builds the command-line tool and runs `cadence tour` (the main job)
 #   make test   runs every test: Swift (swift test), C (ctest, valgrind, sanitizers) and Python (pytest);
 #               each runs the scenario corpus (Tests/Scenarios) and prints how many scenarios passed;
-#               and it builds the documentation (make docs)
+#               and it builds the documentation (make docs) and checks the release artefacts
+#               on a machine without the toolchain (make dist-check, about 1.5 minutes)
 #   make bench  runs the timer benchmarks: Cadence beside six other timer engines (Benchmarks/run)
 #   make docs   builds the DocC catalog with the toolchain's docc, failing on any warning
 #   make dist   builds the release artefacts into dist/ (wheel, sdist, C package); make dist-check
@@ -25,7 +26,7 @@ demo: deps
 	swift build -c release --product cadence
 	.build/release/cadence tour
 
-test: deps-test swift-test c-test python-test example-swift sanitize docs
+test: deps-test swift-test c-test python-test example-swift sanitize docs dist-check
 
 deps:
 	@scripts/install-deps.sh build
@@ -90,11 +91,12 @@ sanitize: deps-test
 dist: deps-dist
 	scripts/dist.sh $(PYTHON) $(BUILD)
 
-# Each artefact of dist/ installed and run where the Swift toolchain cannot be seen (a mount
-# namespace with an empty folder over it, a clean environment): the C quick start against the
-# unpacked tarball with pkg-config and find_package, the Debian package's files, the wheel's
-# smoke test and a user's pytest suite in a fresh virtual environment, the sdist's contents.
-dist-check: deps-dist
+# Builds dist/ afresh, then installs each artefact where the Swift toolchain cannot be seen (a
+# mount namespace with an empty tmpfs over it, env -i): the C quick start against the unpacked
+# tarball and Debian package, with pkg-config and with find_package; the package's pytest suite
+# against the wheel installed in a fresh virtual environment, and a user's test through its
+# pytest plugin; the sdist's contents. About a minute after make dist; make test runs it.
+dist-check: dist
 	scripts/dist-check.sh $(PYTHON) $(BUILD)
 
 # The timer benchmarks: Cadence beside the peers of Benchmarks/peers (libuv, Foundation, Dispatch,
