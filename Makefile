@@ -85,7 +85,7 @@ sanitize: deps-test
 	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests|LoopClockTests|GridTimerTests|CallbackFunctionTests|VirtualLoopSettleTests'
 
 # The release artefacts, versioned from include/cadence/version.h, into dist/: the manylinux
-# wheel (pip wheel ., auditwheel repair --strip), the sdist, the C binary tarball
+# wheel (python -m build: the sdist, then the wheel from it; auditwheel repair --strip), the sdist, the C binary tarball
 # cadence-VERSION-linux-ARCH.tar.gz and a Debian package of it (cpack). Two Release builds of the
 # library, a few minutes.
 dist: deps-dist

@@ -19,14 +19,15 @@ rm -rf "$work" dist
 mkdir -p "$work" dist
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-echo "== wheel $version"
-# As test_wheel.py builds it: scikit-build-core over CMakeLists.txt, the library stripped and
-# linked with the Swift runtime statically; auditwheel then copies libuv in under a manylinux tag.
-"$python" -m pip wheel . -w "$work/wheel" --no-deps -q
-PATH="$(dirname "$python"):$PATH" "$python" -m auditwheel repair --strip -w dist "$work"/wheel/cadence-*.whl
-
-echo "== sdist $version"
-"$python" -m build --sdist --outdir dist . >/dev/null
+echo "== sdist and wheel $version"
+# python -m build makes the sdist, then the wheel from the unpacked sdist (so the sdist is proven
+# to build where a toolchain is): scikit-build-core over CMakeLists.txt, the library stripped and
+# linked with the Swift runtime statically, as test_wheel.py builds it. auditwheel then copies
+# libuv in, strips it too, and gives the wheel the manylinux tag its glibc symbols allow.
+"$python" -m build --outdir "$work/python" . >/dev/null
+cp "$work/python/cadence-$version.tar.gz" dist/
+PATH="$(dirname "$python"):$PATH" "$python" -m auditwheel repair --strip -w dist \
+  "$work"/python/cadence-"$version"-*.whl
 
 echo "== C package $version"
 # A Release build of the library alone, installed stripped into a staging prefix: the pkg-config
