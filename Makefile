@@ -84,10 +84,10 @@ sanitize: deps-test
 	ctest --test-dir $(BUILD)-tsan --output-on-failure
 	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests|LoopClockTests|GridTimerTests|CallbackFunctionTests|VirtualLoopSettleTests'
 
-# The release artefacts, versioned from include/cadence/version.h, into dist/: the manylinux
-# wheel (python -m build: the sdist, then the wheel from it; auditwheel repair --strip), the sdist, the C binary tarball
+# The release artefacts, versioned from include/cadence/version.h, into dist/: the sdist and the
+# manylinux wheel built from it (python -m build, auditwheel repair --strip), the C binary tarball
 # cadence-VERSION-linux-ARCH.tar.gz and a Debian package of it (cpack). Two Release builds of the
-# library, a few minutes.
+# library: under a minute here, a few on a loaded machine.
 dist: deps-dist
 	scripts/dist.sh $(PYTHON) $(BUILD)
 
