@@ -54,7 +54,6 @@ extension Loop: TaskExecutor {
         // A task resumed before its sleep's deadline: its sleep's job runs now, its timer goes.
         let sleep = takeSleeperLocked(resumedBy: job)
         noteResumedLocked(job)
-        defer { if let sleep { disarm(sleep.timer); Loop.runDelayed(sleep.job) } }
         jobs.append(job, onActor: onActor)
         if isRunningFlag {
             wakeIfRemote()
@@ -64,6 +63,10 @@ extension Loop: TaskExecutor {
             timeSource.wake()  // a host's descriptor turns readable; a host's uv_loop_t calls in
         }
         lock.unlock()
+        if let sleep {  // after the lock, which the disarm takes
+            disarm(sleep.timer)
+            Loop.runDelayed(sleep.job)
+        }
     }
 
     /// Runs the jobs waiting now, oldest first, on the calling thread, which is running the loop;
