@@ -33,6 +33,8 @@ let package = Package(
         .testTarget(name: "CadenceTasksTests", dependencies: ["Cadence", "CadenceTasks"]),
         // Top-level code that AsyncValuesTests runs: `for await` where iterators are never destroyed.
         .executableTarget(name: "TopLevelValues", dependencies: ["Cadence"], path: "Tests/TopLevelValues"),
+        // A program whose main executor is a Cadence loop (Loop.runMain), run by RunMainTests.
+        .executableTarget(name: "MainOnLoop", dependencies: ["Cadence", "CadenceTasks"], path: "Tests/MainOnLoop"),
         // The command-line tool: its parsing and formatting, and the built binary's output.
         .testTarget(name: "CadenceToolTests", dependencies: ["cadence-tool"]),
     ],
