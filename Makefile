@@ -72,9 +72,10 @@ c-test: c-build
 python-test: deps-test c-build
 	$(PYTHON) -m pytest bindings/python/tests
 
-# A separate Swift package that depends on this one by path, built and run.
+# A separate Swift package that depends on this one by path, built and run: a timer's ticks, and a
+# program whose main executor is a Cadence loop (its tasks' sleeps are the loop's timers).
 example-swift:
-	cd examples/swift && swift run Ticker
+	cd examples/swift && swift run Ticker && swift run MainLoop
 
 # The C tests under AddressSanitizer (with LeakSanitizer), and the threaded tests, C and Swift,
 # under ThreadSanitizer; the engine itself is built with the same sanitizer each time.
