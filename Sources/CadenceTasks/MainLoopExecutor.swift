@@ -1,6 +1,6 @@
 // The custom main executor is SPI in the 6.3 toolchain (`@_spi(ExperimentalCustomExecutors)`), as
 // `SchedulingExecutor` is: both may change with the toolchain, so they live in this module alone.
-@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
+@_spi(ExperimentalCustomExecutors) import _Concurrency
 import Cadence
 import Synchronization
 
@@ -11,8 +11,9 @@ import Synchronization
 /// it, and a main-actor job must run as a serial executor's. So this object forwards the main
 /// actor's jobs to the loop's actor queue, and its identity is that queue's: the main actor and
 /// the actors on the loop are one serial context, the loop's thread, and a call between them needs
-/// no hop.
-final class MainLoopExecutor: MainExecutor, SchedulingExecutor, Sendable {
+/// no hop. A main-actor `Task.sleep` reaches the loop as the default executor (a
+/// `SchedulingExecutor`, which the runtime asks for when the current executor is not one).
+final class MainLoopExecutor: MainExecutor, Sendable {
     /// The loop that runs the main actor's jobs.
     let loop: Loop
 
@@ -54,29 +55,6 @@ final class MainLoopExecutor: MainExecutor, SchedulingExecutor, Sendable {
     /// Makes ``run()`` return after the loop's current pass.
     func stop() {
         loop.stop()
-    }
-
-    /// The loop's `SchedulingExecutor` conformance: a delayed job of the main actor is a one-shot
-    /// timer on the loop.
-    ///
-    /// - Parameters:
-    ///   - job: the job to run.
-    ///   - delay: the time to wait.
-    ///   - tolerance: allowed lateness; nil or negative means none.
-    ///   - clock: the clock whose durations `delay` and `tolerance` are.
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-        loop.enqueue(job, after: delay, tolerance: tolerance, clock: clock)
-    }
-
-    /// As ``enqueue(_:after:tolerance:clock:)``, with a deadline of `clock`.
-    ///
-    /// - Parameters:
-    ///   - job: the job to run.
-    ///   - instant: the deadline, on `clock`.
-    ///   - tolerance: allowed lateness; nil or negative means none.
-    ///   - clock: the clock of `instant`.
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-        loop.enqueue(job, at: instant, tolerance: tolerance, clock: clock)
     }
 
     /// The executors that `_createExecutors(factory:)` installs: this one as the main executor,

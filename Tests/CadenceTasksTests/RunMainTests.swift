@@ -13,6 +13,7 @@ import Testing
             Task {} on the loop's thread: true
             Task.detached on the loop's thread: true
             @concurrent function on the loop's thread: true
+            an actor on the loop's thread: true, on the loop's executor: true
             a main-actor sleep is a loop timer: 1 armed, early: false
             10 sleeps with overlapping tolerance: 10 on time, 1 wake-up
             a cancelled hour-long sleep: 1 armed, 0 after cancel(), cancelled: true

@@ -15,6 +15,19 @@ let clock = ContinuousClock()
 /// A nonisolated async function: it runs on the default executor, which is the loop.
 @concurrent func concurrentCheck(_ loop: Loop) async -> Bool { onTheLoop(loop) }
 
+/// An actor with no executor of its own: it runs on the default executor, the loop.
+actor Counter {
+    func check(_ loop: Loop) -> Bool { onTheLoop(loop) }
+}
+
+/// An actor on the loop's serial executor, which is the main actor's too.
+actor OnTheLoop {
+    let loop: Loop
+    init(_ loop: Loop) { self.loop = loop }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+    func check() -> Bool { onTheLoop(loop) }
+}
+
 struct BodyFailure: Error {}
 
 if CommandLine.arguments.dropFirst().first == "errors" {
@@ -37,6 +50,7 @@ let result = try Loop.runMain { loop in
     print("Task {} on the loop's thread: \(await Task { onTheLoop(loop) }.value)")
     print("Task.detached on the loop's thread: \(await Task.detached { onTheLoop(loop) }.value)")
     print("@concurrent function on the loop's thread: \(await concurrentCheck(loop))")
+    print("an actor on the loop's thread: \(await Counter().check(loop)), on the loop's executor: \(await OnTheLoop(loop).check())")
 
     // The probe wakes while the main actor sleeps: that sleep is then the loop's one timer.
     let probe = Task.detached {
