@@ -26,9 +26,9 @@ extension Loop {
     /// `ContinuousClock`/`SuspendingClock` sleep of those is a one-shot timer on the loop in
     /// ``RunLoopMode/common``: never early, coalesced with the loop's timers by tolerance, freed
     /// before `Task.cancel()` returns. A task that blocks its thread blocks the whole program, as
-    /// in any single-threaded event loop: run blocking work on a thread or queue of its own. What
-    /// Dispatch runs (a `DispatchQueue`, `DispatchQueue.main` included) runs on Dispatch's
-    /// threads, since the main thread now runs the loop, not Dispatch's main queue.
+    /// in any single-threaded event loop: run blocking work on a thread or queue of its own.
+    /// Dispatch's queues run on Dispatch's threads as before, except `DispatchQueue.main`, whose
+    /// blocks never run: the main thread runs the loop, and nothing drains Dispatch's main queue.
     ///
     /// The loop runs in its default mode until `body` returns; ``Loop/stop()`` from `body` ends a
     /// pass, not the run. Tasks still running then stay where they are, unfinished, until the
