@@ -27,8 +27,8 @@ extension Loop {
     /// - Throws: ``CadenceError/notSupported`` on a real loop (its clock moves by itself: run it
     ///   with ``run(mode:for:)-(_,Double)``); ``CadenceError/invalidArgument`` for a negative
     ///   duration or one that would take the clock to its end; ``CadenceError/busy`` from a job
-    ///   or callback of the loop, or while another run is in progress; otherwise as
-    ///   ``run(mode:for:)-(_,Double)``.
+    ///   or callback of the loop, or while another run is in progress; ``CadenceError/badHandle``
+    ///   after ``close()``; otherwise as ``run(mode:for:)-(_,Double)``.
     public func advance(mode: RunLoopMode = .default, by duration: Duration) async throws(CadenceError) {
         let call = "Loop.advance(mode:by:)"
         let span: Nanoseconds
@@ -62,10 +62,16 @@ extension Loop {
         }
     }
 
+    /// Checks what can be checked before the run: a virtual loop, called from outside it.
     private func requireVirtualToAdvance() throws(CadenceError) {
         guard isVirtual else {
             throw .notSupported.with("loop must be a virtual loop to advance, got a real loop "
                                      + "(its clock moves by itself: run it for a duration)")
+        }
+        // The run would go on while the calling task waits for it, which a test of the loop's
+        // tasks does not mean; refused as a run from a callback is.
+        guard !isIsolatingCurrentContext() else {
+            throw .busy.with("advance must be called from outside the loop, got a call from one of its jobs or callbacks")
         }
     }
 

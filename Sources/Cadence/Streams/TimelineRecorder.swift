@@ -9,7 +9,8 @@ import Synchronization
 /// milliseconds as `"2@500"`, a fraction only when there is one (`"2@500.000001"` is 1 ns later),
 /// so that two timelines are equal only if every event came at the same nanosecond.
 public final class TimelineRecorder<Output: Sendable>: Sendable {
-    private let recorded = Mutex<[String]>([])
+    /// The events so far, and whether ``cancel()`` was called (then nothing more is recorded).
+    private let recorded = Mutex<(events: [String], cancelled: Bool)>(([], false))
     private let subscription = Mutex<AnyCancellable?>(nil)
     /// The reading of the recorder's clock, as the events show it.
     private let stamp: @Sendable () -> String
@@ -72,15 +73,19 @@ public final class TimelineRecorder<Output: Sendable>: Sendable {
     public func recordFinish() { append("|") }
 
     /// The events so far, in order.
-    public var events: [String] { recorded.withLock { $0 } }
+    public var events: [String] { recorded.withLock { $0.events } }
 
-    /// Cancels the subscription or the iterating task; later events are not recorded.
-    public func cancel() { subscription.withLock { $0 }?.cancel() }
+    /// Cancels the subscription or the iterating task; events that come after it (the finish of
+    /// the cancelled iteration, a ``record(_:)``) are not recorded.
+    public func cancel() {
+        recorded.withLock { $0.cancelled = true }
+        subscription.withLock { $0 }?.cancel()
+    }
 
     /// Appends `text` stamped with the clock's reading now.
     private func append(_ text: String) {
         let now = stamp()
-        recorded.withLock { $0.append("\(text)@\(now)") }
+        recorded.withLock { if !$0.cancelled { $0.events.append("\(text)@\(now)") } }
     }
 
     /// Nanoseconds as milliseconds, exactly: `"500"`, `"500.25"`, `"500.000001"`.
