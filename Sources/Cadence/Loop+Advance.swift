@@ -57,7 +57,10 @@ extension Loop {
                 throw .invalidArgument.with("deadline must not be before the clock's reading (\(now) ns), "
                                             + "got \(deadline.nanoseconds) ns")
             }
-            guard deadline.nanoseconds < .max else { throw .beyondClockEnd(Double(deadline.nanoseconds) / 1e9) }
+            guard deadline.nanoseconds < .max else {
+                throw .invalidArgument.with("deadline must be before a virtual clock's end (2^64 - 1 ns), "
+                                            + "got \(deadline.nanoseconds) ns")
+            }
             return deadline.nanoseconds - now
         }
     }

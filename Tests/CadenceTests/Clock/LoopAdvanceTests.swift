@@ -55,8 +55,11 @@ import Testing
             #expect(error.message.contains("must not be before the clock's reading (2000000000 ns)"))
         }
         await #expect(throws: CadenceError.invalidArgument) { try await loop.advance(by: .milliseconds(-1)) }
-        await #expect(throws: CadenceError.invalidArgument) {
+        do {
             try await loop.advance(to: LoopClock.Instant(nanoseconds: .max))
+            Issue.record("the clock's end must throw")
+        } catch {
+            #expect(error == .invalidArgument && error.message.contains("before a virtual clock's end"))
         }
         await #expect(throws: CadenceError.unknownMode) { try await loop.advance(mode: RunLoopMode("none"), by: .zero) }
         #expect(loop.clock.now.nanoseconds == 2_000_000_000)  // none of them moved the clock
