@@ -83,18 +83,21 @@ extension Loop {
     private func runElsewhere(mode: RunLoopMode, call: String,
                               span: @escaping @Sendable (Nanoseconds) throws(CadenceError) -> Nanoseconds)
         async throws(CadenceError) {
-        let outcome: Result<Void, CadenceError> = await withCheckedContinuation { continuation in
+        // Handed over under the engine's pthread lock, which ThreadSanitizer sees: an error passed
+        // through the continuation alone was reported as a race when read by the caller.
+        let outcome = LockedState<Result<Void, CadenceError>>(.success(()))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             // A serial queue of its own: its thread comes from Dispatch's overcommitting pool, so
             // it starts even while every other thread is blocked.
             DispatchQueue(label: "org.cadence.loop-advance").async {
                 do throws(CadenceError) {
                     _ = try self.run(mode: mode, for: try span(self.timeSource.now()), onOwnThread: false)
-                    continuation.resume(returning: .success(()))
                 } catch {
-                    continuation.resume(returning: .failure(error.in(call)))
+                    outcome.withLock { $0 = .failure(error.in(call)) }
                 }
+                continuation.resume()
             }
         }
-        try outcome.get()
+        try outcome.withLock { $0 }.get()
     }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Records a stream as timestamped events for tests: `"0@1000"` is the value 0 at 1000 ms on the
 /// scheduler's or loop's clock (virtual milliseconds on a virtual one) and `"|@3000"` the finish.
 ///
@@ -10,8 +8,10 @@ import Synchronization
 /// so that two timelines are equal only if every event came at the same nanosecond.
 public final class TimelineRecorder<Output: Sendable>: Sendable {
     /// The events so far, and whether ``cancel()`` was called (then nothing more is recorded).
-    private let recorded = Mutex<(events: [String], cancelled: Bool)>(([], false))
-    private let subscription = Mutex<AnyCancellable?>(nil)
+    /// (The engine's pthread lock rather than `Mutex`, whose locking ThreadSanitizer does not see
+    /// on Linux.)
+    private let recorded = LockedState<(events: [String], cancelled: Bool)>(([], false))
+    private let subscription = LockedState<AnyCancellable?>(nil)
     /// The reading of the recorder's clock, as the events show it.
     private let stamp: @Sendable () -> String
 
