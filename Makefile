@@ -89,7 +89,7 @@ sanitize: deps-test
 	  -DCMAKE_C_COMPILER=$(CLANG) -DCADENCE_SANITIZER=thread
 	cmake --build $(BUILD)-tsan
 	ctest --test-dir $(BUILD)-tsan --output-on-failure
-	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests|LoopClockTests|GridTimerTests|CallbackFunctionTests|VirtualLoopSettleTests|RunMainTests'
+	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests|LoopClockTests|GridTimerTests|CallbackFunctionTests|VirtualLoopSettleTests|RunMainTests|LoopAdvanceTests|TimelineRecorderClockTests|OperatorTimeline'
 
 # The release artefacts, versioned from include/cadence/version.h, into dist/: the sdist and the
 # manylinux wheel built from it (python -m build, auditwheel repair --strip), the C binary tarball
