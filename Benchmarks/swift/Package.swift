@@ -10,6 +10,11 @@ let package = Package(
     dependencies: [.package(name: "Cadence", path: "../..")],
     targets: [
         .executableTarget(name: "CadenceBench", dependencies: [.product(name: "Cadence", package: "Cadence")]),
+        // Where the memory of many cancelled sleeps goes (Benchmarks/memory.sh).
+        .executableTarget(name: "CadenceMemory", dependencies: [
+            .product(name: "Cadence", package: "Cadence"), .product(name: "CadenceTasks", package: "Cadence"), "CMalloc",
+        ]),
+        .target(name: "CMalloc"),
     ],
     // Language mode 5, as the Swift peers: single-threaded benchmark state lives in globals.
     swiftLanguageModes: [.v5]
