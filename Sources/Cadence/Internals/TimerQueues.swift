@@ -277,6 +277,7 @@ struct TimerQueues {
         keepGenerations()
         slots.removeAll(keepingCapacity: true)
         FreedMemory.releasePages(pastEndOf: &slots)
+        freeSlots = []  // empty already; its buffer had room for every slot
     }
 
     /// The next slot past those taken since the table last emptied (a kept one, or a new one at
