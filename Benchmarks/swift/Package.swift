@@ -14,7 +14,7 @@ let package = Package(
             // The wake group through Task.sleep: a loop as the program's executor (TaskSleep.swift).
             .product(name: "CadenceTasks", package: "Cadence"),
         ]),
-        // Where the memory of many cancelled sleeps goes (Benchmarks/memory.sh).
+        // Where the memory of many cancelled sleeps goes (CadenceMemory PART N [trim]).
         .executableTarget(name: "CadenceMemory", dependencies: [
             .product(name: "Cadence", package: "Cadence"), .product(name: "CadenceTasks", package: "Cadence"), "CMalloc",
         ]),

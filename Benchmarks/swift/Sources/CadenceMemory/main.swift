@@ -3,7 +3,7 @@
 // Run: CadenceMemory PART [N] [trim]     (N = 100000; `trim` calls malloc_trim(0) before reading
 // the figures after, to tell free-but-resident memory from memory in use)
 //
-// Parts, each in a process of its own (Benchmarks/memory.sh runs them all):
+// Parts, each run in a process of its own:
 //   plain       N tasks on the global executor awaiting a continuation, cancelled (no Cadence):
 //               the floor, what the Swift runtime's tasks cost
 //   dispatch    N tasks on the global executor in Task.sleep (Dispatch's timers), cancelled
