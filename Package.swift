@@ -36,6 +36,8 @@ let package = Package(
         .executableTarget(name: "TopLevelValues", dependencies: ["Cadence"], path: "Tests/TopLevelValues"),
         // A program whose main executor is a Cadence loop (Loop.runMain), run by RunMainTests.
         .executableTarget(name: "MainOnLoop", dependencies: ["Cadence", "CadenceTasks"], path: "Tests/MainOnLoop"),
+        // 100,000 cancelled sleeps in a process of its own, which ManyCancelledSleepsTests runs.
+        .executableTarget(name: "CancelledSleeps", dependencies: ["Cadence", "CadenceTasks"], path: "Tests/CancelledSleeps"),
         // The command-line tool: its parsing and formatting, and the built binary's output.
         .testTarget(name: "CadenceToolTests", dependencies: ["cadence-tool"]),
     ],
