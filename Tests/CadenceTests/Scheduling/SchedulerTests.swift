@@ -1,7 +1,6 @@
 import Cadence
 import Dispatch
 import FoundationEssentials
-import Glibc
 import Synchronization
 import Testing
 
