@@ -3,9 +3,11 @@
 #ifndef CADENCE_TEST_CHECK_H
 #define CADENCE_TEST_CHECK_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cadence.h>
 
@@ -54,6 +56,43 @@ static inline double timing_slack(void) {
     const char *slow = getenv("CADENCE_TEST_SLOW");
     return slow != NULL && slow[0] == '1' ? 0.5 : 0.0;
 }
+
+/* Seconds of CLOCK_MONOTONIC, for waits in real time. */
+static inline double test_monotonic(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Waits until condition(context) holds, checking it every millisecond, for at most `timeout`
+ * seconds of real time (plus the valgrind slack), and returns whether it held: for a state that
+ * another thread (a loop's own thread) reaches, without a blind sleep. The test goes on as soon
+ * as the state is reached, and a state never reached fails instead of hanging. Swift's twin is
+ * waitUntil (Tests/CadenceTests/Support/WaitUntil.swift), Python's wait_for (test_thread.py).
+ * To show that something does not happen, wait for a later event that would follow it (a
+ * one-shot due past the next grid points), not for a time. */
+static inline bool wait_until(bool (*condition)(void *context), void *context, double timeout) {
+    double end = test_monotonic() + timeout + timing_slack();
+    while (!condition(context)) {
+        if (test_monotonic() > end) return condition(context);
+        struct timespec millisecond = {0, 1000 * 1000};
+        nanosleep(&millisecond, NULL);
+    }
+    return true;
+}
+
+/* An expression that must come to hold within 10 seconds (wait_until, for an expression). */
+#define CHECK_EVENTUALLY(cond)                                                            \
+    do {                                                                                  \
+        double end_ = test_monotonic() + 10 + timing_slack();                             \
+        while (!(cond)) {                                                                 \
+            if (test_monotonic() > end_) {                                                \
+                if (!(cond)) CHECK_FAIL_("CHECK_EVENTUALLY(%s) still false after 10 s", #cond); \
+                break;                                                                    \
+            }                                                                             \
+            nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);                          \
+        }                                                                                 \
+    } while (0)
 
 /* A Cadence call that must succeed. */
 #define CHECK_OK(call) CHECK_ERR(call, 0)

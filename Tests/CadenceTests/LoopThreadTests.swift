@@ -10,20 +10,43 @@ import Testing
         try loop.startThread()
         #expect(loop.hasThread)
         let here = pthread_self()
-        let fires = Mutex<[Bool]>([])  // whether each fire ran on another thread
-        let publisher = try TimerPublisher(every: 0.02, on: loop, in: .common)
-        let subscription = publisher.subscribe { _ in fires.withLock { $0.append(pthread_equal(pthread_self(), here) == 0) } }
+        let interval = 0.02
+        // Each fire: its date, when it ran (seconds since 1970), its skipped grid points, and
+        // whether it ran on another thread.
+        let fires = Recorder<Fire>()
+        let publisher = try TimerPublisher(every: interval, on: loop, in: .common)
+        let subscription = publisher.subscribe { tick in
+            fires.append(Fire(date: tick.fireDate.timeIntervalSince1970, ran: loop.now.timeIntervalSince1970,
+                              skipped: tick.skipped, elsewhere: pthread_equal(pthread_self(), here) == 0))
+        }
+        let beforeConnect = loop.now.timeIntervalSince1970
         let connection = publisher.connect()
-        let once = Mutex(0)
-        try loop.schedule(after: 0.03) { _ in once.withLock { $0 += 1 } }
-        usleep(200_000)
+        let afterConnect = loop.now.timeIntervalSince1970
+        let once = Recorder<Double>()
+        let onceDue = loop.now.timeIntervalSince1970 + 0.03
+        try loop.schedule(after: 0.03) { _ in once.append(loop.now.timeIntervalSince1970) }
+        try #require(waitUntil { fires.count >= 5 && once.count == 1 })
         connection.cancel()
-        let atCancel = fires.withLock { $0.count }
-        usleep(60_000)
-        #expect(fires.withLock { $0.count } <= atCancel + 1)  // at most the one already running
-        #expect((5...11).contains(atCancel))
-        #expect(fires.withLock { $0.allSatisfy { $0 } })
-        #expect(once.withLock { $0 } == 1)
+        let atCancel = fires.count
+        // A one-shot due three grid points later: once it has run, a tick the cancel failed to
+        // stop would have run before it (fire-date order), so "nothing after the cancel" is a
+        // fact of the loop, not of a sleep.
+        let sentinel = Recorder<Bool>()
+        try loop.schedule(after: 3 * interval) { _ in sentinel.append(true) }
+        #expect(waitUntil { !sentinel.isEmpty })
+        #expect(fires.count <= atCancel + 1)  // at most the one already running
+        let seen = fires.values
+        #expect(seen.allSatisfy { $0.elsewhere })
+        #expect(seen.allSatisfy { $0.ran >= $0.date - 1e-6 })  // never early
+        // On the grid: each date `1 + skipped` intervals after connect for the first, after the
+        // one before for the others (missed ticks skipped, lateness never carried over).
+        let first = Double(1 + seen[0].skipped) * interval
+        #expect(seen[0].date >= beforeConnect + first - 1e-6 && seen[0].date <= afterConnect + first + 1e-6)
+        for (previous, next) in zip(seen, seen.dropFirst()) {
+            #expect(abs(next.date - previous.date - Double(1 + next.skipped) * interval) < 1e-6)
+        }
+        #expect(once.count == 1)  // a one-shot fires once, never early
+        #expect(once.values.allSatisfy { $0 >= onceDue - 1e-6 })
         #expect(throws: CadenceError.busy) { try loop.run(for: 0.01) }
         #expect(throws: CadenceError.busy) { try loop.close() }
         #expect(throws: CadenceError.busy) { try loop.startThread() }
@@ -41,15 +64,14 @@ import Testing
         try loop.schedule(after: 0) { _ in
             do { try loop.stopThread() } catch let error as CadenceError { refused.withLock { $0 = error } } catch {}
         }
-        usleep(50_000)
+        #expect(waitUntil { refused.withLock { $0 } != nil })
         #expect(refused.withLock { $0 } == .busy)
         try loop.stopThread()
         try loop.startThread()  // a loop can get a new thread after the old one stopped
         let fired = Mutex(false)
         try loop.schedule(after: 0.01) { _ in fired.withLock { $0 = true } }
-        usleep(80_000)
+        #expect(waitUntil { fired.withLock { $0 } })
         try loop.stopThread()
-        #expect(fired.withLock { $0 })
         try loop.close()
     }
 
@@ -63,7 +85,7 @@ import Testing
             finished.store(true, ordering: .sequentiallyConsistent)
         }
         try loop.startThread()
-        while !running.load(ordering: .sequentiallyConsistent) { usleep(1_000) }
+        try #require(waitUntil { running.load(ordering: .sequentiallyConsistent) })
         // A class holds the results: a Mutex captured by the two threads' closures is reached
         // through its capture box, which ThreadSanitizer reports as a race on the box.
         let sawFinished = Shared<[Bool]>([])
@@ -88,6 +110,14 @@ import Testing
         try loop.close()
         #expect(throws: CadenceError.badHandle) { try loop.startThread() }
     }
+}
+
+/// One fire of a repeating timer, as the loop thread saw it (seconds since 1970).
+private struct Fire: Sendable {
+    let date: Double
+    let ran: Double
+    let skipped: Int
+    let elsewhere: Bool
 }
 
 /// A thread of its own (not a dispatch worker, which a pool may run one after another).

@@ -1,7 +1,6 @@
 import Cadence
 import Dispatch
 import FoundationEssentials
-import Glibc
 import Synchronization
 import Testing
 
@@ -102,26 +101,47 @@ import Testing
 @Suite(.serialized) struct DispatchSchedulerTests {
     @Test func ticksOnASerialQueue() throws {
         let queue = DispatchQueue(label: "polling")
-        let count = Mutex(0)
-        let handle = try queue.ticks(every: 0.05).sink { _ in count.withLock { $0 += 1 } }
-        usleep(330_000)
+        let interval = 0.05
+        let ticks = Recorder<(value: Int, ran: Double)>()  // each tick's value and when it ran
+        let subscribed = queue.now.timeIntervalSince1970
+        let handle = try queue.ticks(every: interval).sink { value in
+            ticks.append((value, queue.now.timeIntervalSince1970))
+        }
+        try #require(waitUntil { ticks.count >= 5 })
         handle.cancel()
-        let atCancel = queue.sync { count.withLock { $0 } }
-        #expect((5...7).contains(atCancel))
-        usleep(100_000)
-        #expect(count.withLock { $0 } == atCancel)  // no tick after cancel returned and the queue drained
+        let atCancel = queue.sync { ticks.count }
+        // A one-shot on the same queue due three intervals later: once it has run, a tick the
+        // cancel failed to stop would have run before it.
+        let sentinel = Recorder<Bool>()
+        _ = try queue.schedule(after: queue.now.addingTimeInterval(3 * interval), tolerance: 0) {
+            sentinel.append(true)
+        }
+        #expect(waitUntil { !sentinel.isEmpty })
+        #expect(ticks.count == atCancel)  // no tick after cancel returned and the queue drained
+        let seen = ticks.values
+        #expect(seen.map(\.value) == Array(0..<seen.count))  // 0, 1, 2, ... in order
+        // Never early on the grid: the n-th fire (missed ticks merged) comes no sooner than the
+        // grid point n + 1 intervals after subscribing.
+        for (number, tick) in seen.enumerated() {
+            #expect(tick.ran >= subscribed + Double(number + 1) * interval - 1e-6)
+        }
     }
 
     @Test func oneShotOnAQueueFiresOnceAndNeverEarly() throws {
         let queue = DispatchQueue(label: "one-shot")
-        let firedAt = Mutex<[Double]>([])
+        let events = Recorder<String>()
+        let firedAt = Recorder<Double>()
         let due = queue.now.addingTimeInterval(0.05)
         _ = try queue.schedule(after: due, tolerance: 0) {
-            firedAt.withLock { $0.append(queue.now.timeIntervalSince(due)) }
+            firedAt.append(queue.now.timeIntervalSince(due))
+            events.append("one-shot")
         }
-        usleep(200_000)
-        let lateness = queue.sync { firedAt.withLock { $0 } }
-        #expect(lateness.count == 1)
-        #expect(lateness.allSatisfy { $0 >= -1e-6 && $0 < 0.1 })
+        // A later one-shot on the same serial queue: the first runs before it, and once it has
+        // run, a second fire of the first (due before it) would have run too.
+        _ = try queue.schedule(after: due.addingTimeInterval(0.05), tolerance: 0) { events.append("later") }
+        #expect(waitUntil { events.values.contains("later") })
+        #expect(events.values == ["one-shot", "later"])
+        #expect(firedAt.count == 1)
+        #expect(firedAt.values.allSatisfy { $0 >= -1e-6 })  // never early
     }
 }

@@ -9,7 +9,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 import pytest
@@ -22,6 +22,23 @@ T = TypeVar("T")
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coroutine)
+
+
+async def eventually(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Waits in asyncio until ``condition()`` holds, checking every millisecond, and fails after
+    ``timeout`` seconds of real time: for a state that ticks reach, instead of a guessed sleep (the
+    asyncio form of test_thread.py's ``wait_for``)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"still false after {timeout} s"
+        await asyncio.sleep(0.001)
+
+
+def on_the_grid(dates: list[float], interval: float) -> bool:
+    """Whether each date follows the one before by a whole number (at least one) of intervals:
+    the timer's grid, with any missed ticks skipped."""
+    steps = [(b - a) / interval for a, b in zip(dates, dates[1:])]
+    return all(step > 0.5 and abs(step - round(step)) < 1e-4 for step in steps)
 
 
 async def settle(loop: cadence.Loop, seconds: float) -> tuple[int, int]:
@@ -43,24 +60,24 @@ def test_a_task_iterating_a_50ms_timer_gets_its_ticks_and_cancelling_stops_the_t
                     dates.append(fire_date)
                     threads.add(threading.get_ident())
 
-            started = time.monotonic()
+            connected = loop.now()
             task = asyncio.create_task(consume())
-            await asyncio.sleep(0.33)
-            assert time.monotonic() - started == pytest.approx(0.33, abs=0.05)
+            await eventually(lambda: len(dates) >= 5)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-            assert 5 <= len(dates) <= 7, dates
             assert threads == {threading.get_ident()}  # delivered into the asyncio thread
-            # Fire dates are on the timer's grid, 50 ms apart.
-            gaps = [round((b - a) * 1000) for a, b in zip(dates, dates[1:])]
-            assert set(gaps) == {50}
+            # Fire dates are on the timer's grid, 50 ms apart (or a multiple, if a tick was
+            # skipped on a loaded machine), in order, the first one interval after connecting.
+            assert on_the_grid(dates, 0.05), dates
+            assert dates[0] >= connected + 0.05
             # The last subscriber left: the autoconnect timer is gone, and the loop sleeps. (The
             # engine may still count one wake-up at the cancelled timer's next fire date, which
             # it had gone to sleep for: the counters are read after that.)
             assert loop.armed_timer_count == 0
             count = len(dates)
-            await asyncio.sleep(0.06)
+            next_date = dates[-1] + 0.05
+            await eventually(lambda: loop.now() > next_date + 0.05)  # that wake-up is behind us
             before, after = await settle(loop, 0.25)
             assert after == before
             assert len(dates) == count
@@ -127,16 +144,22 @@ def test_the_stream_ends_when_its_loop_closes() -> None:
         loop = cadence.Loop()
         loop.start_thread()
         stream = loop.publish(0.05).autoconnect().values()
+        dates: list[float] = []
+        closed_at: list[float] = []
 
-        async def close_soon() -> None:
-            await asyncio.sleep(0.12)
+        async def close_after_two_ticks() -> None:
+            await eventually(lambda: len(dates) >= 2)
+            closed_at.append(loop.now())
             loop.stop_thread()
             loop.close()
 
-        closer = asyncio.create_task(close_soon())
-        dates = [date async for date in stream]
+        closer = asyncio.create_task(close_after_two_ticks())
+        async for date in stream:  # ends when the loop closes
+            dates.append(date)
         await closer
-        assert 1 <= len(dates) <= 3
+        assert len(dates) >= 2
+        assert on_the_grid(dates, 0.05), dates
+        assert dates[-1] <= closed_at[0]  # nothing dated after the close
         assert "ended" in repr(stream) or "closed" in repr(stream)
 
     run(main())
@@ -162,9 +185,9 @@ def test_a_virtual_loop_feeds_a_stream_in_the_same_thread() -> None:
 def test_await_a_countdown_and_iterate_its_values() -> None:
     async def main() -> None:
         with cadence.Loop() as loop, loop.threaded():
-            started = time.monotonic()
-            await loop.countdown(loop.now() + 0.3, 0.05)
-            assert time.monotonic() - started == pytest.approx(0.3, abs=0.1)
+            deadline = loop.now() + 0.3
+            await loop.countdown(deadline, 0.05)
+            assert loop.now() >= deadline  # finished, never before its deadline
 
             countdown = loop.countdown(loop.now() + 1.2, 0.05)
             values = [left async for left in countdown]
@@ -257,11 +280,13 @@ def test_an_async_operation_runs_in_the_asyncio_loop_and_polls_never_overlap() -
                 spans.append((start, time.monotonic()))
 
             poller = loop.poller(0.02, check)
-            with pytest.raises(asyncio.TimeoutError):
-                await asyncio.wait_for(poller, 0.45)  # polls for a while, then stops it
+            waiting = asyncio.ensure_future(poller)
+            await eventually(lambda: len(spans) >= 3)  # polls for a while ...
+            waiting.cancel()  # ... then cancelling the awaiting task stops it
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
             assert poller.cancelled
             assert threads == {threading.get_ident()}
-            assert 3 <= len(spans) <= 6, spans
             for (_, end), (start, _) in zip(spans, spans[1:]):
                 assert start >= end  # the next poll waited for the previous one
 
@@ -276,7 +301,10 @@ def test_cancelling_a_poller_cancels_its_running_poll_and_errors_go_to_asyncio()
             aloop.set_exception_handler(lambda _, context: reported.append(context))
             cancelled = asyncio.Event()
 
+            started = asyncio.Event()
+
             async def slow(poll: cadence.Poll) -> None:
+                started.set()
                 try:
                     await asyncio.sleep(10)
                 except asyncio.CancelledError:
@@ -284,7 +312,7 @@ def test_cancelling_a_poller_cancels_its_running_poll_and_errors_go_to_asyncio()
                     raise
 
             poller = loop.poller(0.02, slow)
-            await asyncio.sleep(0.1)
+            await asyncio.wait_for(started.wait(), 10)
             poller.cancel()
             await asyncio.wait_for(cancelled.wait(), 1)
             await poller  # over: returns at once
@@ -293,12 +321,8 @@ def test_cancelling_a_poller_cancels_its_running_poll_and_errors_go_to_asyncio()
                 raise ValueError(f"poll {poll.number}")
 
             failing = loop.poller(0.05, fail)
-            for _ in range(200):
-                await asyncio.sleep(0.01)
-                if len(reported) >= 2:
-                    break
+            await eventually(lambda: len(reported) >= 2)  # the poller went on after a failure
             failing.cancel()
-            assert len(reported) >= 2  # the poller went on after the first failure
             assert isinstance(reported[0]["exception"], ValueError)
             assert "poll 1" in str(reported[0]["exception"])
             assert "cadence.Poller" in reported[0]["message"]
@@ -329,12 +353,14 @@ def test_attached_timers_interleave_with_asyncio_sleeps_on_the_grid_with_no_thre
         events: list[tuple[str, float]] = []
         late: list[float] = []
         counts: set[int] = set()
+        skipped: list[int] = []
         with cadence.Loop() as loop, loop.attach_asyncio():
 
             def on_tick(tick: cadence.Tick) -> None:
                 late.append(loop.now() - tick.fire_date)
                 counts.add(threading.active_count())
                 events.append(("cadence", tick.fire_date))
+                skipped.append(tick.skipped)
 
             ticker = loop.schedule(0.03, on_tick, interval=0.03)
 
@@ -349,14 +375,15 @@ def test_attached_timers_interleave_with_asyncio_sleeps_on_the_grid_with_no_thre
         assert counts == {threads}
         kinds = [kind for kind, _ in events]
         assert kinds.count("asyncio") == 6
-        assert 7 <= kinds.count("cadence") <= 10, kinds
         # Interleaved: each 45 ms sleep spans a 30 ms grid point, whose pass asyncio runs no
         # later than the sleeper's wake-up (ready descriptors before due timers).
         sleeps = [i for i, kind in enumerate(kinds) if kind == "asyncio"]
         assert all("cadence" in kinds[a:b] for a, b in zip([0, *sleeps], sleeps)), kinds
         dates = [date for kind, date in events if kind == "cadence"]
-        for number, date in enumerate(dates):
-            assert date - dates[0] == pytest.approx(0.03 * number, abs=1e-6)  # the grid
+        # The grid: each date 1 + skipped intervals after the one before (none skipped unless
+        # the machine stalled the asyncio thread for a whole interval).
+        for before, date, missed in zip(dates, dates[1:], skipped[1:]):
+            assert date - before == pytest.approx(0.03 * (1 + missed), abs=1e-6)
         assert min(late) >= 0  # never early
         assert sorted(late)[len(late) // 2] < 0.02  # on a loaded machine, still near the date
 
@@ -384,10 +411,12 @@ def test_attached_streams_countdowns_and_pollers_run_on_the_asyncio_thread() -> 
                 await asyncio.sleep(0)
 
             poller = loop.poller(0.02, check)
-            with pytest.raises(asyncio.TimeoutError):
-                await asyncio.wait_for(poller, 0.15)
+            waiting = asyncio.ensure_future(poller)
+            await eventually(lambda: len(seen) >= 2)
+            waiting.cancel()  # cancelling the awaiting task stops the poller
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
             assert poller.cancelled
-            assert len(seen) >= 2
             assert set(seen) == {threading.get_ident()}
             assert threading.active_count() == threads
         assert not attachment.attached
@@ -399,13 +428,14 @@ def test_cancelling_the_task_cancels_the_attached_timer() -> None:
     async def main() -> None:
         with cadence.Loop() as loop, loop.attach_asyncio():
             timer = loop.publish(0.02).autoconnect()
+            got: list[float] = []
 
             async def consume() -> None:
-                async for _ in timer:
-                    pass
+                async for date in timer:
+                    got.append(date)
 
             task = asyncio.create_task(consume())
-            await asyncio.sleep(0.1)
+            await eventually(lambda: len(got) >= 2)
             assert loop.armed_timer_count == 1
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
@@ -434,8 +464,7 @@ def test_a_callback_error_during_an_attached_pass_goes_to_the_asyncio_exception_
 
             loop.schedule(0.01, fail)
             loop.schedule(0.05, lambda tick: fired.append(tick.fire_date))
-            await asyncio.sleep(0.2)
-            assert fired  # the loop went on
+            await eventually(lambda: bool(fired))  # the loop went on
         assert len(reported) == 1
         assert isinstance(reported[0]["exception"], ValueError)
         assert "cadence.Loop" in reported[0]["message"]
