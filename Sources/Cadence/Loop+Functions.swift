@@ -188,7 +188,8 @@ extension Loop {
     package func hasEnded(handle bits: UInt64) -> Bool? {
         lock.lock()
         defer { lock.unlock() }
-        return queues.heldSlot(bits).map { !queues.slots[$0].isArmed }
+        guard let index = queues.heldSlot(bits) else { return nil }
+        return firedInBatchLocked(queues.id(ofSlot: index)) || !queues.slots[index].isArmed
     }
 }
 

@@ -62,8 +62,9 @@ FIRE_FN = ctypes.CFUNCTYPE(None, _key, _d, _u64, _int)
 RELEASE_FN = ctypes.CFUNCTYPE(None, _key)
 COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), _key)
 POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), _key)
-#: ``cadence_fire_batch_fn``: the address of the records (see ``cadence._batch``), their count.
-FIRE_BATCH_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, _key)
+#: ``cadence_fire_batch_fn``: the address of the records (see ``cadence._batch``), their count,
+#: the address of the count of calls started.
+FIRE_BATCH_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, _key, ctypes.c_void_p)
 #: The loop's callback types, in the order of ``LoopState``'s callbacks.
 CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, COUNTDOWN_FN, POLL_FN, FIRE_BATCH_FN)
 

@@ -170,7 +170,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
     new, tick_type, slots, free = tuple.__new__, Tick, _slots, _free  # cells: fast in fire
-    Batch, delivering = _batch.Batch, _batch.DELIVERING
+    views = _batch.Views()
     owner = weakref.ref(state)  # held weakly: the state is freed without the cycle collector
 
     def fail(error: BaseException) -> None:
@@ -204,23 +204,20 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
 
-    def batch(address: int, count: int) -> None:  # a batch of one-shots' fires (_batch)
-        delivering.append(current := Batch(address, count))
-        keys, dates = current.keys, current.dates
-        try:
-            for index in range(count):
-                key = keys[index]
-                if key < 0:  # cancelled by an earlier callback
-                    continue
-                keys[index] = -1
-                callback, slots[key] = slots[key], None
-                free.append(key)
-                try:
-                    callback(new(tick_type, (dates[index], 0)))
-                except BaseException as error:  # noqa: BLE001 - routed, never into C
-                    fail(error)
-        finally:
-            delivering.remove(current)
+    def batch(address: int, count: int, started: int) -> None:  # one-shots' fires (_batch)
+        keys, dates = views.read(address, count, started)
+        sources, cursor = views.sources, views.started
+        for index in range(count):
+            cursor[0] = index + 1  # C: this record's call has started
+            if not sources[index]:  # cancelled or reset by an earlier callback
+                continue
+            key = keys[index]
+            callback, slots[key] = slots[key], None
+            free.append(key)
+            try:
+                callback(new(tick_type, (dates[index], 0)))
+            except BaseException as error:  # noqa: BLE001 - routed, never into C
+                fail(error)
 
     def countdown(raw: Any, key: int) -> None:
         event = raw[0]
