@@ -234,6 +234,20 @@ CADENCE_EXPORT int cadence_loop_set_callbacks(cadence_loop loop, cadence_fire_fn
 CADENCE_EXPORT int cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata,
                                                  cadence_cancellable *_Nullable out);
 
+/* cadence_loop_schedule_default with a tolerance (seconds >= 0, finite: the one-shot may fire up
+ * to that late, never early), whose handle ends with the timer: its fire (its final call, batched
+ * or not), the cancel that stops it (cadence_cancel, cadence_cancel_steal) or cadence_loop_destroy
+ * releases the handle, so the caller never releases it (a release before then does what it does
+ * for any one-shot: gives the handle up and leaves the timer armed). From then on the handle is
+ * stale, and every call with it returns CADENCE_EBADF, which for such a handle means "ended";
+ * it never names another timer (see "Handles"). For a binding whose handle objects would
+ * otherwise each make one more call to give the handle up after the fire (Python's asyncio
+ * timers). Detaching it changes nothing. Errors: as cadence_loop_schedule_default, and
+ * CADENCE_EINVAL for a negative, NaN or infinite tolerance. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_schedule_transient(cadence_loop loop, double delay, double tolerance,
+                                                   void *_Nullable userdata,
+                                                   cadence_cancellable *_Nullable out);
+
 /* One fire of a batch (cadence_loop_set_fire_batch): what the loop's fire function would have
  * been called with for a one-shot, fire(userdata, fire_date, 0, 1), and the one-shot's handle
  * (`source`, as cadence_tick's). Added in 0.4. */
