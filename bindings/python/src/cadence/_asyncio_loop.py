@@ -12,13 +12,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import _lib
+from . import _lib, _state
 from ._async import deliver_errors, descriptor
 from ._asyncio_selector import Selector
 from ._asyncio_timer import Timer
 from ._state import finite_seconds
-from .errors import RUNNING_OR_THREAD, LoopBusy, check
+from .errors import RUNNING_OR_THREAD, LoopBusy, check, error_for
 from .loop import Loop
+
+_transient, _Handle = _lib.lib.cadence_loop_schedule_transient, _lib.Handle
+_untimed, _drop = _state.untimed, _state.drop
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
 
@@ -57,7 +60,6 @@ class EventLoop(asyncio.SelectorEventLoop):
             """The Cadence loop under this event loop: its own timers, publishers and
             countdowns run on the asyncio thread beside asyncio's."""
             self._state = self.cadence._state
-            self._schedule = self.cadence.schedule
             self._fd = self._watch()
         except BaseException:
             self.close()
@@ -137,12 +139,12 @@ class EventLoop(asyncio.SelectorEventLoop):
                 late = self._tolerance
             if delay < 0.0:
                 delay = 0.0
-            # The keyword only when needed: passing it costs on every call.
-            timer._cadence = (
-                self._schedule(delay, timer, tolerance=late)
-                if late
-                else self._schedule(delay, timer)
-            )
+            # One C call: a one-shot whose handle ends with it, calling the timer with no Tick.
+            key = _untimed(timer)
+            if code := _transient(self._state.handle, delay, late, key, out := _Handle()):
+                _drop(key)
+                raise error_for(code, f"{type(self).__name__}.call_at", self.cadence)
+            timer._cadence = out.value
         return timer
 
     def run_forever(self) -> None:

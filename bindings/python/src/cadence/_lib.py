@@ -103,6 +103,7 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, _fn, _key, _out], "publisher_subscribe"),
     (_int, [Handle, _d, _d, _char_p, _fn, _key, _out], "*loop_schedule"),
     (_int, [Handle, _d, _key, _out], "*loop_schedule_default"),
+    (_int, [Handle, _d, _d, _key, _out], "*loop_schedule_transient"),
     (_int, [Handle, _d, _d, _d, _int, _char_p, _fn, _key, _out], "*loop_schedule_repeating"),
     (_int, [Handle, _d, _d, COUNTDOWN_FN, _key, _out], "countdown_start"),
     (_int, [Handle, _d, _d, POLL_FN, _key, _out], "poller_start"),
