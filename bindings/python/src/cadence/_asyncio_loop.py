@@ -21,7 +21,8 @@ from .errors import RUNNING_OR_THREAD, LoopBusy, check, error_for
 from .loop import Loop
 
 _transient, _Handle = _lib.lib.cadence_loop_schedule_transient, _lib.Handle
-_untimed, _drop = _state.untimed, _state.drop
+_hold, _drop, _UNTIMED = _state.hold, _state.drop, _state.UNTIMED
+_slots, _free_pop = _state._slots, _state._free.pop
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
 
@@ -60,6 +61,9 @@ class EventLoop(asyncio.SelectorEventLoop):
             """The Cadence loop under this event loop: its own timers, publishers and
             countdowns run on the asyncio thread beside asyncio's."""
             self._state = self.cadence._state
+            # C writes each new timer's handle here: read at once, on the loop's thread (asyncio's
+            # loops are not thread-safe: other threads come in through call_soon_threadsafe).
+            self._out = _Handle()
             self._fd = self._watch()
         except BaseException:
             self.close()
@@ -139,9 +143,16 @@ class EventLoop(asyncio.SelectorEventLoop):
                 late = self._tolerance
             if delay < 0.0:
                 delay = 0.0
-            # One C call: a one-shot whose handle ends with it, calling the timer with no Tick.
-            key = _untimed(timer)
-            if code := _transient(self._state.handle, delay, late, key, out := _Handle()):
+            # One C call: a one-shot whose handle ends with it, calling the timer with no Tick
+            # (its key with _UNTIMED: _state.untimed, inlined with _state.hold's common case).
+            try:
+                key = _free_pop()
+            except IndexError:
+                key = _hold(timer)
+            else:
+                _slots[key] = timer
+            out = self._out
+            if code := _transient(self._state.handle, delay, late, key + _UNTIMED, out):
                 _drop(key)
                 raise error_for(code, f"{type(self).__name__}.call_at", self.cadence)
             timer._cadence = out.value
