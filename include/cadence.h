@@ -261,8 +261,8 @@ typedef struct cadence_fire_record {
 /* A loop's batch function: `count` (1 to 256) one-shot fires in fire-date order. `records` and
  * `started` are valid only during the call; `*started` is 0 when it begins. Before it calls
  * anything for record i (or skips it), the function sets *started = i + 1: the timers of the
- * records before *started have fired, those from it on are still due and not yet called. Since
- * 0.4 (the `started` argument and the marks in `source` since the same unreleased version). */
+ * records before *started have fired, those from it on are still due and not yet called.
+ * Added in 0.4. */
 typedef void (*cadence_fire_batch_fn)(cadence_fire_record *_Nonnull records, size_t count,
                                       size_t *_Nonnull started);
 
