@@ -72,12 +72,14 @@ c-test: c-build
 python-test: deps-test c-build
 	$(PYTHON) -m pytest bindings/python/tests
 
-# A separate Swift package that depends on this one by path, built and run.
+# A separate Swift package that depends on this one by path, built and run: a timer's ticks, and a
+# program whose main executor is a Cadence loop (its tasks' sleeps are the loop's timers).
 example-swift:
-	cd examples/swift && swift run Ticker
+	cd examples/swift && swift run Ticker && swift run MainLoop
 
 # The C tests under AddressSanitizer (with LeakSanitizer), and the threaded tests, C and Swift,
-# under ThreadSanitizer; the engine itself is built with the same sanitizer each time.
+# under ThreadSanitizer; the engine itself is built with the same sanitizer each time. (RunMainTests
+# runs the MainOnLoop program of the same build, so a race report there changes its output.)
 sanitize: deps-test
 	cmake -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_C_COMPILER=$(CLANG) -DCADENCE_SANITIZER=address
@@ -87,7 +89,7 @@ sanitize: deps-test
 	  -DCMAKE_C_COMPILER=$(CLANG) -DCADENCE_SANITIZER=thread
 	cmake --build $(BUILD)-tsan
 	ctest --test-dir $(BUILD)-tsan --output-on-failure
-	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests|LoopClockTests|GridTimerTests|CallbackFunctionTests|VirtualLoopSettleTests'
+	swift test --sanitize=thread --scratch-path .build/tsan --filter 'ThreadedCancelTests|LoopThreadTests|LoopClockTests|GridTimerTests|CallbackFunctionTests|VirtualLoopSettleTests|RunMainTests|LoopAdvanceTests|TimelineRecorderClockTests|OperatorTimeline'
 
 # The release artefacts, versioned from include/cadence/version.h, into dist/: the sdist and the
 # manylinux wheel built from it (python -m build, auditwheel repair --strip), the C binary tarball

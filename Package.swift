@@ -9,8 +9,9 @@ let package = Package(
         // The C ABI declared in include/cadence.h, as libcadence.so.
         .library(name: "CadenceC", type: .dynamic, targets: ["CCadence"]),
         .executable(name: "cadence", targets: ["cadence-tool"]),
-        // Opt-in: tasks on a loop through the toolchain's SPI for executors (SE-0505), which may
-        // change with the toolchain; `Cadence` builds without it.
+        // Opt-in: tasks on a loop through the toolchain's SPI for executors (SE-0505's
+        // SchedulingExecutor, and the custom main and default executors of Loop.runMain), which
+        // may change with the toolchain; `Cadence` builds without it.
         .library(name: "CadenceTasks", targets: ["CadenceTasks"]),
     ],
     targets: [
@@ -33,6 +34,10 @@ let package = Package(
         .testTarget(name: "CadenceTasksTests", dependencies: ["Cadence", "CadenceTasks"]),
         // Top-level code that AsyncValuesTests runs: `for await` where iterators are never destroyed.
         .executableTarget(name: "TopLevelValues", dependencies: ["Cadence"], path: "Tests/TopLevelValues"),
+        // A program whose main executor is a Cadence loop (Loop.runMain), run by RunMainTests.
+        .executableTarget(name: "MainOnLoop", dependencies: ["Cadence", "CadenceTasks"], path: "Tests/MainOnLoop"),
+        // 100,000 cancelled sleeps in a process of its own, which ManyCancelledSleepsTests runs.
+        .executableTarget(name: "CancelledSleeps", dependencies: ["Cadence", "CadenceTasks"], path: "Tests/CancelledSleeps"),
         // The command-line tool: its parsing and formatting, and the built binary's output.
         .testTarget(name: "CadenceToolTests", dependencies: ["cadence-tool"]),
     ],

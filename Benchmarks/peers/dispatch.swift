@@ -2,7 +2,7 @@
 // metric definitions of docs/BENCHMARKS.md ("What each figure means"). One group per process.
 // Build: swiftc -O -swift-version 5 -parse-as-library \
 //          ../swift/Sources/CadenceBench/Common.swift dispatch.swift
-// Run:   dispatch ops|lat|idle|wake|mem
+// Run:   dispatch ops|lat|idle|wake|mem   (wake ends with the same wake-ups through Task.sleep)
 //
 // Dispatch has no loop to run: a resumed source is live, and libdispatch registers and cancels it
 // on its own threads, after the call returns. That work shows in start_cpu_ns and stop_cpu_ns
@@ -123,6 +123,33 @@ func wake() {
     emit(impl, "wake_fires", 1000, Double(counted), "count")
 }
 
+/// The `wake` group through `Task.sleep`: the Cadence benchmark's 1000 sleepers (`sleeper` in
+/// Common.swift, the same phases), as detached tasks on Swift's default executor, which is
+/// Dispatch on Linux; the main thread sleeps out the 5 s.
+func sleepWake() {
+    var rng = XorShift()
+    let switches0 = voluntarySwitches(), t0 = monoNs()
+    let tasks = (0..<1000).map { _ -> Task<(woke: Int, early: Int), Never> in
+        let phase = rng.unit()
+        return Task.detached { await sleeper(phase: phase) }
+    }
+    let left = 5_000_000_000 - Int64(monoNs() - t0)
+    if left > 0 { usleep(UInt32(left / 1000)) }
+    let switches = voluntarySwitches() - switches0, seconds = Double(monoNs() - t0) / 1e9
+    tasks.forEach { $0.cancel() }
+    Task.detached {
+        var counts = [(woke: Int, early: Int)]()
+        for task in tasks { counts.append(await task.value) }
+        sleepCounts = counts
+        finished.signal()
+    }
+    finished.wait()
+    emitSleepers(impl, sleepCounts, switches: switches, seconds: seconds)
+}
+
+/// The sleepers' counts, written by the task that collects them before it signals `finished`.
+nonisolated(unsafe) var sleepCounts = [(woke: Int, early: Int)]()
+
 func mem() {
     let n = 1_000_000
     let rss0 = rssBytes()
@@ -148,7 +175,7 @@ func warmUp() {
         case "ops": ops(rounds: argRounds())
         case "lat": warmUp(); lat()
         case "idle": warmUp(); idle()
-        case "wake": warmUp(); wake()
+        case "wake": warmUp(); wake(); sleepWake()
         case "mem": mem()
         case let group: log("unknown group \(group) (ops, lat, idle, wake, mem)"); exit(2)
         }

@@ -9,7 +9,16 @@ let package = Package(
     name: "CadenceBenchmarks",
     dependencies: [.package(name: "Cadence", path: "../..")],
     targets: [
-        .executableTarget(name: "CadenceBench", dependencies: [.product(name: "Cadence", package: "Cadence")]),
+        .executableTarget(name: "CadenceBench", dependencies: [
+            .product(name: "Cadence", package: "Cadence"),
+            // The wake group through Task.sleep: a loop as the program's executor (TaskSleep.swift).
+            .product(name: "CadenceTasks", package: "Cadence"),
+        ]),
+        // Where the memory of many cancelled sleeps goes (CadenceMemory PART N [trim]).
+        .executableTarget(name: "CadenceMemory", dependencies: [
+            .product(name: "Cadence", package: "Cadence"), .product(name: "CadenceTasks", package: "Cadence"), "CMalloc",
+        ]),
+        .target(name: "CMalloc"),
     ],
     // Language mode 5, as the Swift peers: single-threaded benchmark state lives in globals.
     swiftLanguageModes: [.v5]

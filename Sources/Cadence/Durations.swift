@@ -41,7 +41,7 @@ extension Loop {
     /// `duration` in nanoseconds, checked as a run or a clock advance takes it: ≥ 0, and on a
     /// virtual loop short of the clock's end (checked here, so that the message shows the
     /// `Duration`; the bodies would show seconds).
-    private func checkedAdvance(_ duration: Duration) throws(CadenceError) -> Nanoseconds {
+    func checkedAdvance(_ duration: Duration) throws(CadenceError) -> Nanoseconds {
         let amount = try nanoseconds(from: duration, allowZero: true, argument: "duration")
         if let clock = timeSource as? VirtualClock, !clock.canAdvance(by: amount) { throw .beyondClockEnd(duration) }
         return amount

@@ -44,9 +44,23 @@ extension Loop {
     /// after the lock and queue the returned job.
     func takeSleeperLocked(resumedBy job: UnownedJob) -> (job: UnownedJob, timer: TimerID)? {
         guard !sleepers.isEmpty,
-              let (delayed, timer) = sleepers.removeValue(forKey: unsafeBitCast(job, to: UInt.self)),
-              let sleepJob = delayed.take() else { return nil }
+              let (delayed, timer) = sleepers.removeValue(forKey: unsafeBitCast(job, to: UInt.self)) else { return nil }
+        releaseEmptyTablesLocked()
+        guard let sleepJob = delayed.take() else { return nil }
         return (sleepJob, timer)
+    }
+
+    /// How many entries the tables of sleepers and resuming tasks may have room for while empty.
+    /// A dictionary keeps the capacity it grew to: about 64 bytes a sleep for the sleepers.
+    static let sleeperTablesKeptEmpty = 1024
+
+    /// Lets go of the memory of the tables of sleepers and resuming tasks once they are empty
+    /// after many sleeps, as the timer table does (``FreedMemory``). O(1) unless it frees; a
+    /// table freed at n entries has had n removals since it grew there: O(1) per sleep, amortized.
+    /// Call with the lock held.
+    func releaseEmptyTablesLocked() {
+        if sleepers.isEmpty && sleepers.capacity > Self.sleeperTablesKeptEmpty { sleepers = [:] }
+        if resuming.isEmpty && resuming.capacity > Self.sleeperTablesKeptEmpty { resuming = [] }
     }
 
     /// Notes, on a virtual loop, that the sleep of `sleeper` ended and its task is about to be
@@ -62,6 +76,7 @@ extension Loop {
     /// Call with the lock held.
     func noteResumedLocked(_ job: UnownedJob) {
         guard !resuming.isEmpty, resuming.remove(unsafeBitCast(job, to: UInt.self)) != nil else { return }
+        releaseEmptyTablesLocked()
         lock.signalAll()
     }
 
@@ -90,7 +105,10 @@ extension Loop {
         // (A delayed job ends unrun only once out of the table, which holds it: see `close()`.)
         guard let sleeper = delayed.sleeper else { return }
         lock.withLock {
-            if sleepers[sleeper]?.job === delayed { sleepers[sleeper] = nil }
+            if sleepers[sleeper]?.job === delayed {
+                sleepers[sleeper] = nil
+                releaseEmptyTablesLocked()
+            }
         }
     }
 

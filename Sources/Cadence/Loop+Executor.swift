@@ -44,7 +44,10 @@ extension Loop: TaskExecutor {
         lock.withLock { isRunningFlag && pthread_equal(runningThread, pthread_self()) != 0 }
     }
 
-    func queue(_ job: UnownedJob, onActor: Bool) {
+    /// Queues `job` to run on the loop's thread: as an actor's job on the loop's serial executor
+    /// (`onActor`), which is also the main actor's when the loop is the program's main executor
+    /// (`Loop.runMain` in `CadenceTasks`), or as a job of a task that prefers the loop.
+    package func queue(_ job: UnownedJob, onActor: Bool) {
         lock.lock()
         if isClosedFlag {
             lock.unlock()

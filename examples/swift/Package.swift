@@ -7,6 +7,11 @@ let package = Package(
     dependencies: [.package(name: "Cadence", path: "../..")],
     targets: [
         .executableTarget(name: "Ticker", dependencies: [.product(name: "Cadence", package: "Cadence")]),
+        // A program whose main executor is a Cadence loop (Loop.runMain, in the CadenceTasks product).
+        .executableTarget(name: "MainLoop", dependencies: [
+            .product(name: "Cadence", package: "Cadence"),
+            .product(name: "CadenceTasks", package: "Cadence"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

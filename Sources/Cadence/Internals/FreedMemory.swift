@@ -1,6 +1,7 @@
 import CLibUV
+import Glibc
 
-/// Gives freed memory back to the system after a timer table has grown.
+/// Gives memory back to the system after a timer table has grown, and after its timers are gone.
 ///
 /// A table that grows moves to a buffer twice its size and frees the old one; once glibc's
 /// allocator has raised its mmap threshold (it does after the first large free), such buffers
@@ -8,8 +9,16 @@ import CLibUV
 /// them. At 10⁶ timers that was about 17 bytes per timer of resident memory nobody used
 /// (137 → 120 B). `malloc_trim` returns those pages; a table grows O(log n) times, each time
 /// copying its entries anyway, so the call costs nothing per timer.
+///
+/// A table whose timers are gone keeps its buffer, so that arming as many timers again allocates
+/// and copies nothing, but gives the pages past its live entries back (``releasePages(pastEndOf:)``):
+/// the buffer's capacity stays reserved, its memory is no longer resident, and the next entries
+/// written there take fresh zeroed pages from the kernel (one page fault per 4 KB). Freeing the
+/// buffer instead would not do: glibc keeps a freed heap buffer resident, and the next growth
+/// would allocate and copy again.
 package enum FreedMemory {
-    /// Tables smaller than this grow without a trim (their old buffers are small).
+    /// Tables smaller than this grow without a trim (their old buffers are small), and keep the
+    /// pages past their entries.
     static let threshold = 1 << 20
 
     /// Appends `element` to an engine table, giving the old buffer back if the table grew.
@@ -25,5 +34,29 @@ package enum FreedMemory {
     @inline(never)  // off the hot paths that check for growth
     package static func release(afterGrowingTo capacityBytes: Int) {
         if capacityBytes >= threshold { _ = malloc_trim(0) }
+    }
+
+    /// Gives the system the whole pages of `table`'s buffer past its entries, if they add up to
+    /// ``threshold`` or more; the buffer and its capacity stay. O(1) unless it releases; a caller
+    /// releases only after as many entries have gone, so the cost is amortized over them.
+    @inline(__always)
+    static func releasePages<Element>(pastEndOf table: inout ContiguousArray<Element>) {
+        let capacity = table.capacity
+        guard (capacity - table.count) * MemoryLayout<Element>.stride >= threshold else { return }
+        table.withUnsafeMutableBufferPointer { releasePages(pastEndOf: $0, capacity: capacity) }
+    }
+
+    /// The pages of a buffer of `capacity` elements from the end of `entries` (the first
+    /// `entries.count` of them, which stay) to the end of the buffer. The memory there holds no
+    /// element (it is uninitialized as far as the array is concerned), and whole pages within the
+    /// buffer hold none of the allocator's bookkeeping, which sits before the buffer and after it.
+    @inline(never)
+    private static func releasePages<Element>(pastEndOf entries: UnsafeMutableBufferPointer<Element>, capacity: Int) {
+        guard let base = entries.baseAddress else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (Int(bitPattern: base + entries.count) + page - 1) / page * page
+        let end = Int(bitPattern: base + capacity) / page * page
+        guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(address, end - start, MADV_DONTNEED)
     }
 }

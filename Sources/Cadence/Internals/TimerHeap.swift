@@ -23,7 +23,8 @@ struct TimerHeapEntry {
 /// amortized cost per cancel (asyncio does the same, at half). So entries never move in response
 /// to a cancel, and sifting touches nothing but this array: no back-pointers into the timers to
 /// update. The array keeps the capacity it grew to (a rebuild filters it in place), so arming as
-/// many timers again allocates nothing.
+/// many timers again allocates nothing; the memory of a large one that empties, or that a rebuild
+/// leaves three quarters empty, goes back to the system all the same (``FreedMemory``).
 /// A 4-ary heap does fewer levels of work per insert and removal than a binary one (measured in
 /// the peers' LIMITS notes).
 struct TimerHeap {
@@ -71,9 +72,13 @@ struct TimerHeap {
 
     /// Replaces the entries with `live` (the entries that are not stale) in heap order; O(n)
     /// (Floyd's construction: sift down every parent, last first).
+    /// Once live entries fill a quarter of the buffer or less, the memory past them goes back to
+    /// the system (``FreedMemory/releasePages(pastEndOf:)``): O(n) as
+    /// the rebuild is.
     mutating func rebuild(from live: consuming ContiguousArray<TimerHeapEntry>) {
         entries = consume live  // not copied: heap order is then restored in this very buffer
         staleCount = 0
+        if entries.count * 4 <= entries.capacity { FreedMemory.releasePages(pastEndOf: &entries) }
         heapify()
     }
 
@@ -83,9 +88,12 @@ struct TimerHeap {
         for index in stride(from: (entries.count - 2) / 4, through: 0, by: -1) { siftDown(index) }
     }
 
+    /// Empties the heap; its buffer stays, but a large one gives its memory back to the system
+    /// (``FreedMemory/releasePages(pastEndOf:)``).
     mutating func removeAll() {
         entries.removeAll(keepingCapacity: true)
         staleCount = 0
+        FreedMemory.releasePages(pastEndOf: &entries)
     }
 
     /// How many entries have a key ≤ `limit`, counting no further than `cap`: a walk pruned by the

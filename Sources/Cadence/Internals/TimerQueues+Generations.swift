@@ -11,6 +11,8 @@
 /// No path brings an old generation back:
 /// - when the table empties, the next timers take slots 0, 1, 2, … again, but the slots stay,
 ///   with their generations, and retired ones are skipped (``nextSlot()``);
+/// - a large table that empties drops its slots (``giveSlotsBack()``), but their generations stay
+///   in ``inheritedGenerations``, and the slots made again start there;
 /// - closing the loop drops the slots, but their generations stay in ``inheritedGenerations``;
 ///   the handle registry gives them to the next loop in the same place, whose timer handles have
 ///   the same place bits, and that loop's slots start there (``inheritGenerations(_:)``);
@@ -18,7 +20,7 @@
 extension TimerQueues {
     /// Moves the generations of the table's slots past every one handed out, into
     /// ``inheritedGenerations`` (one entry per slot index any loop of this place has made):
-    /// for ``removeAll()``, when the loop closes.
+    /// for ``removeAll()``, when the loop closes, and ``giveSlotsBack()``.
     mutating func keepGenerations() {
         if inheritedGenerations.count < slots.count {
             inheritedGenerations += repeatElement(1, count: slots.count - inheritedGenerations.count)

@@ -30,8 +30,8 @@ struct TimerQueues {
     var madeSlots = 0
     /// The generations that slots made from now on start at, by index (1 past the end): those of
     /// the slots of this loop's predecessor in its registry place, so that no handle of that
-    /// loop names a timer of this one (TimerQueues+Generations.swift); after ``removeAll()``, this
-    /// loop's own.
+    /// loop names a timer of this one (TimerQueues+Generations.swift); after ``removeAll()`` or
+    /// ``giveSlotsBack()``, this loop's own.
     var inheritedGenerations: [UInt32] = []
     private var indexByName: [RunLoopMode: Int] = [.default: 0, .common: 1]
     /// Whether each mode is registered as common (`common` itself is not a mode to run in).
@@ -254,12 +254,30 @@ struct TimerQueues {
     /// Makes the next timers take slots 0, 1, 2, … (skipping retired ones), side by side in memory
     /// instead of wherever the last ones ended (a cancel in random order leaves the free list
     /// shuffled); for a table with no timer armed and no slot held. The slots stay, with their
-    /// generations; every heap entry left is stale.
+    /// generations, unless there are many (``giveSlotsBack()``); every heap entry left is stale.
     @inline(__always)
     mutating func restartFromFirstSlot() {
         madeSlots = 0
         freeSlots.removeAll(keepingCapacity: true)
         for index in heaps.indices { heaps[index].removeAll() }
+        if slots.count >= Self.slotsKeptEmpty { giveSlotsBack() }
+    }
+
+    /// How many slots an empty table keeps as they are; past this, their memory goes back to the
+    /// system once the table empties (about 12,000 slots: a megabyte).
+    static let slotsKeptEmpty = FreedMemory.threshold / MemoryLayout<TimerSlot>.stride
+
+    /// Gives the memory of an empty table's slots back to the system, keeping their generations
+    /// (4 bytes a slot instead of a slot) in ``inheritedGenerations``, as a close does: the next
+    /// timers make their slots anew from there (``nextSlot()``), in the buffer the slots had, so
+    /// arming as many timers again allocates and copies nothing. O(n) for n slots, once per
+    /// emptying of a table that n arms have filled again: O(1) per arm, amortized.
+    @inline(never)  // off the hot path of the cancel that empties the table
+    mutating func giveSlotsBack() {
+        keepGenerations()
+        slots.removeAll(keepingCapacity: true)
+        FreedMemory.releasePages(pastEndOf: &slots)
+        freeSlots = []  // empty already; its buffer had room for every slot
     }
 
     /// The next slot past those taken since the table last emptied (a kept one, or a new one at

@@ -1,5 +1,6 @@
 import Glibc
 import CLibUV
+import Synchronization
 
 /// The real clock: a libuv loop that watches one timerfd for the next wake-up and one
 /// `uv_async_t` for wake-ups from other threads. Every libuv and timerfd call in Cadence is here.
@@ -22,6 +23,11 @@ final class UVBackend: TimeSource {
     let isHosted: Bool
     /// Called on the host's thread when the timerfd is readable or a wake-up arrived (hosted form).
     var onReady: () -> Void = {}
+    /// Whether a wake-up may be waiting in the async handle: set before each `uv_async_send`,
+    /// cleared by the `uv_run` of ``drainWakeups()`` that takes it in. A pass whose host saw only
+    /// the timerfd then needs no `uv_run` (an `epoll_wait` and libuv's phases: about half of a
+    /// cold pass), since the pass's re-arm of the timerfd is what clears that.
+    private let wakeSent = Atomic<Bool>(false)
 
     /// A backend on a libuv loop of its own.
     convenience init() throws(CadenceError) {
@@ -111,7 +117,7 @@ final class UVBackend: TimeSource {
     /// Takes in the wake-ups already delivered to a loop of our own (`uv_run` without waiting),
     /// so that its descriptor is readable again only for new ones.
     func drainWakeups() {
-        if !isHosted { uv_run(loop, UV_RUN_NOWAIT) }
+        if !isHosted && wakeSent.exchange(false, ordering: .acquiring) { uv_run(loop, UV_RUN_NOWAIT) }
     }
 
     /// Makes the handles on a host's loop keep its `uv_run(UV_RUN_DEFAULT)` going or not, as a
@@ -127,7 +133,10 @@ final class UVBackend: TimeSource {
     /// The descriptor of our own loop (its epoll, `uv_backend_fd`); nil on a host's loop.
     var descriptor: Int32? { isHosted ? nil : uv_backend_fd(loop) }
 
-    func wake() { uv_async_send(async) }
+    func wake() {
+        wakeSent.store(true, ordering: .releasing)
+        uv_async_send(async)
+    }
 
     func close() {
         let pollHandle = UnsafeMutableRawPointer(poll).assumingMemoryBound(to: uv_handle_t.self)

@@ -1,39 +1,6 @@
 import Cadence
 import Testing
 
-/// A grid timer written against any `Clock<Duration>`, as swift-async-algorithms'
-/// `AsyncTimerSequence`: ticks at start + k·interval; a tick that comes late skips the grid
-/// points it missed instead of drifting.
-struct GridTimer<C: Clock>: AsyncSequence where C.Duration == Duration {
-    typealias Element = C.Instant
-    typealias Failure = Never
-
-    let interval: Duration
-    let tolerance: Duration?
-    let clock: C
-
-    func makeAsyncIterator() -> Iterator { Iterator(timer: self) }
-
-    struct Iterator: AsyncIteratorProtocol {
-        let timer: GridTimer
-        var last: C.Instant?
-
-        /// The next grid point, once the clock has reached it; nil when the task is cancelled.
-        mutating func next() async -> C.Instant? {
-            let now = timer.clock.now
-            let start = last ?? now
-            var next = start.advanced(by: timer.interval)
-            if next < now {
-                let missed = Int(start.duration(to: now) / timer.interval)
-                next = start.advanced(by: timer.interval * (missed + 1))
-            }
-            do { try await timer.clock.sleep(until: next, tolerance: timer.tolerance) } catch { return nil }
-            last = next
-            return next
-        }
-    }
-}
-
 /// Takes `count` ticks of a grid timer on `clock`: each tick's grid point and when it was seen.
 func gridTicks<C: Clock>(every interval: Duration, tolerance: Duration? = nil, count: Int,
                          on clock: C) async -> [(due: C.Instant, seen: C.Instant)] where C.Duration == Duration {

@@ -96,3 +96,30 @@ func argRounds() -> Int {
 func argBudgetNs() -> UInt64 {
     UInt64((Double(env("PEER_BUDGET_S") ?? "8") ?? 8) * 1e9)
 }
+
+/// One task of the `wake` group through `Task.sleep` (docs/BENCHMARKS.md): from a phase of `phase`
+/// seconds, it sleeps 1 s at a time with 100 ms of tolerance (the group's 10 %) until cancelled.
+/// Returns its wake-ups and how many of its sleeps returned before their deadline by the clock
+/// they slept on (`ContinuousClock`, `Task.sleep`'s): the deadline is at least `asleep + duration`,
+/// so a return before that is early.
+func sleeper(phase: Double) async -> (woke: Int, early: Int) {
+    let clock = ContinuousClock()
+    var woke = 0, early = 0
+    var duration = Duration.nanoseconds(Int64(phase * 1e9))
+    while true {
+        let asleep = clock.now
+        do { try await Task.sleep(for: duration, tolerance: .milliseconds(100)) } catch { break }
+        woke += 1
+        if clock.now < asleep + duration { early += 1 }
+        duration = .seconds(1)
+    }
+    return (woke, early)
+}
+
+/// The lines of the `wake` group through `Task.sleep`: voluntary context switches per second over
+/// the window, the sleepers' wake-ups and their early returns.
+func emitSleepers(_ impl: String, _ counts: [(woke: Int, early: Int)], switches: Int, seconds: Double) {
+    emit(impl, "sleep_wakeups_per_s", counts.count, Double(switches) / seconds, "1/s")
+    emit(impl, "sleep_wakes", counts.count, Double(counts.reduce(0) { $0 + $1.woke }), "count")
+    emit(impl, "sleep_early_count", counts.count, Double(counts.reduce(0) { $0 + $1.early }), "count")
+}

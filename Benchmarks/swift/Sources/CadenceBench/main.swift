@@ -2,6 +2,8 @@
 // (docs/BENCHMARKS.md, "What each figure means"): one JSON line per metric, one group per process.
 //
 // Run: CadenceBench {ops|lat|idle|wake|mem}   and   CadenceBench scale N   (start/stop/fire at N)
+// (`wake` ends with the same wake-ups through `Task.sleep`, on a loop as the program's executor:
+// TaskSleep.swift.)
 //
 // What is measured is the public API as an application uses it: `Loop.schedule(after:...)`
 // returns a `ScheduledTimer` (a value naming a slot in the loop's timer table) and `cancel()`
@@ -167,7 +169,7 @@ switch args.count > 1 ? args[1] : "ops" {
 case "ops": ops()
 case "lat": warmUp(); lat()
 case "idle": warmUp(); idle()
-case "wake": warmUp(); wake()
+case "wake": warmUp(); wake(); taskSleepWake()
 case "mem": mem()
 case "scale": scale(args.count > 2 ? Int(args[2]) ?? 100_000 : 100_000)
 default: log("unknown group"); exit(2)

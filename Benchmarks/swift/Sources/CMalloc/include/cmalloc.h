@@ -1,0 +1,3 @@
+// glibc's malloc statistics and trimming (malloc.h), for CadenceMemory.
+#include <malloc.h>
+#include <stdio.h>

@@ -1,0 +1,98 @@
+@testable import Cadence
+import Glibc
+import Testing
+
+/// A timer table gives its memory back once its timers are gone (FreedMemory.swift): an emptied
+/// large table keeps its buffers but not their pages, and its slots' generations, so that no id
+/// names a later timer.
+@Suite struct TimerQueuesMemoryTests {
+    static let many = 2 * TimerQueues.slotsKeptEmpty
+    /// Enough timers for their heap's buffer to be large too (a heap entry is smaller than a slot).
+    static let manyEntries = 2 * FreedMemory.threshold / MemoryLayout<TimerHeapEntry>.stride
+
+    /// How many of the whole pages of `table`'s buffer past its entries are resident (mincore).
+    func residentPagesPastEnd<Element>(of table: inout ContiguousArray<Element>) -> Int {
+        let capacity = table.capacity
+        return table.withUnsafeMutableBufferPointer { entries in
+            guard let base = entries.baseAddress else { return 0 }
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let start = (Int(bitPattern: base + entries.count) + page - 1) / page * page
+            let end = Int(bitPattern: base + capacity) / page * page
+            guard end > start else { return 0 }
+            var resident = [UInt8](repeating: 0, count: (end - start) / page)
+            _ = mincore(UnsafeMutableRawPointer(bitPattern: start), end - start, &resident)
+            return resident.count { $0 & 1 != 0 }
+        }
+    }
+
+    func arm(_ queues: inout TimerQueues, at fireDate: Nanoseconds = 10) -> TimerID {
+        queues.arm(fireDate: fireDate, interval: 0, tolerance: 0, missedTicks: .skip,
+                   modeIndex: TimerQueues.defaultIndex, action: .closure { _ in })
+    }
+
+    @discardableResult
+    func cancel(_ id: TimerID, in queues: inout TimerQueues) -> Bool {
+        var action = TimerAction.idle
+        return queues.disarm(id, releasing: &action)
+    }
+
+    @Test func anEmptiedLargeTableKeepsItsBuffersButNotTheirPages() {
+        var queues = TimerQueues()
+        let ids = (0..<Self.manyEntries).map { _ in arm(&queues) }
+        let capacity = queues.slots.capacity
+        let heapCapacity = queues.heaps[0].entries.capacity
+        for id in ids.reversed() { cancel(id, in: &queues) }  // the last cancel empties the table
+        #expect(queues.count == 0)
+        #expect(queues.slots.isEmpty)
+        #expect(queues.slots.capacity == capacity)  // arming as many again allocates nothing
+        #expect(residentPagesPastEnd(of: &queues.slots) == 0)
+        #expect(queues.heaps[0].count == 0 && queues.heaps[0].entries.capacity == heapCapacity)
+        var heap = queues.heaps[0].takeEntries()
+        #expect(residentPagesPastEnd(of: &heap) == 0)
+    }
+
+    @Test func aSmallTableKeepsItsSlots() {
+        var queues = TimerQueues()
+        let ids = (0..<100).map { _ in arm(&queues) }
+        for id in ids { cancel(id, in: &queues) }
+        #expect(queues.slots.count == 100)
+    }
+
+    @Test func slotsMadeAgainGoOnFromTheirGenerations() {
+        var queues = TimerQueues()
+        let first = (0..<Self.many).map { _ in arm(&queues) }
+        for id in first { cancel(id, in: &queues) }
+        let second = (0..<Self.many).map { _ in arm(&queues) }
+        #expect(second.map(\.slot) == first.map(\.slot))
+        #expect(second.allSatisfy { $0.generation == 2 })
+        #expect(!first.contains { queues.isArmed($0) })
+        var cancelledStale = 0
+        for id in first where cancel(id, in: &queues) { cancelledStale += 1 }
+        #expect(cancelledStale == 0)
+        #expect(second.allSatisfy { queues.isArmed($0) })
+        #expect(queues.count == Self.many)
+    }
+
+    @Test func aRetiredSlotStaysRetiredThroughAGiveBack() {
+        var queues = TimerQueues()
+        cancel(arm(&queues), in: &queues)
+        let aged = queues.age(by: TimerID.generationLimit)  // every slot made so far retires
+        #expect(aged)
+        let ids = (0..<Self.many).map { _ in arm(&queues) }
+        #expect(ids.first?.slot == 1)
+        for id in ids { cancel(id, in: &queues) }
+        #expect(queues.slots.isEmpty)
+        let again = arm(&queues)
+        #expect(again == TimerID(slot: 1, generation: 2))
+    }
+
+    @Test func aHeapThatARebuildLeavesMostlyEmptyGivesThePagesPastItsEntriesBack() {
+        var queues = TimerQueues()
+        let ids = (0..<(2 * Self.manyEntries)).map { _ in arm(&queues) }
+        for id in ids.dropFirst(ids.count / 10) { cancel(id, in: &queues) }  // rebuilds on the way
+        #expect(queues.count == ids.count / 10)
+        #expect(queues.heaps[0].entries.count * 4 <= queues.heaps[0].entries.capacity)
+        var heap = queues.heaps[0].takeEntries()
+        #expect(residentPagesPastEnd(of: &heap) == 0)
+    }
+}
