@@ -234,18 +234,37 @@ CADENCE_EXPORT int cadence_loop_set_callbacks(cadence_loop loop, cadence_fire_fn
 CADENCE_EXPORT int cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata,
                                                  cadence_cancellable *_Nullable out);
 
+/* cadence_loop_schedule_default with a tolerance (seconds >= 0, finite: the one-shot may fire up
+ * to that late, never early), whose handle ends with the timer: its fire (its final call, batched
+ * or not), the cancel that stops it (cadence_cancel, cadence_cancel_steal) or cadence_loop_destroy
+ * releases the handle, so the caller never releases it (a release before then does what it does
+ * for any one-shot: gives the handle up and leaves the timer armed). From then on the handle is
+ * stale, and every call with it returns CADENCE_EBADF, which for such a handle means "ended";
+ * it never names another timer (see "Handles"). For a binding whose handle objects would
+ * otherwise each make one more call to give the handle up after the fire (Python's asyncio
+ * timers). Detaching it changes nothing. Errors: as cadence_loop_schedule_default, and
+ * CADENCE_EINVAL for a negative, NaN or infinite tolerance. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_schedule_transient(cadence_loop loop, double delay, double tolerance,
+                                                   void *_Nullable userdata,
+                                                   cadence_cancellable *_Nullable out);
+
 /* One fire of a batch (cadence_loop_set_fire_batch): what the loop's fire function would have
  * been called with for a one-shot, fire(userdata, fire_date, 0, 1), and the one-shot's handle
  * (`source`, as cadence_tick's). Added in 0.4. */
 typedef struct cadence_fire_record {
-    void *_Nullable userdata;   /* as given to the registering call; never used again by Cadence */
+    void *_Nullable userdata;   /* as given to the registering call */
     double fire_date;           /* seconds, as cadence_tick's fire_date */
-    cadence_cancellable source; /* the one-shot's handle */
+    cadence_cancellable source; /* the one-shot's handle; {0} once a call made for an earlier
+                                 * record cancelled or reset it: skip the record */
 } cadence_fire_record;
 
-/* A loop's batch function: `count` (1 to 256) one-shot fires in fire-date order, `records`
- * valid only during the call. Added in 0.4. */
-typedef void (*cadence_fire_batch_fn)(const cadence_fire_record *_Nonnull records, size_t count);
+/* A loop's batch function: `count` (1 to 256) one-shot fires in fire-date order. `records` and
+ * `started` are valid only during the call; `*started` is 0 when it begins. Before it calls
+ * anything for record i (or skips it), the function sets *started = i + 1: the timers of the
+ * records before *started have fired, those from it on are still due and not yet called.
+ * Added in 0.4. */
+typedef void (*cadence_fire_batch_fn)(cadence_fire_record *_Nonnull records, size_t count,
+                                      size_t *_Nonnull started);
 
 /* Hands the loop's one-shots that call its fire function (cadence_loop_schedule_default, and the
  * one-shots of cadence_loop_schedule with fn NULL) to `batch` in batches, from the next pass on,
@@ -256,17 +275,21 @@ typedef void (*cadence_fire_batch_fn)(const cadence_fire_record *_Nonnull record
  *
  * The one-shots that a pass takes one after another go into one batch (at most 256, then the
  * next); the fire of anything else (another callback, a repeating timer, a countdown) hands over
- * the batch first, so calls keep the fire-date order of the pass. Each record is that one-shot's
- * final call: its userdata is the caller's from then on, and its release function is never called.
- * What changes for the caller is when the engine considers a batched one-shot fired: when the
- * batch is handed over, before the caller calls anything for its first record. So:
- *  - a record's timer has ended: cadence_cancel of it, from a call the caller makes for an earlier
- *    record of the same batch, returns CADENCE_EALREADY, and cadence_cancel_steal steals nothing;
- *    a binding that promises "no callback once cancel returns" skips the records of the timers
- *    it cancelled meanwhile itself (Python's does, by the record's `source`);
- *  - a cancel from another thread of a timer in the batch being handed over waits until `batch`
- *    returns, as it waits for a running callback (see cadence_cancel), and then returns
- *    CADENCE_EALREADY: so once it returns, no call for that timer starts.
+ * the batch first, so calls keep the fire-date order of the pass. A record's call is its
+ * one-shot's final call: its userdata is the caller's from then on, and its release function is
+ * never called. A batched one-shot stays what it would be without a batch, due and not yet
+ * called, until `batch` says its call has started (`*started`, above), so that, called on the
+ * loop's thread from the call for an earlier record:
+ *  - cadence_cancel (or cadence_cancel_steal) of a later record's timer stops it, with its release
+ *    (or hands its userdata back), and sets the record's `source` to {0}: `batch` must skip it;
+ *  - cadence_timer_reset of it moves it to a later pass, and sets `source` to {0} too (the timer
+ *    keeps its userdata for that fire);
+ *  - cadence_timer_fire_date, cadence_is_cancelled, cadence_loop_armed_timers and the others read
+ *    it as pending; those of the records before *started read as fired.
+ * A call from another thread cannot know how far `batch` has got: for it, the timers of the
+ * batch being handed over have fired. Its cancel of one waits until `batch` returns, as it waits
+ * for a running callback (see cadence_cancel), and then returns CADENCE_EALREADY: so once it
+ * returns, no call for that timer starts.
  * `batch` runs on the thread running the loop, with no Cadence lock held: it may call any
  * Cadence function, except this one on the same loop (CADENCE_EINVAL).
  * Errors: CADENCE_EINVAL (batch set and the loop has no fire function; called from `batch`),

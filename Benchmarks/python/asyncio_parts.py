@@ -16,10 +16,9 @@ than the wall clock), the minimum of 5 rounds:
 - fire: 100,000 one-shots due within 1 ms, run until the counting callback has seen all, on each
   loop; the same on the Cadence loop alone (``Loop.schedule``, ``Loop.run``: a ctypes callback,
   the table look-up, a ``Tick``); asyncio running handles already in its ready queue, which every
-  asyncio loop pays per callback; giving up the handles of fired one-shots (a ctypes call each,
-  in ``ScheduledTimer.__del__``), which the event loop pays once a one-shot has fired; and the
-  event loop's fire with every fired one-shot's ``ScheduledTimer`` kept past the timing, which
-  leaves that out.
+  asyncio loop pays per callback; and giving up the handles of ``Loop.schedule``'s fired
+  one-shots (a ctypes call each, in ``ScheduledTimer.__del__``), which the event loop does not
+  pay: its one-shots' handles end with their fire (``cadence_loop_schedule_transient``).
 """
 
 import asyncio
@@ -48,9 +47,8 @@ def delays():
     return [random.random() * 0.001 for _ in range(N)]
 
 
-def event_loop_fire(loop, keep=False):
-    """The peer's fire phase on an asyncio loop: CPU ns per fire. ``keep``: every fired
-    one-shot's ScheduledTimer stays alive past the timing (a Cadence event loop only)."""
+def event_loop_fire(loop):
+    """The peer's fire phase on an asyncio loop: CPU ns per fire."""
     fired = [0]
 
     def count():
@@ -59,13 +57,10 @@ def event_loop_fire(loop, keep=False):
             loop.stop()
 
     handles = [loop.call_later(d, count) for d in delays()]
-    kept = [handle._cadence for handle in handles] if keep else []  # a fired handle lets go
     del handles
     t0 = cpu()
     loop.run_forever()
-    spent = (cpu() - t0) / N
-    del kept
-    return spent
+    return (cpu() - t0) / N
 
 
 def cadence_fire(loop):
@@ -164,12 +159,6 @@ def main():
     rows.append(("fire: Loop.schedule + Loop.run", min(p[0] for p in pairs)))
     rows.append(("fire: fired ScheduledTimers given up", min(p[1] for p in pairs)))
     rows.append(("fire: asyncio's ready queue", best(ready_queue, loops["asyncio"])))
-    rows.append(
-        (
-            "fire: EventLoop, fired ScheduledTimers kept",
-            best(event_loop_fire, loops["EventLoop"], True),
-        )
-    )
     for name, value in rows:
         print(f"{name}: {value:.0f} ns CPU per timer")
     own.close()

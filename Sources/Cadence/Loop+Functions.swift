@@ -127,6 +127,29 @@ extension Loop {
                              held: true).handleBits
     }
 
+    /// ``scheduleDefault(after:userdata:invoke:)`` with `tolerance`, whose handle ends with the
+    /// timer (``HandleState/transient``): `cadence_loop_schedule_transient`. Returns the handle's bits.
+    ///
+    /// - Throws: as `scheduleDefault`; ``CadenceError/invalidArgument`` for a bad `tolerance`.
+    @inline(__always)
+    package func scheduleTransient(after delay: Double, tolerance: Double, userdata: UnsafeMutableRawPointer?,
+                                   invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
+        let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
+        let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
+        lock.lock()
+        defer { lock.unlock() }
+        guard let fire = defaultFire else {
+            guard !isClosedFlag else { throw .loopClosed() }
+            throw .noFireFunction()
+        }
+        let id = try armLocked(delay: delay, at: nil, interval: 0, tolerance: tolerance, missedTicks: .skip,
+                               modeIndex: TimerQueues.defaultIndex,
+                               action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata)),
+                               held: true)
+        queues.slots[Int(id.slot)].handle = .transient
+        return id.handleBits
+    }
+
     // MARK: Handles
 
     /// What ``cancelHandle(_:givingUp:releasing:)`` did.
@@ -173,7 +196,7 @@ extension Loop {
         lock.lock()
         defer { lock.unlock() }
         guard let index = queues.heldSlot(bits), queues.slots[index].handle != .released else { return false }
-        queues.slots[index].handle = .detached
+        if queues.slots[index].handle != .transient { queues.slots[index].handle = .detached }  // a one-shot's
         return true
     }
 
@@ -188,7 +211,8 @@ extension Loop {
     package func hasEnded(handle bits: UInt64) -> Bool? {
         lock.lock()
         defer { lock.unlock() }
-        return queues.heldSlot(bits).map { !queues.slots[$0].isArmed }
+        guard let index = queues.heldSlot(bits) else { return nil }
+        return firedInBatchLocked(queues.id(ofSlot: index)) || !queues.slots[index].isArmed
     }
 }
 

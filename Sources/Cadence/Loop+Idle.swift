@@ -50,7 +50,7 @@ extension Loop {
     func isReferenced(_ id: TimerID) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return queues.isReferenced(id)
+        return !firedInBatchLocked(id) && queues.isReferenced(id)
     }
 
     /// Whether a run until idle in `mode` would go on: a referenced timer that can fire in `mode`
@@ -76,6 +76,7 @@ extension Loop {
             defer { lock.unlock() }
             guard mode != .common else { throw .commonModeNotAllowed("never run itself") }
             let index = try modeIndexLocked(of: mode)
+            settleBatchLocked()
             let alive = queues.hasReferencedTimers(runningIn: index)
             hostIdleModeIndex = alive ? index : nil
             return alive

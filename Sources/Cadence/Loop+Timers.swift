@@ -90,9 +90,11 @@ extension Loop {
     /// cancelled timer leaves a host's descriptor unreadable at its fire date; a run until idle
     /// left with nothing referenced is woken, so that it returns at once.
     func disarmLocked(_ id: TimerID, releasing action: inout TimerAction) -> Bool {
+        guard !firedInBatchLocked(id) else { return false }  // FireBatch.swift
         let replan = hostModeIndex != nil && !isRunningFlag && queues.isArmed(id)
             && queues.slots[Int(id.slot)].fireDate <= armedWake
         guard queues.disarm(id, releasing: &action) else { return false }
+        unbatchLocked(id)
         if replan { planHostWakeLocked() }
         if runningUntilIdle || hostIdleModeIndex != nil { wakeIdleRunIfDoneLocked() }
         if isHosted { updateHostLivenessLocked() }
@@ -152,7 +154,10 @@ extension Loop {
         lock.lock()
         defer { lock.unlock() }
         guard !isClosedFlag else { throw .loopClosed() }
-        guard queues.reset(id, fireDate: timeSource.now().saturatingAdd(delay)) else { throw .timerEnded() }
+        guard !firedInBatchLocked(id), queues.reset(id, fireDate: timeSource.now().saturatingAdd(delay)) else {
+            throw .timerEnded()
+        }
+        unbatchLocked(id)
         replanWakeLocked()  // the wake-up may move earlier or, for the timer it was due by, later
     }
 
@@ -160,7 +165,7 @@ extension Loop {
     /// (seconds); nil if it is no longer armed.
     func schedule(of id: TimerID) -> (fireDate: Double, interval: Double, tolerance: Double)? {
         lock.lock()
-        let schedule = queues.schedule(of: id)
+        let schedule = firedInBatchLocked(id) ? nil : queues.schedule(of: id)
         lock.unlock()
         guard let schedule else { return nil }
         return (MonotonicClock.seconds(schedule.fireDate, offset: timeSource.epochOffset),
@@ -171,7 +176,7 @@ extension Loop {
     func isArmed(_ id: TimerID) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return queues.isArmed(id)
+        return !firedInBatchLocked(id) && queues.isArmed(id)
     }
 
     /// The interned index of a registered mode.

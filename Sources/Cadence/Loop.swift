@@ -290,7 +290,12 @@ public final class Loop: @unchecked Sendable {
     }
 
     /// How many timers are armed on this loop, in all modes.
-    public var armedTimerCount: Int { lock.withLock { queues.count } }
+    public var armedTimerCount: Int {
+        lock.withLock {
+            settleBatchLocked()  // FireBatch.swift
+            return queues.count
+        }
+    }
 
     /// ``now`` in seconds since the Unix epoch, without `Date`'s rounding: for the C API.
     package var nowSeconds: Double { MonotonicClock.seconds(timeSource.now(), offset: timeSource.epochOffset) }
@@ -384,16 +389,16 @@ public final class Loop: @unchecked Sendable {
         let offset = timeSource.epochOffset
         // Not `withLock`: returning an action through its generic result would allocate.
         lock.lock()
-        let pass = queues.beginPass(runningIn: modeIndex, now: now)
+        var pass = queues.beginPass(runningIn: modeIndex, now: now)
         let source = handleSource
         var due = TimerQueues.Fire()
         while true {
             endCallbackLocked()
+            pass.batchFunction = batchFunction  // a callback may have set or cleared the batch
             guard queues.fireNext(in: pass, now: now, into: &due) else { break }
             fired += 1
-            if isBatched(due) {  // under the lock: the batch is handed over in one call
+            if due.isKept {  // under the lock: the batch is handed over in one call
                 addToBatchLocked(due, seconds: MonotonicClock.seconds(due.fireDate, offset: offset), source: source)
-                due.action = .idle  // a C function's: nothing to release
                 continue
             }
             deliverBatchLocked()  // what comes before this fire

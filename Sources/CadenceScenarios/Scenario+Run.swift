@@ -234,7 +234,8 @@ private final class ScenarioRun: @unchecked Sendable {
             checks.append(ScenarioCheck(subject: subject, what: what, actual: Self.show(actual) + unit,
                                         expected: want + unit, passed: Self.matches(actual, want)))
         }
-        for (what, value) in step.fields where what != "do" && what != "name" {
+        // "event", "then", "target": the fields of an `on` step whose `then` is an expect.
+        for (what, value) in step.fields where !["do", "name", "event", "then", "target"].contains(what) {
             switch what {
             case "timeline": same(what, record.events.joined(separator: " "))
             case "ran": same(what, record.ran.map(String.init).joined(separator: " "))

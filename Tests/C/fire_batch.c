@@ -1,10 +1,12 @@
 /* cadence_loop_set_fire_batch: a loop's one-shots of its fire function come in batches of at
  * most 256, in fire-date order, with their userdata, fire dates and handles, interleaved in that
  * order with the calls of anything else (a repeating timer of the fire function); the release
- * function is never called for them. A cancel made during a batch, for a timer of a later record,
- * answers CADENCE_EALREADY (the binding filters); one from another thread waits for the batch.
- * Bad input: no fire function, a call from the batch, a stale loop. NULL goes back to one call
- * per fire. */
+ * function is never called for them. A record's timer stays due until the batch function says
+ * its call started (`*started`): from the call for an earlier record it reads as pending, its
+ * cancel stops it (stealing its userdata) and its reset moves it, and either sets the record's
+ * source to 0, which the batch function skips, as without a batch; a record already started
+ * reads as fired. A cancel from another thread waits for the batch. Bad input: no fire function,
+ * a call from the batch, a stale loop. NULL goes back to one call per fire. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -19,7 +21,8 @@ static struct {
     int calls, batches, largest, released;
     cadence_cancellable handles[ONE_SHOTS + 1];
     cadence_loop loop;
-    int cancel_in_batch;  /* part 3: cancel record 2's timer from record 1's batch */
+    int in_batch;  /* part 3: record 1's call cancels, resets and reads the others */
+    int skipped;   /* records whose source was 0 */
 } seen;
 
 /* A virtual fire date for a delay: whole nanoseconds, rounded up. */
@@ -37,22 +40,52 @@ static void on_release(void *userdata) {
     seen.released++;
 }
 
-static void on_batch(const cadence_fire_record *records, size_t count) {
+static void on_batch(cadence_fire_record *records, size_t count, size_t *started);
+
+/* Part 3, from record 1's call: timers 2 and 3 are due and not yet called, 1 has fired. */
+static void in_first_call(void) {
+    int out = -1;
+    double date = -1;
+    uint64_t armed = 0;
+    CHECK_OK(cadence_is_cancelled(seen.handles[1], &out));
+    CHECK_EQ(out, 1);
+    CHECK_ERR(cadence_timer_fire_date(seen.handles[1], &date), CADENCE_EALREADY);
+    CHECK_ERR(cadence_cancel(seen.handles[1]), CADENCE_EALREADY);
+    CHECK_ERR(cadence_timer_reset(seen.handles[1], 1.0), CADENCE_EALREADY);
+    CHECK_OK(cadence_is_cancelled(seen.handles[2], &out));
+    CHECK_EQ(out, 0);
+    CHECK_OK(cadence_timer_fire_date(seen.handles[2], &date));
+    CHECK(near(date, 0.7));  /* due at the clock of the pass */
+    CHECK_OK(cadence_loop_armed_timers(seen.loop, &armed));
+    CHECK_EQ(armed, 3);  /* 2, 3 and the repeating timer */
+    CHECK_OK(cadence_timer_reset(seen.handles[2], 1.0));  /* moved: its record is skipped */
+    CHECK_OK(cadence_timer_fire_date(seen.handles[2], &date));
+    CHECK(near(date, 1.7));
+    CHECK_EQ(cadence_cancel_steal(seen.handles[3]), 3);  /* stopped: its userdata comes back */
+    CHECK_ERR(cadence_cancel(seen.handles[3]), CADENCE_EALREADY);
+    CHECK_OK(cadence_loop_armed_timers(seen.loop, &armed));
+    CHECK_EQ(armed, 2);
+    CHECK_ERR_MSG(cadence_loop_set_fire_batch(seen.loop, on_batch), CADENCE_EINVAL,
+                  "cadence_loop_set_fire_batch: batch must not change while one is delivered, got a call from its function");
+}
+
+static void on_batch(cadence_fire_record *records, size_t count, size_t *started) {
     CHECK(count >= 1 && count <= 256);
+    CHECK_EQ(*started, 0);
     seen.batches++;
     if ((int)count > seen.largest) seen.largest = (int)count;
     for (size_t i = 0; i < count; i++) {
+        *started = i + 1;
+        if (records[i].source.id == 0) {
+            seen.skipped++;
+            continue;
+        }
         long key = (long)(intptr_t)records[i].userdata;
         CHECK(key >= 1 && key <= ONE_SHOTS);
         CHECK_EQ(records[i].source.id, seen.handles[key].id);
         seen.order[seen.calls] = key;
         seen.dates[seen.calls++] = records[i].fire_date;
-    }
-    if (seen.cancel_in_batch) {
-        CHECK_ERR(cadence_cancel(seen.handles[2]), CADENCE_EALREADY);
-        CHECK_EQ(cadence_cancel_steal(seen.handles[2]), CADENCE_EALREADY);
-        CHECK_ERR_MSG(cadence_loop_set_fire_batch(seen.loop, on_batch), CADENCE_EINVAL,
-                      "cadence_loop_set_fire_batch: batch must not change while one is delivered, got a call from its function");
+        if (seen.in_batch && key == 1) in_first_call();
     }
 }
 
@@ -98,16 +131,31 @@ static void virtual_batches(void) {
     CHECK_EQ(armed, 1);  /* the repeating timer */
     for (int j = 1; j <= ONE_SHOTS; j++) CHECK_ERR(cadence_cancel(seen.handles[j]), CADENCE_EALREADY);
 
-    /* Part 3: a cancel from the batch of a timer whose record it holds: ended already. */
+    /* Part 3: record 1's call cancels record 3's timer and resets record 2's, which are still
+     * due (see in_first_call); both records are skipped, the reset one fires in its own pass. */
     seen.calls = 0;
-    seen.cancel_in_batch = 1;
-    for (long j = 1; j <= 2; j++) {
+    seen.in_batch = 1;
+    for (long j = 1; j <= 3; j++) {
         CHECK_OK(cadence_cancellable_release(seen.handles[j]));
         CHECK_OK(cadence_loop_schedule_default(loop, 0, (void *)(intptr_t)j, &seen.handles[j]));
     }
     CHECK_OK(cadence_loop_run_pass(loop, "default"));
-    CHECK_EQ(seen.calls, 2);
-    seen.cancel_in_batch = 0;
+    CHECK_EQ(seen.calls, 1);
+    CHECK_EQ(seen.order[0], 1);
+    CHECK_EQ(seen.skipped, 2);
+    CHECK_EQ(seen.released, 0);  /* 3's userdata was stolen */
+    seen.in_batch = 0;
+    CHECK_OK(cadence_loop_advance_clock(loop, 1.0));
+    CHECK_OK(cadence_loop_run_pass(loop, "default"));
+    CHECK_EQ(seen.calls, 3);  /* 2 at its new date; the repeating timer's tick at 1.3005 */
+    int found = 0;
+    for (int i = 1; i < seen.calls; i++) {
+        if (seen.order[i] == 2) {
+            CHECK(near(seen.dates[i], 1.7));
+            found = 1;
+        }
+    }
+    CHECK(found);
 
     /* NULL: one call of the fire function per one-shot again (final == 1 fails on_fire). */
     CHECK_OK(cadence_loop_set_fire_batch(loop, NULL));
@@ -133,9 +181,10 @@ static void unused_fire(void *userdata, double fire_date, uint64_t skipped, int 
     CHECK(0);
 }
 
-static void slow_batch(const cadence_fire_record *records, size_t count) {
+static void slow_batch(cadence_fire_record *records, size_t count, size_t *calls_started) {
     (void)records;
     CHECK_EQ(count, 2);
+    *calls_started = 1;  /* the second record is not started: another thread still waits for the batch */
     atomic_store(&started, 1);
     while (!atomic_load(&cancelling)) sleep_ms(1);
     sleep_ms(50);  /* the cancel is on its way: it must wait for this */

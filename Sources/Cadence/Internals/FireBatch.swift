@@ -1,18 +1,37 @@
+import Glibc
+
 /// A loop's batch of one-shot fires for a binding (cadence_loop_set_fire_batch): the one-shots of
 /// the loop's fire function that a pass takes in a row are written here, under the loop's lock,
 /// and handed over in one call, so that a binding crosses into its language once per batch
 /// instead of once per fire. A fire of anything else (a Swift closure, another C function, a
 /// repeating timer) first hands over what is written, so the fire-date order holds.
 ///
-/// While a batch is handed over, its timers count as running callbacks: a cancel from another
-/// thread waits for the whole batch (``Loop/isRunningCallbackLocked(of:)``), so that once it
-/// returns none of them is still to be called.
+/// A batched one-shot stays armed, due and not yet called, until its call starts, as it would
+/// without a batch: the batch function counts the records whose calls it has started in
+/// `*started`, and the loop ends their timers when it next looks at one on its own thread
+/// (``settleBatchLocked()``), or after the call. So a callback of an earlier record can still
+/// cancel, reset or read a later record's timer; a record whose timer it cancelled or reset has
+/// its `source` set to 0, and the batch function skips it. On another thread, whose calls cannot
+/// know how far the batch has got, the batch's timers count as running callbacks: a cancel waits
+/// for the whole batch (``Loop/isRunningCallbackLocked(of:)``) and then finds them fired.
 struct FireBatch {
     /// One fire: `cadence_fire_record`'s layout.
     struct Record {
         var userdata: UnsafeMutableRawPointer?
         var fireDate: Double
         var source: UInt64
+    }
+
+    /// The records and the count of calls started, in memory of their own: the batch function
+    /// reads and writes them with the loop's lock released, and the loop marks a record there.
+    final class Storage: @unchecked Sendable {  // touched under the loop's lock, or by its thread
+        let records = UnsafeMutablePointer<Record>.allocate(capacity: FireBatch.capacity)
+        let started = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+
+        deinit {
+            records.deallocate()
+            started.deallocate()
+        }
     }
 
     /// The most fires handed over in one call: the batch's memory stays small, and the binding's
@@ -22,21 +41,24 @@ struct FireBatch {
     /// The function the batch goes to, and the fire function whose one-shots it takes.
     let deliver: DeliverFires
     let fire: UnsafeRawPointer
-    var records: [Record] = []
+    let storage = Storage()
+    var count = 0
+    /// The timers of the records, by index.
     var ids: [TimerID] = []
+    /// How many records, from the first, have had their timers ended (their calls started).
+    var ended = 0
     /// Whether the batch is being handed over now (outside the loop's lock).
     var delivering = false
 
     init(deliver: @escaping DeliverFires, fire: UnsafeRawPointer) {
         self.deliver = deliver
         self.fire = fire
-        records.reserveCapacity(Self.capacity)
         ids.reserveCapacity(Self.capacity)
     }
 }
 
-/// `cadence_fire_batch_fn`: the records and their count.
-package typealias DeliverFires = @convention(c) (UnsafeRawPointer, Int) -> Void
+/// `cadence_fire_batch_fn`: the records, their count, and the count of calls started.
+package typealias DeliverFires = @convention(c) (UnsafeMutableRawPointer, Int, UnsafeMutablePointer<Int>) -> Void
 
 extension Loop {
     /// Sets the function that the one-shots of the loop's fire function are handed to in batches
@@ -59,46 +81,104 @@ extension Loop {
         fireBatch = FireBatch(deliver: deliver, fire: fire)
     }
 
-    /// Whether `fire` goes into the batch: a one-shot of the fire function the batch was set for.
-    /// (Reads the one field: a copy of the batch would retain and release its arrays per fire.)
-    @inline(__always)
-    func isBatched(_ fire: TimerQueues.Fire) -> Bool {
-        guard let batchFire = fireBatch?.fire else { return false }
-        return fire.isFinal && fire.action.call.function == batchFire
-    }
+    /// The function whose one-shots a pass keeps for the batch (``TimerQueues/Pass/batchFunction``).
+    var batchFunction: UnsafeRawPointer? { fireBatch?.fire }
 
-    /// Writes `fire` into the batch, handing the batch over once it is full. With the lock held.
+    /// Writes the kept one-shot `fire` into the batch, handing the batch over once it is full.
+    /// With the lock held.
     @inline(__always)
     func addToBatchLocked(_ fire: TimerQueues.Fire, seconds: Double, source: UInt64) {
-        fireBatch!.records.append(FireBatch.Record(userdata: fire.action.call.userdata, fireDate: seconds,
-                                                   source: source | fire.id.handleBits))
+        let index = fireBatch!.count
+        fireBatch!.storage.records[index] = FireBatch.Record(
+            userdata: queues.slots[Int(fire.id.slot)].action.call.userdata, fireDate: seconds,
+            source: source | fire.id.handleBits)
+        fireBatch!.count = index + 1
         fireBatch!.ids.append(fire.id)
         callbacksStarted &+= 1
-        if fireBatch!.records.count == FireBatch.capacity { deliverBatchLocked() }
+        if index + 1 == FireBatch.capacity { deliverBatchLocked() }
     }
 
     /// Hands the batch written so far over (none: nothing), with the lock released meanwhile;
-    /// then wakes the cancels that waited for it.
+    /// then ends the timers of its records not ended yet, and wakes the cancels that waited.
     func deliverBatchLocked() {
-        guard fireBatch?.records.isEmpty == false else { return }
-        // Taken out while it is handed over: the array is not copied, and stays the batch's.
-        var records: [FireBatch.Record] = []
-        swap(&records, &fireBatch!.records)
-        let deliver = fireBatch!.deliver
+        guard let count = fireBatch?.count, count > 0 else { return }
+        let storage = fireBatch!.storage, deliver = fireBatch!.deliver
+        storage.started.pointee = 0
+        fireBatch!.ended = 0
         fireBatch!.delivering = true
         lock.unlock()
-        records.withUnsafeBytes { deliver($0.baseAddress!, records.count) }
+        deliver(UnsafeMutableRawPointer(storage.records), count, storage.started)
         lock.lock()
-        records.removeAll(keepingCapacity: true)
-        if fireBatch != nil {  // set again only after the batch: setFireBatch refuses meanwhile
-            swap(&records, &fireBatch!.records)
-            fireBatch!.ids.removeAll(keepingCapacity: true)
-            fireBatch!.delivering = false
-        }
+        // Set again only after the batch: setFireBatch refuses meanwhile.
+        endBatchedLocked(upTo: count)
+        fireBatch!.count = 0
+        fireBatch!.ids.removeAll(keepingCapacity: true)
+        fireBatch!.delivering = false
         if callbackWaiters > 0 { lock.signalAll() }
     }
 
-    /// Whether `id` is in the batch being handed over now. With the lock held.
+    /// Ends the timers of the records before `end` that are still kept: their calls have started.
+    private func endBatchedLocked(upTo end: Int) {
+        while fireBatch!.ended < end {
+            let id = fireBatch!.ids[fireBatch!.ended]
+            fireBatch!.ended += 1
+            _ = queues.endKept(id)
+        }
+    }
+
+    /// On the loop's thread while a batch is handed over, ends the timers of the records whose
+    /// calls have started (the batch function's `*started`), so that what a callback reads or
+    /// changes sees them as fired and the records after them as due. With the lock held.
+    @inline(__always)
+    func settleBatchLocked() {
+        guard fireBatch?.delivering == true else { return }
+        settleDeliveringLocked()
+    }
+
+    @inline(never)
+    private func settleDeliveringLocked() {
+        guard pthread_equal(runningThread, pthread_self()) != 0 else { return }
+        endBatchedLocked(upTo: min(max(fireBatch!.storage.started.pointee, 0), fireBatch!.count))
+    }
+
+    /// Whether `id` counts as fired, though still armed, for the calling thread: one of the batch
+    /// being handed over seen from another thread (the loop's own settles first, and then sees
+    /// exactly what has started). With the lock held.
+    @inline(__always)
+    func firedInBatchLocked(_ id: TimerID) -> Bool {
+        guard fireBatch?.delivering == true else { return false }
+        return firedInDeliveringLocked(id)
+    }
+
+    @inline(never)
+    private func firedInDeliveringLocked(_ id: TimerID) -> Bool {
+        if pthread_equal(runningThread, pthread_self()) != 0 {
+            endBatchedLocked(upTo: min(max(fireBatch!.storage.started.pointee, 0), fireBatch!.count))
+            return false
+        }
+        return queues.isKept(id) && isDeliveringLocked(id)
+    }
+
+    /// Takes `id`'s record out of the batch being handed over, if it is there, once a cancel or a
+    /// reset has made its timer no longer kept: its `source` becomes 0, which the batch function
+    /// skips. With the lock held, on the loop's thread (another waits for the batch).
+    @inline(__always)
+    func unbatchLocked(_ id: TimerID) {
+        guard fireBatch?.delivering == true else { return }
+        unbatchDeliveringLocked(id)
+    }
+
+    @inline(never)
+    private func unbatchDeliveringLocked(_ id: TimerID) {
+        let batch = fireBatch!
+        for index in batch.ended..<batch.count where batch.ids[index] == id {
+            batch.storage.records[index].source = 0
+            return
+        }
+    }
+
+    /// Whether `id` is in the batch being handed over now (its call may have started). With the
+    /// lock held.
     func isDeliveringLocked(_ id: TimerID) -> Bool {
         fireBatch?.delivering == true && fireBatch!.ids.contains(id)
     }

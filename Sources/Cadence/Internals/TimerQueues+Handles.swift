@@ -17,6 +17,9 @@ enum HandleState: UInt8 {
     /// Detached and released while a repeating timer runs: valid as its callbacks' source until
     /// the timer ends.
     case released
+    /// A C handle that ends with its one-shot (`cadence_loop_schedule_transient`): the fire, a
+    /// cancel or the loop's close releases it, so its holder never needs to.
+    case transient
 }
 
 extension TimerID {

@@ -8,6 +8,9 @@ extension TimerQueues {
         let withCommon: Bool
         let firstSequence: UInt32
         var tookAll = false
+        /// The function whose one-shots go into a batch (FireBatch.swift): such a one-shot stays
+        /// armed when taken, out of its heaps, until the loop ends it once its call has started.
+        var batchFunction: UnsafeRawPointer?
     }
 
     /// Starts a pass in `mode` at `now`. What is due is taken one timer at a time by
@@ -52,13 +55,16 @@ extension TimerQueues {
         var fireDate: Nanoseconds = 0
         var skipped: UInt64 = 0
         var isFinal = false
+        /// A one-shot of the pass's ``Pass/batchFunction``, left armed (its action stays in its
+        /// slot): the loop ends it with ``endKept(_:)``.
+        var isKept = false
     }
 
     /// Takes the next timer of the pass due at `now` (in fire-date order, ties in scheduling
     /// order) into `fire` and fires it: a repeating one moves to its next fire date and is queued
     /// again, a one-shot ends. False when nothing more is due in this pass.
     mutating func fireNext(in pass: Pass, now: Nanoseconds, into fire: inout Fire) -> Bool {
-        if pass.tookAll { return fireNextTaken(now: now, into: &fire) }
+        if pass.tookAll { return fireNextTaken(in: pass, now: now, into: &fire) }
         while true {
             var source = heap(pass.mode, .exact)
             var next = heaps[source].first
@@ -78,7 +84,7 @@ extension TimerQueues {
                 deferred.append((next, source))
                 continue
             }
-            take(next, now: now, into: &fire)
+            take(next, in: pass, now: now, into: &fire)
             return true
         }
     }
@@ -100,12 +106,12 @@ extension TimerQueues {
     /// has left its heap, so it is checked against its timer's slot alone: it is live if the timer
     /// is still queued under the entry's sequence at the entry's date (not if a callback or
     /// another thread has cancelled it since).
-    private mutating func fireNextTaken(now: Nanoseconds, into fire: inout Fire) -> Bool {
+    private mutating func fireNextTaken(in pass: Pass, now: Nanoseconds, into fire: inout Fire) -> Bool {
         while takenNext < taken.count {
             let entry = taken[takenNext]
             takenNext += 1
             guard isLiveTaken(entry) else { continue }
-            take(entry, now: now, into: &fire)
+            take(entry, in: pass, now: now, into: &fire)
             return true
         }
         return false
@@ -117,20 +123,40 @@ extension TimerQueues {
 
     /// Takes the live timer of `entry`, which has left its heap, into `fire`: a repeating one
     /// moves to its next fire date and is queued again (held back until the pass ends if that
-    /// date is already due, as a burst's next missed tick is), a one-shot ends.
-    private mutating func take(_ entry: TimerHeapEntry, now: Nanoseconds, into fire: inout Fire) {
+    /// date is already due, as a burst's next missed tick is), a one-shot ends, unless it is one of
+    /// the pass's batch function, which is kept armed and unqueued (``Fire/isKept``).
+    private mutating func take(_ entry: TimerHeapEntry, in pass: Pass, now: Nanoseconds, into fire: inout Fire) {
         let index = Int(entry.slot)
         slots[index].isQueued = false
         if slots[index].tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
         fire.id = TimerID(slot: entry.slot, generation: slots[index].generation)
         (fire.fireDate, fire.skipped) = slots[index].advance(now: now)
         fire.isFinal = slots[index].interval == 0
+        fire.isKept = false
         if fire.isFinal {
+            if let batch = pass.batchFunction, slots[index].action.call.function == batch {
+                fire.isKept = true
+                return
+            }
             free(entry.slot, releasing: &fire.action)
             return
         }
         fire.action = slots[index].action
         enqueue(entry.slot, deferring: slots[index].fireDate <= now)
+    }
+
+    /// Whether `id` is a one-shot kept armed by a pass (``Fire/isKept``) that nothing has cancelled
+    /// or reset since (either queues or frees it).
+    @inline(__always)
+    func isKept(_ id: TimerID) -> Bool { isArmed(id) && !slots[Int(id.slot)].isQueued }
+
+    /// Ends a kept one-shot whose call has started: its action goes without a release (the call
+    /// was its last). False if it is no longer kept.
+    mutating func endKept(_ id: TimerID) -> Bool {
+        guard isKept(id) else { return false }
+        var action = TimerAction.idle
+        free(id.slot, releasing: &action)
+        return true
     }
 
     /// Ends a pass: the timers queued during it go back to their heaps (and so would taken ones

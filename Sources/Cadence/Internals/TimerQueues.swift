@@ -231,7 +231,7 @@ struct TimerQueues {
         count -= 1
         switch slots[index].handle {
         case .none: recycle(slot)
-        case .released:  // the timer's end is the end of its released, detached handle too
+        case .released, .transient:  // the timer's end is the end of such a handle too
             slots[index].handle = .none
             heldCount -= 1
             recycle(slot)

@@ -124,6 +124,18 @@ package enum TimerHandles {
         }
     }
 
+    /// Arms a one-shot whose handle ends with it on the loop behind `loopID`
+    /// (``Loop/scheduleTransient(after:tolerance:userdata:invoke:)``); returns its handle.
+    ///
+    /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleTransient`.
+    package static func scheduleTransient(loop loopID: UInt64, after delay: Double, tolerance: Double,
+                                          userdata: UnsafeMutableRawPointer?,
+                                          invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
+        try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
+            try loop.scheduleTransient(after: delay, tolerance: tolerance, userdata: userdata, invoke: invoke)
+        }
+    }
+
     /// Cancels, releases (`givingUp`) or cancels stealing the userdata (`stealing`) the scheduled
     /// timer behind a live handle, as ``HandleRegistry/cancelTimer(_:givingUp:stealing:)``: nil for
     /// a dead handle.

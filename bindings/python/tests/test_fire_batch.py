@@ -1,7 +1,9 @@
 """One-shot fires delivered a batch per C call (cadence_loop_set_fire_batch, cadence._batch),
 with every promise of one call per fire kept: fire-date order and dates, at most 256 per batch,
-an exception routed as before, and no callback once ``cancel()`` (or ``close()``) has returned,
-whether the cancel comes from an earlier callback of the same batch or from another thread."""
+an exception routed as before, no callback once ``cancel()`` (or ``close()``) has returned,
+whether the cancel comes from an earlier callback of the same batch or from another thread, and
+a later one-shot of the batch seen from an earlier callback as without a batch: pending, with its
+fire date, reset and cancelled by C itself."""
 
 from __future__ import annotations
 
@@ -19,14 +21,22 @@ def live_keys() -> int:
     return sum(slot is not None for slot in _state._slots)
 
 
-def test_batches_keep_fire_date_order_and_dates(virtual_loop: cadence.Loop) -> None:
+def test_batches_keep_fire_date_order_and_dates(
+    virtual_loop: cadence.Loop, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fired: list[tuple[int, cadence.Tick]] = []
     sizes: set[int] = set()  # the sizes of the batches delivered
     keys = live_keys()
+    read = _batch.Views.read
+
+    def reading(views: _batch.Views, address: int, count: int, started: int) -> object:
+        sizes.add(count)
+        return read(views, address, count, started)
+
+    monkeypatch.setattr(_batch.Views, "read", reading)
 
     def record(k: int) -> Callable[[cadence.Tick], None]:
         def call(tick: cadence.Tick) -> None:
-            sizes.add(len(_batch.DELIVERING[0].keys))
             fired.append((k, tick))
 
         return call
@@ -41,7 +51,6 @@ def test_batches_keep_fire_date_order_and_dates(virtual_loop: cadence.Loop) -> N
     assert sizes == {256, 88}  # 256 + 256 + 88
     assert all(not t.pending for t in timers)
     assert live_keys() == keys  # every key given back
-    assert not _batch.DELIVERING
 
 
 def test_cancel_from_an_earlier_callback_of_the_batch(virtual_loop: cadence.Loop) -> None:
@@ -100,7 +109,6 @@ def test_an_exception_is_raised_and_the_batch_goes_on(virtual_loop: cadence.Loop
     with pytest.raises(ValueError, match="boom"):
         virtual_loop.run(2.0)
     assert calls == [1, 3]  # the rest of the pass runs, as without batches
-    assert not _batch.DELIVERING
 
 
 def test_cancel_from_another_thread_during_the_batch() -> None:
@@ -129,20 +137,34 @@ def test_cancel_from_another_thread_during_the_batch() -> None:
     ]
 
 
-def test_a_later_one_shot_of_the_pass_reads_as_fired_to_c(virtual_loop: cadence.Loop) -> None:
-    # What docs/python.md says a callback sees of a one-shot of its batch still to be called.
+def test_a_later_one_shot_of_the_batch_is_still_due(virtual_loop: cadence.Loop) -> None:
+    # As without a batch (and in C and Swift): from an earlier callback of the same pass, a later
+    # one-shot is pending with its fire date and can be reset; the running one has fired.
     seen: dict[str, object] = {}
-    calls: list[str] = []
+    calls: list[tuple[str, float]] = []
     timers: list[cadence.ScheduledTimer] = []
+    keys = live_keys()
 
     def first(tick: cadence.Tick) -> None:
-        later = timers[1]
-        seen["pending"], seen["fire_date"] = later.pending, later.fire_date
+        own, later = timers
+        seen["own"] = (own.pending, own.fire_date, own.cancel())
         with pytest.raises(cadence.AlreadyCancelled):
-            later.reset(1.0)
+            own.reset(1.0)
+        seen["later"] = (later.pending, later.fire_date, virtual_loop.armed_timer_count)
+        later.reset(1.0)
+        seen["moved"] = (later.pending, later.fire_date)
 
     timers.append(virtual_loop.schedule(1.0, first))
-    timers.append(virtual_loop.schedule(1.0, lambda tick: calls.append("later")))
-    virtual_loop.run(2.0)
-    assert seen == {"pending": True, "fire_date": None}
-    assert calls == ["later"]  # still called
+    timers.append(virtual_loop.schedule(1.0, lambda tick: calls.append(("later", tick.fire_date))))
+    virtual_loop.run(1.5)
+    assert seen == {
+        "own": (False, None, False),
+        "later": (True, 1.0, 1),
+        "moved": (True, 2.0),
+    }
+    assert calls == []  # its record was skipped
+    assert timers[1].pending
+    virtual_loop.run(1.0)
+    assert calls == [("later", 2.0)]
+    assert not timers[1].pending
+    assert live_keys() == keys

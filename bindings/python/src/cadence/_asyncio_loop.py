@@ -12,13 +12,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import _lib
+from . import _lib, _state
 from ._async import deliver_errors, descriptor
 from ._asyncio_selector import Selector
 from ._asyncio_timer import Timer
 from ._state import finite_seconds
-from .errors import RUNNING_OR_THREAD, LoopBusy, check
+from .errors import RUNNING_OR_THREAD, LoopBusy, check, error_for
 from .loop import Loop
+
+_transient, _Handle = _lib.lib.cadence_loop_schedule_transient, _lib.Handle
+_hold, _drop, _UNTIMED = _state.hold, _state.drop, _state.UNTIMED
+_slots, _free_pop = _state._slots, _state._free.pop
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
 
@@ -57,7 +61,9 @@ class EventLoop(asyncio.SelectorEventLoop):
             """The Cadence loop under this event loop: its own timers, publishers and
             countdowns run on the asyncio thread beside asyncio's."""
             self._state = self.cadence._state
-            self._schedule = self.cadence.schedule
+            # C writes each new timer's handle here: read at once, on the loop's thread (asyncio's
+            # loops are not thread-safe: other threads come in through call_soon_threadsafe).
+            self._out = _Handle()
             self._fd = self._watch()
         except BaseException:
             self.close()
@@ -137,12 +143,19 @@ class EventLoop(asyncio.SelectorEventLoop):
                 late = self._tolerance
             if delay < 0.0:
                 delay = 0.0
-            # The keyword only when needed: passing it costs on every call.
-            timer._cadence = (
-                self._schedule(delay, timer, tolerance=late)
-                if late
-                else self._schedule(delay, timer)
-            )
+            # One C call: a one-shot whose handle ends with it, calling the timer with no Tick
+            # (its key with _UNTIMED: _state.untimed, inlined with _state.hold's common case).
+            try:
+                key = _free_pop()
+            except IndexError:
+                key = _hold(timer)
+            else:
+                _slots[key] = timer
+            out = self._out
+            if code := _transient(self._state.handle, delay, late, key + _UNTIMED, out):
+                _drop(key)
+                raise error_for(code, f"{type(self).__name__}.call_at", self.cadence)
+            timer._cadence = out.value
         return timer
 
     def run_forever(self) -> None:

@@ -1,6 +1,9 @@
 """asyncio's timer handle on a Cadence one-shot (for :mod:`cadence.asyncio`).
 
 Every ``call_at`` makes one, so making, firing and cancelling it are the event loop's hot paths.
+Its one-shot is C's ``cadence_loop_schedule_transient``: the handle ends with the timer (its fire
+or its cancel), so nothing gives it up afterwards, and its callback is called with no ``Tick``
+(``_state.untimed``). The handle is kept as a plain int, with no finalizer.
 Outside debug mode they set and clear ``TimerHandle``'s attributes themselves instead of going
 through ``Handle.__init__`` and ``cancel`` (a ``get_debug()`` call and two levels of ``super()``
 each, about half of a bare ``TimerHandle``'s cost); ``test_asyncio_timer.py`` fails if CPython's
@@ -14,18 +17,19 @@ import contextvars
 from collections.abc import Callable
 from typing import Any
 
-from .cancellable import ScheduledTimer
-from .errors import BadHandle
-from .tick import Tick
+from . import _state
+from .cancellable import _held, _steal
 
 _copy_context = contextvars.copy_context
+_runs, _slots, _free, _mask = _state.RUNS, _state._slots, _state._free, _state.UNTIMED - 1
 
 
 class Timer(asyncio.TimerHandle):
     """A ``TimerHandle`` whose Cadence one-shot puts it in the loop's ready queue when due."""
 
     __slots__ = ("_cadence",)
-    _cadence: ScheduledTimer | None
+    #: The one-shot's C handle while it may still be called; None after its fire or cancel.
+    _cadence: int | None
 
     def __init__(
         self,
@@ -44,23 +48,30 @@ class Timer(asyncio.TimerHandle):
         self._cancelled, self._repr, self._source_traceback = False, None, None
         self._when, self._scheduled = when, False  # never in asyncio's heap
 
-    def __call__(self, _: Tick) -> None:
+    def __call__(self) -> None:
         # asyncio runs it with the other ready callbacks (a cancelled one is skipped there); the
         # ready queue is BaseEventLoop's, a deque since 3.4, which EventLoop checks is there. The
-        # one-shot is spent: a cancel after this has nothing to stop in Cadence (asyncio.sleep
-        # cancels its handle once the sleep is over).
+        # one-shot is spent and its handle ended: a cancel after this has nothing to stop in
+        # Cadence (asyncio.sleep cancels its handle once the sleep is over).
         self._cadence = None
         self._loop._ready.append(self)
 
     def cancel(self) -> None:
-        """Cancels the timer and its Cadence one-shot (freed at once)."""
+        """Cancels the timer and its Cadence one-shot (freed at once, its handle with it)."""
         if self._cancelled:
             return
-        if self._cadence is not None:
-            try:  # noqa: SIM105 - not contextlib.suppress: an object per cancel on a hot path
-                self._cadence.cancel()
-            except BadHandle:  # the loop is closed: its timers went with it, as asyncio's do
-                pass
+        handle = self._cadence
+        if handle is not None:
+            self._cadence = None
+            # As ScheduledTimer.cancel: C hands the key back (> 0), or calls the release function
+            # (0); a negative code is an ended one-shot: fired (its callback not yet run: a batch
+            # seen from another thread), or its loop closed, whose timers went with it, as
+            # asyncio's do.
+            code = (_held if not _runs else _steal)(handle)
+            if code > 0:
+                code &= _mask
+                _slots[code] = None
+                _free.append(code)
         if self._loop._debug:
             super().cancel()
             return

@@ -2,13 +2,12 @@
 call from C per batch of up to 256 instead of one per fire, which is most of what a fire costs
 through ctypes.
 
-C counts a batch's one-shots as fired when it hands the batch over, before their callbacks run;
-this module keeps the promise that no callback starts once ``cancel()`` has returned. A batch
-being delivered is in :data:`DELIVERING`, and each record is taken out (its key set to -1) just
-before its callback is called; a cancel that C answers "already ended" looks for the timer among
-the records not yet taken (:func:`take`), and takes it out itself: the cancel returns True and
-the callback is never called. A cancel from another thread needs none of this: C makes it wait until
-the batch is over, as it waits for a running callback.
+C keeps each record's one-shot due, and not yet called, until the batch function says that its
+call has started: it writes the count of records started to ``*started`` before each callback.
+So a callback of an earlier record sees a later record's timer as C and Swift see it without a
+batch (pending, with its fire date; ``reset()`` moves it, ``cancel()`` stops it and returns
+True), and C marks the record of a timer cancelled or reset that way (its source becomes 0), which
+the batch function skips. This module reads the records and that count in place.
 """
 
 from __future__ import annotations
@@ -19,43 +18,39 @@ from typing import cast
 #: ``cadence_fire_record``: userdata (the key), fire date, source (the one-shot's handle), each 8
 #: bytes; read as columns of 64-bit words.
 WORDS = 3
-#: The batches being delivered now, each a :class:`Batch`; at most one per thread running a loop.
-DELIVERING: list[Batch] = []
+#: Records in a batch at most (``FireBatch.capacity``): the views span that many.
+CAPACITY = 256
+
+_memory = ctypes.pythonapi.PyMemoryView_FromMemory
+_memory.restype = ctypes.py_object
+_memory.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int)
+_WRITE = 0x200  # PyBUF_WRITE
 
 
-class Batch:
-    """One batch's records as columns: ``keys`` (-1 once taken out), ``dates``, and the raw
-    records, whose sources are read only by :func:`take`."""
+class Views:
+    """Writable views of C's batch memory, made once per address (C passes the same memory for
+    every batch of a loop): ``records`` as 64-bit words and ``started``, C's count of calls
+    started."""
 
-    __slots__ = ("data", "dates", "keys")
+    __slots__ = ("address", "raw", "records", "sources", "started", "started_at")
 
-    def __init__(self, address: int, count: int) -> None:
-        self.data = ctypes.string_at(address, count * WORDS * 8)
-        words = memoryview(self.data)
-        self.keys: list[int] = words.cast("Q")[0::WORDS].tolist()
+    def __init__(self) -> None:
+        self.address = self.started_at = 0
+        self.raw = self.records = self.sources = self.started = memoryview(b"")
+
+    def read(self, address: int, count: int, started: int) -> tuple[list[int], list[float]]:
+        """Points the views at a batch's memory; returns its keys and fire dates (copied: C
+        changes only sources)."""
+        if address != self.address:
+            self.address = address
+            self.raw = _memory(address, CAPACITY * WORDS * 8, _WRITE)
+            self.records = self.raw.cast("Q")
+            self.sources = self.records[2::WORDS]
+        if started != self.started_at:
+            self.started_at = started
+            self.started = _memory(started, 8, _WRITE).cast("Q")
+        words = self.records[: count * WORDS]
         # typeshed says tolist() gives ints; a "d" view gives floats.
-        self.dates = cast("list[float]", words.cast("d")[1::WORDS].tolist())
-
-    def index(self, handle: int) -> int | None:
-        """Where ``handle``'s record is, if its callback has not been called yet."""
-        sources = memoryview(self.data).cast("Q")[2::WORDS]
-        for index, key in enumerate(self.keys):
-            if key >= 0 and sources[index] == handle:
-                return index
-        return None
-
-
-def take(handle: int) -> int | None:
-    """Takes the record of ``handle``'s one-shot out of the batch being delivered, if its callback
-    has not been called yet; returns its key (the caller's to free), else None. Rare: only for a
-    cancel that C answered "already ended" while a batch is delivered."""
-    for batch in DELIVERING:
-        if (index := batch.index(handle)) is not None:
-            key, batch.keys[index] = batch.keys[index], -1
-            return key
-    return None
-
-
-def waiting(handle: int) -> bool:
-    """Whether ``handle``'s one-shot is in a batch being delivered and its callback not called."""
-    return any(batch.index(handle) is not None for batch in DELIVERING)
+        return words[0::WORDS].tolist(), cast(
+            "list[float]", self.raw[: count * WORDS * 8].cast("d")[1::WORDS].tolist()
+        )

@@ -62,8 +62,9 @@ FIRE_FN = ctypes.CFUNCTYPE(None, _key, _d, _u64, _int)
 RELEASE_FN = ctypes.CFUNCTYPE(None, _key)
 COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), _key)
 POLL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CPoll), _key)
-#: ``cadence_fire_batch_fn``: the address of the records (see ``cadence._batch``), their count.
-FIRE_BATCH_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, _key)
+#: ``cadence_fire_batch_fn``: the address of the records (see ``cadence._batch``), their count,
+#: the address of the count of calls started.
+FIRE_BATCH_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, _key, ctypes.c_void_p)
 #: The loop's callback types, in the order of ``LoopState``'s callbacks.
 CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, COUNTDOWN_FN, POLL_FN, FIRE_BATCH_FN)
 
@@ -102,6 +103,7 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, _fn, _key, _out], "publisher_subscribe"),
     (_int, [Handle, _d, _d, _char_p, _fn, _key, _out], "*loop_schedule"),
     (_int, [Handle, _d, _key, _out], "*loop_schedule_default"),
+    (_int, [Handle, _d, _d, _key, _out], "*loop_schedule_transient"),
     (_int, [Handle, _d, _d, _d, _int, _char_p, _fn, _key, _out], "*loop_schedule_repeating"),
     (_int, [Handle, _d, _d, COUNTDOWN_FN, _key, _out], "countdown_start"),
     (_int, [Handle, _d, _d, POLL_FN, _key, _out], "poller_start"),

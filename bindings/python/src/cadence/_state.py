@@ -35,6 +35,9 @@ _stop = _lib.lib.cadence_loop_stop
 _slots: list[Any] = []
 _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _growing = threading.Lock()
+#: Added to a key, the userdata of a registration whose callback is called with no argument
+#: (no :class:`~cadence.Tick` to make): :func:`untimed`.
+UNTIMED = 1 << 48
 #: The thread idents of the calls running a loop (a run, a pass, an attachment), and the state
 #: of each loop with a thread of its own: only these threads call timer callbacks. Changed under
 #: the GIL, before a run enters C and after it returned.
@@ -54,8 +57,16 @@ def hold(userdata: object) -> int:
     return key
 
 
+def untimed(callback: Callable[[], object]) -> int:
+    """:func:`hold` for a one-shot's ``callback`` called with no argument; returns C's userdata
+    (the key with :data:`UNTIMED` added), which :func:`drop` and C's callbacks take back."""
+    return hold(callback) + UNTIMED
+
+
 def drop(key: int) -> None:
-    """Gives up what :func:`hold` holds at ``key``: C said it is dead (or never took it)."""
+    """Gives up what :func:`hold` (or :func:`untimed`) holds at ``key``: C said it is dead (or
+    never took it)."""
+    key &= UNTIMED - 1
     _slots[key] = None
     _free.append(key)
 
@@ -170,7 +181,8 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
     new, tick_type, slots, free = tuple.__new__, Tick, _slots, _free  # cells: fast in fire
-    Batch, delivering = _batch.Batch, _batch.DELIVERING
+    views = _batch.Views()
+    flag, untimed_mask = UNTIMED, UNTIMED - 1
     owner = weakref.ref(state)  # held weakly: the state is freed without the cycle collector
 
     def fail(error: BaseException) -> None:
@@ -178,6 +190,9 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             kept.fail(error)
 
     def fire(key: int, date: float, skipped: int, final: int) -> None:
+        if key >= UNTIMED:  # a one-shot (final) whose callback takes nothing
+            call(True, key, slots[key - UNTIMED])
+            return
         callback = slots[key]
         if final:  # C passes the key no more: free already
             slots[key] = None
@@ -196,6 +211,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             fail(error)
 
     def release(key: int) -> None:  # inline: every stop comes here
+        key &= untimed_mask
         userdata, slots[key] = slots[key], None
         free.append(key)
         try:
@@ -204,23 +220,29 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
 
-    def batch(address: int, count: int) -> None:  # a batch of one-shots' fires (_batch)
-        delivering.append(current := Batch(address, count))
-        keys, dates = current.keys, current.dates
-        try:
-            for index in range(count):
-                key = keys[index]
-                if key < 0:  # cancelled by an earlier callback
-                    continue
-                keys[index] = -1
+    def batch(address: int, count: int, started: int) -> None:  # one-shots' fires (_batch)
+        keys, dates = views.read(address, count, started)
+        sources, cursor = views.sources, views.started
+        for index in range(count):
+            cursor[0] = index + 1  # C: this record's call has started
+            if not sources[index]:  # cancelled or reset by an earlier callback
+                continue
+            key = keys[index]
+            if key < flag:
                 callback, slots[key] = slots[key], None
                 free.append(key)
                 try:
                     callback(new(tick_type, (dates[index], 0)))
                 except BaseException as error:  # noqa: BLE001 - routed, never into C
                     fail(error)
-        finally:
-            delivering.remove(current)
+                continue
+            key -= flag  # untimed: no Tick to make
+            callback, slots[key] = slots[key], None
+            free.append(key)
+            try:
+                callback()
+            except BaseException as error:  # noqa: BLE001 - routed, never into C
+                fail(error)
 
     def countdown(raw: Any, key: int) -> None:
         event = raw[0]

@@ -23,7 +23,7 @@ import ctypes
 import warnings
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
-from . import _batch, _lib, _state
+from . import _lib, _state
 from .errors import EALREADY, EBADF, check, error_for
 
 if TYPE_CHECKING:
@@ -39,7 +39,6 @@ _cancel, _steal = _lib_.cadence_cancel, _lib_.cadence_cancel_steal
 _held = ctypes.PyDLL(_lib.path).cadence_cancel_steal if _lib.GIL else _steal
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
 _runs, _slots, _free = _state.RUNS, _state._slots, _state._free
-_delivering, _take = _batch.DELIVERING, _batch.take
 _release = _lib_.cadence_cancellable_release
 _give_up = _lib_.cadence_cancellable_release_stopping
 
@@ -255,18 +254,7 @@ class ScheduledTimer(Cancellable, int):
             _slots[code] = None
             _free.append(code)
             return True
-        if code == EALREADY and _delivering and (key := _take(self)) is not None:
-            _slots[key] = None  # fired in a batch whose callback for it has not started
-            _free.append(key)
-            return True
         return True if code == 0 else cancel_result(code, self, "cancel")
-
-    def close(self) -> None:
-        """Cancels, then gives the handle up (see :meth:`Cancellable.close`)."""
-        if _delivering and (key := _take(self)) is not None:
-            _slots[key] = None
-            _free.append(key)
-        super().close()
 
     @property
     def pending(self) -> bool:
@@ -276,7 +264,7 @@ class ScheduledTimer(Cancellable, int):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        return not self._is_cancelled("pending") or bool(_delivering and _batch.waiting(self))
+        return not self._is_cancelled("pending")
 
     def reset(self, delay: float) -> None:
         """Moves the timer's next fire date to ``delay`` seconds after a fresh read of the loop's
