@@ -30,7 +30,7 @@ from __future__ import annotations
 import threading
 from array import array
 from itertools import compress
-from typing import Any
+from typing import Any, cast
 
 from . import _lib, _state
 from .errors import error_for
@@ -155,7 +155,7 @@ class FlushingState(_state.LoopState):
 
     pending: Pending
 
-    @property  # type: ignore[override]  # a data descriptor wins over the instance's value
+    @property  # a data descriptor: it wins over the instance's own value
     def handle(self) -> int:
         value: int = self.__dict__["handle"]
         pending = self.pending
@@ -182,5 +182,5 @@ def install(state: _state.LoopState, pending: Pending) -> None:
 def uninstall(state: _state.LoopState) -> None:
     """Undoes :func:`install`: the loop is its own again."""
     if isinstance(state, FlushingState):
-        state.__class__ = _state.LoopState
+        state.__class__ = cast("type[FlushingState]", _state.LoopState)
         del state.pending
