@@ -221,3 +221,15 @@ def test_another_thread_reading_while_the_loop_runs_flushes_nothing() -> None:
         assert loop.run_until_complete(main()) == (0, 1)
     finally:
         loop.close()
+
+
+def test_one_cadence_loop_is_under_one_event_loop_at_a_time() -> None:
+    with cadence.Loop() as given:
+        first = ca.EventLoop(given)
+        with pytest.raises(cadence.LoopBusy, match=r"another cadence\.asyncio event loop"):
+            ca.EventLoop(given)
+        first.call_later(60, print)
+        assert given.armed_timer_count == 1  # the first one's hook is still in place
+        first.close()
+        second = ca.EventLoop(given)  # free again
+        second.close()

@@ -45,6 +45,7 @@ class EventLoop(asyncio.SelectorEventLoop):
     Raises:
         TypeError, InvalidArgument: a bad ``tolerance`` (as :func:`tolerance`).
         NotSupported: a virtual ``loop`` (use :class:`VirtualEventLoop`).
+        LoopBusy: ``loop`` is under another of these event loops, not closed yet.
     """
 
     def __init__(self, loop: Loop | None = None, *, tolerance: float = 0.0) -> None:
@@ -62,11 +63,11 @@ class EventLoop(asyncio.SelectorEventLoop):
             # The starts and cancels not yet handed to C (_asyncio_pending): asyncio's loops are
             # not thread-safe, so these are made on the loop's thread (other threads come in
             # through call_soon_threadsafe). Every use of the Cadence loop hands them over first.
-            self._pending = pending = Pending()
+            pending = Pending()
+            install(self._state, pending, type(self).__name__)
+            self._pending = pending
             self._dates, self._lates = pending.dates, pending.lates
-            self._timers = pending.timers
-            self._cancels = pending.cancels
-            install(self._state, pending)
+            self._timers, self._cancels = pending.timers, pending.cancels
             self._fd = self._watch()
         except BaseException:
             self.close()
@@ -183,7 +184,7 @@ class EventLoop(asyncio.SelectorEventLoop):
             try:
                 self._flush()
             finally:
-                uninstall(self._state)
+                uninstall(self._state, pending)
         if self._owns:
             self.cadence.close()
 

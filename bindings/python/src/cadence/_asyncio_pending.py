@@ -33,7 +33,7 @@ from itertools import compress
 from typing import Any, cast
 
 from . import _lib, _state
-from .errors import error_for
+from .errors import LoopBusy, error_for
 
 _start_batch = _lib.lib.cadence_loop_schedule_transient_batch
 _cancel_batch = _lib.lib.cadence_cancel_steal_batch
@@ -173,14 +173,24 @@ def raw(state: _state.LoopState) -> int:
     return int(state.__dict__["handle"])
 
 
-def install(state: _state.LoopState, pending: Pending) -> None:
-    """Makes every use of ``state``'s loop flush ``pending`` first (see :class:`FlushingState`)."""
+def install(state: _state.LoopState, pending: Pending, where: str) -> None:
+    """Makes every use of ``state``'s loop flush ``pending`` first (see :class:`FlushingState`).
+
+    Raises:
+        LoopBusy: the loop is under another event loop already.
+    """
+    if isinstance(state, FlushingState):
+        raise LoopBusy(
+            context=where,
+            detail="loop must not be under another cadence.asyncio event loop, got one that is "
+            "(close that event loop first)",
+        )
     state.pending = pending  # type: ignore[attr-defined]
     state.__class__ = FlushingState
 
 
-def uninstall(state: _state.LoopState) -> None:
-    """Undoes :func:`install`: the loop is its own again."""
-    if isinstance(state, FlushingState):
+def uninstall(state: _state.LoopState, pending: Pending) -> None:
+    """Undoes :func:`install` of ``pending``: the loop is its own again."""
+    if isinstance(state, FlushingState) and state.pending is pending:
         state.__class__ = cast("type[FlushingState]", _state.LoopState)
         del state.pending
