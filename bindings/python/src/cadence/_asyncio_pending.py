@@ -1,6 +1,6 @@
 """The starts and cancels of :mod:`cadence.asyncio`'s timers, handed to C once per loop turn.
 
-A ctypes call costs about as much as asyncio's whole ``call_at`` (about 0.7 us), so a timer's
+A ctypes call costs nearly half of asyncio's whole ``call_at`` (about 0.7 us), so a timer's
 start and its cancel cross into C together with the others of the same turn: ``call_at`` records
 its timer here (date, tolerance and timer in plain lists, columns), ``TimerHandle.cancel()`` of a
 timer already in C records its handle, and a cancel of one not yet handed over only counts it
@@ -15,8 +15,8 @@ descriptor is armed for the earliest date before the wait, and a timer is armed 
 could fire a later one), the virtual twin's clock move, ``close()``, and every use of the Cadence
 loop under the event loop (``EventLoop.cadence``): :func:`install` turns that loop's
 :class:`~cadence._state.LoopState` into a :class:`FlushingState`, whose ``handle``, which every
-call of Cadence's own API reads before going into C, flushes first. A loop that no event loop
-runs keeps the plain class, so Cadence's own API pays nothing for this. A date is absolute (the
+call of Cadence's own API reads before going into C, flushes first. A loop under no event loop
+keeps the plain class, so Cadence's own API pays nothing for this. A date is absolute (the
 loop's monotonic clock), so arming at the next flush changes no timer's fire date or order; a
 start of Cadence's own API made meanwhile flushes first, so ties keep the order of the calls.
 
