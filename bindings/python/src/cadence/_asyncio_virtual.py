@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from . import _lib
 from ._async import deliver_errors
 from ._asyncio_loop import MODE, EventLoop
+from ._asyncio_pending import raw
 from ._state import finite_seconds
 from .errors import check
 from .loop import Loop
@@ -23,6 +24,7 @@ from .loop import Loop
 __all__ = ["VirtualEventLoop", "VirtualTimeError"]
 
 T = TypeVar("T")
+_now = _lib.lib.cadence_loop_now
 
 
 class VirtualTimeError(RuntimeError):
@@ -115,7 +117,9 @@ class VirtualEventLoop(EventLoop):
 
     def time(self) -> float:
         """The virtual clock, in seconds from 0 (:meth:`cadence.Loop.now` of :attr:`cadence`)."""
-        return self.cadence.now()
+        # Read without a flush (as Loop.now would make): call_later reads it for every timer.
+        check(_now(raw(self._state), out := ctypes.c_double()), "VirtualEventLoop.time")
+        return out.value
 
     def _watch(self) -> None:
         return None  # a virtual clock has no descriptor: the select below moves it
@@ -175,6 +179,7 @@ class VirtualEventLoop(EventLoop):
         events = inner.select(0)
         if events or timeout == 0:
             return events
+        self._flush()  # the pending starts and cancels first: the next timer may be among them
         limit = time.monotonic() + self._idle_limit
         while True:
             if self._jobs == 0 and (wait := self._next_timer()) < math.inf:
@@ -184,7 +189,7 @@ class VirtualEventLoop(EventLoop):
                         f"time_limit {self._time_limit:g} s (a program that waits for ever beside "
                         "a periodic task?)"
                     )
-                code = _lib.lib.cadence_loop_run(self._state.handle, MODE, wait)
+                code = _lib.lib.cadence_loop_run(raw(self._state), MODE, wait)
                 deliver_errors(self._state, self, self.cadence)
                 check(code, "VirtualEventLoop")
                 return []
@@ -206,5 +211,5 @@ class VirtualEventLoop(EventLoop):
 
     def _next_timer(self) -> float:
         out = ctypes.c_double()
-        check(_lib.lib.cadence_loop_timeout(self._state.handle, out), "VirtualEventLoop")
+        check(_lib.lib.cadence_loop_timeout(raw(self._state), out), "VirtualEventLoop")
         return out.value
