@@ -169,6 +169,7 @@ extension TimerQueues {
         }
         taken = []  // and its memory: such passes are rare and can be large
         takenNext = 0
+        noteQuietPassEnd()
     }
 
     /// Calls `body` with each heap whose timers fire in `pass` (by fire date; not the windows).
