@@ -106,6 +106,20 @@ extension Loop {
                              modeIndex: try modeIndexLocked(of: mode), action: .function(function), held: true).handleBits
     }
 
+    /// The loop's fire function, for a one-shot armed without a callback of its own. Call with
+    /// the lock held.
+    ///
+    /// - Throws: ``CadenceError/badHandle`` after ``close()``; ``CadenceError/invalidArgument`` if
+    ///   no fire function is set.
+    @inline(__always)
+    private func fireFunctionLocked() throws(CadenceError) -> UnsafeRawPointer {
+        guard let fire = defaultFire else {
+            guard !isClosedFlag else { throw .loopClosed() }
+            throw .noFireFunction()
+        }
+        return fire
+    }
+
     /// A one-shot in the default mode with no tolerance, calling the loop's fire function through
     /// `invoke` with `userdata`: `cadence_loop_schedule_default`. Returns the handle's bits.
     ///
@@ -117,10 +131,7 @@ extension Loop {
         let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
         lock.lock()
         defer { lock.unlock() }
-        guard let fire = defaultFire else {
-            guard !isClosedFlag else { throw .loopClosed() }
-            throw .noFireFunction()
-        }
+        let fire = try fireFunctionLocked()
         return try armLocked(delay: delay, at: nil, interval: 0, tolerance: 0, missedTicks: .skip,
                              modeIndex: TimerQueues.defaultIndex,
                              action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata)),
@@ -143,10 +154,7 @@ extension Loop {
         let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
         lock.lock()
         defer { lock.unlock() }
-        guard let fire = defaultFire else {
-            guard !isClosedFlag else { throw .loopClosed() }
-            throw .noFireFunction()
-        }
+        let fire = try fireFunctionLocked()
         let id = try armLocked(delay: 0, at: fireDate, interval: 0, tolerance: tolerance, missedTicks: .skip,
                                modeIndex: TimerQueues.defaultIndex,
                                action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata)),
