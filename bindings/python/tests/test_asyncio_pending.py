@@ -202,6 +202,36 @@ def test_a_failed_record_does_not_stop_the_others() -> None:
         loop.close()
 
 
+def test_a_lone_start_is_handed_over_alone_and_fails_alone() -> None:
+    # One pending start takes the scalar call (no arrays): its failure, its cancel before the
+    # flush and its fire behave as the batch's.
+    loop = ca.VirtualEventLoop()
+    keys = live_keys()
+    try:
+        calls: list[str] = []
+        bad = loop.call_later(1.0, calls.append, "bad")
+        assert isinstance(bad, Timer)
+        loop._pending.dates[0] = float("nan")  # C refuses it
+        with pytest.raises(cadence.InvalidArgument, match=r"EventLoop\.call_at"):
+            loop.cadence.armed_timer_count  # noqa: B018 - the read flushes
+        assert bad._cadence is None
+        assert loop.cadence.armed_timer_count == 0
+        loop.call_later(2.0, calls.append, "dropped").cancel()
+        assert loop.cadence.armed_timer_count == 0  # cancelled before the flush: never in C
+        good = loop.call_later(3.0, calls.append, "good")
+        assert loop.cadence.armed_timer_count == 1
+        assert isinstance(good, Timer)
+        assert good._cadence
+        assert good._cadence > 0
+        settle(loop, 5.0)
+        assert calls == ["good"]
+        del bad, good
+        gc.collect()
+        assert live_keys() == keys
+    finally:
+        loop.close()
+
+
 def test_another_thread_reading_while_the_loop_runs_flushes_nothing() -> None:
     # The loop's thread may be between the appends of one record: only it flushes while it runs.
     loop = ca.EventLoop()

@@ -22,6 +22,8 @@ from ._state import finite_seconds
 from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
 
+_run_pass = _lib.lib.cadence_loop_run_pass
+
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
 
 MODE = b"default"
@@ -202,6 +204,9 @@ class EventLoop(asyncio.SelectorEventLoop):
         return events
 
     def _pass(self) -> None:
-        code = _lib.lib.cadence_loop_run_pass(raw(self._state), MODE)
-        deliver_errors(self._state, self, self.cadence)
-        check(code, type(self).__name__)
+        state = self._state
+        code = _run_pass(state.__dict__["handle"], MODE)  # raw(): no flush, done before the wait
+        if state.errors:
+            deliver_errors(state, self, self.cadence)
+        if code:
+            check(code, type(self).__name__)

@@ -6,9 +6,10 @@ its timer here (date, tolerance and timer in plain lists, columns), ``TimerHandl
 timer already in C records its handle, and a cancel of one not yet handed over only counts it
 (its record is then skipped). :meth:`Pending.flush` then makes one C call for every pending
 cancel (``cadence_cancel_steal_batch``) and one for every pending start
-(``cadence_loop_schedule_transient_batch``), whose timers take their keys in the callback table
-(``_state``) only then: a timer cancelled before it was handed over never costs C or the table
-anything, as a cancelled timer costs asyncio's own loop only its mark.
+(``cadence_loop_schedule_transient_batch``; a lone start, the common case of a quiet loop, takes
+the scalar ``cadence_loop_schedule_transient`` and makes no arrays), whose timers take their keys
+in the callback table (``_state``) only then: a timer cancelled before it was handed over never
+costs C or the table anything, as a cancelled timer costs asyncio's own loop only its mark.
 
 A flush comes before anything waits or reads Cadence's state: the event loop's select (so the
 descriptor is armed for the earliest date before the wait, and a timer is armed before any pass
@@ -35,6 +36,7 @@ from typing import Any, cast
 from . import _lib, _state
 from .errors import LoopBusy, error_for
 
+_start_one = _lib.lib.cadence_loop_schedule_transient
 _start_batch = _lib.lib.cadence_loop_schedule_transient_batch
 _cancel_batch = _lib.lib.cadence_cancel_steal_batch
 _slots, _free, _pop = _state._slots, _state._free, _state._free.pop
@@ -50,7 +52,7 @@ class Pending:
     timers to cancel.
     """
 
-    __slots__ = ("cancels", "dates", "dropped", "lates", "owner", "timers")
+    __slots__ = ("cancels", "dates", "dropped", "lates", "out", "owner", "timers")
 
     def __init__(self) -> None:
         self.dates: list[float] = []
@@ -58,6 +60,7 @@ class Pending:
         self.timers: list[Any] = []
         self.cancels: list[int] = []
         self.dropped = 0
+        self.out = _lib.Handle()  # C's answer to a start of one record
         #: The thread whose flushes count: the event loop's while it runs, else None (any).
         self.owner: int | None = None
 
@@ -74,7 +77,10 @@ class Pending:
         if self.cancels:
             self._cancel()
         if self.timers:
-            self._start(handle, where)
+            if len(self.timers) == 1:  # the common case of a quiet loop: no arrays to make
+                self._start_one(handle, where)
+            else:
+                self._start(handle, where)
 
     # Each list is copied, then emptied in place: the event loop and its timers append to these
     # very lists.
@@ -92,6 +98,24 @@ class Pending:
                 key &= _mask
                 _slots[key] = None
                 _free.append(key)
+
+    def _start_one(self, handle: int, where: str) -> None:
+        timer, date, late = self.timers.pop(), self.dates.pop(), self.lates.pop()
+        if self.dropped:  # cancelled before its start was handed over
+            self.dropped = 0
+            return
+        try:
+            key = _pop()
+        except IndexError:
+            key = _state.hold(timer)
+        else:
+            _slots[key] = timer
+        out = self.out
+        if code := _start_one(handle, date, late, key + _UNTIMED, out):
+            timer._cadence = None
+            _state.drop(key)
+            raise error_for(code, where)
+        timer._cadence = out.value
 
     def _start(self, handle: int, where: str) -> None:
         dates, lates, timers = self.dates[:], self.lates[:], self.timers[:]
