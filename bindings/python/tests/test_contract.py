@@ -265,7 +265,7 @@ def test_loop_close() -> None:
 
 def test_loop_close_twice() -> None:
     """Closing a loop twice: the second close does nothing, as a file's; C's second
-    cadence_loop_destroy names a stale handle (EBADF). A loop made since is untouched."""
+    cadence_loop_close names a stale handle (EBADF). A loop made since is untouched."""
     fires: list[float] = []
     loop = cadence.Loop.virtual()
     loop.schedule(1.0, lambda tick: fires.append(tick.fire_date), interval=1.0).detach()

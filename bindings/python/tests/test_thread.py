@@ -371,7 +371,7 @@ def test_start_thread_racing_stop_thread_leaves_has_thread_true_to_the_engine(
 
 def test_closing_a_loop_while_another_thread_cancels_its_pollers() -> None:
     """A cancel on another thread may still call the loop's release function after the loop's
-    destroy returned (cadence_loop_destroy): the binding keeps its C callbacks for that, so the
+    destroy returned (cadence_loop_close): the binding keeps its C callbacks for that, so the
     race ends with every poller cancelled or closed, and no crash (it crashed 2 runs in 3)."""
 
     def close(loop: cadence.Loop, start: threading.Barrier) -> None:

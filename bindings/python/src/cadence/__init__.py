@@ -46,6 +46,7 @@ from .errors import (
     UnknownMode,
 )
 from .loop import Loop
+from .memory import memory_trims, set_trim_memory, trims_memory
 from .poller import Poll, Poller
 from .publisher import AutoconnectTimerPublisher, MissedTickPolicy, TimerPublisher
 from .tick import Tick
@@ -55,7 +56,7 @@ __all__ += ["BadHandle", "CadenceError", "Cancellable", "Connection", "Countdown
 __all__ += ["EventLoopError", "InvalidArgument", "Loop", "LoopBusy", "MissedTickPolicy"]
 __all__ += ["NotSupported", "OutOfMemory", "Poll", "Poller", "ScheduledTimer", "Subscription"]
 __all__ += ["Tick", "TimerPublisher", "UnknownMode", "__version__", "library_path"]
-__all__ += ["library_version", "testing"]
+__all__ += ["library_version", "memory_trims", "set_trim_memory", "testing", "trims_memory"]
 
 #: The version of this binding.
 __version__ = "0.4.0"

@@ -8,6 +8,7 @@ import operator
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 
 from . import _lib, _state
+from ._former import former_name
 from ._async import AsyncStream, Channel
 from .cancellable import Connection, Subscription
 from .errors import check, error_for
@@ -115,8 +116,9 @@ class _Publisher:
         check(_lib_.cadence_publisher_set_missed_ticks(self._handle, value), where, self._loop)
         self._missed = policy
 
-    def sink(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
-        """Subscribes ``callback`` to the timer's ticks.
+    def subscribe(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
+        """Subscribes ``callback`` to the timer's ticks (Swift's ``subscribe(_:)``, C's
+        ``cadence_publisher_subscribe``; named ``sink`` before 0.5).
 
         ``callback(tick)`` receives a :class:`~cadence.Tick` (``fire_date`` in seconds since the
         epoch, ``skipped`` grid points) on the thread running the loop. Every subscriber of one
@@ -145,10 +147,17 @@ class _Publisher:
                 referenced).
             BadHandle: the publisher or its loop is closed.
         """
-        args, where = (self._handle, None), f"{type(self).__name__}.sink"  # None: C's fire function
+        args, where = (self._handle, None), f"{type(self).__name__}.subscribe"  # None: C's fire fn
         function = _lib_.cadence_publisher_subscribe
         handle = subscribe(function, where, callback, weak, *args, loop=self._loop)
         return Subscription(handle, self._loop, f"to {self._settings()}")
+
+    def sink(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
+        """The former name of :meth:`subscribe` (deprecated in 0.5, removed in 0.6): warns with a
+        :class:`DeprecationWarning`, then subscribes. Swift's ``sink`` delivers fire dates; this
+        one delivered ticks, which is ``subscribe`` in Swift and C."""
+        former_name(f"{type(self).__name__}.sink", "subscribe")
+        return self.subscribe(callback, weak=weak)
 
     def values(self) -> AsyncStream[float]:
         """The fire dates, as an asynchronous iterator for asyncio code (Swift's ``values``):
