@@ -6,7 +6,7 @@ A thin ctypes binding over the C API (``include/cadence.h``)::
 
     with cadence.Loop() as loop:
         timer = loop.publish(0.1).autoconnect()
-        with timer.sink(lambda tick: print(tick.fire_date)):
+        with timer.subscribe(lambda tick: print(tick.fire_date)):
             loop.run(0.55)
 
 Times are seconds as floats; fire dates are seconds since the Unix epoch. See :class:`Loop`,

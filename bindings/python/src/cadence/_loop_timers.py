@@ -46,7 +46,7 @@ class TimerMaking:
         ``TimerPublisher(every:tolerance:on:in:missedTicks:)``, like Foundation's
         ``Timer.publish(every:tolerance:on:in:)``.
 
-        Nothing is scheduled until :meth:`TimerPublisher.connect` (or the first ``sink`` of its
+        Nothing is scheduled until :meth:`TimerPublisher.connect` (or the first ``subscribe`` of its
         :meth:`~TimerPublisher.autoconnect` publisher).
 
         Args:

@@ -8,8 +8,8 @@ import operator
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 
 from . import _lib, _state
-from ._former import former_name
 from ._async import AsyncStream, Channel
+from ._former import former_name
 from .cancellable import Connection, Subscription
 from .errors import check, error_for
 
@@ -46,7 +46,7 @@ class MissedTickPolicy(enum.Enum):
 
 
 class _Publisher:
-    """What both kinds of timer publisher share: settings, ``sink``, ``close``, give-up."""
+    """What both kinds of timer publisher share: settings, ``subscribe``, ``close``, give-up."""
 
     __slots__ = ("__weakref__", "_handle", "_interval", "_loop", "_missed", "_mode", "_tolerance")
 
@@ -163,9 +163,9 @@ class _Publisher:
         """The fire dates, as an asynchronous iterator for asyncio code (Swift's ``values``):
         ``async for fire_date in timer`` is the same.
 
-        Each iteration is a subscriber (:meth:`sink`): it receives the fire dates (seconds since
-        the epoch, float) in the asyncio loop that iterates, from whatever runs the Cadence loop:
-        that asyncio loop itself once attached (:meth:`Loop.attach_asyncio
+        Each iteration is a subscriber (:meth:`subscribe`): it receives the fire dates (seconds
+        since the epoch, float) in the asyncio loop that iterates, from whatever runs the Cadence
+        loop: that asyncio loop itself once attached (:meth:`Loop.attach_asyncio
         <cadence.Loop.attach_asyncio>`), or another thread (:meth:`Loop.threaded
         <cadence.Loop.threaded>`).
         Subscribing does not connect a :class:`TimerPublisher`: iterate its
@@ -199,7 +199,8 @@ class _Publisher:
 
     def _stream(self, convert: Callable[[Tick], _T] | None, what: str) -> AsyncStream[_T]:
         channel: Channel[_T] = Channel(self._loop._state, convert)  # the subscriber
-        return AsyncStream(channel, self.sink(channel).close, f"of {what} from {self._settings()}")
+        closing = self.subscribe(channel).close
+        return AsyncStream(channel, closing, f"of {what} from {self._settings()}")
 
     def __enter__(self: _P) -> _P:
         return self
@@ -300,8 +301,8 @@ class AutoconnectTimerPublisher(_Publisher):
     """A timer publisher that runs exactly while it has subscribers; made by
     :meth:`TimerPublisher.autoconnect`.
 
-    The first :meth:`sink` starts a timer; a subscriber joining late receives the same fire dates
-    as the early ones from then on; when the last subscriber is cancelled (or given up), the
+    The first :meth:`subscribe` starts a timer; a subscriber joining late receives the same fire
+    dates as the early ones from then on; when the last subscriber is cancelled (or given up), the
     timer stops, and the next first subscriber starts a fresh one. :meth:`connect` raises
     :class:`~cadence.NotSupported`, as ``cadence_publisher_connect`` returns ``CADENCE_ENOTSUP``.
 
