@@ -339,7 +339,7 @@ public final class Loop: @unchecked Sendable {
     /// ``fileDescriptor()`` is closed: stop watching it first; a loop on a host's `uv_loop_t`
     /// closes its two handles there, on the thread that runs it: see ``init(uvLoop:mode:)``).
     /// Further calls on the loop throw ``CadenceError/badHandle``; closing twice does nothing
-    /// (C's second `cadence_loop_destroy` returns `CADENCE_EBADF`, as for any stale handle).
+    /// (C's second `cadence_loop_close` returns `CADENCE_EBADF`, as for any stale handle).
     ///
     /// - Throws: ``CadenceError/busy`` while the loop is running or has a thread of its own
     ///   (libuv's `uv_loop_close` rule).

@@ -115,7 +115,7 @@ class Loop(TimerMaking, OwnThread):
 
         The clock starts at 0 and moves only when told: ``run(d)`` advances it by ``d`` seconds,
         stepping to each wake-up and firing what is due there, in order, without sleeping (with
-        zero tolerance each timer fires exactly at its fire date); :meth:`advance_clock` moves it
+        zero tolerance each timer fires exactly at its fire date); :meth:`jump_clock` moves it
         without firing, as if the loop's thread were blocked. Fire dates, :meth:`now`,
         countdown and poll dates are virtual seconds. Everything else is as on a real loop:
         the same engine runs it.
@@ -170,7 +170,7 @@ class Loop(TimerMaking, OwnThread):
             KeyboardInterrupt: SIGINT (Ctrl-C) arrived while the main thread ran the loop.
             TypeError: ``seconds`` is not a number or ``mode`` not a str.
             InvalidArgument: ``seconds`` is NaN or negative, or, on a virtual loop, infinite or
-                so long that it would take the clock to its end (see :meth:`advance_clock`);
+                so long that it would take the clock to its end (see :meth:`jump_clock`);
                 ``mode`` is empty, malformed or ``"common"``.
             UnknownMode: ``mode`` is not registered.
             LoopBusy: the loop is already running (for example, ``run`` from one of its
