@@ -17,7 +17,7 @@ static void reenter(const cadence_tick *tick, void *userdata) {
     r->count++;
     r->run_result = cadence_loop_run(r->loop, "default", 0.01);
     snprintf(r->run_message, sizeof r->run_message, "%s", cadence_last_error_message());
-    r->destroy_result = cadence_loop_destroy(r->loop);
+    r->destroy_result = cadence_loop_close(r->loop);
     r->stop_result = cadence_loop_stop(r->loop);
     CHECK_ERR(cadence_cancel(tick->source), CADENCE_EALREADY);  /* a one-shot has fired by now */
 }
@@ -48,7 +48,7 @@ static void from_another_thread(cadence_loop loop) {
     CHECK_EQ(pthread_create(&runner, NULL, run_for_a_while, &loop), 0);
     sleep_seconds(0.1);
     CHECK_ERR(cadence_loop_run(loop, "default", 0.01), CADENCE_EBUSY);
-    CHECK_ERR(cadence_loop_destroy(loop), CADENCE_EBUSY);
+    CHECK_ERR(cadence_loop_close(loop), CADENCE_EBUSY);
     double before = loop_now(loop);
     CHECK_OK(cadence_loop_stop(loop));         /* wakes the sleeping runner */
     CHECK_EQ(pthread_join(runner, NULL), 0);
@@ -59,7 +59,7 @@ static void from_another_thread(cadence_loop loop) {
 static void autoconnect_publisher(cadence_loop loop) {
     cadence_publisher timer, shared, twice = {0x5e5e};
     cadence_cancellable connection = {0x5e5e};
-    CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 0.1, 0, "default", &timer));
     CHECK_OK(cadence_publisher_autoconnect(timer, &shared));
     CHECK_ERR_MSG(cadence_publisher_connect(shared, &connection), CADENCE_ENOTSUP,
                   "cadence_publisher_connect: publisher must be a connectable publisher, got an autoconnect publisher");
@@ -76,6 +76,6 @@ int main(void) {
     from_a_callback(loop);
     from_another_thread(loop);
     autoconnect_publisher(loop);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

@@ -28,7 +28,7 @@ static void one_shot(void) {
     CHECK_EQ(has_ref(once), 0);                        /* it has ended */
     CHECK_OK(cadence_loop_run_until_idle(loop, "default"));  /* nothing armed: at once */
     CHECK_EQ(now_ms(loop), 250);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void nothing(const cadence_tick *tick, void *userdata) { (void)tick, (void)userdata; }
@@ -53,7 +53,7 @@ static void unreferenced_repeating(void) {
     CHECK_EQ(now_ms(loop), 350);
     CHECK_EQ(has_ref(every), 0);                       /* still unreferenced after its ticks */
     CHECK_EQ(armed_timers(loop), 1);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void record_countdown(const cadence_countdown_event *event, void *userdata) {
@@ -76,7 +76,7 @@ static void countdown(void) {
     CHECK_EQ(now_ms(loop), 3000);
     CHECK_EQ(armed_timers(loop), 0);
     CHECK_ERR(cadence_timer_unref(handle), CADENCE_ENOTSUP);  /* not a scheduled timer */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 typedef struct self_cancelling {
@@ -109,7 +109,7 @@ static void referenced_again(void) {
     CHECK_EQ(now_ms(loop), 300);
     CHECK_OK(cadence_timer_ref(s.timer));             /* on a cancelled timer: nothing */
     CHECK_EQ(has_ref(s.timer), 0);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 typedef struct reentry {
@@ -138,7 +138,7 @@ static void busy_and_stop(void) {
     CHECK_ERR(r.nested, CADENCE_EBUSY);
     CHECK_EQ(r.ticks, 3);
     CHECK_EQ(now_ms(loop), 300);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* Only timers that can fire in the running mode count. */
@@ -162,7 +162,7 @@ static void modes(void) {
     CHECK_ERR(cadence_loop_run_until_idle(loop, NULL), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_run_until_idle(loop, "missing"), CADENCE_ENOENT);
     CHECK_ERR(cadence_timer_has_ref(other, NULL), CADENCE_EINVAL);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* On a destroyed loop, and with handles the loop released. */
@@ -171,7 +171,7 @@ static void closed_loop(void) {
     CHECK_OK(cadence_loop_create_virtual(&loop));
     cadence_cancellable once;
     CHECK_OK(cadence_loop_schedule(loop, 1, 0, "default", nothing, NULL, &once));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_ERR(cadence_loop_run_until_idle(loop, "default"), CADENCE_EBADF);
     CHECK_ERR(cadence_timer_unref(once), CADENCE_EBADF);
     CHECK_ERR(cadence_timer_ref(once), CADENCE_EBADF);
@@ -225,7 +225,7 @@ static void real_clock(void) {
     CHECK_OK(cadence_loop_run_until_idle(loop, "default"));
     CHECK_RANGE(monotonic_seconds() - start, 0, 30);
     CHECK_EQ(pthread_join(thread, NULL), 0);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* cadence_loop_alive: what a run until idle counts, for a host that drives the loop itself. */
@@ -260,7 +260,7 @@ static void loop_alive(void) {
     CHECK_EQ(out, -1);
     CHECK_OK(cadence_cancellable_release(once));
     CHECK_OK(cadence_cancellable_release(other));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_ERR(cadence_loop_alive(loop, "default", &out), CADENCE_EBADF);
 }
 

@@ -12,7 +12,7 @@ static void connect_twice(void) {
     timeline a = {.loop = loop}, b = {.loop = loop};
     cadence_publisher timer;
     cadence_cancellable sub_a, sub_b, first, second, third;
-    CHECK_OK(cadence_timer_publish(loop, 0.5, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 0.5, 0, "default", &timer));
     CHECK_OK(cadence_publisher_subscribe(timer, timeline_tick, &a, &sub_a));
     CHECK_OK(cadence_publisher_subscribe(timer, timeline_tick, &b, &sub_b));
     CHECK_OK(cadence_loop_run(loop, "default", 1));
@@ -48,7 +48,7 @@ static void connect_twice(void) {
     cadence_cancellable handles[] = {sub_a, sub_b, first, second, third};
     for (int i = 0; i < 5; i++) CHECK_OK(cadence_cancellable_release(handles[i]));
     CHECK_OK(cadence_publisher_release(timer));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* Releasing the publisher, or one connection handle while another names the same connection,
@@ -59,7 +59,7 @@ static void release_connection(void) {
     timeline ticks = {.loop = loop};
     cadence_publisher timer;
     cadence_cancellable sub, first, again;
-    CHECK_OK(cadence_timer_publish(loop, 0.5, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 0.5, 0, "default", &timer));
     CHECK_OK(cadence_publisher_subscribe(timer, timeline_tick, &ticks, &sub));
     CHECK_OK(cadence_publisher_connect(timer, &first));
     CHECK_OK(cadence_publisher_connect(timer, &again));  /* the same connection */
@@ -78,7 +78,7 @@ static void release_connection(void) {
     CHECK_OK(cadence_loop_run(loop, "default", 1));
     CHECK_EQ(ticks.count, 3);
     CHECK_OK(cadence_cancellable_release(sub));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* A publisher released before it was ever connected can never tick: its subscriptions read as
@@ -89,9 +89,9 @@ static void release_before_connect(void) {
     timeline never = {.loop = loop}, kept = {.loop = loop};
     cadence_publisher unconnected, connected;
     cadence_cancellable sub_never, sub_kept, connection;
-    CHECK_OK(cadence_timer_publish(loop, 0.05, 0, "default", &unconnected));
+    CHECK_OK(cadence_publisher_create(loop, 0.05, 0, "default", &unconnected));
     CHECK_OK(cadence_publisher_subscribe(unconnected, timeline_tick, &never, &sub_never));
-    CHECK_OK(cadence_timer_publish(loop, 0.05, 0, "default", &connected));
+    CHECK_OK(cadence_publisher_create(loop, 0.05, 0, "default", &connected));
     CHECK_OK(cadence_publisher_subscribe(connected, timeline_tick, &kept, &sub_kept));
     CHECK_OK(cadence_publisher_connect(connected, &connection));
     CHECK_OK(cadence_publisher_release(unconnected));
@@ -107,7 +107,7 @@ static void release_before_connect(void) {
     CHECK_OK(cadence_cancel(connection));
     cadence_cancellable handles[] = {sub_never, sub_kept, connection};
     for (int i = 0; i < 3; i++) CHECK_OK(cadence_cancellable_release(handles[i]));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 int main(void) {

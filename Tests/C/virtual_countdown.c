@@ -107,6 +107,6 @@ int main(void) {
     cancel_midway(loop);
     bad_numbers(loop);                         /* ends at 14.8 s */
     in_modes(loop);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

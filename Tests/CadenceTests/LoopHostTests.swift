@@ -213,7 +213,7 @@ import Testing
         #expect(try loop.timeout() == 2)
         try loop.runPass()
         #expect(fired.isEmpty)
-        try loop.advanceClock(by: 2)
+        try loop.jumpClock(by: 2)
         #expect(try loop.timeout() == 0)
         try loop.runPass()
         #expect(fired.values == [2])

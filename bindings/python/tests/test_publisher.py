@@ -14,8 +14,8 @@ def test_connect_twice_is_one_timer_and_cancel_is_final(loop: cadence.Loop) -> N
     publisher = loop.publish(0.05)
     first: list[float] = []
     second: list[float] = []
-    first_handle = publisher.sink(lambda tick: first.append(tick.fire_date))
-    _sub1 = publisher.sink(lambda tick: second.append(tick.fire_date))
+    first_handle = publisher.subscribe(lambda tick: first.append(tick.fire_date))
+    _sub1 = publisher.subscribe(lambda tick: second.append(tick.fire_date))
     connection = publisher.connect()
     again = publisher.connect()  # the same timer, not a second one
     loop.run(0.26)
@@ -58,8 +58,8 @@ def test_callbacks_may_cancel_themselves_and_others(loop: cadence.Loop) -> None:
             results.append(handle.cancel())
             results.append(other_handle.cancel())
 
-    handle = publisher.sink(cancel_self_on_third)
-    other_handle = publisher.sink(other.append)
+    handle = publisher.subscribe(cancel_self_on_third)
+    other_handle = publisher.subscribe(other.append)
     with publisher.connect():
         loop.run(0.2)
     assert len(own) == 3
@@ -74,7 +74,7 @@ def test_dropped_handles_stop_the_timer_unless_detached(loop: cadence.Loop) -> N
     ticks: list[Tick] = []
     publisher = loop.publish(0.03)
     with pytest.warns(ResourceWarning, match="still active"):
-        publisher.sink(ticks.append)  # the Subscription is given up at once: cancelled
+        publisher.subscribe(ticks.append)  # the Subscription is given up at once: cancelled
     connection = publisher.connect()
     publisher.close()  # giving up the publisher leaves the running timer alone
     gc.collect()
@@ -82,7 +82,7 @@ def test_dropped_handles_stop_the_timer_unless_detached(loop: cadence.Loop) -> N
     assert ticks == []
     kept: list[Tick] = []
     detached = loop.publish(0.03)
-    detached.sink(kept.append).detach()  # kept going without its handle
+    detached.subscribe(kept.append).detach()  # kept going without its handle
     detached.connect().detach()
     with pytest.warns(ResourceWarning, match="still active"):  # the connection
         del detached, connection
@@ -96,7 +96,7 @@ def test_with_blocks_cancel(loop: cadence.Loop) -> None:
     ticks: list[Tick] = []
     publisher = loop.publish(0.03)
     with publisher.connect() as connection:
-        with publisher.sink(ticks.append) as subscription:
+        with publisher.subscribe(ticks.append) as subscription:
             loop.run(0.1)
             assert not subscription.closed
         assert subscription.closed
@@ -107,7 +107,7 @@ def test_with_blocks_cancel(loop: cadence.Loop) -> None:
     assert connection.closed
     auto_ticks: list[Tick] = []
     with publisher.autoconnect() as auto:
-        _sub2 = auto.sink(auto_ticks.append)
+        _sub2 = auto.subscribe(auto_ticks.append)
     assert auto.closed
     loop.run(0.07)
     assert len(auto_ticks) >= 1  # closing an autoconnect publisher leaves its subscribers
@@ -133,7 +133,7 @@ def test_publisher_properties_and_repr(loop: cadence.Loop) -> None:
         "missed_ticks=MissedTickPolicy.BURST)>"
     )
     publisher.missed_ticks = cadence.MissedTickPolicy.SKIP
-    subscription = auto.sink(lambda tick: None)
+    subscription = auto.subscribe(lambda tick: None)
     connection = publisher.connect()
     assert "Subscription active" in repr(subscription)
     assert "Connection active" in repr(connection)
@@ -154,7 +154,7 @@ def test_publisher_properties_and_repr(loop: cadence.Loop) -> None:
 def test_extreme_intervals_are_accepted(loop: cadence.Loop, interval: float) -> None:
     ticks: list[Tick] = []
     publisher = loop.publish(interval)
-    _sub3 = publisher.sink(ticks.append)
+    _sub3 = publisher.subscribe(ticks.append)
     with publisher.connect():
         loop.run(0.01)
     if interval > 1:
@@ -173,8 +173,8 @@ def test_a_publisher_closed_before_connect_cancels_its_subscriptions(
     kept: list[cadence.Tick] = []
     unconnected = virtual_loop.publish(0.1)
     connected = virtual_loop.publish(0.1)
-    subscription = unconnected.sink(never.append)
-    going = connected.sink(kept.append)
+    subscription = unconnected.subscribe(never.append)
+    going = connected.subscribe(kept.append)
     connection = connected.connect()
     unconnected.close()
     connected.close()

@@ -38,7 +38,7 @@ def test_a_timeline_records_ticks_at_their_fire_dates(
     virtual_loop: cadence.Loop, timeline: Timeline
 ) -> None:
     timer = virtual_loop.publish(0.5).autoconnect()
-    with timer.sink(timeline):
+    with timer.subscribe(timeline):
         virtual_loop.run(1.6)
     assert timeline.events == ["tick@500", "tick@1000", "tick@1500"]
     timeline.clear()
