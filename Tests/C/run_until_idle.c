@@ -56,21 +56,13 @@ static void unreferenced_repeating(void) {
     CHECK_OK(cadence_loop_destroy(loop));
 }
 
-static void record_countdown(const cadence_countdown_event *event, void *userdata) {
-    timeline *t = userdata;
-    char label[24];
-    if (event->finished) snprintf(label, sizeof label, "|");
-    else snprintf(label, sizeof label, "%lld", (long long)event->remaining);
-    timeline_add(t, label, event->date, 0);
-}
-
 /* A countdown keeps the run going until it finishes, at its deadline. */
 static void countdown(void) {
     cadence_loop loop;
     CHECK_OK(cadence_loop_create_virtual(&loop));
     timeline t = {.loop = loop};
     cadence_cancellable handle;
-    CHECK_OK(cadence_countdown_start(loop, timeline_now(loop) + 3, 0.25, record_countdown, &t, &handle));
+    CHECK_OK(cadence_countdown_start(loop, timeline_now(loop) + 3, 0.25, timeline_countdown, &t, &handle));
     CHECK_OK(cadence_loop_run_until_idle(loop, "default"));
     CHECK(t.count >= 2 && t.count <= TIMELINE_MAX);  /* its timeline: countdown.jsonl */
     CHECK_STR(t.events[t.count - 1], "|@3000");      /* the run ends with the finish */
