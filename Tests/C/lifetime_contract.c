@@ -239,21 +239,12 @@ static void subscription_detach(void) { subscription_case(2, 5, 1); }
 
 /* ---- Countdown ---- */
 
-/* A cadence_countdown_fn; userdata is a timeline. Records "remaining@date" or "|@date". */
-static void record_countdown(const cadence_countdown_event *event, void *userdata) {
-    timeline *t = userdata;
-    char label[24];
-    if (event->finished) snprintf(label, sizeof label, "|");
-    else snprintf(label, sizeof label, "%lld", (long long)event->remaining);
-    timeline_add(t, label, event->date, 0);
-}
-
 /* A countdown to 5 s ticking every second; `end` as for subscription_case at 2.5 s; run to 10 s. */
 static timeline countdown_case(int end) {
     cadence_loop loop = new_loop();
     timeline values = {.loop = loop};
     cadence_cancellable countdown;
-    CHECK_OK(cadence_countdown_start(loop, 5, 1, record_countdown, &values, &countdown));
+    CHECK_OK(cadence_countdown_start(loop, 5, 1, timeline_countdown, &values, &countdown));
     run_to(loop, 2.5);
     CHECK_TIMELINE(values, "5@0", "4@1000", "3@2000");
     CHECK_EQ(armed_timers(loop), 2);                       /* the tick and the deadline */

@@ -45,14 +45,13 @@ def test_timers_scheduled_from_main_fire_on_the_loop_thread(loop: cadence.Loop) 
     assert not loop.has_thread
     assert not loop.running
     heard = len(threads)
-    time.sleep(0.1)
-    assert len(threads) == heard  # nothing fires once stop_thread has returned
     assert len(set(threads)) == 1
     assert threads[0] != threading.get_ident()
     loop.stop_thread()  # no thread: nothing to do
     loop.run(0.05)  # the loop can be run by hand again
     assert len(threads) > heard
-    assert threads[-1] == threading.get_ident()
+    # Every tick after stop_thread returned came from this run: none from the loop's old thread.
+    assert set(threads[heard:]) == {threading.get_ident()}
     _conn2.close()
 
 
@@ -225,7 +224,7 @@ def test_a_threaded_loop_stays_alive_until_its_thread_stops() -> None:
     gc.collect()
     assert alive() is None  # without its thread, it is collected, and destroyed
     heard = len(ticks)
-    time.sleep(0.05)
+    time.sleep(0.05)  # a negative check: gives a tick of a loop that outlived its end a chance
     assert len(ticks) == heard
 
 
@@ -286,16 +285,25 @@ def test_a_thread_left_running_at_exit_is_stopped(run_child: Child) -> None:
 
 
 def test_calls_from_other_threads_are_not_counted_as_wakeups(loop: cadence.Loop) -> None:
+    started = threading.Event()
     fired = threading.Event()
-    loop.schedule(0.5, lambda tick: fired.set())
-    worker = threading.Thread(target=loop.run, args=(0.8,))  # one C call: not sliced
+
+    def fire_and_stop(tick: Tick) -> None:
+        fired.set()
+        loop.stop()
+
+    loop.schedule(0.0, lambda tick: started.set())
+    worker = threading.Thread(target=loop.run)  # until stopped; one C call: not sliced
     worker.start()
+    wait_for(started, "the run's first pass")  # the loop runs: the calls below wake it
+    before = loop.wakeups
     for _ in range(5):  # each call from this thread wakes the sleeping loop
-        time.sleep(0.05)
         loop.schedule(100.0, lambda tick: None)
+        time.sleep(0.01)  # lets the loop wake and sleep again: five wake-ups, not one
+    loop.schedule(0.02, fire_and_stop)
     worker.join(timeout=10.0)
     assert fired.is_set()
-    assert loop.wakeups == 1  # the one timer; the five calls were not wake-ups to fire timers
+    assert loop.wakeups - before == 1  # the one timer; the calls were not wake-ups to fire timers
 
 
 CLOSE_DURING_SLOW_DELIVERIES = """
@@ -341,9 +349,11 @@ def test_no_thread_but_the_loop_thread_asked_for() -> None:
     subscription = loop.publish(0.01).autoconnect().subscribe(lambda tick: None)
     loop.run(0.05)
     assert {thread.ident for thread in threading.enumerate()} == before
+    ticked = threading.Event()
+    loop.schedule(0.01, lambda tick: ticked.set())
     loop.start_thread()
     assert len(threading.enumerate()) == len(before)  # the loop's thread is C's, not Python's
-    time.sleep(0.05)
+    wait_for(ticked, "a tick on the loop's thread")
     loop.stop_thread()
     loop.close()
     del timer, subscription, loop
