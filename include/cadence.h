@@ -22,7 +22,7 @@
  *    a double slightly above 67 ms, is 67 000 001 ns.
  *  - Callbacks: the code a timer calls is a "callback"; its `void *userdata` is the LAST parameter
  *    (cadence_tick_fn, cadence_countdown_fn, cadence_poll_fn; GLib's user_data rule), and every
- *    callback type added from 0.5 on follows it. The binding-only cadence_fire_fn, which predates
+ *    callback type added from 0.4 on follows it. The binding-only cadence_fire_fn, which predates
  *    the rule, keeps userdata first (cadence_release_fn has no other parameter).
  *  - Stability: everything above the section "For language bindings" at the end follows the ABI
  *    policy of docs/c-api.md. That section (calls only a binding's runtime needs: ctypes, cffi)
@@ -620,19 +620,19 @@ CADENCE_EXPORT int cadence_cancellable_detach(cadence_cancellable cancellable);
  * bytes per timer at 10^6 timers); malloc_trim(0) gives them back but trims the whole process's
  * heap, so it is the program's choice. Process-wide, for every loop; any thread, any time.
  * Emptied tables give their pages back without it (madvise). Swift: Loop.trimsMemory; Python:
- * cadence.set_trim_memory. Returns 0. Added in 0.5. */
+ * cadence.set_trim_memory. Returns 0. Added in 0.4. */
 CADENCE_EXPORT int cadence_set_trim_memory(int enabled);
 
 /* Writes 1 to *out if trimming is on (cadence_set_trim_memory), else 0.
- * Errors: CADENCE_EINVAL (out NULL). Added in 0.5. */
+ * Errors: CADENCE_EINVAL (out NULL). Added in 0.4. */
 CADENCE_EXPORT int cadence_trim_memory(int *_Nullable out);
 
 /* Writes how many malloc_trim(0) calls Cadence has made in this process to *out (0 unless
  * trimming was turned on and a table then grew past 1 MB). Errors: CADENCE_EINVAL (out NULL).
- * Added in 0.5. */
+ * Added in 0.4. */
 CADENCE_EXPORT int cadence_memory_trims(uint64_t *_Nullable out);
 
-/* ---- Former names (deprecated in 0.5, removed in 0.6): each does what its new name does ---- */
+/* ---- Former names (deprecated in 0.4, removed in 0.5): each does what its new name does ---- */
 
 /* Former name of cadence_loop_close (Swift's and Python's close()). */
 CADENCE_DEPRECATED("use cadence_loop_close")

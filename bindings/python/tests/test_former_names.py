@@ -1,4 +1,4 @@
-"""The former names of 0.4 (renamed in 0.5, removed in 0.6) still work, each with a
+"""The former names (renamed in 0.4, removed in 0.5) still work, each with a
 DeprecationWarning that names its new name and points at the caller's line."""
 
 from __future__ import annotations
