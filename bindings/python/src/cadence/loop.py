@@ -348,7 +348,9 @@ class Loop(TimerMaking, OwnThread):
                 its end (2**64 - 1 ns, about 584 years after its start); the clock is left alone.
             BadHandle: the loop is closed.
         """
-        where = "Loop.jump_clock"
+        self._jump_clock(seconds, "Loop.jump_clock")
+
+    def _jump_clock(self, seconds: float, where: str) -> None:
         value = _state.seconds(seconds, where, "seconds")
         check(_lib_.cadence_loop_jump_clock(self._state.handle, value), where)
 
@@ -356,7 +358,7 @@ class Loop(TimerMaking, OwnThread):
         """The former name of :meth:`jump_clock` (deprecated in 0.4, removed in 0.5): warns with
         a :class:`DeprecationWarning`, then jumps."""
         former_name("Loop.advance_clock", "jump_clock")
-        self.jump_clock(seconds)
+        self._jump_clock(seconds, "Loop.advance_clock")  # its errors name the name called
 
     # ---- Inside another loop ----
 
