@@ -86,6 +86,17 @@ extension HandleRegistry {
         }
     }
 
+    /// The deadline (seconds on the loop's clock) and tick of the countdown behind a live
+    /// cancellable handle.
+    ///
+    /// - Throws: ``CadenceError/badHandle`` for a dead handle or one of another kind.
+    package func countdown(_ id: UInt64) throws(CadenceError) -> (deadline: Double, tick: Double) {
+        guard let gate = work(id) as? SubscriptionGate<Int>, let countdown = gate.stream as? Countdown<Loop> else {
+            throw .deadHandle("countdown", id, kind: "countdown")
+        }
+        return (countdown.deadline.timeIntervalSince1970, countdown.tick)
+    }
+
     /// Starts a poller that calls a C function on the loop behind `loopID`; returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop;
