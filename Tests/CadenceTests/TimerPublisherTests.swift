@@ -91,8 +91,9 @@ import Testing
     @Test func autoconnectStartsStopsAndRestartsOnAFreshGrid() throws {
         let v = VirtualLoop()
         let early = Recorder<Int>(), late = Recorder<Int>(), restarted = Recorder<Int>()
-        let shared = try TimerPublisher(every: 0.1, on: v.loop, in: .common).autoconnect()
+        let shared = try TimerPublisher(every: 0.1, tolerance: 0.01, on: v.loop, in: .common).autoconnect()
         #expect(!shared.isConnected)
+        #expect(shared.interval == 0.1 && shared.tolerance == 0.01 && shared.mode == .common)  // its maker's
         var earlyHandle: AnyCancellable? = shared.sink { early.append(Int(($0.timeIntervalSince1970 * 1000).rounded())) }
         try v.loop.run(for: 0.25)
         var lateHandle: AnyCancellable? = shared.sink { late.append(Int(($0.timeIntervalSince1970 * 1000).rounded())) }

@@ -75,7 +75,7 @@ class TimerMaking:
         policy = policy_value(missed_ticks, where)
         publish = _lib_.cadence_timer_publish
         made = _state.made(publish, where, self._state.handle, every, late, encoded)
-        publisher = TimerPublisher(self._loop, made, every, late, mode, MissedTickPolicy.SKIP)
+        publisher = TimerPublisher(self._loop, made)
         if policy:
             publisher.missed_ticks = missed_ticks
         return publisher

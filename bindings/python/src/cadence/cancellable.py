@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import warnings
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from . import _lib, _state
 from .errors import EALREADY, EBADF, check, error_for
@@ -110,6 +110,11 @@ class Cancellable:
     def _is_cancelled(self, what: str) -> bool:
         self._check(_lib_.cadence_is_cancelled(self._handle, out := ctypes.c_int()), what)
         return bool(out.value)
+
+    def _get(self, function: Any, what: str) -> float:
+        """The double that ``function(handle, out)``, a C getter, writes (``_check`` on error)."""
+        self._check(function(self._handle, out := ctypes.c_double()), what)
+        return out.value
 
     def _check(self, code: int, what: str) -> None:
         """:func:`~cadence.errors.check` for ``Type.what``, telling it this handle's loop."""
