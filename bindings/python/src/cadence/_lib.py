@@ -57,7 +57,7 @@ class CPoll(ctypes.Structure):
 
 
 # The userdata of every registration is the key under which the binding holds its Python object
-# until C says it is dead (``cadence._state.hold``), so the callbacks take it as an integer.
+# until C says it is dead (``cadence._table.hold``), so the callbacks take it as an integer.
 FIRE_FN = ctypes.CFUNCTYPE(None, _key, _d, _u64, _int)
 RELEASE_FN = ctypes.CFUNCTYPE(None, _key)
 COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), _key)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Callable, cast
 
-from . import _lib, _state, countdown, poller
+from . import _lib, _state, _table, countdown, poller
 from ._state import LoopState
 from .cancellable import ScheduledTimer
 from .countdown import Countdown
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .loop import Loop
 
 _lib_ = _lib.lib
-_Handle, _hold, _drop = _lib.Handle, _state.hold, _state.drop
+_Handle, _hold, _drop = _lib.Handle, _table.hold, _table.drop
 _schedule_default = _lib_.cadence_loop_schedule_default
 
 

@@ -1,12 +1,8 @@
 """What the binding knows about one C loop: its handle, its C callbacks, and where the exceptions
 of its Python callbacks go; and the checks of argument types.
 
-The userdata of every scheduled timer, subscription, countdown and poller is a key into one
-table, which holds its Python object (the callback itself for a plain timer or subscription) until
-C says the userdata is dead: a call with ``final`` set, a countdown's finished call, or the loop's
-release function (cancelled, given up, ended by its publisher, or the loop destroyed); the key is
-then free for the next registration. A list and its free keys cost less than a ctypes call to
-``Py_IncRef``/``Py_DecRef`` each. An :class:`Ending` userdata is also told at release.
+The userdata of every registration is a key into the callback table (:mod:`cadence._table`),
+given up when C says it is dead. An :class:`Ending` userdata is also told at release.
 
 An exception raised by a callback never reaches C. On the loop's own thread it goes to
 :func:`threading.excepthook` at once; anywhere else (inside :meth:`Loop.run`, a pass, an
@@ -26,49 +22,17 @@ import threading
 import weakref
 from typing import Any, Callable
 
-from . import _batch, _lib
+from . import _batch, _lib, _table
 from .errors import InvalidArgument, check, error_for
 from .tick import Tick
 
 _stop = _lib.lib.cadence_loop_stop
-#: What C holds: the userdata of each live registration at its key, None at the free keys.
-_slots: list[Any] = []
-_free: list[int] = []  # popped and appended under the GIL: each is atomic
-_growing = threading.Lock()
-#: Added to a key, the userdata of a registration whose callback is called with no argument
-#: (no :class:`~cadence.Tick` to make): :func:`untimed`.
-UNTIMED = 1 << 48
 #: The thread idents of the calls running a loop (a run, a pass, an attachment), and the state
 #: of each loop with a thread of its own: only these threads call timer callbacks. Changed under
-#: the GIL, before a run enters C and after it returned.
+#: the GIL, before a run enters C and after it returned. C knows which loops run, but not which
+#: Python threads, and asking it would cost a ctypes call on every cancel: this list is what
+#: lets a cancel keep the GIL when no other thread can be in a callback (``ScheduledTimer.cancel``).
 RUNS: list[object] = []
-
-
-def hold(userdata: object) -> int:
-    """Holds ``userdata`` for C until :func:`drop`; returns its key, C's userdata. Any thread."""
-    try:
-        key = _free.pop()
-    except IndexError:
-        with _growing:  # by an eighth, so that few keys wait unused
-            key = len(_slots)
-            _slots.extend([None] * max(key >> 3, 64))
-            _free.extend(range(len(_slots) - 1, key, -1))
-    _slots[key] = userdata
-    return key
-
-
-def untimed(callback: Callable[[], object]) -> int:
-    """:func:`hold` for a one-shot's ``callback`` called with no argument; returns C's userdata
-    (the key with :data:`UNTIMED` added), which :func:`drop` and C's callbacks take back."""
-    return hold(callback) + UNTIMED
-
-
-def drop(key: int) -> None:
-    """Gives up what :func:`hold` (or :func:`untimed`) holds at ``key``: C said it is dead (or
-    never took it)."""
-    key &= UNTIMED - 1
-    _slots[key] = None
-    _free.append(key)
 
 
 class Ending:
@@ -180,9 +144,9 @@ def hook(error: BaseException) -> None:
 def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
-    new, tick_type, slots, free = tuple.__new__, Tick, _slots, _free  # cells: fast in fire
+    new, tick_type, slots, steal = tuple.__new__, Tick, _table.slots, _table.steal  # cells
     views = _batch.Views()
-    flag, untimed_mask = UNTIMED, UNTIMED - 1
+    flag = _table.UNTIMED
     owner = weakref.ref(state)  # held weakly: the state is freed without the cycle collector
 
     def fail(error: BaseException) -> None:
@@ -190,30 +154,24 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             kept.fail(error)
 
     def fire(key: int, date: float, skipped: int, final: int) -> None:
-        if key >= UNTIMED:  # a one-shot (final) whose callback takes nothing
-            call(True, key, slots[key - UNTIMED])
+        if key >= flag:  # a one-shot (final) whose callback takes nothing
+            call(steal(key))
             return
-        callback = slots[key]
-        if final:  # C passes the key no more: free already
-            slots[key] = None
-            free.append(key)
+        # A final call: C passes the key no more, so it is free already.
+        callback = steal(key) if final else slots[key]
         try:
             callback(new(tick_type, (date, skipped)))
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
 
-    def call(final: object, key: int, function: Any, *args: Any) -> None:
-        if final:
-            drop(key)
+    def call(function: Any, *args: Any) -> None:
         try:
             function(*args)
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
 
-    def release(key: int) -> None:  # inline: every stop comes here
-        key &= untimed_mask
-        userdata, slots[key] = slots[key], None
-        free.append(key)
+    def release(key: int) -> None:  # every stop comes here
+        userdata = steal(key)
         try:
             if isinstance(userdata, Ending):
                 userdata.end()
@@ -228,29 +186,23 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             if not sources[index]:  # cancelled or reset by an earlier callback
                 continue
             key = keys[index]
-            if key < flag:
-                callback, slots[key] = slots[key], None
-                free.append(key)
-                try:
-                    callback(new(tick_type, (dates[index], 0)))
-                except BaseException as error:  # noqa: BLE001 - routed, never into C
-                    fail(error)
-                continue
-            key -= flag  # untimed: no Tick to make
-            callback, slots[key] = slots[key], None
-            free.append(key)
+            callback = steal(key)
             try:
-                callback()
+                if key < flag:
+                    callback(new(tick_type, (dates[index], 0)))
+                else:  # untimed: no Tick to make
+                    callback()
             except BaseException as error:  # noqa: BLE001 - routed, never into C
                 fail(error)
 
     def countdown(raw: Any, key: int) -> None:
         event = raw[0]
-        call(event.finished, key, slots[key].event, event.remaining, bool(event.finished))
+        progress = steal(key) if event.finished else slots[key]
+        call(progress.event, event.remaining, bool(event.finished))
 
     def poll(raw: Any, key: int) -> None:
         event = raw[0]
-        call(False, key, slots[key].poll, event.source, event.number, event.date)
+        call(slots[key].poll, event.source, event.number, event.date)
 
     functions = (fire, release, countdown, poll, batch)
     GLUE.update(f.__code__ for f in (*functions, call, fail))
@@ -307,9 +259,9 @@ def register(function: Any, where: str, userdata: object, *args: Any, loop: Any 
     """Calls a registering C function with ``args``, then ``userdata`` (held first) and ``out``;
     returns the handle. When it fails, which calls no callback, ``userdata`` is dropped and the
     error raised (``loop`` as for :func:`made`)."""
-    code = function(*args, key := hold(userdata), out := _lib.Handle())
+    code = function(*args, key := _table.hold(userdata), out := _lib.Handle())
     if code:
-        drop(key)
+        _table.drop(key)
         raise error_for(code, where, loop)
     return int(out.value)
 

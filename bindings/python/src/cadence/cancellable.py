@@ -23,7 +23,7 @@ import ctypes
 import warnings
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from . import _lib, _state
+from . import _lib, _state, _table
 from .errors import EALREADY, EBADF, check, error_for
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ _cancel, _steal = _lib_.cadence_cancel, _lib_.cadence_cancel_steal
 # thing a timer's cancel waits for (see ScheduledTimer.cancel); without a GIL, never (_lib.GIL).
 _held = ctypes.PyDLL(_lib.path).cadence_cancel_steal if _lib.GIL else _steal
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
-_runs, _slots, _free = _state.RUNS, _state._slots, _state._free
+_runs, _drop = _state.RUNS, _table.drop
 _release = _lib_.cadence_cancellable_release
 _give_up = _lib_.cadence_cancellable_release_stopping
 
@@ -256,8 +256,7 @@ class ScheduledTimer(Cancellable, int):
         # C hands the timer's userdata, its key, back instead of calling the release function.
         code = (_held if not _runs else _steal)(self)
         if code > 0:
-            _slots[code] = None
-            _free.append(code)
+            _drop(code)
             return True
         return True if code == 0 else cancel_result(code, self, "cancel")
 

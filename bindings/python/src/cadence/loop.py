@@ -36,8 +36,6 @@ __all__ = ["Loop"]
 
 _L = TypeVar("_L", bound="Loop")
 _lib_ = _lib.lib
-_Handle, _hold, _drop = _lib.Handle, _state.hold, _state.drop
-_schedule_default = _lib_.cadence_loop_schedule_default
 #: The state of the loop whose run the main thread drives, for the SIGINT handler.
 _main_run: list[LoopState] = []
 

@@ -1,0 +1,73 @@
+"""The callback table: the one place that holds, for C, the userdata of every registration.
+
+The userdata of every scheduled timer, subscription, countdown and poller (of every loop) is a key
+into one list, which holds its Python object (the callback itself for a plain timer or
+subscription) until C says the userdata is dead: a call with ``final`` set, a countdown's
+finished call, the loop's release function (cancelled, given up, ended by its publisher, or the
+loop destroyed), or a cancel that hands the key back (``cadence_cancel_steal``); the key is then
+free for the next registration. A list and its free keys cost less than a ctypes call to
+``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callbacks in a table the same way).
+
+Only :func:`hold`, :func:`drop` and :func:`steal` change the table; the C callbacks read
+:data:`slots` directly to call a registration that goes on (a repeating timer's tick). Threads:
+any; each step is one list operation, atomic under the GIL, and growth takes a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+#: The userdata of each live registration at its key, None at the free keys. Read it; change it
+#: only through this module's functions.
+slots: list[Any] = []
+_free: list[int] = []  # popped and appended under the GIL: each is atomic
+_growing = threading.Lock()
+#: Added to a key, the userdata of a registration whose callback is called with no argument
+#: (no :class:`~cadence.Tick` to make): :func:`untimed`.
+UNTIMED = 1 << 48
+_MASK = UNTIMED - 1
+
+
+def hold(userdata: object) -> int:
+    """Holds ``userdata`` for C until :func:`drop` or :func:`steal`; returns its key, C's
+    userdata."""
+    try:
+        key = _free.pop()
+    except IndexError:
+        with _growing:  # by an eighth, so that few keys wait unused
+            key = len(slots)
+            slots.extend([None] * max(key >> 3, 64))
+            _free.extend(range(len(slots) - 1, key, -1))
+    slots[key] = userdata
+    return key
+
+
+def untimed(callback: Callable[[], object]) -> int:
+    """:func:`hold` for a one-shot's ``callback`` called with no argument; returns C's userdata
+    (the key with :data:`UNTIMED` added), which :func:`drop`, :func:`steal` and C's callbacks
+    take back."""
+    return hold(callback) + UNTIMED
+
+
+def drop(key: int) -> None:
+    """Gives up what :func:`hold` (or :func:`untimed`) holds at ``key``: C said it is dead (or
+    never took it)."""
+    key &= _MASK
+    slots[key] = None
+    _free.append(key)
+
+
+def steal(key: int) -> Any:
+    """:func:`drop`, returning what was held: for the last call of a registration, made after
+    its key is free again (a callback that schedules may reuse it)."""
+    key &= _MASK
+    userdata = slots[key]
+    slots[key] = None
+    _free.append(key)
+    return userdata
+
+
+def held() -> int:
+    """How many userdata the table holds now (for tests and leak checks)."""
+    return len(slots) - len(_free)
