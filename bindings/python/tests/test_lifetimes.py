@@ -314,6 +314,6 @@ def test_a_handle_of_a_closed_loop_says_its_loop_was_closed() -> None:
             r"\(its loop was closed, which closes every object made from it\)"
         )
         assert re.fullmatch(expected, str(info.value)), str(info.value)
-    # A ScheduledTimer is a bare int that does not know its loop: C's words.
+    # A ScheduledTimer holds only its handle and does not know its loop: C's words.
     with pytest.raises(cadence.BadHandle, match=r"0x[0-9a-f]+ \(released, destroyed with its loop"):
         timer.cancel()

@@ -92,9 +92,8 @@ class Pending:
         _cancel_batch(handles.buffer_info()[0], count, out.buffer_info()[0])
         # A key comes back (> 0) for each timer stopped; a fired one (its key freed by the fire)
         # or one of a closed loop gives CADENCE_EBADF ("ended"), which changes nothing.
-        for key in out:
-            if key > 0:
-                _drop(key)
+        # Each key has UNTIMED (C's userdata of an asyncio timer: _start).
+        _table.drop_all([key - _UNTIMED for key in out if key > 0])
 
     def _start_one(self, handle: int, where: str) -> None:
         timer, date, late = self.timers.pop(), self.dates.pop(), self.lates.pop()
@@ -120,7 +119,7 @@ class Pending:
             timers = list(compress(timers, live))
         # Each timer takes its key now, C's userdata the key with UNTIMED (its callback is called
         # with no Tick: _table.untimed).
-        keys = [_hold(timer) + _UNTIMED for timer in timers]
+        keys = _table.hold_all(timers, _UNTIMED)
         count = len(timers)
         when, late, data = array("d", dates), array("d", lates), array("Q", keys)
         out = array("Q", bytes(8 * count))

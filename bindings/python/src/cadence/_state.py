@@ -145,6 +145,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
     new, tick_type, slots, steal = tuple.__new__, Tick, _table.slots, _table.steal  # cells
+    drop_all = _table.drop_all
     views = _batch.Views()
     flag = _table.UNTIMED
     owner = weakref.ref(state)  # held weakly: the state is freed without the cycle collector
@@ -181,19 +182,24 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     def batch(address: int, count: int, started: int) -> None:  # one-shots' fires (_batch)
         keys, dates = views.read(address, count, started)
         sources, cursor = views.sources, views.started
-        for index in range(count):
-            cursor[0] = index + 1  # C: this record's call has started
-            if not sources[index]:  # cancelled or reset by an earlier callback
-                continue
-            key = keys[index]
-            callback = steal(key)
-            try:
-                if key < flag:
-                    callback(new(tick_type, (dates[index], 0)))
-                else:  # untimed: no Tick to make
-                    callback()
-            except BaseException as error:  # noqa: BLE001 - routed, never into C
-                fail(error)
+        called: list[int] = []  # their keys, freed together at the end (C passes them no more)
+        try:
+            for index in range(count):
+                cursor[0] = index + 1  # C: this record's call has started
+                if not sources[index]:  # cancelled or reset by an earlier callback
+                    continue
+                key = keys[index]
+                try:
+                    if key < flag:
+                        called.append(key)
+                        slots[key](new(tick_type, (dates[index], 0)))
+                    else:  # untimed: no Tick to make
+                        called.append(key := key - flag)
+                        slots[key]()
+                except BaseException as error:  # noqa: BLE001 - routed, never into C
+                    fail(error)
+        finally:
+            drop_all(called)
 
     def countdown(raw: Any, key: int) -> None:
         event = raw[0]

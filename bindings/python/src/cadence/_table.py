@@ -8,9 +8,10 @@ loop destroyed), or a cancel that hands the key back (``cadence_cancel_steal``);
 free for the next registration. A list and its free keys cost less than a ctypes call to
 ``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callbacks in a table the same way).
 
-Only :func:`hold`, :func:`drop` and :func:`steal` change the table; the C callbacks read
-:data:`slots` directly to call a registration that goes on (a repeating timer's tick). Threads:
-any; each step is one list operation, atomic under the GIL, and growth takes a lock.
+Only :func:`hold`, :func:`drop` and :func:`steal` (and their forms for many keys at once, for
+the hot paths) change the table; the C callbacks read :data:`slots` directly to call a
+registration that goes on (a repeating timer's tick, a fire in a batch). Threads: any; each
+step is one list operation, atomic under the GIL, and growth takes a lock.
 """
 
 from __future__ import annotations
@@ -22,18 +23,18 @@ from typing import Any, Callable
 #: only through this module's functions.
 slots: list[Any] = []
 _free: list[int] = []  # popped and appended under the GIL: each is atomic
+_pop = _free.pop
 _growing = threading.Lock()
 #: Added to a key, the userdata of a registration whose callback is called with no argument
 #: (no :class:`~cadence.Tick` to make): :func:`untimed`.
 UNTIMED = 1 << 48
-_MASK = UNTIMED - 1
 
 
 def hold(userdata: object) -> int:
     """Holds ``userdata`` for C until :func:`drop` or :func:`steal`; returns its key, C's
     userdata."""
     try:
-        key = _free.pop()
+        key = _pop()
     except IndexError:
         with _growing:  # by an eighth, so that few keys wait unused
             key = len(slots)
@@ -50,18 +51,44 @@ def untimed(callback: Callable[[], object]) -> int:
     return hold(callback) + UNTIMED
 
 
+def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
+    """:func:`hold` of each item, in one call (a loop turn's starts); returns their keys, each
+    with ``flag`` added (:data:`UNTIMED` for :func:`untimed`'s)."""
+    keys: list[int] = []
+    add, pop, table = keys.append, _pop, slots  # locals: this loop is a hot path
+    for item in userdata:
+        try:
+            key = pop()
+        except IndexError:
+            key = hold(item)
+        else:
+            table[key] = item
+        add(key + flag)
+    return keys
+
+
 def drop(key: int) -> None:
     """Gives up what :func:`hold` (or :func:`untimed`) holds at ``key``: C said it is dead (or
     never took it)."""
-    key &= _MASK
+    if key >= UNTIMED:  # cheaper than a mask: 2**48 is a two-digit int
+        key -= UNTIMED
     slots[key] = None
     _free.append(key)
+
+
+def drop_all(keys: list[int]) -> None:
+    """:func:`drop` of each key, in one call; the keys without :data:`UNTIMED` (a batch of
+    fires frees the keys of its calls at its end)."""
+    for key in keys:
+        slots[key] = None
+    _free.extend(keys)
 
 
 def steal(key: int) -> Any:
     """:func:`drop`, returning what was held: for the last call of a registration, made after
     its key is free again (a callback that schedules may reuse it)."""
-    key &= _MASK
+    if key >= UNTIMED:
+        key -= UNTIMED
     userdata = slots[key]
     slots[key] = None
     _free.append(key)

@@ -170,7 +170,8 @@ class Cancellable:
 def dropped(handle: Cancellable) -> None:
     """Warns that ``handle`` was collected while its work was going, which stopped it; the
     warning's source is the handle, so that :mod:`tracemalloc` shows where it was made."""
-    kind = type(handle).__name__ + (" (repeating)" if isinstance(handle, int) else "")
+    repeating = isinstance(handle, ScheduledTimer)  # a one-shot given up still fires: no warning
+    kind = type(handle).__name__ + (" (repeating)" if repeating else "")
     what = " ".join(filter(None, (f"cadence.{kind}", handle._description)))
     warnings.warn(
         f"{what} was still active when it was collected, which stopped it: keep a reference for "
@@ -226,21 +227,22 @@ class Connection(Owned):
     __slots__ = ()
 
 
-class ScheduledTimer(Cancellable, int):
+class ScheduledTimer(Cancellable):
     """A callback scheduled by :meth:`Loop.schedule`, once or (with ``interval``) repeating
     (Swift's ``ScheduledTimer``).
 
-    It is its C handle, an :class:`int` (so a million pending timers cost a million small ints):
-    compare timers with ``is``, not ``==``. :meth:`cancel` prevents the calls that have not
-    started. Collected, a one-shot still fires (fire-and-forget) and a repeating timer stops,
-    unless detached; :meth:`close` cancels either.
+    A small object that holds only its C handle (so a million pending timers cost a million
+    small objects): two timers are equal only if they are the same object, and hash by identity,
+    as asyncio's ``TimerHandle``. :meth:`cancel` prevents the calls that have not started.
+    Collected, a one-shot still fires (fire-and-forget) and a repeating timer stops, unless
+    detached; :meth:`close` cancels either.
     """
 
-    __slots__ = ()
+    # No __weakref__ and no loop: each would cost every pending timer 8 bytes more.
+    __slots__ = ("_handle",)
 
-    @property
-    def _handle(self) -> int:  # type: ignore[override]
-        return int(self)
+    def __init__(self, handle: int) -> None:
+        self._handle = handle
 
     def cancel(self) -> bool:
         """Cancels, and says whether this call did it (see :meth:`Cancellable.cancel`): False
@@ -254,7 +256,7 @@ class ScheduledTimer(Cancellable, int):
         # the read of RUNS to the end of C's call: nothing in between is a call or a backward
         # jump, where the interpreter hands the GIL over, and PyDLL keeps it during the call.
         # C hands the timer's userdata, its key, back instead of calling the release function.
-        code = (_held if not _runs else _steal)(self)
+        code = (_held if not _runs else _steal)(self._handle)
         if code > 0:
             _drop(code)
             return True
@@ -291,10 +293,11 @@ class ScheduledTimer(Cancellable, int):
             BadHandle: the timer was closed, or its loop. When it raises, nothing changed.
         """
         where = "ScheduledTimer.reset"
-        check(_lib_.cadence_timer_reset(self, _state.seconds(delay, where, "delay")), where)
+        value = _state.seconds(delay, where, "delay")
+        check(_lib_.cadence_timer_reset(self._handle, value), where)
 
     def _read(self, name: str) -> float | None:
-        code = getattr(_lib_, f"cadence_timer_{name}")(self, out := ctypes.c_double())
+        code = getattr(_lib_, f"cadence_timer_{name}")(self._handle, out := ctypes.c_double())
         if code == EALREADY:
             return None
         check(code, f"ScheduledTimer.{name}")
@@ -339,7 +342,7 @@ class ScheduledTimer(Cancellable, int):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        check(_lib_.cadence_timer_unref(self), "ScheduledTimer.unref")
+        check(_lib_.cadence_timer_unref(self._handle), "ScheduledTimer.unref")
 
     def ref(self) -> None:
         """Makes this timer keep :meth:`Loop.run_until_idle` going again while armed (libuv's
@@ -348,7 +351,7 @@ class ScheduledTimer(Cancellable, int):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        check(_lib_.cadence_timer_ref(self), "ScheduledTimer.ref")
+        check(_lib_.cadence_timer_ref(self._handle), "ScheduledTimer.ref")
 
     @property
     def has_ref(self) -> bool:
@@ -357,7 +360,8 @@ class ScheduledTimer(Cancellable, int):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        check(_lib_.cadence_timer_has_ref(self, out := ctypes.c_int()), "ScheduledTimer.has_ref")
+        code = _lib_.cadence_timer_has_ref(self._handle, out := ctypes.c_int())
+        check(code, "ScheduledTimer.has_ref")
         return bool(out.value)
 
     def _status(self) -> str:
