@@ -14,6 +14,7 @@ that ran the loop raises it (of several, the first, unless a later one is not an
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import inspect
 import math
 import numbers
@@ -26,7 +27,7 @@ from . import _batch, _lib, _table
 from .errors import InvalidArgument, check, error_for
 from .tick import Tick
 
-_stop = _lib.lib.cadence_loop_stop
+_stop, _has_thread = _lib.lib.cadence_loop_stop, _lib.lib.cadence_loop_has_thread
 #: The thread idents of the calls running a loop (a run, a pass, an attachment), and the state
 #: of each loop with a thread of its own: only these threads call timer callbacks. Changed under
 #: the GIL, before a run enters C and after it returned. C knows which loops run, but not which
@@ -51,6 +52,9 @@ class LoopState:
 
     def __init__(self, handle: int, *, virtual: bool) -> None:
         self.handle, self.virtual, self.lock = handle, virtual, threading.Lock()
+        # What C cannot know: a run driven from Python (poll, then one pass at a time) and an
+        # attachment to asyncio are runs between C's passes too, and a stop() of such a run must
+        # end it at its next pass. Whether the loop has a thread of its own is C's (``thread``).
         self.runner: int | None = None  # the thread in Loop.run, or the attached asyncio loop's
         self.stopping = self.closing = False  # a stop() of such a run; a destroy under way
         self.errors: list[BaseException] = []
@@ -68,15 +72,18 @@ class LoopState:
 
     @property
     def thread(self) -> bool:
-        """Whether a thread of its own runs it (from before ``start_thread`` until after
-        ``stop_thread``): its state is in :data:`RUNS` meanwhile."""
-        return self in RUNS
+        """Whether a thread of its own runs it, as C says (``cadence_loop_has_thread``): from
+        ``start_thread`` until ``stop_thread`` has waited for it; False once destroyed. Any
+        thread (not a flush: the plain handle)."""
+        out = ctypes.c_int()
+        return _has_thread(self.__dict__["handle"], out) == 0 and bool(out.value)
 
-    @thread.setter
-    def thread(self, value: bool) -> None:
-        if value:
+    def callbacks_from_thread(self, value: bool) -> None:
+        """Records in :data:`RUNS` (True) that the loop's own thread may call callbacks from
+        before it starts, or (False) that it no longer can. Idempotent."""
+        if value and self not in RUNS:
             RUNS.append(self)
-        elif self in RUNS:  # two stop_thread calls set False twice
+        elif not value and self in RUNS:  # two stop_thread calls say False twice
             RUNS.remove(self)
 
     def claim(self) -> bool:
