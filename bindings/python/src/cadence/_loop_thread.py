@@ -96,7 +96,8 @@ class OwnThread:
     @property
     def has_thread(self) -> bool:
         """Whether a thread started by :meth:`start_thread` runs the loop (until
-        :meth:`stop_thread`)."""
+        :meth:`stop_thread` has waited for it), as C says (``cadence_loop_has_thread``, Swift's
+        ``hasThread``); False once the loop is closed."""
         return self._state.thread
 
     @contextlib.contextmanager
