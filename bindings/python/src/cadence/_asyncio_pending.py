@@ -118,7 +118,7 @@ class Pending:
             dates, lates = list(compress(dates, live)), list(compress(lates, live))
             timers = list(compress(timers, live))
         # Each timer takes its key now, C's userdata the key with UNTIMED (its callback is called
-        # with no Tick: _table.untimed).
+        # with no Tick: _table.UNTIMED).
         keys = _table.hold_all(timers, _UNTIMED)
         count = len(timers)
         when, late, data = array("d", dates), array("d", lates), array("Q", keys)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .loop import Loop
 
 _lib_ = _lib.lib
-_Handle, _hold, _drop = _lib.Handle, _table.hold, _table.drop
+_Handle, _hold, _drop, _new = _lib.Handle, _table.hold, _table.drop, object.__new__
 _schedule_default = _lib_.cadence_loop_schedule_default
 
 
@@ -147,7 +147,9 @@ class TimerMaking:
             if code := _schedule_default(self._state.handle, delay, key, out):
                 _drop(key)
                 raise error_for(code, "Loop.schedule")
-            return ScheduledTimer(out.value)
+            timer = _new(ScheduledTimer)  # __init__'s work without its call: the hot path
+            timer._handle = out.value
+            return timer
         where = "Loop.schedule"
         after = _state.seconds(delay, where, "delay")
         late = _state.seconds(tolerance, where, "tolerance")

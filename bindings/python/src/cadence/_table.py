@@ -17,7 +17,7 @@ step is one list operation, atomic under the GIL, and growth takes a lock.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Any
 
 #: The userdata of each live registration at its key, None at the free keys. Read it; change it
 #: only through this module's functions.
@@ -26,13 +26,14 @@ _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _pop = _free.pop
 _growing = threading.Lock()
 #: Added to a key, the userdata of a registration whose callback is called with no argument
-#: (no :class:`~cadence.Tick` to make): :func:`untimed`.
+#: (no :class:`~cadence.Tick` to make: asyncio's one-shots); :func:`drop` and :func:`steal`
+#: take such a key back as it is.
 UNTIMED = 1 << 48
 
 
 def hold(userdata: object) -> int:
     """Holds ``userdata`` for C until :func:`drop` or :func:`steal`; returns its key, C's
-    userdata."""
+    userdata (add :data:`UNTIMED` for a callback that takes no argument)."""
     try:
         key = _pop()
     except IndexError:
@@ -44,16 +45,9 @@ def hold(userdata: object) -> int:
     return key
 
 
-def untimed(callback: Callable[[], object]) -> int:
-    """:func:`hold` for a one-shot's ``callback`` called with no argument; returns C's userdata
-    (the key with :data:`UNTIMED` added), which :func:`drop`, :func:`steal` and C's callbacks
-    take back."""
-    return hold(callback) + UNTIMED
-
-
 def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
     """:func:`hold` of each item, in one call (a loop turn's starts); returns their keys, each
-    with ``flag`` added (:data:`UNTIMED` for :func:`untimed`'s)."""
+    with ``flag`` added (:data:`UNTIMED` for callbacks that take no argument)."""
     keys: list[int] = []
     add, pop, table = keys.append, _pop, slots  # locals: this loop is a hot path
     for item in userdata:
@@ -68,8 +62,8 @@ def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
 
 
 def drop(key: int) -> None:
-    """Gives up what :func:`hold` (or :func:`untimed`) holds at ``key``: C said it is dead (or
-    never took it)."""
+    """Gives up what :func:`hold` holds at ``key`` (with or without :data:`UNTIMED`): C said it
+    is dead (or never took it)."""
     if key >= UNTIMED:  # cheaper than a mask: 2**48 is a two-digit int
         key -= UNTIMED
     slots[key] = None
