@@ -137,7 +137,7 @@ class Pending:
             for timer, made, key in zip(timers, out, keys):
                 if not made:  # never armed: C never calls it, its key is free
                     timer._cadence = None
-                    _drop(key)
+                    _drop(key - _UNTIMED)
             raise error_for(code, where)
 
     def discard(self) -> None:

@@ -26,8 +26,8 @@ _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _pop = _free.pop
 _growing = threading.Lock()
 #: Added to a key, the userdata of a registration whose callback is called with no argument
-#: (no :class:`~cadence.Tick` to make: asyncio's one-shots); :func:`drop` and :func:`steal`
-#: take such a key back as it is.
+#: (no :class:`~cadence.Tick` to make: asyncio's one-shots); :func:`steal` takes such a key
+#: back as it is.
 UNTIMED = 1 << 48
 
 
@@ -62,10 +62,9 @@ def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
 
 
 def drop(key: int) -> None:
-    """Gives up what :func:`hold` holds at ``key`` (with or without :data:`UNTIMED`): C said it
-    is dead (or never took it)."""
-    if key >= UNTIMED:  # cheaper than a mask: 2**48 is a two-digit int
-        key -= UNTIMED
+    """Gives up what :func:`hold` holds at ``key``, as :func:`hold` returned it (without
+    :data:`UNTIMED`: every cancel pays for this call, so it tests nothing): C said it is dead (or
+    never took it)."""
     slots[key] = None
     _free.append(key)
 
@@ -79,9 +78,10 @@ def drop_all(keys: list[int]) -> None:
 
 
 def steal(key: int) -> Any:
-    """:func:`drop`, returning what was held: for the last call of a registration, made after
-    its key is free again (a callback that schedules may reuse it)."""
-    if key >= UNTIMED:
+    """:func:`drop`, returning what was held, for a key as C passes it (with or without
+    :data:`UNTIMED`): for the last call of a registration, made after its key is free again (a
+    callback that schedules may reuse it)."""
+    if key >= UNTIMED:  # cheaper than a mask: 2**48 is a two-digit int
         key -= UNTIMED
     userdata = slots[key]
     slots[key] = None
