@@ -91,10 +91,10 @@ extension HandleRegistry {
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead handle or one of another kind.
     package func countdown(_ id: UInt64) throws(CadenceError) -> (deadline: Double, tick: Double) {
-        guard let gate = work(id) as? SubscriptionGate<Int>, let countdown = gate.stream as? Countdown<Loop> else {
+        guard let gate = work(id) as? SubscriptionGate<Int>, let (deadline, tick) = gate.stream as? (Date, Double) else {
             throw .deadHandle("countdown", id, kind: "countdown")
         }
-        return (countdown.deadline.timeIntervalSince1970, countdown.tick)
+        return (deadline.timeIntervalSince1970, tick)
     }
 
     /// Starts a poller that calls a C function on the loop behind `loopID`; returns its handle.

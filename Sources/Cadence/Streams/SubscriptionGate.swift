@@ -19,8 +19,9 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
     let life: UserdataLife?
     /// Runs after the `.finished` event has been delivered.
     private let onFinish: @Sendable () -> Void
-    /// The stream subscribed to, read for its settings through the subscription's handle (a
-    /// countdown's deadline and tick); nil when nothing asks.
+    /// The settings of the stream subscribed to, read through the subscription's handle (a
+    /// countdown's deadline and tick, not the countdown, which holds its loop); nil when nothing
+    /// asks.
     let stream: (any Sendable)?
 
     init(_ receive: @escaping @Sendable (StreamEvent<Output>) -> Void, on scheduler: some Scheduler,
