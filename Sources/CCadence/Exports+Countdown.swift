@@ -21,3 +21,19 @@ private let invokeCountdownFunction: CountdownFunction.Invoke = { function, user
                                         source: cadence_cancellable(id: source))
     unsafeBitCast(function, to: cadence_countdown_fn.self)(&event, userdata)
 }
+
+@c @implementation
+public func cadence_countdown_deadline(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .null("out") }
+        try write(try HandleRegistry.shared.countdown(handle.id).deadline, to: out)
+    }
+}
+
+@c @implementation
+public func cadence_countdown_tick(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .null("out") }
+        try write(try HandleRegistry.shared.countdown(handle.id).tick, to: out)
+    }
+}
