@@ -17,7 +17,7 @@ import cadence
 import cadence.asyncio as ca
 from cadence import _state, _table
 from cadence._asyncio_timer import Timer
-from cadence.errors import BadHandle
+from cadence.errors import LoopBusy
 
 
 def live_keys() -> int:
@@ -159,14 +159,13 @@ def test_closing_forgets_pending_starts_and_makes_pending_cancels() -> None:
 
 
 def test_a_flush_that_fails_raises_from_the_run_and_leaks_nothing() -> None:
-    given = cadence.Loop()
-    loop = ca.EventLoop(given)
+    loop = ca.EventLoop()
     keys = live_keys()
     try:
-        given.close()  # the event loop's Cadence loop is gone: C refuses every start
         calls: list[str] = []
         timer = loop.call_later(0, calls.append, "never")
-        with pytest.raises(BadHandle, match=r"EventLoop\.call_at"):
+        loop._pending.dates[0] = float("nan")  # C refuses it (a date is checked when made)
+        with pytest.raises(cadence.InvalidArgument, match=r"EventLoop\.call_at"):
             loop.run_until_complete(asyncio.sleep(0.01))
         assert timer._cadence is None  # type: ignore[attr-defined]
         assert calls == []
@@ -177,6 +176,45 @@ def test_a_flush_that_fails_raises_from_the_run_and_leaks_nothing() -> None:
         assert live_keys() == keys
     finally:
         loop.close()
+
+
+def test_the_cadence_loop_under_an_event_loop_is_not_closed_before_it() -> None:
+    given = cadence.Loop()
+    loop = ca.EventLoop(given)
+    try:
+        with pytest.raises(LoopBusy, match=r"Loop\.close: .*close the event loop first"):
+            given.close()
+        assert not given.closed
+        assert loop.run_until_complete(asyncio.sleep(0.001, "still works")) == "still works"
+    finally:
+        loop.close()
+    given.close()  # the event loop is closed: its Cadence loop may be
+    assert given.closed
+
+
+def test_closing_an_event_loop_cancels_its_timers_in_the_loop_it_was_given() -> None:
+    given = cadence.Loop()
+    keys = live_keys()
+    loop = ca.EventLoop(given)
+    calls: list[str] = []
+
+    async def arm() -> None:
+        running = asyncio.get_running_loop()
+        for name in "abc":
+            running.call_later(0.2, calls.append, name)
+        await asyncio.sleep(0)  # a turn: the starts are in C
+
+    try:
+        loop.run_until_complete(arm())
+        assert given.armed_timer_count == 3
+        loop.close()
+        assert given.armed_timer_count == 0  # as asyncio forgets its scheduled timers
+        assert live_keys() == keys  # and the callback table lets them go
+        given.run(0.3)
+        assert calls == []
+    finally:
+        loop.close()
+        given.close()
 
 
 def test_a_failed_record_does_not_stop_the_others() -> None:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import _lib
+from . import _lib, _table
 from ._async import deliver_errors, descriptor
 from ._asyncio_pending import Pending, install, raw, uninstall
 from ._asyncio_selector import Selector
@@ -205,17 +205,28 @@ class EventLoop(asyncio.SelectorEventLoop):
 
     def close(self) -> None:
         """Closes the event loop (asyncio's), then the Cadence loop if the event loop made it.
-        Timers not yet handed to Cadence are forgotten, as asyncio forgets its scheduled ones;
-        pending cancels are made."""
+        Its timers never run, as asyncio forgets its scheduled ones: those not yet handed to
+        Cadence are forgotten, and those armed in a Cadence loop it was given are cancelled
+        there (a loop it made is closed with them)."""
         super().close()
         if (pending := getattr(self, "_pending", None)) is not None:
             pending.discard()
+            if not self._owns:
+                self._cancel_armed(pending)
             try:
                 self._flush()
             finally:
                 uninstall(self._state, pending)
         if self._owns:
             self.cadence.close()
+
+    def _cancel_armed(self, pending: Pending) -> None:
+        """Adds to the pending cancels every timer of this event loop armed in C: those the
+        callback table holds (a scan of it, once, at close)."""
+        for held in list(_table.slots):
+            if type(held) is Timer and held._loop is self and (handle := held._cadence):
+                pending.cancels.append(handle)
+                held._cadence = None
 
     def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
         """Asyncio's select: waits for I/O or the Cadence loop's descriptor; a readable

@@ -489,11 +489,18 @@ class Loop(TimerMaking, OwnThread):
         once the asyncio loop has stopped).
 
         Raises:
-            LoopBusy: the loop is running (for example, ``close`` from one of its callbacks) or
-                has a thread of its own (call :meth:`stop_thread` first); nothing was closed.
+            LoopBusy: the loop is running (for example, ``close`` from one of its callbacks), has
+                a thread of its own (call :meth:`stop_thread` first) or is under a
+                :class:`cadence.asyncio.EventLoop` not yet closed; nothing was closed.
         """
         if self._attachment is not None:
             self._attachment.detach()
+        if getattr(self._state, "pending", None) is not None:  # _asyncio_pending.install's mark
+            raise LoopBusy(
+                context="Loop.close",
+                detail="loop must not be under a cadence.asyncio event loop to be closed, got one "
+                "(close the event loop first)",
+            )
         code = _destroy(self._state)
         if code == EBUSY:
             raise LoopBusy(context="Loop.close", detail=RUNNING_OR_THREAD)
