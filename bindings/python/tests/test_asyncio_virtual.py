@@ -187,6 +187,14 @@ def test_a_deadlock_says_it_is_waiting_for_nothing() -> None:
         ca.run(asyncio.Event().wait(), virtual=True, idle_limit=0.1)
 
 
+def test_a_sleep_past_the_clocks_end_says_so() -> None:
+    # 2e10 s is past the virtual clock's end (2^64 - 1 ns): armed, but no jump reaches it.
+    with pytest.raises(
+        ca.VirtualTimeError, match=r"1 timer\(s\) due only at the virtual clock's end"
+    ):
+        ca.run(asyncio.sleep(2e10), virtual=True, idle_limit=0.1)
+
+
 def test_decimal_dates_are_exact_on_the_virtual_clock() -> None:
     async def main() -> tuple[list[float], float]:
         loop = asyncio.get_running_loop()
