@@ -77,16 +77,20 @@ extension Loop {
 
     // MARK: Arming
 
-    /// Arms a C callback as a one-shot (`interval` nil) or repeating timer for a C handle; returns
-    /// the handle's bits (``TimerID/handleBits``). A `function` without a function pointer calls
-    /// the loop's fire function through its `invoke` (a C registering call given a NULL callback).
+    /// Makes a C registration's handler under the loop's lock, from the loop's fire and release
+    /// functions set now (nil when not set): the C layer's conformance to ``TimerHandler``.
+    package typealias MakeHandler = (_ fire: UnsafeRawPointer?, _ release: TimerFunction.Release?)
+        throws(CadenceError) -> TimerAction
+
+    /// Arms the handler `make` returns as a one-shot (`interval` nil) or repeating timer for a C
+    /// handle; returns the handle's bits (``TimerID/handleBits``).
     ///
     /// - Throws: as ``schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)``;
-    ///   ``CadenceError/invalidArgument`` for a `function` without one when no fire function is
-    ///   set; ``CadenceError/outOfMemory`` if no handle can name the slot.
+    ///   what `make` throws (called only on an open loop); ``CadenceError/outOfMemory`` if no
+    ///   handle can name the slot.
     @inline(__always)
     package func scheduleHandle(after delay: Double, interval: Double?, tolerance: Double, in mode: RunLoopMode,
-                                missedTicks: MissedTickPolicy, function: TimerFunction) throws(CadenceError) -> UInt64 {
+                                missedTicks: MissedTickPolicy, _ make: MakeHandler) throws(CadenceError) -> UInt64 {
         let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
         let interval = try interval.map { seconds throws(CadenceError) in
             try nanoseconds(fromSeconds: seconds, allowZero: false, argument: "interval")
@@ -94,59 +98,30 @@ extension Loop {
         let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
         lock.lock()
         defer { lock.unlock() }
-        var function = function
-        if function.function == nil {
-            guard let fire = defaultFire else {
-                guard !isClosedFlag else { throw .loopClosed() }
-                throw .nullCallback()
-            }
-            function = TimerFunction(invoke: function.invoke, function: fire, userdata: function.userdata)
-        }
+        guard !isClosedFlag else { throw .loopClosed() }
+        let action = try make(defaultFire, functionRelease)
         return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance, missedTicks: missedTicks,
-                             modeIndex: try modeIndexLocked(of: mode), action: .function(function), held: true).handleBits
+                             modeIndex: try modeIndexLocked(of: mode), action: action, held: true).handleBits
     }
 
-    /// A one-shot in the default mode with no tolerance, calling the loop's fire function through
-    /// `invoke` with `userdata`: `cadence_loop_schedule_default`. Returns the handle's bits.
+    /// A one-shot in the default mode, of the handler `make` returns: `cadence_loop_schedule_default`
+    /// (no tolerance) and, `transient`, `cadence_loop_schedule_transient`, whose handle ends with
+    /// the timer (``HandleState/transient``). Returns the handle's bits.
     ///
-    /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay`, or if no fire function is set;
-    ///   ``CadenceError/badHandle`` after ``close()``; ``CadenceError/outOfMemory`` as above.
+    /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay` or `tolerance`; what `make`
+    ///   throws; ``CadenceError/badHandle`` after ``close()``; ``CadenceError/outOfMemory`` as above.
     @inline(__always)
-    package func scheduleDefault(after delay: Double, userdata: UnsafeMutableRawPointer?,
-                                 invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
-        let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
-        lock.lock()
-        defer { lock.unlock() }
-        guard let fire = defaultFire else {
-            guard !isClosedFlag else { throw .loopClosed() }
-            throw .noFireFunction()
-        }
-        return try armLocked(delay: delay, at: nil, interval: 0, tolerance: 0, missedTicks: .skip,
-                             modeIndex: TimerQueues.defaultIndex,
-                             action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata)),
-                             held: true).handleBits
-    }
-
-    /// ``scheduleDefault(after:userdata:invoke:)`` with `tolerance`, whose handle ends with the
-    /// timer (``HandleState/transient``): `cadence_loop_schedule_transient`. Returns the handle's bits.
-    ///
-    /// - Throws: as `scheduleDefault`; ``CadenceError/invalidArgument`` for a bad `tolerance`.
-    @inline(__always)
-    package func scheduleTransient(after delay: Double, tolerance: Double, userdata: UnsafeMutableRawPointer?,
-                                   invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
+    package func scheduleDefault(after delay: Double, tolerance: Double, transient: Bool,
+                                 _ make: MakeHandler) throws(CadenceError) -> UInt64 {
         let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
         let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
         lock.lock()
         defer { lock.unlock() }
-        guard let fire = defaultFire else {
-            guard !isClosedFlag else { throw .loopClosed() }
-            throw .noFireFunction()
-        }
+        guard !isClosedFlag else { throw .loopClosed() }
+        let action = try make(defaultFire, functionRelease)
         let id = try armLocked(delay: delay, at: nil, interval: 0, tolerance: tolerance, missedTicks: .skip,
-                               modeIndex: TimerQueues.defaultIndex,
-                               action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata)),
-                               held: true)
-        queues.slots[Int(id.slot)].handle = .transient
+                               modeIndex: TimerQueues.defaultIndex, action: action, held: true)
+        if transient { queues.slots[Int(id.slot)].handle = .transient }
         return id.handleBits
     }
 
@@ -225,6 +200,10 @@ extension TimerAction {
     package func finishCancel() {
         if hasRelease { runRelease() }
     }
+
+    /// What the cancel may hand back instead of ``finishCancel()`` (``TimerHandler/handBackKey``):
+    /// only for a handler that observes its end.
+    package var handBackKey: Int? { hasRelease ? handler.handBackKey : nil }
 }
 
 extension CadenceError {

@@ -37,9 +37,6 @@ extension Loop {
         let first = fireDate ?? timeSource.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
                             missedTicks: missedTicks, modeIndex: modeIndex, action: action, held: held)
-        // A C callback takes the loop's release function, set in place (a copy of the action
-        // would retain and release a closure's context on every Swift arm).
-        if let functionRelease { queues.slots[Int(id.slot)].action.setRelease(functionRelease) }
         if held && Int(id.slot) >= TimerID.handleSlotLimit { try refuseHandle(id) }
         planWakeLocked(forTimerAt: first, tolerance: tolerance, modeIndex: modeIndex)
         if isHosted { updateHostLivenessLocked() }
@@ -67,8 +64,7 @@ extension Loop {
     private func refuseHandle(_ id: TimerID) throws(CadenceError) {
         var action = TimerAction.idle
         let index = Int(id.slot)
-        queues.slots[index].action.setRelease(nil)  // the registering call fails: nothing is called
-        _ = queues.disarm(id, releasing: &action)
+        _ = queues.disarm(id, releasing: &action)  // dropped, not ended: the registering call fails
         queues.releaseHandle(at: index)
         throw .outOfMemory.with("loop must have fewer than \(TimerID.handleSlotLimit) timers armed for C "
                                 + "handles to name a new one, got \(index) slots in use")

@@ -161,11 +161,11 @@ private struct CHandles {
     }
 
     func schedule(after delay: Double) throws -> UInt64 {
-        let userdata = Unmanaged.passUnretained(fired).toOpaque()
         return try registry.insertTimer(loop: loopID) { loop throws(CadenceError) in
-            try loop.scheduleHandle(after: delay, interval: nil, tolerance: 0, in: .default, missedTicks: .skip,
-                                    function: TimerFunction(invoke: recordSource, function: UnsafeRawPointer(userdata),
-                                                            userdata: userdata))  // any function: the invoke calls none
+            try loop.scheduleHandle(after: delay, interval: nil, tolerance: 0, in: .default,
+                                    missedTicks: .skip) { _, _ throws(CadenceError) in
+                TimerAction(SourceRecorder(fired: fired))
+            }
         }
     }
 
@@ -185,6 +185,9 @@ private struct CHandles {
     static func place(of handle: UInt64) -> Int { Int(handle >> 48) & (HandleRegistry.loopLimit - 1) }
 }
 
-private let recordSource: TimerFunction.Invoke = { _, userdata, source, _, _, _ in
-    Unmanaged<Recorder<UInt64>>.fromOpaque(userdata!).takeUnretainedValue().append(source)
+/// Records the handle each fire names, as a C callback's source would.
+private struct SourceRecorder: TimerHandler {
+    let fired: Recorder<UInt64>
+
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) { fired.append(timer) }
 }
