@@ -207,12 +207,13 @@ def noop(tick): pass
 def timed(f):
     a = time.monotonic_ns(); f(); return (time.monotonic_ns() - a) / N
 outs = [_lib.Handle() for _ in range(N)]
-sched = _lib.lib.cadence_loop_schedule
+sched = _lib.lib.cadence_loop_schedule_default  # the binding's own start: the loop's fire function
 cancel, release = _lib.lib.cadence_cancel, _lib.lib.cadence_cancellable_release
-fn = state.on_tick
+from cadence import _state
+keys = [_state.hold(noop) for _ in range(N)]  # the binding's keys, which a cancel hands back
 def raw_start():
     for i in range(N):
-        sched(state.handle, 1.5, 0.0, b"default", fn, None, outs[i])
+        sched(state.handle, 1.5, keys[i], outs[i])
 def raw_stop():
     for o in outs: cancel(o.value)
 def raw_release():
@@ -223,8 +224,8 @@ def start():
     for i in range(N): hs[i] = s(1.5, noop)
 def stop():
     for h in hs: h.cancel()
-rows = [("start: ctypes cadence_loop_schedule (no Python object)", timed(raw_start)),
-        ("stop: ctypes cadence_cancel", timed(raw_stop)),
+rows = [("start: ctypes cadence_loop_schedule_default (no Python object)", timed(raw_start)),
+        ("stop: ctypes cadence_cancel (the binding's release function frees the key)", timed(raw_stop)),
         ("(release of those handles)", timed(raw_release)),
         ("start: Loop.schedule (binding)", timed(start)),
         ("stop: ScheduledTimer.cancel (binding)", timed(stop))]

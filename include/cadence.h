@@ -234,19 +234,52 @@ CADENCE_EXPORT int cadence_loop_set_callbacks(cadence_loop loop, cadence_fire_fn
 CADENCE_EXPORT int cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata,
                                                  cadence_cancellable *_Nullable out);
 
-/* cadence_loop_schedule_default with a tolerance (seconds >= 0, finite: the one-shot may fire up
- * to that late, never early), whose handle ends with the timer: its fire (its final call, batched
- * or not), the cancel that stops it (cadence_cancel, cadence_cancel_steal) or cadence_loop_destroy
- * releases the handle, so the caller never releases it (a release before then does what it does
- * for any one-shot: gives the handle up and leaves the timer armed). From then on the handle is
- * stale, and every call with it returns CADENCE_EBADF, which for such a handle means "ended";
- * it never names another timer (see "Handles"). For a binding whose handle objects would
- * otherwise each make one more call to give the handle up after the fire (Python's asyncio
- * timers). Detaching it changes nothing. Errors: as cadence_loop_schedule_default, and
- * CADENCE_EINVAL for a negative, NaN or infinite tolerance. Added in 0.4. */
-CADENCE_EXPORT int cadence_loop_schedule_transient(cadence_loop loop, double delay, double tolerance,
+/* A one-shot of the loop's fire function, fire(userdata, fire_date, 0, 1), in "default", due at
+ * `fire_date` and up to `tolerance` (seconds >= 0, finite) later, never earlier, whose handle
+ * ends with the timer. `fire_date` is in seconds of the loop's monotonic clock: CLOCK_MONOTONIC
+ * on a real loop (clock_gettime(CLOCK_MONOTONIC), Python's time.monotonic(), libuv's uv_hrtime()
+ * in seconds), the virtual clock on a virtual loop (its fire-date scale); a date within a
+ * hundredth of a nanosecond of a whole one is that nanosecond (a double's rounding of it), any
+ * other is rounded up; a date that has passed is due at once, in the next pass. So two timers
+ * keep the order of their dates whenever they were armed (asyncio's call_at, whose `when` is an
+ * absolute date: a delay would be measured from a clock read a few microseconds apart for each).
+ * Its tick's fire_date is on the fire-date scale, as for every timer.
+ * The handle ends with the timer: its fire (its final call, batched or not), the cancel that stops
+ * it (cadence_cancel, cadence_cancel_steal) or cadence_loop_destroy releases the handle, so the
+ * caller never releases it (a release before then does what it does for any one-shot: gives the
+ * handle up and leaves the timer armed). From then on the handle is stale, and every call with it
+ * returns CADENCE_EBADF, which for such a handle means "ended"; it never names another timer (see
+ * "Handles"). For a binding whose handle objects would otherwise each make one more call to give
+ * the handle up after the fire (Python's asyncio timers). Detaching it changes nothing.
+ * Threads: any thread. Errors: CADENCE_EINVAL (out NULL; fire_date NaN or infinite; tolerance
+ * negative, NaN or infinite; the loop has no fire function), CADENCE_EBADF, CADENCE_ENOMEM (see
+ * "Handles" above); on error nothing is called. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_schedule_transient(cadence_loop loop, double fire_date, double tolerance,
                                                    void *_Nullable userdata,
                                                    cadence_cancellable *_Nullable out);
+
+/* cadence_loop_schedule_transient for `count` records at once: record i arms a one-shot due at
+ * fire_dates[i], up to tolerances[i] later, with userdata[i], and writes its handle to out[i],
+ * exactly as cadence_loop_schedule_transient(loop, fire_dates[i], tolerances[i], userdata[i],
+ * &out[i]) would, in record order (so records with equal dates fire in record order, after the
+ * timers armed before this call). For a binding that collects the starts made between two turns
+ * of its event loop and hands them over in one call (Python's cadence.asyncio: about 0.7 us a
+ * ctypes call), whose per-record cost is the engine's alone.
+ * A bad record does not stop the others: its out[i] is {0}, nothing is armed for it and its
+ * userdata is never called or released. Returns 0 when every record was armed, else the error
+ * of the first record that was not (CADENCE_EINVAL: fire date NaN or infinite, tolerance
+ * negative, NaN or infinite, the loop has no fire function; CADENCE_EBADF: the loop is stale or
+ * destroyed; CADENCE_ENOMEM), whose index the thread's last error message names ("record 3: ...").
+ * count 0 does nothing and returns 0 (the arrays may then be NULL); a NULL array with count > 0
+ * is CADENCE_EINVAL, with nothing armed and out untouched.
+ * Units: seconds as doubles, on the loop's monotonic clock (see cadence_loop_schedule_transient).
+ * Threads: any thread; a call from another thread takes effect before the loop's next pass.
+ * Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_schedule_transient_batch(cadence_loop loop, size_t count,
+                                                         const double *_Nullable fire_dates,
+                                                         const double *_Nullable tolerances,
+                                                         void *_Nullable const *_Nullable userdata,
+                                                         cadence_cancellable *_Nullable out);
 
 /* One fire of a batch (cadence_loop_set_fire_batch): what the loop's fire function would have
  * been called with for a one-shot, fire(userdata, fire_date, 0, 1), and the one-shot's handle
@@ -647,6 +680,18 @@ CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
  * (CADENCE_EALREADY, CADENCE_EBADF), nothing changed. Threads and waits: as cadence_cancel.
  * Added in 0.4. */
 CADENCE_EXPORT intptr_t cadence_cancel_steal(cadence_cancellable cancellable);
+
+/* cadence_cancel_steal for `count` handles at once, for bindings (as
+ * cadence_loop_schedule_transient_batch): out[i] is what cadence_cancel_steal(handles[i]) would
+ * return (the stolen userdata > 0, 0, CADENCE_EALREADY or CADENCE_EBADF), in record order; a
+ * record that fails does not stop the others, and does not set the thread's last error message
+ * (a binding cancelling one-shots that may have fired meanwhile expects CADENCE_EBADF, "ended",
+ * for those). Returns 0, or CADENCE_EINVAL for a NULL array with count > 0 (nothing cancelled);
+ * count 0 does nothing (the arrays may then be NULL). Threads and waits: as cadence_cancel, record
+ * by record (each may wait for its timer's callback running on another thread).
+ * Added in 0.4. */
+CADENCE_EXPORT int cadence_cancel_steal_batch(const cadence_cancellable *_Nullable handles, size_t count,
+                                              intptr_t *_Nullable out);
 
 /* Writes 1 to *out if the cancellable was cancelled (or its one-shot has fired), else 0.
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */

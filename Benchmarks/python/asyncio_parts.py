@@ -11,7 +11,11 @@ than the wall clock), the minimum of 5 rounds:
 - start: ``call_later`` with delays in [1 s, 2 s) on each loop; ``Loop.schedule`` of the same
   delays (the binding's one-shot: one ctypes call, the callback table, a ``ScheduledTimer``);
   ``Timer``, the event loop's ``TimerHandle`` alone;
-- stop: ``TimerHandle.cancel()`` in random order then one loop turn, on each loop;
+- stop: ``TimerHandle.cancel()`` in random order then one loop turn, on each loop (the peer's
+  case: no turn between start and cancel, so "asyncio on Cadence" never hands these timers to C);
+  the same with one turn between start and cancel ("started": on "asyncio on Cadence" each
+  timer is in C by then, and its cancel is handed over in the next turn's batch), and the cost
+  of that turn ("the turn after": where "asyncio on Cadence" hands the starts to C);
   ``ScheduledTimer.cancel()`` alone (one ctypes call and the table's slot);
 - fire: 100,000 one-shots due within 1 ms, run until the counting callback has seen all, on each
   loop; the same on the Cadence loop alone (``Loop.schedule``, ``Loop.run``: a ctypes callback,
@@ -96,20 +100,31 @@ def ready_queue(loop):
     return (cpu() - t0) / N
 
 
-def start_stop(loop, make):
-    """CPU ns per start and per stop (cancel in random order, then one turn of ``loop``)."""
+def one_turn(loop):
+    """One turn of ``loop``."""
+    loop.call_soon(loop.stop)
+    loop.run_forever()
+
+
+def start_stop(loop, make, started=False):
+    """CPU ns per start and per stop (cancel in random order, then one turn of ``loop``); with
+    ``started``, a turn between the starts and the cancels, whose cost is then the first figure
+    (where "asyncio on Cadence" hands the starts to C)."""
     spans = [1.0 + random.random() for _ in range(N)]
     order = list(range(N))
     random.shuffle(order)
     t0 = cpu()
     handles = [make(d, nothing) for d in spans]
     t1 = cpu()
+    start = (t1 - t0) / N
+    if started:
+        one_turn(loop)
+        start, t1 = (cpu() - t1) / N, cpu()
     for i in order:
         handles[i].cancel()
     if loop is not None:
-        loop.call_soon(loop.stop)
-        loop.run_forever()
-    return (t1 - t0) / N, (cpu() - t1) / N
+        one_turn(loop)
+    return start, (cpu() - t1) / N
 
 
 def timers_alone(loop):
@@ -148,6 +163,11 @@ def main():
     for name, loop in loops.items():
         start, stop = best(start_stop, loop, loop.call_later)
         rows += [(f"start: {name} call_later", start), (f"stop: {name} cancel + turn", stop)]
+        turn, stop = best(start_stop, loop, loop.call_later, True)
+        rows += [
+            (f"start: {name} the turn after", turn),
+            (f"stop: {name} started, cancel + turn", stop),
+        ]
     start, stop = best(start_stop, None, own.schedule)
     rows += [("start: Loop.schedule", start), ("stop: ScheduledTimer.cancel", stop)]
     rows.append(

@@ -7,6 +7,11 @@ Run: python floor.py            (PYTHONPATH must find the cadence package for th
   the clock read right after the poll returns; lateness against the grid as bench.py computes it
   (300 fires). No library and no callback: the interpreter's own wake-up.
 - idle: the same loop at 1 s for 5 fires, CPU time of the process meanwhile (bench.py's idle).
+- idle, asyncio: the asyncio peer's idle group (a timer re-armed with call_at on a 1 s grid, 5
+  fires) on asyncio's default loop, and again with two bare ctypes calls into libcadence per fire
+  (cadence_loop_now, the cheapest call that reaches the engine): what any asyncio loop whose timers
+  live behind this ABI pays at least, one crossing to run a pass and one to arm the next timer,
+  each from a cold cache. The "asyncio on Cadence" column's idle CPU is compared with both.
 - pass: CPU time from the start of one cadence_loop_run_pass to its callback, after a 10 ms sleep
   in poll (cold) and back to back (hot): what a cold interpreter and cache add to a wake-up.
 - stop: bench.py's stop (100,000 one-shots armed 1-2 s ahead, cancelled in random order) with no
@@ -72,6 +77,7 @@ def main():
         import cadence
     except ImportError:
         return
+    idle_asyncio_floor(cadence)
     with cadence.Loop() as loop:
         seen = []
         handle, lib = loop._state.handle, cadence._lib.lib
@@ -95,6 +101,36 @@ def main():
         timer.cancel()
         stop_floor(loop)
         fire_floor(loop)
+
+
+def idle_asyncio_floor(cadence):
+    """The asyncio peer's idle group on asyncio's default loop, then with two crossings per fire."""
+    import asyncio
+
+    def idle_ms(crossings):
+        loop, out = asyncio.new_event_loop(), ctypes.c_double()
+        with cadence.Loop() as engine:
+            handle, now = engine._state.handle, cadence._lib.lib.cadence_loop_now
+            loop.call_later(0.001, loop.stop)
+            loop.run_forever()  # the peer's warm-up
+            start, fires = loop.time(), [0]
+
+            def tick():
+                for _ in range(crossings):
+                    now(handle, ctypes.byref(out))
+                fires[0] += 1
+                if fires[0] == 5:
+                    return loop.stop()
+                loop.call_at(start + fires[0] + 1, tick)
+
+            cpu = time.process_time_ns()
+            loop.call_at(start + 1, tick)
+            loop.run_forever()
+            loop.close()
+            return (time.process_time_ns() - cpu) / 1e6
+
+    print(f"idle: asyncio's default loop {idle_ms(0):.2f} ms CPU in 5 s, with two crossings into "
+          f"libcadence per fire {idle_ms(2):.2f} ms")
 
 
 def stop_floor(loop, n=100_000):

@@ -27,7 +27,7 @@ public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: D
     guard let out else { return fail(.null("out")) }
     do {
         out.pointee = cadence_cancellable(id: try TimerHandles.scheduleDefault(
-            loop: loopHandle.id, after: delay, tolerance: 0, transient: false) { fire, release throws(CadenceError) in
+            loop: loopHandle.id, after: delay) { fire, release throws(CadenceError) in
                 try fireCallback(userdata, fire: fire, release: release)
             })
         return 0
@@ -37,13 +37,13 @@ public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: D
 }
 
 @c @implementation
-public func cadence_loop_schedule_transient(_ loopHandle: cadence_loop, _ delay: Double, _ tolerance: Double,
+public func cadence_loop_schedule_transient(_ loopHandle: cadence_loop, _ fireDate: Double, _ tolerance: Double,
                                             _ userdata: UnsafeMutableRawPointer?,
                                             _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     guard let out else { return fail(.null("out")) }
     do {
-        out.pointee = cadence_cancellable(id: try TimerHandles.scheduleDefault(
-            loop: loopHandle.id, after: delay, tolerance: tolerance, transient: true) { fire, release throws(CadenceError) in
+        out.pointee = cadence_cancellable(id: try TimerHandles.scheduleTransient(
+            loop: loopHandle.id, at: fireDate, tolerance: tolerance) { fire, release throws(CadenceError) in
                 try fireCallback(userdata, fire: fire, release: release)
             })
         return 0

@@ -104,24 +104,42 @@ extension Loop {
                              modeIndex: try modeIndexLocked(of: mode), action: action, held: true).handleBits
     }
 
-    /// A one-shot in the default mode, of the handler `make` returns: `cadence_loop_schedule_default`
-    /// (no tolerance) and, `transient`, `cadence_loop_schedule_transient`, whose handle ends with
-    /// the timer (``HandleState/transient``). Returns the handle's bits.
+    /// A one-shot in the default mode with no tolerance, of the handler `make` returns:
+    /// `cadence_loop_schedule_default`. Returns the handle's bits.
     ///
-    /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay` or `tolerance`; what `make`
-    ///   throws; ``CadenceError/badHandle`` after ``close()``; ``CadenceError/outOfMemory`` as above.
+    /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay`; what `make` throws;
+    ///   ``CadenceError/badHandle`` after ``close()``; ``CadenceError/outOfMemory`` as above.
     @inline(__always)
-    package func scheduleDefault(after delay: Double, tolerance: Double, transient: Bool,
-                                 _ make: MakeHandler) throws(CadenceError) -> UInt64 {
+    package func scheduleDefault(after delay: Double, _ make: MakeHandler) throws(CadenceError) -> UInt64 {
         let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosedFlag else { throw .loopClosed() }
+        return try armLocked(delay: delay, at: nil, interval: 0, tolerance: 0, missedTicks: .skip,
+                             modeIndex: TimerQueues.defaultIndex, action: try make(defaultFire, functionRelease),
+                             held: true).handleBits
+    }
+
+    /// A one-shot in the default mode, of the handler `make` returns, due at `date` (seconds of
+    /// the loop's monotonic clock: ``nanoseconds(fromDate:argument:)``) and up to `tolerance`
+    /// later, whose handle ends with the timer (``HandleState/transient``):
+    /// `cadence_loop_schedule_transient`. Returns the handle's bits. A date that has passed is
+    /// due at once (it fires in the next pass).
+    ///
+    /// - Throws: ``CadenceError/invalidArgument`` for a NaN or infinite `date` or a bad
+    ///   `tolerance`; what `make` throws; ``CadenceError/badHandle`` after ``close()``;
+    ///   ``CadenceError/outOfMemory`` if no handle can name the slot.
+    @inline(__always)
+    package func scheduleTransient(at date: Double, tolerance: Double, _ make: MakeHandler) throws(CadenceError) -> UInt64 {
+        let fireDate = try nanoseconds(fromDate: date, argument: "fire_date")
         let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
         lock.lock()
         defer { lock.unlock() }
         guard !isClosedFlag else { throw .loopClosed() }
-        let action = try make(defaultFire, functionRelease)
-        let id = try armLocked(delay: delay, at: nil, interval: 0, tolerance: tolerance, missedTicks: .skip,
-                               modeIndex: TimerQueues.defaultIndex, action: action, held: true)
-        if transient { queues.slots[Int(id.slot)].handle = .transient }
+        let id = try armLocked(delay: 0, at: fireDate, interval: 0, tolerance: tolerance, missedTicks: .skip,
+                               modeIndex: TimerQueues.defaultIndex, action: try make(defaultFire, functionRelease),
+                               held: true)
+        queues.slots[Int(id.slot)].handle = .transient
         return id.handleBits
     }
 

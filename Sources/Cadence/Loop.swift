@@ -349,8 +349,9 @@ public final class Loop: @unchecked Sendable {
         var sleeping: [UInt: (job: DelayedJob, timer: TimerID)] = [:]
         let actions = try lock.withLock { () throws(CadenceError) -> [TimerAction]? in
             waitForIdleJobsLocked()
-            guard !isRunningFlag else { throw CadenceError.alreadyRunning("be closed").in("Loop.close()") }
+            // The thread first: a loop with one is running, and stopping the thread is the remedy.
             guard ownThread == nil else { throw CadenceError.hasOwnThread("be closed").in("Loop.close()") }
+            guard !isRunningFlag else { throw CadenceError.alreadyRunning("be closed").in("Loop.close()") }
             swap(&sleeping, &sleepers)  // released after the lock, with the timers' actions
             return closeLocked()
         }

@@ -17,10 +17,11 @@ import Cadence
 /// Deadlines of other clocks are converted at the call: `ContinuousClock` (CLOCK_BOOTTIME on
 /// Linux) and `SuspendingClock` by the time left to the deadline, read from the clock when the
 /// runtime calls, rounded up to a whole nanosecond; ``LoopClock`` of the same loop is taken as it
-/// is. On a virtual loop the time left becomes virtual time, rounded to the nearest millisecond:
+/// is. On a virtual loop the time left becomes virtual time, rounded up to a whole millisecond:
 /// the runtime computes the deadline from the real clock a few microseconds before it calls the
 /// executor, so `Task.sleep(for: .milliseconds(1500))` sleeps exactly 1.5 virtual seconds
-/// whenever that takes less than half a millisecond; code that must be exact at any resolution
+/// whenever that takes less than a millisecond, and a sleep that is not a whole number of
+/// milliseconds sleeps up to the next one, never less; code that must be exact at any resolution
 /// sleeps on ``Loop/clock`` (see <doc:ClocksAndAsyncCode>). A clock whose durations are not `Duration`
 /// sleeps on its own clock in a task, then queues the job on the loop.
 @_spi(ExperimentalScheduling) extension Loop: SchedulingExecutor {
@@ -63,10 +64,10 @@ import Cadence
     }
 
     /// The loop-clock deadline `left` from now: rounded up to a nanosecond on a real loop (never
-    /// early), to the nearest millisecond on a virtual one (see above).
+    /// early), up to a whole millisecond on a virtual one (see above).
     private func deadline(after left: Duration) -> UInt64 {
         guard isVirtual else { return clock.now.advanced(by: left).nanoseconds }
-        let milliseconds = (left.attoseconds + 500_000_000_000_000) / 1_000_000_000_000_000
+        let milliseconds = (left.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return clock.now.advanced(by: .milliseconds(max(0, milliseconds))).nanoseconds
     }
 

@@ -28,6 +28,21 @@ import Testing
         #expect(loop.armedTimerCount == 0)
     }
 
+    @Test func aSleepOfPartOfAMillisecondOnAVirtualLoopSleepsAWholeOneNeverLess() async throws {
+        let loop = Loop.virtual()
+        let woke = Locked<[UInt64]>([])
+        let task = Task(executorPreference: loop) {
+            for duration in [Duration.microseconds(250), .microseconds(1700), .milliseconds(2)] {
+                try await Task.sleep(for: duration)
+                let now = loop.clock.now.nanoseconds
+                woke.withLock { $0.append(now) }
+            }
+        }
+        try loop.run(for: 10)
+        try await task.value
+        #expect(woke.withLock { $0 } == [1_000_000, 3_000_000, 5_000_000])
+    }
+
     @Test func sleepsWithToleranceEndInOneWakeUp() async throws {
         let loop = Loop.virtual()
         let woke = Locked<[UInt64]>([])

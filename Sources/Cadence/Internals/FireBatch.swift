@@ -9,7 +9,7 @@ import Glibc
 /// A batched one-shot stays armed, due and not yet called, until its call starts, as it would
 /// without a batch: the batch function counts the records whose calls it has started in
 /// `*started`, and the loop ends their timers when it next looks at one on its own thread
-/// (``settleBatchLocked()``), or after the call. So a callback of an earlier record can still
+/// (``Loop/settleBatchLocked()``), or after the call. So a callback of an earlier record can still
 /// cancel, reset or read a later record's timer; a record whose timer it cancelled or reset has
 /// its `source` set to 0, and the batch function skips it. On another thread, whose calls cannot
 /// know how far the batch has got, the batch's timers count as running callbacks: a cancel waits

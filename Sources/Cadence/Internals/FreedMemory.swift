@@ -15,7 +15,8 @@ import Glibc
 /// the buffer's capacity stays reserved, its memory is no longer resident, and the next entries
 /// written there take fresh zeroed pages from the kernel (one page fault per 4 KB). Freeing the
 /// buffer instead would not do: glibc keeps a freed heap buffer resident, and the next growth
-/// would allocate and copy again.
+/// would allocate and copy again. It does so once it has stayed empty through two pass ends
+/// (``TimerQueues/noteQuietPassEnd()``): one that fills again at once keeps its pages.
 package enum FreedMemory {
     /// Tables smaller than this grow without a trim (their old buffers are small), and keep the
     /// pages past their entries.

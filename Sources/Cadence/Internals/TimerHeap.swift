@@ -88,11 +88,15 @@ struct TimerHeap {
         for index in stride(from: (entries.count - 2) / 4, through: 0, by: -1) { siftDown(index) }
     }
 
-    /// Empties the heap; its buffer stays, but a large one gives its memory back to the system
-    /// (``FreedMemory/releasePages(pastEndOf:)``).
+    /// Empties the heap; its buffer stays, with its pages (``releaseMemory()`` gives them back).
     mutating func removeAll() {
         entries.removeAll(keepingCapacity: true)
         staleCount = 0
+    }
+
+    /// Gives the pages of the buffer past the entries back to the system, when they are many
+    /// (``FreedMemory/releasePages(pastEndOf:)``); the buffer stays.
+    mutating func releaseMemory() {
         FreedMemory.releasePages(pastEndOf: &entries)
     }
 

@@ -96,7 +96,7 @@ extension TimerQueues {
     /// would be held back from every pass while the loop spun on its overdue date); one armed a
     /// multiple of 2³² arms before waits one pass, at the same clock reading. The other way to be
     /// queued during a pass, a re-queue after a fire of this pass, keeps the timer's sequence:
-    /// ``take(_:now:into:)`` holds such an entry back itself when it is due again at once.
+    /// ``take(_:in:now:into:)`` holds such an entry back itself when it is due again at once.
     @inline(__always)
     func queuedDuring(_ pass: Pass, _ entry: TimerHeapEntry) -> Bool {
         entry.sequence &- pass.firstSequence < nextSequence &- pass.firstSequence
@@ -169,6 +169,7 @@ extension TimerQueues {
         }
         taken = []  // and its memory: such passes are rare and can be large
         takenNext = 0
+        noteQuietPassEnd()
     }
 
     /// Calls `body` with each heap whose timers fire in `pass` (by fire date; not the windows).

@@ -45,6 +45,12 @@ struct TimerQueues {
     /// them it has fired.
     var taken: ContiguousArray<TimerHeapEntry> = []
     var takenNext = 0
+    /// How many times the table has emptied (``restartFromFirstSlot()``), and the count at the
+    /// end of the last pass; and how many pass ends in a row have found it empty with no emptying
+    /// between them (nothing armed since): see ``noteQuietPassEnd()``.
+    var emptyings = 0
+    var emptyingsAtLastPassEnd = 0
+    var quietPassEnds = 0
 
     /// The fewest due timers a pass takes out of their heaps at once (see ``beginPass(runningIn:now:)``).
     static let takeAllMinimum = 256
@@ -254,12 +260,38 @@ struct TimerQueues {
     /// Makes the next timers take slots 0, 1, 2, … (skipping retired ones), side by side in memory
     /// instead of wherever the last ones ended (a cancel in random order leaves the free list
     /// shuffled); for a table with no timer armed and no slot held. The slots stay, with their
-    /// generations, unless there are many (``giveSlotsBack()``); every heap entry left is stale.
+    /// generations, and every heap entry left is stale; their memory goes back to the system only
+    /// if the table stays empty (``noteQuietPassEnd()``).
     @inline(__always)
     mutating func restartFromFirstSlot() {
         madeSlots = 0
         freeSlots.removeAll(keepingCapacity: true)
         for index in heaps.indices { heaps[index].removeAll() }
+        emptyings &+= 1
+    }
+
+    /// At the end of each pass: once two pass ends in a row have found the table empty, with
+    /// nothing armed between them, its memory goes back to the system (``giveMemoryBack()``). A
+    /// table that empties and fills again at once (a server's timeouts, a benchmark's rounds)
+    /// keeps its pages, so arming pays no page fault, and gives nothing back it would take again;
+    /// a loop left idle gives the memory of its last burst back in its second pass. O(1) but for
+    /// that give-back, which is O(n) once per n arms.
+    @inline(__always)
+    mutating func noteQuietPassEnd() {
+        if count == 0 && heldCount == 0 && madeSlots == 0 {
+            quietPassEnds = emptyings == emptyingsAtLastPassEnd ? quietPassEnds &+ 1 : 1
+            if quietPassEnds == 2 { giveMemoryBack() }
+        } else {
+            quietPassEnds = 0
+        }
+        emptyingsAtLastPassEnd = emptyings
+    }
+
+    /// Gives the pages of an empty table's heaps back to the system, and its slots' if there are
+    /// many (``giveSlotsBack()``).
+    @inline(never)  // off the hot path of the pass
+    mutating func giveMemoryBack() {
+        for index in heaps.indices { heaps[index].releaseMemory() }
         if slots.count >= Self.slotsKeptEmpty { giveSlotsBack() }
     }
 

@@ -114,13 +114,24 @@ package enum TimerHandles {
     }
 
     /// Arms a one-shot in the default mode of the handler `make` returns on the loop behind
-    /// `loopID` (``Loop/scheduleDefault(after:tolerance:transient:_:)``); returns its handle.
+    /// `loopID` (``Loop/scheduleDefault(after:_:)``); returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleDefault`.
-    package static func scheduleDefault(loop loopID: UInt64, after delay: Double, tolerance: Double, transient: Bool,
+    package static func scheduleDefault(loop loopID: UInt64, after delay: Double,
                                         _ make: Loop.MakeHandler) throws(CadenceError) -> UInt64 {
         try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
-            try loop.scheduleDefault(after: delay, tolerance: tolerance, transient: transient, make)
+            try loop.scheduleDefault(after: delay, make)
+        }
+    }
+
+    /// Arms a one-shot whose handle ends with it, of the handler `make` returns, on the loop
+    /// behind `loopID` (``Loop/scheduleTransient(at:tolerance:_:)``); returns its handle.
+    ///
+    /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleTransient`.
+    package static func scheduleTransient(loop loopID: UInt64, at date: Double, tolerance: Double,
+                                          _ make: Loop.MakeHandler) throws(CadenceError) -> UInt64 {
+        try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
+            try loop.scheduleTransient(at: date, tolerance: tolerance, make)
         }
     }
 

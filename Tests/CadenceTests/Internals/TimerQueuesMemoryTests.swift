@@ -2,9 +2,9 @@
 import Glibc
 import Testing
 
-/// A timer table gives its memory back once its timers are gone (FreedMemory.swift): an emptied
-/// large table keeps its buffers but not their pages, and its slots' generations, so that no id
-/// names a later timer.
+/// A timer table gives its memory back once its timers are gone (FreedMemory.swift): a large
+/// table that stays empty through two pass ends keeps its buffers but not their pages, and its
+/// slots' generations, so that no id names a later timer; one that fills again first keeps all.
 @Suite struct TimerQueuesMemoryTests {
     static let many = 2 * TimerQueues.slotsKeptEmpty
     /// Enough timers for their heap's buffer to be large too (a heap entry is smaller than a slot).
@@ -36,12 +36,15 @@ import Testing
         return queues.disarm(id, releasing: &action)
     }
 
-    @Test func anEmptiedLargeTableKeepsItsBuffersButNotTheirPages() {
+    @Test func aLargeTableThatStaysEmptyKeepsItsBuffersButNotTheirPages() {
         var queues = TimerQueues()
         let ids = (0..<Self.manyEntries).map { _ in arm(&queues) }
         let capacity = queues.slots.capacity
         let heapCapacity = queues.heaps[0].entries.capacity
         for id in ids.reversed() { cancel(id, in: &queues) }  // the last cancel empties the table
+        queues.endPass()
+        #expect(queues.slots.count == Self.manyEntries)  // one empty pass end: kept
+        queues.endPass()  // the second in a row, nothing armed between: given back
         #expect(queues.count == 0)
         #expect(queues.slots.isEmpty)
         #expect(queues.slots.capacity == capacity)  // arming as many again allocates nothing
@@ -49,6 +52,24 @@ import Testing
         #expect(queues.heaps[0].count == 0 && queues.heaps[0].entries.capacity == heapCapacity)
         var heap = queues.heaps[0].takeEntries()
         #expect(residentPagesPastEnd(of: &heap) == 0)
+    }
+
+    @Test func aTableThatFillsAgainBetweenPassesKeepsItsPages() {
+        var queues = TimerQueues()
+        for _ in 0..<3 {  // a benchmark's rounds, a server's bursts: arm, empty, one pass, again
+            let ids = (0..<Self.many).map { _ in arm(&queues) }
+            for id in ids { cancel(id, in: &queues) }
+            queues.endPass()
+        }
+        queues.endPass()  // an empty pass end after one that followed an emptying: given back now
+        #expect(queues.slots.isEmpty)
+        let refilled = (0..<Self.many).map { _ in arm(&queues) }
+        for id in refilled { cancel(id, in: &queues) }
+        queues.endPass()
+        let armedAgain = arm(&queues)  // armed between the two pass ends: nothing given back
+        queues.endPass()
+        cancel(armedAgain, in: &queues)
+        #expect(queues.slots.count == Self.many)
     }
 
     @Test func aSmallTableKeepsItsSlots() {
@@ -62,6 +83,9 @@ import Testing
         var queues = TimerQueues()
         let first = (0..<Self.many).map { _ in arm(&queues) }
         for id in first { cancel(id, in: &queues) }
+        queues.endPass()
+        queues.endPass()  // given back: the second timers make their slots anew
+        #expect(queues.slots.isEmpty)
         let second = (0..<Self.many).map { _ in arm(&queues) }
         #expect(second.map(\.slot) == first.map(\.slot))
         #expect(second.allSatisfy { $0.generation == 2 })
@@ -81,6 +105,8 @@ import Testing
         let ids = (0..<Self.many).map { _ in arm(&queues) }
         #expect(ids.first?.slot == 1)
         for id in ids { cancel(id, in: &queues) }
+        queues.endPass()
+        queues.endPass()
         #expect(queues.slots.isEmpty)
         let again = arm(&queues)
         #expect(again == TimerID(slot: 1, generation: 2))

@@ -44,9 +44,9 @@ def test_fired_and_cancelled_timers_leave_no_handle_and_no_key() -> None:
         calls: list[int] = []
         fired = [loop.call_later(0.001 * k, calls.append, k) for k in range(50)]
         cancelled = [loop.call_later(60.0, calls.append, -1) for _ in range(50)]
+        assert loop.cadence.armed_timer_count == 100  # a read hands the pending starts to C
         handles = [handle_of(timer) for timer in fired + cancelled]
-        assert all(isinstance(h, int) for h in handles)
-        assert loop.cadence.armed_timer_count == 100
+        assert all(isinstance(h, int) and h > 0 for h in handles)
         for timer in cancelled:
             timer.cancel()
             assert handle_of(timer) is None
@@ -83,6 +83,7 @@ def test_a_cancel_after_the_loop_closed_is_quiet() -> None:
     loop = ca.EventLoop()
     keys = live_keys()
     timer = loop.call_later(60.0, print)
+    assert loop.cadence.armed_timer_count == 1  # a read hands the pending start to C
     handle = handle_of(timer)
     loop.close()  # ends the one-shot, and its handle, with the Cadence loop
     assert handle is not None

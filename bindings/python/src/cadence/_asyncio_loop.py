@@ -8,21 +8,21 @@ import collections
 import contextvars
 import math
 import selectors
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
-from . import _lib, _state
+from . import _lib
 from ._async import deliver_errors, descriptor
+from ._asyncio_pending import Pending, install, raw, uninstall
 from ._asyncio_selector import Selector
 from ._asyncio_timer import Timer
 from ._state import finite_seconds
-from .errors import RUNNING_OR_THREAD, LoopBusy, check, error_for
+from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
 
-_transient, _Handle = _lib.lib.cadence_loop_schedule_transient, _lib.Handle
-_hold, _drop, _UNTIMED = _state.hold, _state.drop, _state.UNTIMED
-_slots, _free_pop = _state._slots, _state._free.pop
+_run_pass = _lib.lib.cadence_loop_run_pass
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
 
@@ -47,6 +47,7 @@ class EventLoop(asyncio.SelectorEventLoop):
     Raises:
         TypeError, InvalidArgument: a bad ``tolerance`` (as :func:`tolerance`).
         NotSupported: a virtual ``loop`` (use :class:`VirtualEventLoop`).
+        LoopBusy: ``loop`` is under another of these event loops, not closed yet.
     """
 
     def __init__(self, loop: Loop | None = None, *, tolerance: float = 0.0) -> None:
@@ -61,9 +62,14 @@ class EventLoop(asyncio.SelectorEventLoop):
             """The Cadence loop under this event loop: its own timers, publishers and
             countdowns run on the asyncio thread beside asyncio's."""
             self._state = self.cadence._state
-            # C writes each new timer's handle here: read at once, on the loop's thread (asyncio's
-            # loops are not thread-safe: other threads come in through call_soon_threadsafe).
-            self._out = _Handle()
+            # The starts and cancels not yet handed to C (_asyncio_pending): asyncio's loops are
+            # not thread-safe, so these are made on the loop's thread (other threads come in
+            # through call_soon_threadsafe). Every use of the Cadence loop hands them over first.
+            pending = Pending()
+            install(self._state, pending, type(self).__name__)
+            self._pending = pending
+            self._dates, self._lates = pending.dates, pending.lates
+            self._timers, self._cancels = pending.timers, pending.cancels
             self._fd = self._watch()
         except BaseException:
             self.close()
@@ -100,10 +106,7 @@ class EventLoop(asyncio.SelectorEventLoop):
         """
         if delay is None:
             raise TypeError("call_later: delay must be a number of seconds, got None")
-        now = self.time()
-        # One clock read; the delay as given (``when - now`` would add a float's error to it),
-        # as a float (Loop.schedule's fast path).
-        return self._arm(now + delay, delay + 0.0, callback, args, context)
+        return self._arm(self.time() + delay, callback, args, context)
 
     def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
         self,
@@ -121,41 +124,41 @@ class EventLoop(asyncio.SelectorEventLoop):
         """
         if when is None:
             raise TypeError("when cannot be None")
-        return self._arm(when, when - self.time(), callback, args, context)
+        return self._arm(when, callback, args, context)
+
+    def _flush(self) -> None:
+        """Hands the pending starts and cancels to C (see ``_asyncio_pending``)."""
+        pending = self._pending
+        if pending.timers or pending.cancels:
+            pending.flush(raw(self._state), f"{type(self).__name__}.call_at")
 
     def _arm(
         self,
         when: float,
-        delay: float,
         callback: Callable[..., object],
         args: tuple[Any, ...],
         context: contextvars.Context | None,
     ) -> Timer:
-        """A timer handle for ``when``, ``delay`` seconds from now, on a Cadence one-shot."""
+        """A timer handle for ``when`` (:meth:`time`), on a Cadence one-shot armed for that date
+        at the next flush (``_asyncio_pending``): an absolute date, so timers fire in the order
+        of their dates however close, whenever they are handed to C, and ``call_at(1.3)`` on the
+        virtual clock is due at 1.3 exactly (C takes a date within a float's rounding of a
+        nanosecond as that nanosecond)."""
         if self._closed:  # type: ignore[attr-defined]  # BaseEventLoop's, as is_closed() reads
             raise RuntimeError("Event loop is closed")
-        if delay != delay:
+        if when != when:
             raise ValueError(f"asyncio timer: when must be a number of seconds, got {when!r}")
         timer = Timer(when, callback, args, self, context)
-        if delay < math.inf:  # an infinite wait has no timer, as it has no end
+        if when < math.inf:  # an infinite wait has no timer, as it has no end
             late = TOLERANCE.get()
             if late is None:
                 late = self._tolerance
-            if delay < 0.0:
-                delay = 0.0
-            # One C call: a one-shot whose handle ends with it, calling the timer with no Tick
-            # (its key with _UNTIMED: _state.untimed, inlined with _state.hold's common case).
-            try:
-                key = _free_pop()
-            except IndexError:
-                key = _hold(timer)
-            else:
-                _slots[key] = timer
-            out = self._out
-            if code := _transient(self._state.handle, delay, late, key + _UNTIMED, out):
-                _drop(key)
-                raise error_for(code, f"{type(self).__name__}.call_at", self.cadence)
-            timer._cadence = out.value
+            date = when if when > -math.inf else 0.0  # every date before the clock's 0 is its 0
+            # A record of the one-shot to come, whose handle will end with it: -1 until the flush.
+            timer._cadence = -1
+            self._dates.append(date)
+            self._lates.append(late)
+            self._timers.append(timer)
         return timer
 
     def run_forever(self) -> None:
@@ -166,20 +169,32 @@ class EventLoop(asyncio.SelectorEventLoop):
         """
         if not self._state.claim():
             raise LoopBusy(context=f"{type(self).__name__}.run_forever", detail=RUNNING_OR_THREAD)
+        self._pending.owner = threading.get_ident()
         try:
             super().run_forever()
         finally:
+            self._pending.owner = None
             self._state.release()
 
     def close(self) -> None:
-        """Closes the event loop (asyncio's), then the Cadence loop if the event loop made it."""
+        """Closes the event loop (asyncio's), then the Cadence loop if the event loop made it.
+        Timers not yet handed to Cadence are forgotten, as asyncio forgets its scheduled ones;
+        pending cancels are made."""
         super().close()
+        if (pending := getattr(self, "_pending", None)) is not None:
+            pending.discard()
+            try:
+                self._flush()
+            finally:
+                uninstall(self._state, pending)
         if self._owns:
             self.cadence.close()
 
     def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
         """Asyncio's select: waits for I/O or the Cadence loop's descriptor; a readable
-        descriptor is a pass, whose due timers join the ready queue."""
+        descriptor is a pass, whose due timers join the ready queue. The pending starts and
+        cancels go to C first: the descriptor then wakes for the earliest date."""
+        self._flush()
         events = inner.select(timeout)
         for index, (key, _) in enumerate(events):
             if key.fd == self._fd:
@@ -189,6 +204,9 @@ class EventLoop(asyncio.SelectorEventLoop):
         return events
 
     def _pass(self) -> None:
-        code = _lib.lib.cadence_loop_run_pass(self._state.handle, MODE)
-        deliver_errors(self._state, self, self.cadence)
-        check(code, type(self).__name__)
+        state = self._state
+        code = _run_pass(state.__dict__["handle"], MODE)  # raw(): no flush, done before the wait
+        if state.errors:
+            deliver_errors(state, self, self.cadence)
+        if code:
+            check(code, type(self).__name__)

@@ -1,9 +1,11 @@
 """asyncio's timer handle on a Cadence one-shot (for :mod:`cadence.asyncio`).
 
 Every ``call_at`` makes one, so making, firing and cancelling it are the event loop's hot paths.
-Its one-shot is C's ``cadence_loop_schedule_transient``: the handle ends with the timer (its fire
-or its cancel), so nothing gives it up afterwards, and its callback is called with no ``Tick``
-(``_state.untimed``). The handle is kept as a plain int, with no finalizer.
+Its one-shot is C's ``cadence_loop_schedule_transient`` (made in a batch, once per loop turn:
+``_asyncio_pending``): the handle ends with the timer (its fire or its cancel), so nothing gives
+it up afterwards, and its callback is called with no ``Tick`` (``_state.untimed``). The handle is
+kept as a plain int, with no finalizer; a cancel is handed to C at the next flush, before anything
+can fire the timer or read Cadence's state.
 Outside debug mode they set and clear ``TimerHandle``'s attributes themselves instead of going
 through ``Handle.__init__`` and ``cancel`` (a ``get_debug()`` call and two levels of ``super()``
 each, about half of a bare ``TimerHandle``'s cost); ``test_asyncio_timer.py`` fails if CPython's
@@ -17,18 +19,15 @@ import contextvars
 from collections.abc import Callable
 from typing import Any
 
-from . import _state
-from .cancellable import _held, _steal
-
 _copy_context = contextvars.copy_context
-_runs, _slots, _free, _mask = _state.RUNS, _state._slots, _state._free, _state.UNTIMED - 1
 
 
 class Timer(asyncio.TimerHandle):
     """A ``TimerHandle`` whose Cadence one-shot puts it in the loop's ready queue when due."""
 
     __slots__ = ("_cadence",)
-    #: The one-shot's C handle while it may still be called; None after its fire or cancel.
+    #: The one-shot's C handle (> 0) while it may still be called; -1 before its start is handed
+    #: to C; None (or 0, a start C refused) after its fire or cancel.
     _cadence: int | None
 
     def __init__(
@@ -57,21 +56,18 @@ class Timer(asyncio.TimerHandle):
         self._loop._ready.append(self)
 
     def cancel(self) -> None:
-        """Cancels the timer and its Cadence one-shot (freed at once, its handle with it)."""
+        """Cancels the timer; its Cadence one-shot is stopped at the next flush, before anything
+        can fire it or read Cadence's state (``_asyncio_pending``); asyncio skips a cancelled
+        handle that is already in its ready queue."""
         if self._cancelled:
             return
         handle = self._cadence
-        if handle is not None:
+        if handle:
             self._cadence = None
-            # As ScheduledTimer.cancel: C hands the key back (> 0), or calls the release function
-            # (0); a negative code is an ended one-shot: fired (its callback not yet run: a batch
-            # seen from another thread), or its loop closed, whose timers went with it, as
-            # asyncio's do.
-            code = (_held if not _runs else _steal)(handle)
-            if code > 0:
-                code &= _mask
-                _slots[code] = None
-                _free.append(code)
+            if handle > 0:  # in C: stopped with the other cancels of this turn, its key stolen back
+                self._loop._cancels.append(handle)
+            else:  # not handed to C yet: its record is skipped
+                self._loop._pending.dropped += 1
         if self._loop._debug:
             super().cancel()
             return

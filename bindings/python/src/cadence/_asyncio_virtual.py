@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import ctypes
 import math
 import selectors
@@ -17,6 +16,7 @@ from typing import Any, TypeVar
 from . import _lib
 from ._async import deliver_errors
 from ._asyncio_loop import MODE, EventLoop
+from ._asyncio_pending import raw
 from ._state import finite_seconds
 from .errors import check
 from .loop import Loop
@@ -24,6 +24,7 @@ from .loop import Loop
 __all__ = ["VirtualEventLoop", "VirtualTimeError"]
 
 T = TypeVar("T")
+_now = _lib.lib.cadence_loop_now
 
 
 class VirtualTimeError(RuntimeError):
@@ -111,32 +112,14 @@ class VirtualEventLoop(EventLoop):
             self.close()
             raise
 
-    def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
-        self,
-        when: float,
-        callback: Callable[..., object],
-        *args: Any,
-        context: contextvars.Context | None = None,
-    ) -> asyncio.TimerHandle:
-        """:meth:`EventLoop.call_at`, on whole nanoseconds of the virtual clock: a date within a
-        float's rounding of a nanosecond is that nanosecond, so ``call_at(1.3)`` fires at 1.3
-        exactly, not a nanosecond after."""
-        if when is None:
-            raise TypeError("when cannot be None")
-        delay = when - self.time()
-        if math.isfinite(delay):
-            nanoseconds = delay * 1e9
-            nearest = round(nanoseconds)
-            if abs(nanoseconds - nearest) < 1e-3:
-                delay = nearest / 1e9
-        return self._arm(when, delay, callback, args, context)
-
     def _make_cadence(self) -> Loop:
         return Loop.virtual()
 
     def time(self) -> float:
         """The virtual clock, in seconds from 0 (:meth:`cadence.Loop.now` of :attr:`cadence`)."""
-        return self.cadence.now()
+        # Read without a flush (as Loop.now would make): call_later reads it for every timer.
+        check(_now(raw(self._state), out := ctypes.c_double()), "VirtualEventLoop.time")
+        return out.value
 
     def _watch(self) -> None:
         return None  # a virtual clock has no descriptor: the select below moves it
@@ -196,6 +179,7 @@ class VirtualEventLoop(EventLoop):
         events = inner.select(0)
         if events or timeout == 0:
             return events
+        self._flush()  # the pending starts and cancels first: the next timer may be among them
         limit = time.monotonic() + self._idle_limit
         while True:
             if self._jobs == 0 and (wait := self._next_timer()) < math.inf:
@@ -205,7 +189,7 @@ class VirtualEventLoop(EventLoop):
                         f"time_limit {self._time_limit:g} s (a program that waits for ever beside "
                         "a periodic task?)"
                     )
-                code = _lib.lib.cadence_loop_run(self._state.handle, MODE, wait)
+                code = _lib.lib.cadence_loop_run(raw(self._state), MODE, wait)
                 deliver_errors(self._state, self, self.cadence)
                 check(code, "VirtualEventLoop")
                 return []
@@ -227,5 +211,5 @@ class VirtualEventLoop(EventLoop):
 
     def _next_timer(self) -> float:
         out = ctypes.c_double()
-        check(_lib.lib.cadence_loop_timeout(self._state.handle, out), "VirtualEventLoop")
+        check(_lib.lib.cadence_loop_timeout(raw(self._state), out), "VirtualEventLoop")
         return out.value

@@ -71,6 +71,7 @@ CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, COUNTDOWN_FN, POLL_FN, FIRE_BATCH_FN)
 _H, _M, _D = [Handle], [Handle, _char_p], [Handle, _double_out]
 # A cadence_tick_fn: the binding passes NULL (None), for the loop's fire function.
 _fn = ctypes.c_void_p
+_vp = ctypes.c_void_p
 
 # Every function of include/cadence.h (without its ``cadence_`` prefix), by prototype. A name
 # marked ``*`` is called through ctypes.PyDLL, which keeps the GIL (cheaper): a call that never
@@ -104,6 +105,9 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, _d, _d, _char_p, _fn, _key, _out], "*loop_schedule"),
     (_int, [Handle, _d, _key, _out], "*loop_schedule_default"),
     (_int, [Handle, _d, _d, _key, _out], "*loop_schedule_transient"),
+    # Arrays as addresses (array.array's buffer_info()): userdata and handles are 64-bit words.
+    (_int, [Handle, _key, _vp, _vp, _vp, _vp], "*loop_schedule_transient_batch"),
+    (_int, [_vp, _key, _vp], "cancel_steal_batch"),
     (_int, [Handle, _d, _d, _d, _int, _char_p, _fn, _key, _out], "*loop_schedule_repeating"),
     (_int, [Handle, _d, _d, COUNTDOWN_FN, _key, _out], "countdown_start"),
     (_int, [Handle, _d, _d, POLL_FN, _key, _out], "poller_start"),

@@ -4,8 +4,10 @@
 ``call_later``, so every ``asyncio.sleep``, ``asyncio.timeout``, ``wait_for``,
 ``Condition.wait_for`` timeout and library timeout, are Cadence one-shots: nanosecond
 deadlines, never early (asyncio's own loop runs a timer up to its clock resolution early), in
-fire-date order with ties in scheduling order, freed at once by ``TimerHandle.cancel()``, and
-coalesced by tolerance when the program allows it (:func:`tolerance`). I/O, subprocesses,
+fire-date order with ties in scheduling order, freed by ``TimerHandle.cancel()`` before anything
+can fire them or look (starts and cancels reach Cadence together, once per loop turn: the turn's
+select, and any use of :attr:`EventLoop.cadence`, hands them over first), and coalesced by
+tolerance when the program allows it (:func:`tolerance`). I/O, subprocesses,
 signals and executors stay asyncio's: its selector watches the Cadence loop's descriptor beside
 every other::
 

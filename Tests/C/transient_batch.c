@@ -1,0 +1,141 @@
+/* cadence_loop_schedule_transient_batch and cadence_cancel_steal_batch: each record does what the
+ * single call does, a bad record does not stop the others and is reported (out {0} for a start,
+ * its code for a cancel), records keep their order (equal dates fire in record order), and bad
+ * input (NULL arrays, count 0, NaN and infinite dates, bad tolerances, stale handles, a destroyed
+ * loop, a loop without a fire function) is refused without a crash or a lost userdata. */
+#include "check.h"
+
+#include <string.h>
+
+static int fired[16], released[16], orders;
+static intptr_t order[16];
+static double dates[16];
+
+static void on_fire(void *userdata, double fire_date, uint64_t skipped, int final) {
+    (void)skipped;
+    CHECK_EQ(final, 1);
+    fired[(intptr_t)userdata]++;
+    dates[orders] = fire_date;
+    order[orders++] = (intptr_t)userdata;
+}
+
+static void on_release(void *userdata) { released[(intptr_t)userdata]++; }
+
+static void starts(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    double at[6] = {1.0, 0.0 / 0.0, 0.5, 1.0, 1.0 / 0.0, 0.75};
+    double late[6] = {0, 0, 0, 0, 0, -1.0};
+    void *keys[6] = {(void *)1, (void *)2, (void *)3, (void *)4, (void *)5, (void *)6};
+    cadence_cancellable out[6];
+    memset(out, 0xff, sizeof out);
+
+    /* No fire function yet: every record fails, reported as the first's error. */
+    CHECK_ERR(cadence_loop_schedule_transient_batch(loop, 1, at, late, keys, out), CADENCE_EINVAL);
+    CHECK_EQ(out[0].id, 0);
+    CHECK_OK(cadence_loop_set_callbacks(loop, on_fire, on_release));
+
+    /* count 0 does nothing, NULL arrays and all; a NULL array with records is refused whole. */
+    CHECK_OK(cadence_loop_schedule_transient_batch(loop, 0, NULL, NULL, NULL, NULL));
+    memset(out, 0xff, sizeof out);
+    CHECK_ERR_MSG(cadence_loop_schedule_transient_batch(loop, 6, NULL, late, keys, out), CADENCE_EINVAL,
+                  "cadence_loop_schedule_transient_batch: fire_dates must not be NULL, got NULL");
+    CHECK_ERR(cadence_loop_schedule_transient_batch(loop, 6, at, NULL, keys, out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule_transient_batch(loop, 6, at, late, NULL, out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule_transient_batch(loop, 6, at, late, keys, NULL), CADENCE_EINVAL);
+    CHECK_EQ(out[0].id, UINT64_MAX);  /* untouched */
+    uint64_t armed = 1;
+    CHECK_OK(cadence_loop_armed_timers(loop, &armed));
+    CHECK_EQ(armed, 0);
+
+    /* Records 1 (NaN date), 4 (infinite date) and 5 (negative tolerance) fail; the others arm. */
+    int code = cadence_loop_schedule_transient_batch(loop, 6, at, late, keys, out);
+    CHECK_EQ(code, CADENCE_EINVAL);
+    const char *prefix = "cadence_loop_schedule_transient_batch: record 1: fire_date must be finite";
+    CHECK(strncmp(cadence_last_error_message(), prefix, strlen(prefix)) == 0);
+    CHECK_EQ(out[1].id, 0);
+    CHECK_EQ(out[4].id, 0);
+    CHECK_EQ(out[5].id, 0);
+    CHECK(out[0].id != 0 && out[2].id != 0 && out[3].id != 0);
+    CHECK_OK(cadence_loop_armed_timers(loop, &armed));
+    CHECK_EQ(armed, 3);
+    double value = 0;
+    CHECK_OK(cadence_timer_fire_date(out[2], &value));
+    CHECK_OK(cadence_loop_run(loop, "default", 2.0));
+    CHECK_EQ(orders, 3);                 /* date order, equal dates in record order, exact dates */
+    CHECK_EQ(order[0], 3);
+    CHECK_EQ(order[1], 1);
+    CHECK_EQ(order[2], 4);
+    CHECK(dates[0] == 0.5 && dates[1] == 1.0 && dates[2] == 1.0);
+    CHECK_ERR(cadence_cancel(out[0]), CADENCE_EBADF);  /* ended with its fire, as a single one */
+
+    /* A destroyed loop: every record fails with EBADF, nothing is called. */
+    CHECK_OK(cadence_loop_destroy(loop));
+    double again[2] = {3.0, 4.0}, none[2] = {0, 0};
+    void *more[2] = {(void *)7, (void *)8};
+    CHECK_ERR(cadence_loop_schedule_transient_batch(loop, 2, again, none, more, out), CADENCE_EBADF);
+    CHECK_EQ(out[0].id, 0);
+    CHECK_EQ(out[1].id, 0);
+    for (int k = 0; k < 16; k++) {
+        CHECK_EQ(fired[k] + released[k], k == 1 || k == 3 || k == 4);  /* no userdata lost or doubled */
+        fired[k] = released[k] = 0;
+    }
+    orders = 0;
+}
+
+static void cancels(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    CHECK_OK(cadence_loop_set_callbacks(loop, on_fire, on_release));
+    double at[4] = {1.0, 2.0, 3.0, 0.5}, late[4] = {0, 0, 0, 0};
+    void *keys[4] = {(void *)1, (void *)2, (void *)3, (void *)4};
+    cadence_cancellable h[4];
+    CHECK_OK(cadence_loop_schedule_transient_batch(loop, 4, at, late, keys, h));
+    CHECK_OK(cadence_loop_run(loop, "default", 0.6));  /* 4 fires: its handle ends */
+    CHECK_EQ(fired[4], 1);
+
+    cadence_publisher publisher;
+    cadence_cancellable connection;
+    CHECK_OK(cadence_timer_publish(loop, 1.0, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_connect(publisher, &connection));
+
+    /* Live timers (stolen back), the same handle twice, a fired one, a zero handle, a
+     * connection (stopped, never stolen), and one stopped by a single cancel before. */
+    CHECK_OK(cadence_cancel(h[2]));
+    CHECK_EQ(released[3], 1);
+    cadence_cancellable batch[8] = {h[0], h[1], h[0], h[3], {0}, connection, connection, h[2]};
+    intptr_t out[8];
+    memset(out, 0x7f, sizeof out);
+    CHECK_ERR(cadence_cancel_steal_batch(NULL, 8, out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_cancel_steal_batch(batch, 8, NULL), CADENCE_EINVAL);
+    CHECK_OK(cadence_cancel_steal_batch(NULL, 0, NULL));
+    CHECK_EQ(out[0], 0x7f7f7f7f7f7f7f7f);  /* untouched */
+    CHECK_OK(cadence_cancel_steal_batch(batch, 8, out));
+    CHECK_EQ(out[0], 1);
+    CHECK_EQ(out[1], 2);
+    CHECK_EQ(out[2], CADENCE_EBADF);     /* a stopped transient handle has ended */
+    CHECK_EQ(out[3], CADENCE_EBADF);     /* fired */
+    CHECK_EQ(out[4], CADENCE_EBADF);
+    CHECK_EQ(out[5], 0);
+    CHECK_EQ(out[6], CADENCE_EALREADY);
+    CHECK_EQ(out[7], CADENCE_EBADF);
+    CHECK_EQ(released[1] + released[2], 0);  /* stolen: the caller's, no release */
+    uint64_t armed = 1;
+    CHECK_OK(cadence_loop_armed_timers(loop, &armed));
+    CHECK_EQ(armed, 0);
+    CHECK_OK(cadence_loop_run(loop, "default", 5.0));
+    CHECK_EQ(orders, 1);                 /* nothing cancelled fired */
+    CHECK_OK(cadence_cancellable_release(connection));
+    CHECK_OK(cadence_publisher_release(publisher));
+    CHECK_OK(cadence_loop_destroy(loop));
+    /* After the destroy: every handle is stale, reported per record. */
+    CHECK_OK(cadence_cancel_steal_batch(batch, 2, out));
+    CHECK_EQ(out[0], CADENCE_EBADF);
+    CHECK_EQ(out[1], CADENCE_EBADF);
+}
+
+int main(void) {
+    starts();
+    cancels();
+    return 0;
+}

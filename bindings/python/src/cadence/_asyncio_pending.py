@@ -1,0 +1,220 @@
+"""The starts and cancels of :mod:`cadence.asyncio`'s timers, handed to C once per loop turn.
+
+A ctypes call costs nearly half of asyncio's whole ``call_at`` (about 0.7 us), so a timer's
+start and its cancel cross into C together with the others of the same turn: ``call_at`` records
+its timer here (date, tolerance and timer in plain lists, columns), ``TimerHandle.cancel()`` of a
+timer already in C records its handle, and a cancel of one not yet handed over only counts it
+(its record is then skipped). :meth:`Pending.flush` then makes one C call for every pending
+cancel (``cadence_cancel_steal_batch``) and one for every pending start
+(``cadence_loop_schedule_transient_batch``; a lone start, the common case of a quiet loop, takes
+the scalar ``cadence_loop_schedule_transient`` and makes no arrays), whose timers take their keys
+in the callback table (``_state``) only then: a timer cancelled before it was handed over never
+costs C or the table anything, as a cancelled timer costs asyncio's own loop only its mark.
+
+A flush comes before anything waits or reads Cadence's state: the event loop's select (so the
+descriptor is armed for the earliest date before the wait, and a timer is armed before any pass
+could fire a later one), the virtual twin's clock move, ``close()``, and every use of the Cadence
+loop under the event loop (``EventLoop.cadence``): :func:`install` turns that loop's
+:class:`~cadence._state.LoopState` into a :class:`FlushingState`, whose ``handle``, which every
+call of Cadence's own API reads before going into C, flushes first. A loop under no event loop
+keeps the plain class, so Cadence's own API pays nothing for this. A date is absolute (the
+loop's monotonic clock), so arming at the next flush changes no timer's fire date or order; a
+start of Cadence's own API made meanwhile flushes first, so ties keep the order of the calls.
+
+Threads: asyncio's timers are made and cancelled on the event loop's thread. A use of the Cadence
+loop from another thread while the event loop runs flushes nothing (the loop's thread may be
+between the appends of one record); the loop's thread flushes at its next select.
+"""
+
+from __future__ import annotations
+
+import threading
+from array import array
+from itertools import compress
+from typing import Any, cast
+
+from . import _lib, _state
+from .errors import LoopBusy, error_for
+
+_start_one = _lib.lib.cadence_loop_schedule_transient
+_start_batch = _lib.lib.cadence_loop_schedule_transient_batch
+_cancel_batch = _lib.lib.cadence_cancel_steal_batch
+_slots, _free, _pop = _state._slots, _state._free, _state._free.pop
+_UNTIMED, _mask = _state.UNTIMED, _state.UNTIMED - 1
+_ident = threading.get_ident
+
+
+class Pending:
+    """The starts and cancels an event loop has not handed to C yet (see the module's notes).
+
+    ``dates``, ``lates`` and ``timers`` are the columns of the pending starts; ``dropped`` counts
+    those cancelled since (their timers' ``_cadence`` is None); ``cancels`` holds the C handles of
+    timers to cancel.
+    """
+
+    __slots__ = ("cancels", "dates", "dropped", "lates", "out", "owner", "timers")
+
+    def __init__(self) -> None:
+        self.dates: list[float] = []
+        self.lates: list[float] = []
+        self.timers: list[Any] = []
+        self.cancels: list[int] = []
+        self.dropped = 0
+        self.out = _lib.Handle()  # C's answer to a start of one record
+        #: The thread whose flushes count: the event loop's while it runs, else None (any).
+        self.owner: int | None = None
+
+    def flush(self, handle: int, where: str) -> None:
+        """Hands every pending cancel, then every pending start, to C for the loop ``handle``
+        (each list taken whole first, so a failure leaves nothing half-pending).
+
+        Raises:
+            CadenceError: C refused some starts (its error, naming ``where``); their timers
+                never fire, and every other record was handed over.
+        """
+        if self.owner is not None and self.owner != _ident():
+            return
+        if self.cancels:
+            self._cancel()
+        if self.timers:
+            if len(self.timers) == 1:  # the common case of a quiet loop: no arrays to make
+                self._start_one(handle, where)
+            else:
+                self._start(handle, where)
+
+    # Each list is copied, then emptied in place: the event loop and its timers append to these
+    # very lists.
+
+    def _cancel(self) -> None:
+        cancels = self.cancels[:]
+        self.cancels.clear()
+        count = len(cancels)
+        handles, out = array("Q", cancels), array("q", bytes(8 * count))
+        _cancel_batch(handles.buffer_info()[0], count, out.buffer_info()[0])
+        # A key comes back (> 0) for each timer stopped; a fired one (its key freed by the fire)
+        # or one of a closed loop gives CADENCE_EBADF ("ended"), which changes nothing.
+        for key in out:
+            if key > 0:
+                key &= _mask
+                _slots[key] = None
+                _free.append(key)
+
+    def _start_one(self, handle: int, where: str) -> None:
+        timer, date, late = self.timers.pop(), self.dates.pop(), self.lates.pop()
+        if self.dropped:  # cancelled before its start was handed over
+            self.dropped = 0
+            return
+        try:
+            key = _pop()
+        except IndexError:
+            key = _state.hold(timer)
+        else:
+            _slots[key] = timer
+        out = self.out
+        if code := _start_one(handle, date, late, key + _UNTIMED, out):
+            timer._cadence = None
+            _state.drop(key)
+            raise error_for(code, where)
+        timer._cadence = out.value
+
+    def _start(self, handle: int, where: str) -> None:
+        dates, lates, timers = self.dates[:], self.lates[:], self.timers[:]
+        dropped, self.dropped = self.dropped, 0
+        self._clear()
+        if dropped:  # skip the records of timers cancelled before their start was handed over
+            if dropped == len(timers):
+                return
+            live = [timer._cadence is not None for timer in timers]
+            dates, lates = list(compress(dates, live)), list(compress(lates, live))
+            timers = list(compress(timers, live))
+        # Each timer takes its key now (_state.hold's common case, inlined), C's userdata the key
+        # with UNTIMED (its callback is called with no Tick: _state.untimed).
+        keys = []
+        for timer in timers:
+            try:
+                key = _pop()
+            except IndexError:
+                key = _state.hold(timer)
+            else:
+                _slots[key] = timer
+            keys.append(key + _UNTIMED)
+        count = len(timers)
+        when, late, data = array("d", dates), array("d", lates), array("Q", keys)
+        out = array("Q", bytes(8 * count))
+        code = _start_batch(
+            handle,
+            count,
+            when.buffer_info()[0],
+            late.buffer_info()[0],
+            data.buffer_info()[0],
+            out.buffer_info()[0],
+        )
+        for timer, made in zip(timers, out):
+            timer._cadence = made
+        if code:
+            for timer, made, key in zip(timers, out, keys):
+                if not made:  # never armed: C never calls it, its key is free
+                    timer._cadence = None
+                    _state.drop(key)
+            raise error_for(code, where)
+
+    def discard(self) -> None:
+        """Forgets the pending starts (their timers never fire: asyncio's ``close()`` forgets
+        its scheduled timers too)."""
+        timers = self.timers[:]
+        self._clear()
+        self.dropped = 0
+        for timer in timers:
+            timer._cadence = None
+
+    def _clear(self) -> None:
+        for column in (self.dates, self.lates, self.timers):
+            column.clear()
+
+
+class FlushingState(_state.LoopState):
+    """The state of a Cadence loop under an event loop: reading ``handle`` (what every call of
+    Cadence's own API does before going into C) hands the event loop's pending starts and
+    cancels to C first. The event loop itself reads the plain value, :func:`raw`."""
+
+    pending: Pending
+
+    @property  # a data descriptor: it wins over the instance's own value
+    def handle(self) -> int:
+        value: int = self.__dict__["handle"]
+        pending = self.pending
+        if value and (pending.timers or pending.cancels):
+            pending.flush(value, "EventLoop.call_at")
+        return value
+
+    @handle.setter
+    def handle(self, value: int) -> None:
+        self.__dict__["handle"] = value
+
+
+def raw(state: _state.LoopState) -> int:
+    """The loop's C handle, without a flush (0 once the loop is closed)."""
+    return int(state.__dict__["handle"])
+
+
+def install(state: _state.LoopState, pending: Pending, where: str) -> None:
+    """Makes every use of ``state``'s loop flush ``pending`` first (see :class:`FlushingState`).
+
+    Raises:
+        LoopBusy: the loop is under another event loop already.
+    """
+    if isinstance(state, FlushingState):
+        raise LoopBusy(
+            context=where,
+            detail="loop must not be under another cadence.asyncio event loop, got one that is "
+            "(close that event loop first)",
+        )
+    state.pending = pending  # type: ignore[attr-defined]
+    state.__class__ = FlushingState
+
+
+def uninstall(state: _state.LoopState, pending: Pending) -> None:
+    """Undoes :func:`install` of ``pending``: the loop is its own again."""
+    if isinstance(state, FlushingState) and state.pending is pending:
+        state.__class__ = cast("type[FlushingState]", _state.LoopState)
+        del state.pending
