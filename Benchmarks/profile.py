@@ -49,7 +49,7 @@ TARGETS = {
         ("fire: Loop.firePass (whole pass, per fire)", "*4LoopC8firePass*", 1),
     ],
     "c": [
-        ("start: cadence_loop_schedule", "cadence_loop_schedule", 2),
+        ("start: cadence_loop_schedule_default", "cadence_loop_schedule_default", 2),
         ("stop: cadence_cancel", "cadence_cancel", 1),
         ("fire: cadence_loop_run (per fire)", "cadence_loop_run", 1),
     ],
