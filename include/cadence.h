@@ -234,17 +234,27 @@ CADENCE_EXPORT int cadence_loop_set_callbacks(cadence_loop loop, cadence_fire_fn
 CADENCE_EXPORT int cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata,
                                                  cadence_cancellable *_Nullable out);
 
-/* cadence_loop_schedule_default with a tolerance (seconds >= 0, finite: the one-shot may fire up
- * to that late, never early), whose handle ends with the timer: its fire (its final call, batched
- * or not), the cancel that stops it (cadence_cancel, cadence_cancel_steal) or cadence_loop_destroy
- * releases the handle, so the caller never releases it (a release before then does what it does
- * for any one-shot: gives the handle up and leaves the timer armed). From then on the handle is
- * stale, and every call with it returns CADENCE_EBADF, which for such a handle means "ended";
- * it never names another timer (see "Handles"). For a binding whose handle objects would
- * otherwise each make one more call to give the handle up after the fire (Python's asyncio
- * timers). Detaching it changes nothing. Errors: as cadence_loop_schedule_default, and
- * CADENCE_EINVAL for a negative, NaN or infinite tolerance. Added in 0.4. */
-CADENCE_EXPORT int cadence_loop_schedule_transient(cadence_loop loop, double delay, double tolerance,
+/* A one-shot of the loop's fire function, fire(userdata, fire_date, 0, 1), in "default", due at
+ * `fire_date` and up to `tolerance` (seconds >= 0, finite) later, never earlier, whose handle
+ * ends with the timer. `fire_date` is in seconds of the loop's monotonic clock: CLOCK_MONOTONIC
+ * on a real loop (clock_gettime(CLOCK_MONOTONIC), Python's time.monotonic(), libuv's uv_hrtime()
+ * in seconds), the virtual clock on a virtual loop (its fire-date scale); a date within a
+ * hundredth of a nanosecond of a whole one is that nanosecond (a double's rounding of it), any
+ * other is rounded up; a date that has passed is due at once, in the next pass. So two timers
+ * keep the order of their dates whenever they were armed (asyncio's call_at, whose `when` is an
+ * absolute date: a delay would be measured from a clock read a few microseconds apart for each).
+ * Its tick's fire_date is on the fire-date scale, as for every timer.
+ * The handle ends with the timer: its fire (its final call, batched or not), the cancel that stops
+ * it (cadence_cancel, cadence_cancel_steal) or cadence_loop_destroy releases the handle, so the
+ * caller never releases it (a release before then does what it does for any one-shot: gives the
+ * handle up and leaves the timer armed). From then on the handle is stale, and every call with it
+ * returns CADENCE_EBADF, which for such a handle means "ended"; it never names another timer (see
+ * "Handles"). For a binding whose handle objects would otherwise each make one more call to give
+ * the handle up after the fire (Python's asyncio timers). Detaching it changes nothing.
+ * Threads: any thread. Errors: CADENCE_EINVAL (out NULL; fire_date NaN or infinite; tolerance
+ * negative, NaN or infinite; the loop has no fire function), CADENCE_EBADF, CADENCE_ENOMEM (see
+ * "Handles" above); on error nothing is called. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_schedule_transient(cadence_loop loop, double fire_date, double tolerance,
                                                    void *_Nullable userdata,
                                                    cadence_cancellable *_Nullable out);
 

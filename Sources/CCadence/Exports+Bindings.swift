@@ -35,13 +35,13 @@ public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: D
 }
 
 @c @implementation
-public func cadence_loop_schedule_transient(_ loopHandle: cadence_loop, _ delay: Double, _ tolerance: Double,
+public func cadence_loop_schedule_transient(_ loopHandle: cadence_loop, _ fireDate: Double, _ tolerance: Double,
                                             _ userdata: UnsafeMutableRawPointer?,
                                             _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     guard let out else { return fail(.null("out")) }
     do {
         out.pointee = cadence_cancellable(id: try TimerHandles.scheduleTransient(
-            loop: loopHandle.id, after: delay, tolerance: tolerance, userdata: userdata, invoke: invokeFireFunction))
+            loop: loopHandle.id, at: fireDate, tolerance: tolerance, userdata: userdata, invoke: invokeFireFunction))
         return 0
     } catch {
         return fail(error)

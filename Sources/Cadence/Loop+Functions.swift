@@ -127,14 +127,19 @@ extension Loop {
                              held: true).handleBits
     }
 
-    /// ``scheduleDefault(after:userdata:invoke:)`` with `tolerance`, whose handle ends with the
-    /// timer (``HandleState/transient``): `cadence_loop_schedule_transient`. Returns the handle's bits.
+    /// A one-shot in the default mode calling the loop's fire function through `invoke` with
+    /// `userdata`, due at `date` (seconds of the loop's monotonic clock: ``nanoseconds(fromDate:argument:)``)
+    /// and up to `tolerance` later, whose handle ends with the timer (``HandleState/transient``):
+    /// `cadence_loop_schedule_transient`. Returns the handle's bits. A date that has passed is
+    /// due at once (it fires in the next pass).
     ///
-    /// - Throws: as `scheduleDefault`; ``CadenceError/invalidArgument`` for a bad `tolerance`.
+    /// - Throws: ``CadenceError/invalidArgument`` for a NaN or infinite `date`, a bad `tolerance`,
+    ///   or if no fire function is set; ``CadenceError/badHandle`` after ``close()``;
+    ///   ``CadenceError/outOfMemory`` if no handle can name the slot.
     @inline(__always)
-    package func scheduleTransient(after delay: Double, tolerance: Double, userdata: UnsafeMutableRawPointer?,
+    package func scheduleTransient(at date: Double, tolerance: Double, userdata: UnsafeMutableRawPointer?,
                                    invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
-        let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
+        let fireDate = try nanoseconds(fromDate: date, argument: "fire_date")
         let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
         lock.lock()
         defer { lock.unlock() }
@@ -142,7 +147,7 @@ extension Loop {
             guard !isClosedFlag else { throw .loopClosed() }
             throw .noFireFunction()
         }
-        let id = try armLocked(delay: delay, at: nil, interval: 0, tolerance: tolerance, missedTicks: .skip,
+        let id = try armLocked(delay: 0, at: fireDate, interval: 0, tolerance: tolerance, missedTicks: .skip,
                                modeIndex: TimerQueues.defaultIndex,
                                action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata)),
                                held: true)

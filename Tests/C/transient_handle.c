@@ -3,7 +3,9 @@
  * then on every call with it returns CADENCE_EBADF ("ended"), also after its slot holds another
  * timer; before then it is a one-shot like the others (read, reset, cancel, released early: left
  * armed). No userdata is released twice or lost: each ends once, by its fire, its stolen key, or
- * the release function. Bad input: tolerance, delay, out, no fire function. */
+ * the release function. Bad input: tolerance, fire date, out, no fire function. Dates are
+ * absolute on the loop's monotonic clock: exact at whole nanoseconds, in their order whatever the
+ * order of arming, and a date that has passed fires in the next pass. */
 #include "check.h"
 
 static int fired[8], released[8];
@@ -32,7 +34,8 @@ static void run(int batched) {
     if (batched) CHECK_OK(cadence_loop_set_fire_batch(loop, on_batch));
     CHECK_ERR(cadence_loop_schedule_transient(loop, 1.0, -1.0, (void *)1, &h[1]), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_schedule_transient(loop, 1.0, 0.0 / 0.0, (void *)1, &h[1]), CADENCE_EINVAL);
-    CHECK_ERR(cadence_loop_schedule_transient(loop, -1.0, 0, (void *)1, &h[1]), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule_transient(loop, 1.0 / 0.0, 0, (void *)1, &h[1]), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_schedule_transient(loop, 0.0 / 0.0, 0, (void *)1, &h[1]), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_schedule_transient(loop, 1.0, 0, (void *)1, NULL), CADENCE_EINVAL);
 
     for (intptr_t k = 1; k <= 5; k++) CHECK_OK(cadence_loop_schedule_transient(loop, 1.0, 0.5, (void *)k, &h[k]));
@@ -76,7 +79,44 @@ static void run(int batched) {
     for (int k = 0; k < 8; k++) fired[k] = released[k] = 0;
 }
 
+static int order[8], orders;
+static double dates[8];
+static void on_date(void *userdata, double fire_date, uint64_t skipped, int final) {
+    (void)skipped, (void)final;
+    dates[orders] = fire_date;
+    order[orders++] = (int)(intptr_t)userdata;
+}
+
+static void absolute_dates(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    CHECK_OK(cadence_loop_set_callbacks(loop, on_date, on_release));
+    cadence_cancellable h;
+    double value = 0;
+    CHECK_OK(cadence_loop_schedule_transient(loop, 1.3, 0, (void *)1, &h));
+    CHECK_OK(cadence_timer_fire_date(h, &value));
+    CHECK(value == 1.3);                                     /* 1.3 exactly, not a nanosecond after */
+    CHECK_OK(cadence_loop_schedule_transient(loop, 2.000000002, 0, (void *)2, &h));
+    CHECK_OK(cadence_loop_schedule_transient(loop, 2.000000001, 0, (void *)3, &h));  /* armed after, due before */
+    CHECK_OK(cadence_loop_run(loop, "default", 2.5));
+    CHECK_EQ(orders, 3);
+    CHECK_EQ(order[0], 1);
+    CHECK_EQ(order[1], 3);
+    CHECK_EQ(order[2], 2);
+    CHECK(dates[0] == 1.3);
+    CHECK_OK(cadence_loop_schedule_transient(loop, 1.0, 0, (void *)4, &h));          /* passed: due now */
+    CHECK_OK(cadence_loop_schedule_transient(loop, -5.0, 0, (void *)5, &h));
+    CHECK_OK(cadence_loop_run(loop, "default", 0));
+    CHECK_EQ(orders, 5);
+    CHECK_EQ(order[3], 5);                                   /* the two past dates, in date order: */
+    CHECK_EQ(order[4], 4);                                   /* one before the clock's 0 is 0 */
+    CHECK(dates[3] == 0.0);
+    CHECK(dates[4] == 1.0);
+    CHECK_OK(cadence_loop_destroy(loop));
+}
+
 int main(void) {
+    absolute_dates();
     run(0);
     run(1);
     return 0;

@@ -18,6 +18,12 @@ extension CadenceError {
         invalidArgument.with("\(argument) must be \(allowZero ? ">= 0" : "> 0") and finite, got \(seconds)")
     }
 
+    /// A date on a loop's monotonic clock that names no time: NaN or infinite seconds.
+    @inline(never)
+    package static func badMonotonicDate(_ argument: StaticString, _ seconds: Double) -> CadenceError {
+        invalidArgument.with("\(argument) must be finite seconds of the loop's monotonic clock, got \(seconds)")
+    }
+
     /// A bad `Duration`, shown as the caller wrote it (a `Duration` is always finite):
     /// `"interval must be > 0, got .milliseconds(-5)"`.
     @inline(never)

@@ -35,6 +35,24 @@ func nanoseconds(fromSeconds seconds: Double, allowZero: Bool, argument: StaticS
     throw .badSeconds(argument, seconds, allowZero: allowZero)  // out of line: built only here
 }
 
+/// Converts a date in seconds of a loop's monotonic clock (CLOCK_MONOTONIC on a real loop, the
+/// virtual clock on a virtual one) to engine nanoseconds: a date within a hundredth of a
+/// nanosecond of a whole one (a float's rounding of it: 1.3 is 1,300,000,000.0000002 ns) is that
+/// nanosecond, any other is rounded up, so a timer is never early by its own date; a date before
+/// 0 is 0, one of 1.8e10 s or more saturates.
+///
+/// - Throws: ``CadenceError/invalidArgument`` for NaN or an infinity, naming `argument`.
+@inline(__always)
+func nanoseconds(fromDate seconds: Double, argument: StaticString) throws(CadenceError) -> Nanoseconds {
+    if seconds > 0 && seconds < 1.8e10 {
+        let exact = seconds * 1e9
+        let nearest = exact.rounded()
+        return Nanoseconds(exact - nearest < 0.01 ? nearest : exact.rounded(.up))
+    }
+    if seconds.isFinite { return seconds > 0 ? .max : 0 }
+    throw .badMonotonicDate(argument, seconds)  // out of line: built only here
+}
+
 /// Converts a public `Duration` to engine nanoseconds after checking it, by the rules of
 /// `nanoseconds(fromSeconds:allowZero:argument:)`, its message showing the `Duration` as given
 /// (`.milliseconds(-5)`): attoseconds are rounded up to whole nanoseconds, so a timer is never early.

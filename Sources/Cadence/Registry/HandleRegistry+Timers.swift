@@ -125,14 +125,14 @@ package enum TimerHandles {
     }
 
     /// Arms a one-shot whose handle ends with it on the loop behind `loopID`
-    /// (``Loop/scheduleTransient(after:tolerance:userdata:invoke:)``); returns its handle.
+    /// (``Loop/scheduleTransient(at:tolerance:userdata:invoke:)``); returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleTransient`.
-    package static func scheduleTransient(loop loopID: UInt64, after delay: Double, tolerance: Double,
+    package static func scheduleTransient(loop loopID: UInt64, at date: Double, tolerance: Double,
                                           userdata: UnsafeMutableRawPointer?,
                                           invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
         try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
-            try loop.scheduleTransient(after: delay, tolerance: tolerance, userdata: userdata, invoke: invoke)
+            try loop.scheduleTransient(at: date, tolerance: tolerance, userdata: userdata, invoke: invoke)
         }
     }
 

@@ -203,6 +203,23 @@ def test_time_is_the_cadence_loops_clock_and_call_at_keeps_it() -> None:
     assert when <= at < when + 0.2
 
 
+@pytest.mark.parametrize("factory", [ca.EventLoop, ca.VirtualEventLoop])
+def test_call_at_keeps_the_order_of_dates_however_close(factory: Factory) -> None:
+    # Armed latest date first, 10 ns apart: a timer armed by its delay from a clock read of its
+    # own would be off by the microseconds between the reads, and fire out of order.
+    loop = factory()
+    try:
+        order: list[int] = []
+        base = loop.time() + 0.02
+        for k in range(20, 0, -1):
+            loop.call_at(base + k * 1e-8, order.append, k)
+        loop.call_at(base + 0.01, loop.stop)
+        loop.run_forever()
+        assert order == list(range(1, 21))
+    finally:
+        loop.close()
+
+
 def test_a_cancelled_timer_handle_frees_its_cadence_timer_at_once() -> None:
     async def main() -> tuple[int, int, int]:
         loop = asyncio.get_running_loop()

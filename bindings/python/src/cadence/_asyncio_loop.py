@@ -100,10 +100,7 @@ class EventLoop(asyncio.SelectorEventLoop):
         """
         if delay is None:
             raise TypeError("call_later: delay must be a number of seconds, got None")
-        now = self.time()
-        # One clock read; the delay as given (``when - now`` would add a float's error to it),
-        # as a float (Loop.schedule's fast path).
-        return self._arm(now + delay, delay + 0.0, callback, args, context)
+        return self._arm(self.time() + delay, callback, args, context)
 
     def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
         self,
@@ -121,28 +118,29 @@ class EventLoop(asyncio.SelectorEventLoop):
         """
         if when is None:
             raise TypeError("when cannot be None")
-        return self._arm(when, when - self.time(), callback, args, context)
+        return self._arm(when, callback, args, context)
 
     def _arm(
         self,
         when: float,
-        delay: float,
         callback: Callable[..., object],
         args: tuple[Any, ...],
         context: contextvars.Context | None,
     ) -> Timer:
-        """A timer handle for ``when``, ``delay`` seconds from now, on a Cadence one-shot."""
+        """A timer handle for ``when`` (:meth:`time`), on a Cadence one-shot armed for that date:
+        an absolute date, so timers fire in the order of their dates however close, and
+        ``call_at(1.3)`` on the virtual clock is due at 1.3 exactly (C takes a date within a
+        float's rounding of a nanosecond as that nanosecond)."""
         if self._closed:  # type: ignore[attr-defined]  # BaseEventLoop's, as is_closed() reads
             raise RuntimeError("Event loop is closed")
-        if delay != delay:
+        if when != when:
             raise ValueError(f"asyncio timer: when must be a number of seconds, got {when!r}")
         timer = Timer(when, callback, args, self, context)
-        if delay < math.inf:  # an infinite wait has no timer, as it has no end
+        if when < math.inf:  # an infinite wait has no timer, as it has no end
             late = TOLERANCE.get()
             if late is None:
                 late = self._tolerance
-            if delay < 0.0:
-                delay = 0.0
+            date = when if when > -math.inf else 0.0  # every date before the clock's 0 is its 0
             # One C call: a one-shot whose handle ends with it, calling the timer with no Tick
             # (its key with _UNTIMED: _state.untimed, inlined with _state.hold's common case).
             try:
@@ -152,7 +150,7 @@ class EventLoop(asyncio.SelectorEventLoop):
             else:
                 _slots[key] = timer
             out = self._out
-            if code := _transient(self._state.handle, delay, late, key + _UNTIMED, out):
+            if code := _transient(self._state.handle, date, late, key + _UNTIMED, out):
                 _drop(key)
                 raise error_for(code, f"{type(self).__name__}.call_at", self.cadence)
             timer._cadence = out.value

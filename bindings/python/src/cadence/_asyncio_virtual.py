@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import ctypes
 import math
 import selectors
@@ -110,26 +109,6 @@ class VirtualEventLoop(EventLoop):
         except BaseException:
             self.close()
             raise
-
-    def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
-        self,
-        when: float,
-        callback: Callable[..., object],
-        *args: Any,
-        context: contextvars.Context | None = None,
-    ) -> asyncio.TimerHandle:
-        """:meth:`EventLoop.call_at`, on whole nanoseconds of the virtual clock: a date within a
-        float's rounding of a nanosecond is that nanosecond, so ``call_at(1.3)`` fires at 1.3
-        exactly, not a nanosecond after."""
-        if when is None:
-            raise TypeError("when cannot be None")
-        delay = when - self.time()
-        if math.isfinite(delay):
-            nanoseconds = delay * 1e9
-            nearest = round(nanoseconds)
-            if abs(nanoseconds - nearest) < 1e-3:
-                delay = nearest / 1e9
-        return self._arm(when, delay, callback, args, context)
 
     def _make_cadence(self) -> Loop:
         return Loop.virtual()
