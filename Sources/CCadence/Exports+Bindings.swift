@@ -27,9 +27,7 @@ public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: D
     guard let out else { return fail(.null("out")) }
     do {
         out.pointee = cadence_cancellable(id: try TimerHandles.scheduleDefault(
-            loop: loopHandle.id, after: delay) { fire, release throws(CadenceError) in
-                try fireCallback(userdata, fire: fire, release: release)
-            })
+            loop: loopHandle.id, after: delay, fireRegistration(userdata)))
         return 0
     } catch {
         return fail(error)
@@ -43,9 +41,7 @@ public func cadence_loop_schedule_transient(_ loopHandle: cadence_loop, _ fireDa
     guard let out else { return fail(.null("out")) }
     do {
         out.pointee = cadence_cancellable(id: try TimerHandles.scheduleTransient(
-            loop: loopHandle.id, at: fireDate, tolerance: tolerance) { fire, release throws(CadenceError) in
-                try fireCallback(userdata, fire: fire, release: release)
-            })
+            loop: loopHandle.id, at: fireDate, tolerance: tolerance, fireRegistration(userdata)))
         return 0
     } catch {
         return fail(error)

@@ -10,10 +10,8 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
         guard let out else { throw .null("out") }
         let mode = try CCadence.mode(mode)
         out.pointee = cadence_cancellable(id: try TimerHandles.schedule(
-            loop: loopHandle.id, after: delay, interval: nil, tolerance: tolerance, in: mode, missedTicks: .skip
-        ) { fire, release throws(CadenceError) in
-                try timerCallback(fn, userdata, fire: fire, release: release)
-            })
+            loop: loopHandle.id, after: delay, interval: nil, tolerance: tolerance, in: mode, missedTicks: .skip,
+            tickRegistration(fn, userdata)))
     }
 }
 
@@ -28,10 +26,8 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
         guard let policy = MissedTickPolicy(rawValue: missedTicks) else { throw .badPolicy("missed_ticks", missedTicks) }
         let mode = try CCadence.mode(mode)
         out.pointee = cadence_cancellable(id: try TimerHandles.schedule(
-            loop: loopHandle.id, after: delay, interval: interval, tolerance: tolerance, in: mode, missedTicks: policy
-        ) { fire, release throws(CadenceError) in
-                try timerCallback(fn, userdata, fire: fire, release: release)
-            })
+            loop: loopHandle.id, after: delay, interval: interval, tolerance: tolerance, in: mode, missedTicks: policy,
+            tickRegistration(fn, userdata)))
     }
 }
 

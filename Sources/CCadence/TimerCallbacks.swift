@@ -1,13 +1,15 @@
 import Cadence
 import CCadenceHeader
 
-// C's `{function, userdata, release}` as the engine's `TimerHandler`, one struct per callback type:
-// three words each, which the engine keeps in a timer's slot without allocating. `release` is the
-// loop's release function when the timer was armed (cadence_loop_set_callbacks), called with the
-// userdata once if the timer ends without a final call.
+// C's `{function, userdata, release}` as the engine's `PlainTimerHandler`, one struct per callback
+// type: three words each, which the engine keeps in a timer's slot without allocating. `release`
+// is the loop's release function when the timer was armed (cadence_loop_set_callbacks), called
+// with the userdata once if the timer ends without a final call. A registration passes its
+// function and userdata (`registration`); the engine completes them with the loop's functions
+// under its lock (`armed`).
 
 /// A `cadence_tick_fn`: called with a `cadence_tick` whose source is the timer's handle.
-struct TickCallback: TimerHandler, @unchecked Sendable {  // plain words; the caller answers for userdata
+struct TickCallback: CCallback, @unchecked Sendable {  // plain words; the caller answers for userdata
     let function: cadence_tick_fn
     let userdata: UnsafeMutableRawPointer?
     let release: cadence_release_fn?
@@ -18,15 +20,18 @@ struct TickCallback: TimerHandler, @unchecked Sendable {  // plain words; the ca
         function(&tick, userdata)
     }
 
-    var observesEnd: Bool { release != nil }
-    func ended() { release?(userdata) }
-    var handBackKey: Int? { stealableKey(userdata) }
+    /// A registration's `fn` NULL (word 0) stands for the loop's fire function.
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) throws(CadenceError) -> PlainHandler {
+        if words.0 != 0 { return ((words.0, words.1, loop.release), TickCallback.self) }
+        guard loop.fire != 0 else { throw .nullCallback() }
+        return ((loop.fire, words.1, loop.release), FireCallback.self)
+    }
 }
 
 /// A loop's `cadence_fire_fn` (a binding's one function for every timer): called with the userdata,
 /// the fire date, the skipped ticks and whether it was the last call. Batched by
 /// cadence_loop_set_fire_batch. Either's userdata is handed back by cadence_cancel_steal.
-struct FireCallback: TimerHandler, @unchecked Sendable {  // plain words, as TickCallback
+struct FireCallback: CCallback, @unchecked Sendable {  // plain words, as TickCallback
     let function: cadence_fire_fn
     let userdata: UnsafeMutableRawPointer?
     let release: cadence_release_fn?
@@ -35,16 +40,53 @@ struct FireCallback: TimerHandler, @unchecked Sendable {  // plain words, as Tic
         function(userdata, tick.fireDateSeconds, UInt64(tick.skipped), final ? 1 : 0)
     }
 
+    func batchWord(kind: UInt) -> UInt? {
+        UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)) == kind ? UInt(bitPattern: userdata) : nil
+    }
+
+    /// Read from the words alone: a pass asks it of every one-shot it fires.
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { words.0 == kind ? words.1 : nil }
+
+    /// Registered with the userdata alone: the loop's fire function (cadence_loop_schedule_default).
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) throws(CadenceError) -> PlainHandler {
+        guard loop.fire != 0 else { throw .noFireFunction() }
+        return ((loop.fire, words.1, loop.release), FireCallback.self)
+    }
+}
+
+/// A C callback kept by the engine as three words (`PlainTimerHandler`): its function, userdata
+/// and release, whose every requirement reads it back here, specialised for each type.
+protocol CCallback: PlainTimerHandler {
+    associatedtype Function
+    var function: Function { get }
+    var userdata: UnsafeMutableRawPointer? { get }
+    var release: cadence_release_fn? { get }
+    init(function: Function, userdata: UnsafeMutableRawPointer?, release: cadence_release_fn?)
+}
+
+extension CCallback {
+    @inline(__always)
+    private static func from(_ words: HandlerWords) -> Self {
+        Self(function: unsafeBitCast(UnsafeRawPointer(bitPattern: words.0).unsafelyUnwrapped, to: Function.self),
+             userdata: UnsafeMutableRawPointer(bitPattern: words.1),
+             release: UnsafeRawPointer(bitPattern: words.2).map { unsafeBitCast($0, to: cadence_release_fn.self) })
+    }
+
+    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {
+        from(words).fired(tick, timer: timer, final: final)
+    }
+
+    static func observesEnd(_ words: HandlerWords) -> Bool { words.2 != 0 }
+    static func ended(_ words: HandlerWords) { from(words).ended() }
+    static func handBackKey(_ words: HandlerWords) -> Int? { stealableKey(UnsafeMutableRawPointer(bitPattern: words.1)) }
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { from(words).batchWord(kind: kind) }
+
     var observesEnd: Bool { release != nil }
     func ended() { release?(userdata) }
 
     /// The userdata as cadence_cancel_steal's integer: none for NULL or a negative `intptr_t`
     /// (the result's sign tells errors apart).
     var handBackKey: Int? { stealableKey(userdata) }
-
-    func batchWord(kind: UInt) -> UInt? {
-        UInt(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self)) == kind ? UInt(bitPattern: userdata) : nil
-    }
 }
 
 /// A userdata as cadence_cancel_steal's integer: none for NULL or a negative `intptr_t` (the
@@ -55,26 +97,17 @@ private func stealableKey(_ userdata: UnsafeMutableRawPointer?) -> Int? {
     return value > 0 ? value : nil
 }
 
-/// The handler of a C registering call given `fn` (NULL: the loop's fire function `fire`, if set)
-/// and `userdata`, releasing with `release`.
-///
-/// - Throws: ``CadenceError/invalidArgument`` for a NULL `fn` on a loop without a fire function.
+/// What a C registering call given `fn` (NULL: the loop's fire function, if set) and `userdata`
+/// passes the engine (completed by `TickCallback.armed`).
 @inline(__always)
-func timerCallback(_ fn: cadence_tick_fn?, _ userdata: UnsafeMutableRawPointer?, fire: UnsafeRawPointer?,
-                   release: TimerFunction.Release?) throws(CadenceError) -> TimerAction {
-    if let fn { return TimerAction(TickCallback(function: fn, userdata: userdata, release: release)) }
-    guard let fire else { throw .nullCallback() }
-    return TimerAction(FireCallback(function: unsafeBitCast(fire, to: cadence_fire_fn.self), userdata: userdata,
-                                    release: release))
+func tickRegistration(_ fn: cadence_tick_fn?, _ userdata: UnsafeMutableRawPointer?) -> PlainHandler {
+    ((fn.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0, UInt(bitPattern: userdata), 0),
+     TickCallback.self)
 }
 
-/// The handler of the loop's fire function `fire` with `userdata` (cadence_loop_schedule_default).
-///
-/// - Throws: ``CadenceError/invalidArgument`` on a loop without a fire function.
+/// What a call arming the loop's fire function with `userdata` passes the engine
+/// (cadence_loop_schedule_default and the transient one-shots; completed by `FireCallback.armed`).
 @inline(__always)
-func fireCallback(_ userdata: UnsafeMutableRawPointer?, fire: UnsafeRawPointer?,
-                  release: TimerFunction.Release?) throws(CadenceError) -> TimerAction {
-    guard let fire else { throw .noFireFunction() }
-    return TimerAction(FireCallback(function: unsafeBitCast(fire, to: cadence_fire_fn.self), userdata: userdata,
-                                    release: release))
+func fireRegistration(_ userdata: UnsafeMutableRawPointer?) -> PlainHandler {
+    ((0, UInt(bitPattern: userdata), 0), FireCallback.self)
 }

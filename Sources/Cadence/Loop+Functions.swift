@@ -77,20 +77,23 @@ extension Loop {
 
     // MARK: Arming
 
-    /// Makes a C registration's handler under the loop's lock, from the loop's fire and release
-    /// functions set now (nil when not set): the C layer's conformance to ``TimerHandler``.
-    package typealias MakeHandler = (_ fire: UnsafeRawPointer?, _ release: TimerFunction.Release?)
-        throws(CadenceError) -> TimerAction
+    /// The handler a C registration arms, from the one it passed (``PlainTimerHandler/armed(_:loop:)``)
+    /// and the loop's functions set now. Call with the lock held, on an open loop.
+    @inline(__always)
+    private func armedLocked(_ handler: PlainHandler) throws(CadenceError) -> TimerAction {
+        let release = functionRelease.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0
+        return TimerAction(try handler.type.armed(handler.words, loop: (UInt(bitPattern: defaultFire), release)))
+    }
 
-    /// Arms the handler `make` returns as a one-shot (`interval` nil) or repeating timer for a C
+    /// Arms `handler` (``armedLocked(_:)``) as a one-shot (`interval` nil) or repeating timer for a C
     /// handle; returns the handle's bits (``TimerID/handleBits``).
     ///
     /// - Throws: as ``schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)``;
-    ///   what `make` throws (called only on an open loop); ``CadenceError/outOfMemory`` if no
+    ///   what ``PlainTimerHandler/armed(_:loop:)`` throws; ``CadenceError/outOfMemory`` if no
     ///   handle can name the slot.
     @inline(__always)
     package func scheduleHandle(after delay: Double, interval: Double?, tolerance: Double, in mode: RunLoopMode,
-                                missedTicks: MissedTickPolicy, _ make: MakeHandler) throws(CadenceError) -> UInt64 {
+                                missedTicks: MissedTickPolicy, _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
         let interval = try interval.map { seconds throws(CadenceError) in
             try nanoseconds(fromSeconds: seconds, allowZero: false, argument: "interval")
@@ -99,45 +102,45 @@ extension Loop {
         lock.lock()
         defer { lock.unlock() }
         guard !isClosedFlag else { throw .loopClosed() }
-        let action = try make(defaultFire, functionRelease)
         return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance, missedTicks: missedTicks,
-                             modeIndex: try modeIndexLocked(of: mode), action: action, held: true).handleBits
+                             modeIndex: try modeIndexLocked(of: mode), action: try armedLocked(handler),
+                             held: true).handleBits
     }
 
-    /// A one-shot in the default mode with no tolerance, of the handler `make` returns:
+    /// A one-shot in the default mode with no tolerance, of `handler` (``armedLocked(_:)``):
     /// `cadence_loop_schedule_default`. Returns the handle's bits.
     ///
-    /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay`; what `make` throws;
+    /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay`; what `handler` throws;
     ///   ``CadenceError/badHandle`` after ``close()``; ``CadenceError/outOfMemory`` as above.
     @inline(__always)
-    package func scheduleDefault(after delay: Double, _ make: MakeHandler) throws(CadenceError) -> UInt64 {
+    package func scheduleDefault(after delay: Double, _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
         lock.lock()
         defer { lock.unlock() }
         guard !isClosedFlag else { throw .loopClosed() }
         return try armLocked(delay: delay, at: nil, interval: 0, tolerance: 0, missedTicks: .skip,
-                             modeIndex: TimerQueues.defaultIndex, action: try make(defaultFire, functionRelease),
+                             modeIndex: TimerQueues.defaultIndex, action: try armedLocked(handler),
                              held: true).handleBits
     }
 
-    /// A one-shot in the default mode, of the handler `make` returns, due at `date` (seconds of
+    /// A one-shot in the default mode, of `handler` (``armedLocked(_:)``), due at `date` (seconds of
     /// the loop's monotonic clock: ``nanoseconds(fromDate:argument:)``) and up to `tolerance`
     /// later, whose handle ends with the timer (``HandleState/transient``):
     /// `cadence_loop_schedule_transient`. Returns the handle's bits. A date that has passed is
     /// due at once (it fires in the next pass).
     ///
     /// - Throws: ``CadenceError/invalidArgument`` for a NaN or infinite `date` or a bad
-    ///   `tolerance`; what `make` throws; ``CadenceError/badHandle`` after ``close()``;
+    ///   `tolerance`; what `handler` throws; ``CadenceError/badHandle`` after ``close()``;
     ///   ``CadenceError/outOfMemory`` if no handle can name the slot.
     @inline(__always)
-    package func scheduleTransient(at date: Double, tolerance: Double, _ make: MakeHandler) throws(CadenceError) -> UInt64 {
+    package func scheduleTransient(at date: Double, tolerance: Double, _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         let fireDate = try nanoseconds(fromDate: date, argument: "fire_date")
         let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
         lock.lock()
         defer { lock.unlock() }
         guard !isClosedFlag else { throw .loopClosed() }
         let id = try armLocked(delay: 0, at: fireDate, interval: 0, tolerance: tolerance, missedTicks: .skip,
-                               modeIndex: TimerQueues.defaultIndex, action: try make(defaultFire, functionRelease),
+                               modeIndex: TimerQueues.defaultIndex, action: try armedLocked(handler),
                                held: true)
         queues.slots[Int(id.slot)].handle = .transient
         return id.handleBits
@@ -218,10 +221,6 @@ extension TimerAction {
     package func finishCancel() {
         if hasRelease { runRelease() }
     }
-
-    /// What the cancel may hand back instead of ``finishCancel()`` (``TimerHandler/handBackKey``):
-    /// only for a handler that observes its end.
-    package var handBackKey: Int? { hasRelease ? handler.handBackKey : nil }
 }
 
 extension CadenceError {

@@ -7,7 +7,7 @@ extension Loop {
     /// the mode with index `modeIndex`.
     func arm(delay: Nanoseconds, at fireDate: Nanoseconds? = nil, interval: Nanoseconds,
              tolerance: Nanoseconds, missedTicks: MissedTickPolicy = .skip, modeIndex: Int,
-             action: TimerAction) throws(CadenceError) -> TimerID {
+             action: consuming TimerAction) throws(CadenceError) -> TimerID {
         // Not `withLock` here and below: what a hot path passes through its generic closure can
         // cost an allocation or a copy of `queues`.
         lock.lock()
@@ -23,7 +23,7 @@ extension Loop {
     @inline(__always)
     func arm(delay: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
              missedTicks: MissedTickPolicy = .skip, mode: RunLoopMode,
-             action: TimerAction) throws(CadenceError) -> TimerID {
+             action: consuming TimerAction) throws(CadenceError) -> TimerID {
         lock.lock()
         defer { lock.unlock() }
         return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance,
@@ -32,7 +32,7 @@ extension Loop {
 
     func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
                    tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
-                   action: TimerAction, held: Bool = false) throws(CadenceError) -> TimerID {
+                   action: consuming TimerAction, held: Bool = false) throws(CadenceError) -> TimerID {
         guard !isClosedFlag else { throw .loopClosed() }
         let first = fireDate ?? timeSource.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,

@@ -6,17 +6,23 @@
 // final fire (cancelled, given up, its loop closed), `ended()` exactly once, with no lock held and
 // after every `fired` has returned. The engine knows nothing else about what it calls.
 //
-// Who conforms: Swift closures (`ClosureHandler`, in TimerAction.swift: `schedule`, publishers,
-// sleeps, jobs); in Sources/CCadence, C's `{function, userdata, release}`, one small struct per C
-// callback type (`cadence_tick_fn`, `cadence_fire_fn`), whose `ended()` calls the loop's release
-// function with the userdata (GLib's `GDestroyNotify`).
+// Who conforms: in Sources/CCadence, C's `{function, userdata, release}`, one small struct per
+// C callback type (`cadence_tick_fn`, `cadence_fire_fn`), whose `ended()` calls the loop's
+// release function with the userdata (GLib's `GDestroyNotify`). Swift closures (`schedule`,
+// publishers, sleeps, jobs) are kept as closures: their end is the release of what they captured.
 //
-// Storage without allocation: a timer slot keeps its handler as `any TimerHandler`. An
-// existential's inline buffer holds three words, so a handler of at most three words (a closure
-// is two; a C callback is its function, userdata and release) is stored in place: arming
-// allocates nothing, and moving a handler in and out of a slot is a copy of five words. Calls go
-// through the witness table (one indirect call); a handler's destruction through its value
-// witness, which for the C structs (plain words) does nothing.
+// Storage without allocation or value witnesses: a timer slot keeps a handler that is plain
+// words (`PlainTimerHandler`, three words: `HandlerWords`) as those words and its type, in
+// `TimerAction` beside a closure. Calls go through the type's witness table (one indirect call
+// into the conforming module's own concrete code); copying, moving and dropping a slot's action
+// is copying words and one closure context, as before the seam. A registration passes its words
+// and type; under the loop's lock the type completes them with the loop's host functions
+// (`armed(_:loop:)`, one witness call, no closure). Measured (Benchmarks/profile.py, instructions
+// per operation against the engine before the seam): an existential (`any TimerHandler`) in the
+// slot cost 110 to 140 more per start and fire, its assign and destroy going through the
+// runtime's value witnesses; a closure making the handler under the lock, 80 more per C start;
+// generic defaults for the requirements below ran unspecialised in the C layer (230 per cancel),
+// since package API is not inlined across the module boundary.
 //
 // Measured with `scripts/check-engine-c-words.py --counts` and `Benchmarks/profile.py`: before
 // this seam, 57 code lines in 14 files of Sources/Cadence named a C word of the ABI (raw
@@ -28,9 +34,8 @@
 /// without a final fire. Exactly one of a final ``fired(_:timer:final:)`` or ``ended()`` comes,
 /// once (swift-nio's `NIOScheduledCallbackHandler` makes the same promise).
 ///
-/// Keep a conforming type to three words or fewer (a closure is two), so that the engine stores
-/// it without allocating (see the note at the top of this file). Package API: the engine's
-/// closures and the C layer conform.
+/// A handler the engine stores conforms to ``PlainTimerHandler`` as well (see the note at the top
+/// of this file). Package API: the C layer conforms.
 package protocol TimerHandler: Sendable {
     /// The timer fired: `tick` is its fire date and skipped grid points; `timer` names the timer
     /// as its loop's host does (the loop's ``Loop/setHandleSource(_:)`` bits with the timer's);
@@ -67,3 +72,41 @@ extension TimerHandler {
     /// Never batched.
     package func batchWord(kind: UInt) -> UInt? { nil }
 }
+
+/// A ``TimerHandler`` that is plain words (at most three: a C callback's function, userdata and
+/// release), which a timer's slot keeps as ``HandlerWords`` beside the handler's type, so that
+/// arming, moving and ending it allocate nothing and call no value witness. The requirements
+/// read the handler back from its words; a conforming type implements them where it is declared,
+/// as concrete code (generic defaults here ran unspecialised in the C layer, and package API is
+/// not inlined across the module boundary: each call from there into the engine is a call).
+package protocol PlainTimerHandler: TimerHandler {
+    /// ``TimerHandler/fired(_:timer:final:)`` of the handler in `words`.
+    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool)
+    /// ``TimerHandler/observesEnd`` of the handler in `words`.
+    static func observesEnd(_ words: HandlerWords) -> Bool
+    /// ``TimerHandler/ended()`` of the handler in `words`.
+    static func ended(_ words: HandlerWords)
+    /// ``TimerHandler/handBackKey`` of the handler in `words`.
+    static func handBackKey(_ words: HandlerWords) -> Int?
+    /// ``TimerHandler/batchWord(kind:)`` of the handler in `words`.
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt?
+    /// The handler a registration arms, from the `words` it passed, on a loop whose host
+    /// functions (the C layer's per-loop fire and release functions, as bits; 0 when not set)
+    /// are `loop`: under the loop's lock, so that a registration racing with a change of them
+    /// sees the old pair or the new one. It may be of another type (a C registration without a
+    /// callback of its own arms the loop's fire function).
+    ///
+    /// - Throws: what the registration cannot arm (no fire function to stand in).
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) throws(CadenceError) -> PlainHandler
+}
+
+/// A ``PlainTimerHandler``'s fields as three words, for its type to read back. A tuple: its
+/// elements are read and written in place from any module (a struct's accessors would be calls
+/// from the C layer).
+package typealias HandlerWords = (UInt, UInt, UInt)
+
+/// A plain handler: its words and the type that reads them.
+package typealias PlainHandler = (words: HandlerWords, type: any PlainTimerHandler.Type)
+
+/// A loop's host functions as bits (``PlainTimerHandler/armed(_:loop:)``): 0 when not set.
+package typealias LoopFunctionWords = (fire: UInt, release: UInt)

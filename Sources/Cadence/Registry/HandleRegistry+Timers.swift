@@ -99,39 +99,39 @@ extension HandleRegistry {
 /// retain of the shared registry) would cost more than the call itself. A namespace: its static
 /// functions need no metadata at run time.
 package enum TimerHandles {
-    /// Arms the handler `make` returns (a C callback) as a one-shot (`interval` nil) or repeating
+    /// Arms `handler` (a C callback) as a one-shot (`interval` nil) or repeating
     /// timer on the loop behind `loopID` (``Loop/scheduleHandle(after:interval:tolerance:in:missedTicks:_:)``);
     /// returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleHandle`.
     package static func schedule(loop loopID: UInt64, after delay: Double, interval: Double?, tolerance: Double,
                                  in mode: RunLoopMode, missedTicks: MissedTickPolicy,
-                                 _ make: Loop.MakeHandler) throws(CadenceError) -> UInt64 {
+                                 _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
             try loop.scheduleHandle(after: delay, interval: interval, tolerance: tolerance, in: mode,
-                                    missedTicks: missedTicks, make)
+                                    missedTicks: missedTicks, handler)
         }
     }
 
-    /// Arms a one-shot in the default mode of the handler `make` returns on the loop behind
+    /// Arms a one-shot in the default mode of `handler` on the loop behind
     /// `loopID` (``Loop/scheduleDefault(after:_:)``); returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleDefault`.
     package static func scheduleDefault(loop loopID: UInt64, after delay: Double,
-                                        _ make: Loop.MakeHandler) throws(CadenceError) -> UInt64 {
+                                        _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
-            try loop.scheduleDefault(after: delay, make)
+            try loop.scheduleDefault(after: delay, handler)
         }
     }
 
-    /// Arms a one-shot whose handle ends with it, of the handler `make` returns, on the loop
+    /// Arms a one-shot whose handle ends with it, of `handler`, on the loop
     /// behind `loopID` (``Loop/scheduleTransient(at:tolerance:_:)``); returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleTransient`.
     package static func scheduleTransient(loop loopID: UInt64, at date: Double, tolerance: Double,
-                                          _ make: Loop.MakeHandler) throws(CadenceError) -> UInt64 {
+                                          _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
-            try loop.scheduleTransient(at: date, tolerance: tolerance, make)
+            try loop.scheduleTransient(at: date, tolerance: tolerance, handler)
         }
     }
 

@@ -162,10 +162,9 @@ private struct CHandles {
 
     func schedule(after delay: Double) throws -> UInt64 {
         return try registry.insertTimer(loop: loopID) { loop throws(CadenceError) in
-            try loop.scheduleHandle(after: delay, interval: nil, tolerance: 0, in: .default,
-                                    missedTicks: .skip) { _, _ throws(CadenceError) in
-                TimerAction(SourceRecorder(fired: fired))
-            }
+            try loop.scheduleHandle(after: delay, interval: nil, tolerance: 0, in: .default, missedTicks: .skip,
+                                    ((UInt(bitPattern: Unmanaged.passUnretained(fired).toOpaque()), 0, 0),
+                                     SourceRecorder.self))
         }
     }
 
@@ -185,9 +184,21 @@ private struct CHandles {
     static func place(of handle: UInt64) -> Int { Int(handle >> 48) & (HandleRegistry.loopLimit - 1) }
 }
 
-/// Records the handle each fire names, as a C callback's source would.
-private struct SourceRecorder: TimerHandler {
+/// Records the handle each fire names, as a C callback's source would, in the `Recorder` its
+/// first word names (unretained: the test keeps it).
+private struct SourceRecorder: PlainTimerHandler {
     let fired: Recorder<UInt64>
 
     func fired(_ tick: TimerTick, timer: UInt64, final: Bool) { fired.append(timer) }
+
+    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {
+        Unmanaged<Recorder<UInt64>>.fromOpaque(UnsafeRawPointer(bitPattern: words.0)!).takeUnretainedValue()
+            .append(timer)
+    }
+
+    static func observesEnd(_ words: HandlerWords) -> Bool { false }
+    static func ended(_ words: HandlerWords) {}
+    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler { (words, SourceRecorder.self) }
 }
