@@ -29,7 +29,7 @@ public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: caden
                                         _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard let out else { throw .null("out") }
-        out.pointee = cadence_cancellable(id: try HandleRegistry.shared.subscribe(tickFunction(fn, userdata), publisher: handle.id))
+        out.pointee = cadence_cancellable(id: try HandleRegistry.shared.subscribe(tickRegistration(fn, userdata), publisher: handle.id))
     }
 }
 
@@ -55,23 +55,4 @@ public func cadence_publisher_set_missed_ticks(_ handle: cadence_publisher, _ po
             return policy
         }
     }
-}
-
-/// `fn` with `userdata` as the engine keeps a subscription's C callback; `fn` NULL: the loop's
-/// fire function, which the engine fills in (or refuses, when the loop has none).
-private func tickFunction(_ fn: cadence_tick_fn?, _ userdata: UnsafeMutableRawPointer?) -> TimerFunction {
-    fn.map { TimerFunction(invoke: invokeTickFunction, function: unsafeBitCast($0, to: UnsafeRawPointer.self),
-                           userdata: userdata) }
-        ?? TimerFunction(invoke: invokeFireFunction, function: nil, userdata: userdata)
-}
-
-/// Calls a `cadence_tick_fn` kept by the engine as plain words (see `TimerFunction`).
-private let invokeTickFunction: TimerFunction.Invoke = { function, userdata, source, fireDate, skipped, final in
-    var tick = cadence_tick(fire_date: fireDate, skipped: skipped, source: cadence_cancellable(id: source), final: final)
-    unsafeBitCast(function, to: cadence_tick_fn.self)(&tick, userdata)
-}
-
-/// Calls a `cadence_fire_fn` kept by the engine as plain words (see `TimerFunction`).
-private let invokeFireFunction: TimerFunction.Invoke = { function, userdata, _, fireDate, skipped, final in
-    unsafeBitCast(function, to: cadence_fire_fn.self)(userdata, fireDate, skipped, final)
 }

@@ -20,7 +20,7 @@ extension Loop {
     }
 
     /// The release function set now, for the C registrations made of closures (subscriptions,
-    /// countdowns, pollers), whose engine forms call it themselves (``UserdataLife``).
+    /// countdowns, pollers), whose engine forms call it themselves (``HandlerLife``).
     package var releaseFunction: TimerFunction.Release? { functions.release }
 
     /// The fire and release functions set now, read together (a registration racing with
@@ -81,8 +81,22 @@ extension Loop {
     /// and the loop's functions set now. Call with the lock held, on an open loop.
     @inline(__always)
     private func armedLocked(_ handler: PlainHandler) throws(CadenceError) -> TimerAction {
-        let release = functionRelease.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0
-        return TimerAction(try handler.type.armed(handler.words, loop: (UInt(bitPattern: defaultFire), release)))
+        TimerAction(try handler.type.armed(handler.words, loop: functionWordsLocked))
+    }
+
+    /// The fire and release functions set now as bits (0 when not set), read together (a
+    /// registration racing with ``setFunctions(fire:release:)`` gets the old pair or the new one).
+    var functionWords: LoopFunctionWords {
+        lock.lock()
+        defer { lock.unlock() }
+        return functionWordsLocked
+    }
+
+    /// ``functionWords`` with the lock held.
+    @inline(__always)
+    private var functionWordsLocked: LoopFunctionWords {
+        (UInt(bitPattern: defaultFire),
+         functionRelease.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0)
     }
 
     /// Arms `handler` (``armedLocked(_:)``) as a one-shot (`interval` nil) or repeating timer for a C

@@ -28,7 +28,7 @@
 // this seam, 57 code lines in 14 files of Sources/Cadence named a C word of the ABI (raw
 // pointers, `@convention(c)`, userdata, `Int32`), and 111 lines declared `package` API.
 // The scheduled timers' C callback moves first; subscriptions, countdowns and pollers
-// (`UserdataLife`) follow, one kind at a time, then the registry itself.
+// (`HandlerLife`) follow, one kind at a time, then the registry itself.
 
 /// What a timer calls: ``fired(_:timer:final:)`` on each fire, and ``ended()`` once if it ends
 /// without a final fire. Exactly one of a final ``fired(_:timer:final:)`` or ``ended()`` comes,
@@ -39,19 +39,19 @@
 package protocol TimerHandler: Sendable {
     /// The timer fired: `tick` is its fire date and skipped grid points; `timer` names the timer
     /// as its loop's host does (the loop's ``Loop/setHandleSource(_:)`` bits with the timer's);
-    /// `final` on its last fire (a one-shot's), after which ``ended()`` never comes. Called on the
+    /// `final` on its last fire (a one-shot's), after which ``TimerHandler/ended()`` never comes. Called on the
     /// thread that runs the loop, with no lock held.
     func fired(_ tick: TimerTick, timer: UInt64, final: Bool)
 
-    /// Whether ``ended()`` does anything: false lets the engine skip the bookkeeping that makes it
+    /// Whether ``TimerHandler/ended()`` does anything: false lets the engine skip the bookkeeping that makes it
     /// come once, after every callback (a Swift closure's end is its release).
     var observesEnd: Bool { get }
 
     /// The timer ended without a final fire: cancelled, or its loop closed. Called once, with no
-    /// lock held, after every ``fired(_:timer:final:)`` has returned.
+    /// lock held, after every ``TimerHandler/fired(_:timer:final:)`` has returned.
     func ended()
 
-    /// What a cancel may hand back instead of calling ``ended()`` (a binding's integer key for
+    /// What a cancel may hand back instead of calling ``TimerHandler/ended()`` (a binding's integer key for
     /// the handler: `cadence_cancel_steal`); nil when there is nothing to hand back. To go with
     /// the one cancel protocol of every kind.
     var handBackKey: Int? { get }

@@ -32,23 +32,12 @@ package struct PollFunction: @unchecked Sendable {
     }
 }
 
-/// A subscription's C callback and what it is called with: `invoke(function, userdata, source,
-/// fire date in seconds, skipped ticks, final)`, the source being the subscription's handle
-/// (``TimerBroadcast/functionSubscription(_:source:)``). `invoke` is the C layer's adapter, which
-/// knows `function`'s real type. (Scheduled timers deliver through ``TimerHandler`` instead.)
-package struct TimerFunction: @unchecked Sendable {
-    package typealias Invoke = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer?, UInt64, Double, UInt64, Int32) -> Void
-    /// A loop's release function (cadence_loop_set_callbacks): called with the userdata of a C
-    /// registration that ends without a final call (GLib's `GDestroyNotify`).
+/// The type of a loop's release function (cadence_loop_set_callbacks), which the loop keeps for
+/// the C registrations armed on it (``Loop/setFunctions(fire:release:)``). To go with the loop's
+/// functions, to the C layer. (Subscriptions and scheduled timers deliver through
+/// ``TimerHandler``.)
+package enum TimerFunction {
+    /// A loop's release function: called with the userdata of a C registration that ends
+    /// without a final call (GLib's `GDestroyNotify`).
     package typealias Release = @convention(c) (UnsafeMutableRawPointer?) -> Void
-
-    let invoke: Invoke?
-    let function: UnsafeRawPointer?
-    let userdata: UnsafeMutableRawPointer?
-
-    package init(invoke: Invoke?, function: UnsafeRawPointer?, userdata: UnsafeMutableRawPointer?) {
-        self.invoke = invoke
-        self.function = function
-        self.userdata = userdata
-    }
 }

@@ -45,15 +45,16 @@ extension HandleRegistry {
         broadcast.missedTicks = try policy()
     }
 
-    /// Subscribes a C function to the publisher behind a live publisher handle
-    /// (``TimerBroadcast/functionSubscription(_:source:)``); returns the subscription's handle.
+    /// Subscribes a C registration's handler to the publisher behind a live publisher handle
+    /// (``TimerBroadcast/handlerSubscription(_:source:)``); returns the subscription's handle.
     ///
-    /// - Throws: ``CadenceError/badHandle`` for a dead handle or a destroyed loop;
-    ///   ``CadenceError/invalidArgument`` for no function on a loop without a fire function.
-    package func subscribe(_ function: TimerFunction, publisher id: UInt64) throws(CadenceError) -> UInt64 {
+    /// - Throws: ``CadenceError/badHandle`` for a dead handle or a destroyed loop; what the
+    ///   handler's ``PlainTimerHandler/armed(_:loop:)`` throws (no function on a loop without a
+    ///   fire function).
+    package func subscribe(_ handler: PlainHandler, publisher id: UInt64) throws(CadenceError) -> UInt64 {
         let (broadcast, owner) = try broadcast(id)
         return try register(owner: owner, of: broadcast.loop) { source throws(CadenceError) in
-            let subscription = try broadcast.functionSubscription(function, source: source)
+            let subscription = try broadcast.handlerSubscription(handler, source: source)
             return (subscription, { broadcast.add(subscription.subscriber) })
         }
     }

@@ -48,7 +48,7 @@ public final class Poller: Cancellable, Detachable, Sendable {
     /// - Throws: ``CadenceError/invalidArgument`` for a bad interval or tolerance.
     package static func calling(_ function: PollFunction, every interval: Double, tolerance: Double?, on loop: Loop,
                                 source: UInt64) throws(CadenceError) -> Poller {
-        let life = UserdataLife.make(loop.releaseFunction, function.userdata)
+        let life = HandlerLife.make(loop.releaseFunction, function.userdata)
         do throws(CadenceError) {
             return try Poller(every: interval, tolerance: tolerance, on: loop, life: life) { number, _ in
                 life.run {
@@ -64,7 +64,7 @@ public final class Poller: Cancellable, Detachable, Sendable {
 
     /// The initializers' one body, with the operation given each poll's number: checks the
     /// interval and tolerance, and starts nothing.
-    private init(every interval: Double, tolerance: Double?, on scheduler: some Scheduler, life: UserdataLife?,
+    private init(every interval: Double, tolerance: Double?, on scheduler: some Scheduler, life: HandlerLife?,
                  operation: @escaping @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void)
         throws(CadenceError) {
         do { _ = try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval") } catch { throw error.in(Self.call) }
@@ -136,14 +136,14 @@ public final class Poller: Cancellable, Detachable, Sendable {
 
 /// A poller's state and timers. The timers' actions hold this, not the ``Poller``, so that the
 /// poller given up deinitializes (and cancels), and a detached one keeps polling. A poller that
-/// calls a C function has its userdata's ``UserdataLife``, which a cancel ends. A cancel lets go
+/// calls a C function has its userdata's ``HandlerLife``, which a cancel ends. A cancel lets go
 /// of the operation, so that a cancelled poller kept in a variable keeps nothing it captured.
 final class PollerCore: Sendable {
     private typealias Operation = @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void
     private let interval: Double
     private let tolerance: Double
     private let scheduler: any Scheduler
-    private let life: UserdataLife?
+    private let life: HandlerLife?
     private struct State {
         var operation: Operation?  // nil once cancelled
         var timer: (any Cancellable)?
@@ -164,7 +164,7 @@ final class PollerCore: Sendable {
 
     private let state: LockedState<State>
 
-    init(interval: Double, tolerance: Double, scheduler: any Scheduler, life: UserdataLife?,
+    init(interval: Double, tolerance: Double, scheduler: any Scheduler, life: HandlerLife?,
          operation: @escaping @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void) {
         self.interval = interval
         self.tolerance = tolerance

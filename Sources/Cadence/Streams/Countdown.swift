@@ -105,7 +105,7 @@ extension Countdown where S == Loop {
             case .finished: (remaining, finished) = (0, 1)
             }
             function.invoke(function.function, function.userdata, source, remaining, finished, loop.nowSeconds)
-        }, on: loop, life: UserdataLife.make(loop.releaseFunction, function.userdata), onFinish: onFinish)
+        }, on: loop, life: HandlerLife.make(loop.releaseFunction, function.userdata), onFinish: onFinish)
     }
 }
 

@@ -25,8 +25,7 @@ import Testing
     }
 
     func subscribe(_ record: CallRecord, to publisher: UInt64) throws -> UInt64 {
-        try record.registry.subscribe(TimerFunction(invoke: recordTick, function: anyFunction, userdata: record.userdata),
-                                      publisher: publisher)
+        try record.registry.subscribe(RecordTick.registration(record), publisher: publisher)
     }
 
     @Test func aSubscriptionIsReleasedOnceByItsCancelAndNeverCalledAfter() throws {
@@ -146,8 +145,7 @@ import Testing
         #expect(throws: CadenceError.invalidArgument) {  // no function, and the loop has no fire function
             let publisher = try registry.insert(publisher: try TimerPublisher(every: 1, on: registry.loop(loopID)!),
                                                 owner: loopID, of: registry.loop(loopID)!)
-            _ = try registry.subscribe(TimerFunction(invoke: recordTick, function: nil, userdata: record.userdata),
-                                       publisher: publisher)
+            _ = try registry.subscribe(RecordTick.registration(record, function: false), publisher: publisher)
         }
         try registry.destroyLoop(loopID)
         #expect(record.releases == 0)
@@ -298,8 +296,35 @@ final class CallRecord: @unchecked Sendable {
 /// A function pointer for the records' invokes, which do not call it.
 private var anyFunction: UnsafeRawPointer { UnsafeRawPointer(bitPattern: 0x1)! }
 
-private let recordTick: TimerFunction.Invoke = { _, userdata, source, _, _, final in
-    CallRecord.from(userdata).called(source: source, value: nil, final: final != 0)
+/// A subscription's handler as the C layer's: its words are a function (any nonzero word: none
+/// is called), the record's userdata and the loop's release function, which its end calls.
+private struct RecordTick: PlainTimerHandler {
+    /// What a registration passes: with `function` false, none of its own (the loop's fire
+    /// function must stand in, as for a C subscription given a NULL callback).
+    static func registration(_ record: CallRecord, function: Bool = true) -> PlainHandler {
+        ((function ? 1 : 0, UInt(bitPattern: record.userdata), 0), RecordTick.self)
+    }
+
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+
+    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {
+        CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1)).called(source: timer, value: nil, final: final)
+    }
+
+    static func observesEnd(_ words: HandlerWords) -> Bool { words.2 != 0 }
+
+    static func ended(_ words: HandlerWords) {
+        unsafeBitCast(UnsafeRawPointer(bitPattern: words.2)!, to: TimerFunction.Release.self)(
+            UnsafeMutableRawPointer(bitPattern: words.1))
+    }
+
+    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
+
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) throws(CadenceError) -> PlainHandler {
+        guard words.0 != 0 || loop.fire != 0 else { throw .nullCallback() }
+        return ((words.0 != 0 ? words.0 : loop.fire, words.1, loop.release), RecordTick.self)
+    }
 }
 
 private let recordCountdown: CountdownFunction.Invoke = { _, userdata, source, remaining, finished, _ in
