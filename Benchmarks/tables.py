@@ -393,47 +393,79 @@ def main():
 
     # 6. scaling
     if args.scale:
-        raw = {}
-        for line in open(args.scale):
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(r.get("value"), (int, float)):
-                raw[(r["metric"], r["impl"], int(r["n"]))] = float(r["value"])
-        ns = sorted({n for (_, _, n) in raw})
-        impls = [i for i in ("cadence-swift", "cadence-c", "libuv") if any(k[1] == i for k in raw)]
-        names = {"cadence-swift": "Cadence (Swift)", "cadence-c": "Cadence (C)", "libuv": "libuv"}
-        print("### Scaling: cost per operation as the number of timers grows\n")
-        print(
-            "ns per operation (start, stop) or per fire; median of max(3, min(25, 1e6/N)) "
-            "rounds, fewer when the 8 s budget runs out (the first round always runs). "
-            "Last column: largest N over smallest.\n"
-        )
-        print(
-            "| metric | impl | "
-            + " | ".join(
-                f"N=1e{round(math.log10(n))}" if n > 0 and math.log10(n).is_integer() else f"N={n}"
-                for n in ns
-            )
-            + " | growth |"
-        )
-        print("|---|---|" + "---:|" * (len(ns) + 1))
-        for metric in ("start_ns", "stop_ns", "fire_ns"):
-            for impl in impls:
-                row = [raw.get((metric, impl, n)) for n in ns]
-                first, last = row[0], row[-1]
-                growth = f"{last / first:.1f}×" if first and last else "—"
-                print(
-                    f"| {metric} | {names[impl]} | "
-                    + " | ".join(fmt(v) for v in row)
-                    + f" | {growth} |"
-                )
-        print()
+        print_scale(args.scale)
 
     # 7. the peers against another kit of the same peers
     if args.cross_check:
         print_cross_check(peer_cells, peers, load(args.cross_check))
+
+
+SCALE_NAMES = {
+    "cadence-swift": "Cadence (Swift)",
+    "cadence-c": "Cadence (C)",
+    "libuv": "libuv",
+    "cadence-py": "Cadence (Python)",
+}
+
+
+def n_label(n):
+    """1e6 for 1000000; the number itself when it is not a power of ten."""
+    return f"1e{round(math.log10(n))}" if n > 0 and math.log10(n).is_integer() else str(n)
+
+
+def print_scale(path):
+    """The scaling table (mean, p50, p99, p99.9 of batches per operation and N) and the timeout
+    pattern's row, from the JSON lines of the scale and timeout groups."""
+    raw = {}
+    for line in open(path):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(r.get("value"), (int, float)):
+            raw[(r["metric"], r["impl"], int(r["n"]))] = float(r["value"])
+    ops = ("start", "stop", "fire")
+    ns = sorted({n for (m, _, n) in raw if m.split("_")[0] in ops})
+    impls = [i for i in SCALE_NAMES if any(k[1] == i and k[0].split("_")[0] in ops for k in raw)]
+    print("### Scaling: cost per operation as the number of timers grows\n")
+    print(
+        "ns per operation (start, stop) or per fire. mean: the median over max(3, min(25, 1e6/N)) "
+        "rounds of the wall-clock mean, fewer rounds when the 8 s budget runs out (the first "
+        "always runs). p50 / p99 / p99.9: of batches of 1,000 operations, in the thread's CPU "
+        "time (preemption left out). Last column: largest N over smallest, of the mean.\n"
+    )
+    print("| metric | impl | " + " | ".join(f"N={n_label(n)}" for n in ns) + " | growth |")
+    print("|---|---|" + "---:|" * (len(ns) + 1))
+    for op in ops:
+        for impl in impls:
+            for stat in ("", "_p50", "_p99", "_p999"):
+                row = [raw.get((f"{op}{stat}_ns", impl, n)) for n in ns]
+                if all(v is None for v in row):
+                    continue
+                known = [v for v in row if v is not None]
+                growth = f"{known[-1] / known[0]:.1f}×" if stat == "" and len(known) > 1 and known[0] else ""
+                label = f"{op}_ns" + (f" {stat[1:].replace('p999', 'p99.9')}" if stat else " mean")
+                cells = " | ".join(fmt(v) for v in row)
+                print(f"| {label} | {SCALE_NAMES[impl]} | {cells} | {growth} |")
+    print()
+    timeout = {
+        (impl, n): [raw.get((f"timeout{stat}_ns", impl, n)) for stat in ("", "_p50", "_p99", "_p999")]
+        for (metric, impl, n) in raw
+        if metric == "timeout_ns"
+    }
+    if timeout:
+        print("### The timeout pattern\n")
+        print(
+            "N timers live, due 10 to 20 s ahead; then 2N steps, each cancelling the oldest before "
+            "it fires and starting a new one (Cadence's C: cancel, release, start; libuv: stop and "
+            "start on the same handle), a non-blocking loop turn after every 1,000 steps. ns per "
+            "step: wall-clock mean; p50 / p99 / p99.9 of batches of 1,000 steps in CPU time.\n"
+        )
+        print("| impl | N | mean | p50 | p99 | p99.9 |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for (impl, n), values in sorted(timeout.items(), key=lambda kv: list(SCALE_NAMES).index(kv[0][0])):
+            print(f"| {SCALE_NAMES[impl]} | {n_label(n)} | " + " | ".join(fmt(v) for v in values) + " |")
+        print()
 
 
 def print_cross_check(ours, peers, kit):

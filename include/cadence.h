@@ -20,6 +20,14 @@
  *    host's uv_loop_t (<cadence/uv.h>).
  *  - Durations are rounded up to whole nanoseconds (never early): 1e-12 s is 1 ns, and 0.067 s,
  *    a double slightly above 67 ms, is 67 000 001 ns.
+ *  - Callbacks: the code a timer calls is a "callback"; its `void *userdata` is the LAST parameter
+ *    (cadence_tick_fn, cadence_countdown_fn, cadence_poll_fn; GLib's user_data rule), and every
+ *    callback type added from 0.5 on follows it. The binding-only cadence_fire_fn, which predates
+ *    the rule, keeps userdata first (cadence_release_fn has no other parameter).
+ *  - Stability: everything above the section "For language bindings" at the end follows the ABI
+ *    policy of docs/c-api.md. That section (calls only a binding's runtime needs: ctypes, cffi)
+ *    may change in any minor version. A former name is kept for one minor version as an alias
+ *    marked CADENCE_DEPRECATED ("Former names", near the end), then removed.
  */
 #ifndef CADENCE_H
 #define CADENCE_H
@@ -32,6 +40,15 @@
 #define CADENCE_EXPORT __attribute__((visibility("default")))
 #else
 #define CADENCE_EXPORT
+#endif
+
+/* Marks a former name, kept as an alias for one minor version: the compiler warns, naming the
+ * function to use instead (-Wdeprecated-declarations). Define CADENCE_NO_DEPRECATION_WARNINGS
+ * before including this header to call former names without the warning. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(CADENCE_NO_DEPRECATION_WARNINGS)
+#define CADENCE_DEPRECATED(message) __attribute__((deprecated(message)))
+#else
+#define CADENCE_DEPRECATED(message)
 #endif
 
 #if !defined(__clang__)
@@ -47,7 +64,7 @@ extern "C" {
 
 #define CADENCE_ENOENT (-2)     /* unknown run loop mode */
 #define CADENCE_EIO (-5)        /* event loop failure */
-#define CADENCE_EBADF (-9)      /* stale, released or foreign handle, or a destroyed loop */
+#define CADENCE_EBADF (-9)      /* stale, released or foreign handle, or a closed loop */
 #define CADENCE_ENOMEM (-12)    /* out of memory */
 #define CADENCE_EBUSY (-16)     /* loop is running, or has a thread of its own */
 #define CADENCE_EINVAL (-22)    /* invalid argument: NULL, NaN, infinity, out of range, bad mode name */
@@ -100,7 +117,7 @@ CADENCE_EXPORT const char *_Nonnull cadence_strerror(int err);
 /* The symbolic name of an error code, such as "EINVAL" ("OK" for 0); "UNKNOWN" for codes Cadence does not define. */
 CADENCE_EXPORT const char *_Nonnull cadence_err_name(int err);
 /* What the calling thread's last failed Cadence call found wrong, as "<function>: <argument>
- * <rule>, got <value>", for example "cadence_timer_publish: tolerance must be >= 0 and finite, got
+ * <rule>, got <value>", for example "cadence_publisher_create: tolerance must be >= 0 and finite, got
  * -1.0" (dlerror and sqlite3_errmsg keep the same kind of message). Thread-local: a call that fails
  * on one thread never changes another thread's message. Every function that returns a negative
  * code sets it; a call that succeeds leaves it alone (as errno), so read it right after the call
@@ -121,12 +138,12 @@ CADENCE_EXPORT int cadence_loop_create(cadence_loop *_Nullable out);
  * closes its libuv handles, on the thread that runs that loop: see <cadence/uv.h>).
  * A zero handle is a no-op (returns 0). Errors: CADENCE_EBUSY while the loop is running (for
  * example from its own callback; libuv's uv_loop_close rule), CADENCE_EBADF for a stale handle,
- * such as a loop destroyed already (destroying twice is harmless: the second call does nothing).
+ * such as a loop closed already (closing twice is harmless: the second call does nothing).
  * Threads: a cadence_cancel or cadence_cancellable_release of one of its handles that another
  * thread made before this call may still be calling the loop's release function (which that call
  * makes before it returns) when this returns; keep what the release function uses until such
  * calls have returned. After this returns, every other call with the loop's handles is EBADF. */
-CADENCE_EXPORT int cadence_loop_destroy(cadence_loop loop);
+CADENCE_EXPORT int cadence_loop_close(cadence_loop loop);
 
 /* Runs the loop in `mode` for `seconds` of its clock (>= 0; 0 fires what is due and returns;
  * INFINITY runs until cadence_loop_stop, since 0.3), firing every due timer of that mode on this
@@ -135,7 +152,7 @@ CADENCE_EXPORT int cadence_loop_destroy(cadence_loop loop);
  * during a pass waits for a later pass.
  * Errors: CADENCE_EINVAL (mode NULL, empty or malformed, "common", seconds NaN, -INFINITY or
  * negative, or, on a virtual loop, seconds that would take the clock to its end, INFINITY
- * included: see cadence_loop_advance_clock), CADENCE_ENOENT (mode not registered), CADENCE_EBUSY
+ * included: see cadence_loop_jump_clock), CADENCE_ENOENT (mode not registered), CADENCE_EBUSY
  * (already running, for example when called from one of its callbacks), CADENCE_ENOTSUP (a loop
  * on a host's uv_loop_t, see <cadence/uv.h>), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_run(cadence_loop loop, const char *_Nullable mode, double seconds);
@@ -190,7 +207,7 @@ CADENCE_EXPORT int cadence_loop_wakeups(cadence_loop loop, uint64_t *_Nullable o
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nullable out);
 
-/* ---- Callbacks per loop, for bindings (added in 0.4; docs/c-api.md, "Bindings") ---- */
+/* ---- Callbacks per loop: a fire function and a release function (added in 0.4; docs/c-api.md, "Bindings") ---- */
 
 /* Sets the loop's fire function and release function, for the registrations made on the loop
  * from now on (one made before keeps what was set when it was made); NULL clears either.
@@ -203,12 +220,12 @@ CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nulla
  *    given up (cadence_cancellable_release of a handle whose work stops, see there), ended by its
  *    publisher (a subscription of a publisher that nothing can make tick again: released by the
  *    cadence_cancel or cadence_cancellable_release of its handle, which still names it), or by
- *    cadence_loop_destroy.
+ *    cadence_loop_close.
  * Release is called after every callback of the registration has returned (a callback that
  * cancels its own registration gets its release once it has returned), with no Cadence lock
  * held (so it may call any Cadence function: schedule a timer, cancel another, release a
  * handle), on the thread that ended it: inside cadence_cancel, cadence_cancellable_release or
- * cadence_loop_destroy, or on the loop's thread (after a callback that cancelled itself). After
+ * cadence_loop_close, or on the loop's thread (after a callback that cancelled itself). After
  * either end, Cadence never uses that userdata again: GLib's GDestroyNotify, libuv's uv_close
  * callback. A registering call that fails calls neither. Connections have no userdata.
  *
@@ -218,116 +235,9 @@ CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nulla
  * timer). Functions those calls are given are unaffected; a countdown's or poller's callback
  * must still be given.
  * Threads: any thread; a registration racing with this call gets the old or the new pair.
- * Errors: CADENCE_EBADF (stale or destroyed loop). */
+ * Errors: CADENCE_EBADF (stale or closed loop). */
 CADENCE_EXPORT int cadence_loop_set_callbacks(cadence_loop loop, cadence_fire_fn _Nullable fire,
                                               cadence_release_fn _Nullable release);
-
-/* The one-shot of cadence_loop_schedule(loop, delay, 0, "default", ..., userdata, out) with the
- * loop's fire function as its callback: fire(userdata, fire_date, 0, 1) once, `delay` seconds
- * (>= 0, finite; rounded up to whole nanoseconds) from now, while the loop runs in "default", with
- * no tolerance. A one-shot like the others: fire-and-forget (releasing its handle leaves it
- * armed), stopped by cadence_cancel, reset and read by the cadence_timer_* functions; its
- * userdata's end follows cadence_loop_set_callbacks. The cheapest start: four arguments, no mode
- * or callback to check. Errors: CADENCE_EINVAL (out NULL; delay NaN, infinite or negative; the
- * loop has no fire function: "cadence_loop_set_callbacks first"), CADENCE_EBADF, CADENCE_ENOMEM
- * (see "Handles" above); on error nothing is called. Added in 0.4. */
-CADENCE_EXPORT int cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata,
-                                                 cadence_cancellable *_Nullable out);
-
-/* A one-shot of the loop's fire function, fire(userdata, fire_date, 0, 1), in "default", due at
- * `fire_date` and up to `tolerance` (seconds >= 0, finite) later, never earlier, whose handle
- * ends with the timer. `fire_date` is in seconds of the loop's monotonic clock: CLOCK_MONOTONIC
- * on a real loop (clock_gettime(CLOCK_MONOTONIC), Python's time.monotonic(), libuv's uv_hrtime()
- * in seconds), the virtual clock on a virtual loop (its fire-date scale); a date within a
- * hundredth of a nanosecond of a whole one is that nanosecond (a double's rounding of it), any
- * other is rounded up; a date that has passed is due at once, in the next pass. So two timers
- * keep the order of their dates whenever they were armed (asyncio's call_at, whose `when` is an
- * absolute date: a delay would be measured from a clock read a few microseconds apart for each).
- * Its tick's fire_date is on the fire-date scale, as for every timer.
- * The handle ends with the timer: its fire (its final call, batched or not), the cancel that stops
- * it (cadence_cancel, cadence_cancel_steal) or cadence_loop_destroy releases the handle, so the
- * caller never releases it (a release before then does what it does for any one-shot: gives the
- * handle up and leaves the timer armed). From then on the handle is stale, and every call with it
- * returns CADENCE_EBADF, which for such a handle means "ended"; it never names another timer (see
- * "Handles"). For a binding whose handle objects would otherwise each make one more call to give
- * the handle up after the fire (Python's asyncio timers). Detaching it changes nothing.
- * Threads: any thread. Errors: CADENCE_EINVAL (out NULL; fire_date NaN or infinite; tolerance
- * negative, NaN or infinite; the loop has no fire function), CADENCE_EBADF, CADENCE_ENOMEM (see
- * "Handles" above); on error nothing is called. Added in 0.4. */
-CADENCE_EXPORT int cadence_loop_schedule_transient(cadence_loop loop, double fire_date, double tolerance,
-                                                   void *_Nullable userdata,
-                                                   cadence_cancellable *_Nullable out);
-
-/* cadence_loop_schedule_transient for `count` records at once: record i arms a one-shot due at
- * fire_dates[i], up to tolerances[i] later, with userdata[i], and writes its handle to out[i],
- * exactly as cadence_loop_schedule_transient(loop, fire_dates[i], tolerances[i], userdata[i],
- * &out[i]) would, in record order (so records with equal dates fire in record order, after the
- * timers armed before this call). For a binding that collects the starts made between two turns
- * of its event loop and hands them over in one call (Python's cadence.asyncio: about 0.7 us a
- * ctypes call), whose per-record cost is the engine's alone.
- * A bad record does not stop the others: its out[i] is {0}, nothing is armed for it and its
- * userdata is never called or released. Returns 0 when every record was armed, else the error
- * of the first record that was not (CADENCE_EINVAL: fire date NaN or infinite, tolerance
- * negative, NaN or infinite, the loop has no fire function; CADENCE_EBADF: the loop is stale or
- * destroyed; CADENCE_ENOMEM), whose index the thread's last error message names ("record 3: ...").
- * count 0 does nothing and returns 0 (the arrays may then be NULL); a NULL array with count > 0
- * is CADENCE_EINVAL, with nothing armed and out untouched.
- * Units: seconds as doubles, on the loop's monotonic clock (see cadence_loop_schedule_transient).
- * Threads: any thread; a call from another thread takes effect before the loop's next pass.
- * Added in 0.4. */
-CADENCE_EXPORT int cadence_loop_schedule_transient_batch(cadence_loop loop, size_t count,
-                                                         const double *_Nullable fire_dates,
-                                                         const double *_Nullable tolerances,
-                                                         void *_Nullable const *_Nullable userdata,
-                                                         cadence_cancellable *_Nullable out);
-
-/* One fire of a batch (cadence_loop_set_fire_batch): what the loop's fire function would have
- * been called with for a one-shot, fire(userdata, fire_date, 0, 1), and the one-shot's handle
- * (`source`, as cadence_tick's). Added in 0.4. */
-typedef struct cadence_fire_record {
-    void *_Nullable userdata;   /* as given to the registering call */
-    double fire_date;           /* seconds, as cadence_tick's fire_date */
-    cadence_cancellable source; /* the one-shot's handle; {0} once a call made for an earlier
-                                 * record cancelled or reset it: skip the record */
-} cadence_fire_record;
-
-/* A loop's batch function: `count` (1 to 256) one-shot fires in fire-date order. `records` and
- * `started` are valid only during the call; `*started` is 0 when it begins. Before it calls
- * anything for record i (or skips it), the function sets *started = i + 1: the timers of the
- * records before *started have fired, those from it on are still due and not yet called.
- * Added in 0.4. */
-typedef void (*cadence_fire_batch_fn)(cadence_fire_record *_Nonnull records, size_t count,
-                                      size_t *_Nonnull started);
-
-/* Hands the loop's one-shots that call its fire function (cadence_loop_schedule_default, and the
- * one-shots of cadence_loop_schedule with fn NULL) to `batch` in batches, from the next pass on,
- * instead of calling the fire function once per fire: for a binding whose every call from C
- * costs more than the fire itself (ctypes, about 0.25 us), one call per batch. NULL goes back to
- * one call per fire. The fire function must be set first (cadence_loop_set_callbacks), and stays
- * what is called for the loop's subscriptions and repeating timers.
- *
- * The one-shots that a pass takes one after another go into one batch (at most 256, then the
- * next); the fire of anything else (another callback, a repeating timer, a countdown) hands over
- * the batch first, so calls keep the fire-date order of the pass. A record's call is its
- * one-shot's final call: its userdata is the caller's from then on, and its release function is
- * never called. A batched one-shot stays what it would be without a batch, due and not yet
- * called, until `batch` says its call has started (`*started`, above), so that, called on the
- * loop's thread from the call for an earlier record:
- *  - cadence_cancel (or cadence_cancel_steal) of a later record's timer stops it, with its release
- *    (or hands its userdata back), and sets the record's `source` to {0}: `batch` must skip it;
- *  - cadence_timer_reset of it moves it to a later pass, and sets `source` to {0} too (the timer
- *    keeps its userdata for that fire);
- *  - cadence_timer_fire_date, cadence_is_cancelled, cadence_loop_armed_timers and the others read
- *    it as pending; those of the records before *started read as fired.
- * A call from another thread cannot know how far `batch` has got: for it, the timers of the
- * batch being handed over have fired. Its cancel of one waits until `batch` returns, as it waits
- * for a running callback (see cadence_cancel), and then returns CADENCE_EALREADY: so once it
- * returns, no call for that timer starts.
- * `batch` runs on the thread running the loop, with no Cadence lock held: it may call any
- * Cadence function, except this one on the same loop (CADENCE_EINVAL).
- * Errors: CADENCE_EINVAL (batch set and the loop has no fire function; called from `batch`),
- * CADENCE_EBADF. Added in 0.4. */
-CADENCE_EXPORT int cadence_loop_set_fire_batch(cadence_loop loop, cadence_fire_batch_fn _Nullable batch);
 
 /* ---- Driving a loop from your own event loop (poll, epoll, select, GLib, asyncio) ----
  *
@@ -345,7 +255,7 @@ CADENCE_EXPORT int cadence_loop_set_fire_batch(cadence_loop loop, cadence_fire_b
  * due. Arming or cancelling a timer, from any thread, re-arms it at once: a timer armed from
  * another thread makes it readable at its wake-up without a pass in between, and one cancelled
  * before it is due leaves it unreadable then. It is libuv's epoll descriptor of the loop: do not
- * read, write or close it; it stays the same until cadence_loop_destroy closes it.
+ * read, write or close it; it stays the same until cadence_loop_close closes it.
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOTSUP (a virtual loop, whose clock moves only
  * when told, or a loop on a host's uv_loop_t: watch that loop), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_fd(cadence_loop loop, int *_Nullable out);
@@ -409,7 +319,7 @@ CADENCE_EXPORT int cadence_loop_create_virtual(cadence_loop *_Nullable out);
  * Errors: CADENCE_ENOTSUP (a real loop), CADENCE_EINVAL (NaN, infinite or negative, or an advance
  * that would take the clock to its end, 2^64 - 1 ns or about 584 years after its start: the clock
  * is then left alone), CADENCE_EBADF. */
-CADENCE_EXPORT int cadence_loop_advance_clock(cadence_loop loop, double seconds);
+CADENCE_EXPORT int cadence_loop_jump_clock(cadence_loop loop, double seconds);
 
 /* For tests of stale handles, on any loop: moves the generation of every timer slot the loop has
  * used (and of those its predecessor in its place had) `reuses` further, as if each slot had held
@@ -427,8 +337,8 @@ CADENCE_EXPORT int cadence_loop_age_timer_slots(cadence_loop loop, uint32_t reus
  * never early); `mode` a registered mode or "common".
  * Errors: CADENCE_EINVAL (out or mode NULL, bad numbers, malformed mode), CADENCE_ENOENT,
  * CADENCE_EBADF. */
-CADENCE_EXPORT int cadence_timer_publish(cadence_loop loop, double interval, double tolerance,
-                                         const char *_Nullable mode, cadence_publisher *_Nullable out);
+CADENCE_EXPORT int cadence_publisher_create(cadence_loop loop, double interval, double tolerance,
+                                            const char *_Nullable mode, cadence_publisher *_Nullable out);
 
 /* What a repeating timer does when the loop gets to it after fire dates have passed (tokio's
  * MissedTickBehavior). SKIP (the default, Apple's Timer): fire once, report the latest grid point
@@ -462,7 +372,7 @@ CADENCE_EXPORT int cadence_publisher_autoconnect(cadence_publisher publisher,
  * stops an autoconnect publisher's timer. Releasing the subscription cancels it too (so 1,000
  * autoconnected subscriptions released leave no timer armed), unless it was detached
  * (cadence_cancellable_detach): then it keeps delivering until cancelled, until its publisher can
- * never tick again, or until cadence_loop_destroy. `fn` NULL (since 0.4): the loop's fire function
+ * never tick again, or until cadence_loop_close. `fn` NULL (since 0.4): the loop's fire function
  * (cadence_loop_set_callbacks) is called instead, fire(userdata, fire_date, skipped, 0).
  * Errors: CADENCE_EINVAL (out NULL; fn NULL on a loop without a fire function), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_publisher_subscribe(cadence_publisher publisher, cadence_tick_fn _Nullable fn,
@@ -474,7 +384,7 @@ CADENCE_EXPORT int cadence_publisher_subscribe(cadence_publisher publisher, cade
  * handle to an already-cancelled connection. The engine counts a publisher's connection handles:
  * releasing the last one stops the timer, as cadence_cancel does, unless one of them was detached
  * (cadence_cancellable_detach), which keeps the timer running until cancelled or
- * cadence_loop_destroy. Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOTSUP (autoconnect
+ * cadence_loop_close. Errors: CADENCE_EINVAL (out NULL), CADENCE_ENOTSUP (autoconnect
  * publisher), CADENCE_EBADF. Releasing stops the timer since 0.4 (it used to leave it running). */
 CADENCE_EXPORT int cadence_publisher_connect(cadence_publisher publisher, cadence_cancellable *_Nullable out);
 
@@ -492,7 +402,7 @@ CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
 /* Calls `fn` once, `delay` seconds (>= 0, finite) from now, while the loop runs in a mode covered
  * by `mode`; `tolerance` >= 0. Fire-and-forget: releasing the handle does not cancel the timer
  * (asyncio's call_later handle, libuv's unref'd timer); cadence_cancel does. Its call has
- * tick->final = 1; cancelled or destroyed with its loop before it, it gets the loop's release
+ * tick->final = 1; cancelled or closed with its loop before it, it gets the loop's release
  * function instead, when one is set (cadence_loop_set_callbacks). `fn` NULL (since 0.4): the
  * loop's fire function is called instead, fire(userdata, fire_date, 0, 1).
  * Errors: CADENCE_EINVAL (out NULL, bad numbers, a malformed mode, fn NULL on a loop without a
@@ -508,8 +418,8 @@ CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double
  * as for publishers. A repeating Timer without a publisher (Swift's
  * Loop.schedule(after:interval:tolerance:in:missedTicks:)): one callback, no connect. It runs
  * until cadence_cancel, cadence_cancellable_release (since 0.4; before, releasing left it running)
- * or cadence_loop_destroy; after cadence_cancellable_detach, until cadence_cancel or
- * cadence_loop_destroy. tick->fire_date is the grid point, tick->skipped the grid points skipped,
+ * or cadence_loop_close; after cadence_cancellable_detach, until cadence_cancel or
+ * cadence_loop_close. tick->fire_date is the grid point, tick->skipped the grid points skipped,
  * tick->final always 0 (it ends by cancel: the loop's release function, when one is set). `fn`
  * NULL (since 0.4): the loop's fire function is called instead, fire(userdata, fire_date,
  * skipped, 0).
@@ -621,7 +531,7 @@ typedef void (*cadence_poll_fn)(const cadence_poll *_Nonnull poll, void *_Nullab
  * from inside `fn`), so a slow operation delays the next poll to the first tick after it finishes
  * instead of overlapping. `tolerance` >= 0, or CADENCE_TOLERANCE_DEFAULT for 10 % of the interval.
  * Cancelling the poller stops it for good; releasing the handle cancels it too, unless it was
- * detached (cadence_cancellable_detach): then it keeps polling until cadence_loop_destroy.
+ * detached (cadence_cancellable_detach): then it keeps polling until cadence_loop_close.
  * Errors: CADENCE_EINVAL (fn or out NULL, bad interval or tolerance), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_poller_start(cadence_loop loop, double interval, double tolerance,
                                         cadence_poll_fn _Nullable fn, void *_Nullable userdata,
@@ -641,7 +551,7 @@ CADENCE_EXPORT int cadence_poller_set_active(cadence_cancellable poller, int act
 CADENCE_EXPORT int cadence_poller_tolerance(cadence_cancellable poller, double *_Nullable out);
 
 /* Writes 1 to *out if the poller polls (not paused by cadence_poller_set_active, not cancelled,
- * its loop not destroyed; Swift's Poller.isActive), else 0. Errors: CADENCE_EINVAL (out NULL),
+ * its loop not closed; Swift's Poller.isActive), else 0. Errors: CADENCE_EINVAL (out NULL),
  * CADENCE_EBADF. Added in 0.4. */
 CADENCE_EXPORT int cadence_poller_active(cadence_cancellable poller, int *_Nullable out);
 
@@ -665,6 +575,194 @@ CADENCE_EXPORT int cadence_poller_active(cadence_cancellable poller, int *_Nulla
  * Errors: CADENCE_EALREADY (already cancelled, ended on its own: a one-shot that has fired, a
  * finished countdown), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_cancel(cadence_cancellable cancellable);
+
+/* Writes 1 to *out if the cancellable was cancelled (or its one-shot has fired), else 0.
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
+CADENCE_EXPORT int cadence_is_cancelled(cadence_cancellable cancellable, int *_Nullable out);
+
+/* Releases a handle ("giving it up": docs/c-api.md, "Lifetimes"): frees it and stops what only
+ * it could stop (libuv's uv_close), unless it was detached (cadence_cancellable_detach):
+ *  - a subscription is cancelled (the last one of an autoconnect publisher stops its timer);
+ *  - a connection: releasing the last handle to a publisher's connection stops its timer, as
+ *    cadence_cancel does (every cadence_publisher_connect of one publisher names one connection);
+ *  - a countdown or a poller is cancelled;
+ *  - a repeating scheduled timer is cancelled (since 0.4; before, it ran until
+ *    cadence_loop_close); a one-shot is left armed and still fires once (fire-and-forget).
+ * As cadence_cancel, a release that stops something waits for a callback of it running on another
+ * thread, so no callback for it starts once it returns; the loop's release function
+ * (cadence_loop_set_callbacks) is then called inside this call. A zero handle is a no-op.
+ * Errors: CADENCE_EBADF (stale or already released), without setting the thread's last error
+ * message (since 0.4): finalizers release handles at any moment, also between another call's
+ * failure and the read of its message. */
+CADENCE_EXPORT int cadence_cancellable_release(cadence_cancellable cancellable);
+
+/* Detaches a handle: the caller says by name "keep it going without me", so that releasing it
+ * afterwards leaves its work running (a repeating scheduled timer keeps firing, a subscription
+ * keeps delivering, a connection keeps its timer running, a countdown counts down to its finish,
+ * a poller keeps polling) until it is cancelled through a handle still held, its publisher can
+ * never tick again, or cadence_loop_close. The handle stays valid: it can still be cancelled,
+ * and must still be released. Detaching a connection handle detaches the connection (no later
+ * release of one of its handles stops the timer). A detached repeating scheduled timer,
+ * subscription, countdown or poller, once released, stays valid as its callbacks' source
+ * (tick->source, event->source, poll->source: a poll is still finished through it) until it is
+ * cancelled through it, the countdown finishes, or cadence_loop_close; the program must not use
+ * it after the release, and a second release (or detach) gives CADENCE_EBADF. Changes nothing for
+ * a one-shot (fire-and-forget anyway: its handle is dead once released). Detaching twice does
+ * nothing and returns 0. Any thread.
+ * Errors: CADENCE_EBADF (stale, released or never made). Added in 0.4. */
+CADENCE_EXPORT int cadence_cancellable_detach(cadence_cancellable cancellable);
+
+/* ---- Memory ---- */
+
+/* Sets whether Cadence hands freed heap pages back to the system when one of its timer tables
+ * grows past 1 MB, by calling glibc's malloc_trim(0): enabled != 0 turns it on, 0 off (the
+ * default). A growing table frees its old buffer, whose pages glibc keeps resident (about 17
+ * bytes per timer at 10^6 timers); malloc_trim(0) gives them back but trims the whole process's
+ * heap, so it is the program's choice. Process-wide, for every loop; any thread, any time.
+ * Emptied tables give their pages back without it (madvise). Swift: Loop.trimsMemory; Python:
+ * cadence.set_trim_memory. Returns 0. Added in 0.5. */
+CADENCE_EXPORT int cadence_set_trim_memory(int enabled);
+
+/* Writes 1 to *out if trimming is on (cadence_set_trim_memory), else 0.
+ * Errors: CADENCE_EINVAL (out NULL). Added in 0.5. */
+CADENCE_EXPORT int cadence_trim_memory(int *_Nullable out);
+
+/* Writes how many malloc_trim(0) calls Cadence has made in this process to *out (0 unless
+ * trimming was turned on and a table then grew past 1 MB). Errors: CADENCE_EINVAL (out NULL).
+ * Added in 0.5. */
+CADENCE_EXPORT int cadence_memory_trims(uint64_t *_Nullable out);
+
+/* ---- Former names (deprecated in 0.5, removed in 0.6): each does what its new name does ---- */
+
+/* Former name of cadence_loop_close (Swift's and Python's close()). */
+CADENCE_DEPRECATED("use cadence_loop_close")
+CADENCE_EXPORT int cadence_loop_destroy(cadence_loop loop);
+
+/* Former name of cadence_publisher_create (the cadence_timer_* functions act on scheduled timers). */
+CADENCE_DEPRECATED("use cadence_publisher_create")
+CADENCE_EXPORT int cadence_timer_publish(cadence_loop loop, double interval, double tolerance,
+                                         const char *_Nullable mode, cadence_publisher *_Nullable out);
+
+/* Former name of cadence_loop_jump_clock (an "advance" runs the timers on the way, as
+ * cadence_loop_run does on a virtual loop; this call moves the clock without running them). */
+CADENCE_DEPRECATED("use cadence_loop_jump_clock")
+CADENCE_EXPORT int cadence_loop_advance_clock(cadence_loop loop, double seconds);
+
+/* ==== For language bindings ==========================================================
+ *
+ * Stability: the declarations from here to the end of the header serve the runtimes of language
+ * bindings (Python's ctypes binding, cffi): they save a binding the calls back into its own
+ * language, struct reads and arguments that a C program does not mind. They MAY CHANGE IN ANY
+ * MINOR VERSION, outside the ABI policy of docs/c-api.md (a changed one says so in the
+ * CHANGELOG); a C program should use the functions above. The patch-version promise holds.
+ * Userdata here is a binding's integer key (a slot in its table of callbacks) cast to a pointer. */
+
+/* The one-shot of cadence_loop_schedule(loop, delay, 0, "default", ..., userdata, out) with the
+ * loop's fire function as its callback: fire(userdata, fire_date, 0, 1) once, `delay` seconds
+ * (>= 0, finite; rounded up to whole nanoseconds) from now, while the loop runs in "default", with
+ * no tolerance. A one-shot like the others: fire-and-forget (releasing its handle leaves it
+ * armed), stopped by cadence_cancel, reset and read by the cadence_timer_* functions; its
+ * userdata's end follows cadence_loop_set_callbacks. The cheapest start: four arguments, no mode
+ * or callback to check. Errors: CADENCE_EINVAL (out NULL; delay NaN, infinite or negative; the
+ * loop has no fire function: "cadence_loop_set_callbacks first"), CADENCE_EBADF, CADENCE_ENOMEM
+ * (see "Handles" above); on error nothing is called. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata,
+                                                 cadence_cancellable *_Nullable out);
+
+/* A one-shot of the loop's fire function, fire(userdata, fire_date, 0, 1), in "default", due at
+ * `fire_date` and up to `tolerance` (seconds >= 0, finite) later, never earlier, whose handle
+ * ends with the timer. `fire_date` is in seconds of the loop's monotonic clock: CLOCK_MONOTONIC
+ * on a real loop (clock_gettime(CLOCK_MONOTONIC), Python's time.monotonic(), libuv's uv_hrtime()
+ * in seconds), the virtual clock on a virtual loop (its fire-date scale); a date within a
+ * hundredth of a nanosecond of a whole one is that nanosecond (a double's rounding of it), any
+ * other is rounded up; a date that has passed is due at once, in the next pass. So two timers
+ * keep the order of their dates whenever they were armed (asyncio's call_at, whose `when` is an
+ * absolute date: a delay would be measured from a clock read a few microseconds apart for each).
+ * Its tick's fire_date is on the fire-date scale, as for every timer.
+ * The handle ends with the timer: its fire (its final call, batched or not), the cancel that stops
+ * it (cadence_cancel, cadence_cancel_steal) or cadence_loop_close releases the handle, so the
+ * caller never releases it (a release before then does what it does for any one-shot: gives the
+ * handle up and leaves the timer armed). From then on the handle is stale, and every call with it
+ * returns CADENCE_EBADF, which for such a handle means "ended"; it never names another timer (see
+ * "Handles"). For a binding whose handle objects would otherwise each make one more call to give
+ * the handle up after the fire (Python's asyncio timers). Detaching it changes nothing.
+ * Threads: any thread. Errors: CADENCE_EINVAL (out NULL; fire_date NaN or infinite; tolerance
+ * negative, NaN or infinite; the loop has no fire function), CADENCE_EBADF, CADENCE_ENOMEM (see
+ * "Handles" above); on error nothing is called. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_schedule_transient(cadence_loop loop, double fire_date, double tolerance,
+                                                   void *_Nullable userdata,
+                                                   cadence_cancellable *_Nullable out);
+
+/* cadence_loop_schedule_transient for `count` records at once: record i arms a one-shot due at
+ * fire_dates[i], up to tolerances[i] later, with userdata[i], and writes its handle to out[i],
+ * exactly as cadence_loop_schedule_transient(loop, fire_dates[i], tolerances[i], userdata[i],
+ * &out[i]) would, in record order (so records with equal dates fire in record order, after the
+ * timers armed before this call). For a binding that collects the starts made between two turns
+ * of its event loop and hands them over in one call (Python's cadence.asyncio: about 0.7 us a
+ * ctypes call), whose per-record cost is the engine's alone.
+ * A bad record does not stop the others: its out[i] is {0}, nothing is armed for it and its
+ * userdata is never called or released. Returns 0 when every record was armed, else the error
+ * of the first record that was not (CADENCE_EINVAL: fire date NaN or infinite, tolerance
+ * negative, NaN or infinite, the loop has no fire function; CADENCE_EBADF: the loop is stale or
+ * destroyed; CADENCE_ENOMEM), whose index the thread's last error message names ("record 3: ...").
+ * count 0 does nothing and returns 0 (the arrays may then be NULL); a NULL array with count > 0
+ * is CADENCE_EINVAL, with nothing armed and out untouched.
+ * Units: seconds as doubles, on the loop's monotonic clock (see cadence_loop_schedule_transient).
+ * Threads: any thread; a call from another thread takes effect before the loop's next pass.
+ * Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_schedule_transient_batch(cadence_loop loop, size_t count,
+                                                         const double *_Nullable fire_dates,
+                                                         const double *_Nullable tolerances,
+                                                         void *_Nullable const *_Nullable userdata,
+                                                         cadence_cancellable *_Nullable out);
+
+/* One fire of a batch (cadence_loop_set_fire_batch): what the loop's fire function would have
+ * been called with for a one-shot, fire(userdata, fire_date, 0, 1), and the one-shot's handle
+ * (`source`, as cadence_tick's). Added in 0.4. */
+typedef struct cadence_fire_record {
+    void *_Nullable userdata;   /* as given to the registering call */
+    double fire_date;           /* seconds, as cadence_tick's fire_date */
+    cadence_cancellable source; /* the one-shot's handle; {0} once a call made for an earlier
+                                 * record cancelled or reset it: skip the record */
+} cadence_fire_record;
+
+/* A loop's batch function: `count` (1 to 256) one-shot fires in fire-date order. `records` and
+ * `started` are valid only during the call; `*started` is 0 when it begins. Before it calls
+ * anything for record i (or skips it), the function sets *started = i + 1: the timers of the
+ * records before *started have fired, those from it on are still due and not yet called.
+ * Added in 0.4. */
+typedef void (*cadence_fire_batch_fn)(cadence_fire_record *_Nonnull records, size_t count,
+                                      size_t *_Nonnull started);
+
+/* Hands the loop's one-shots that call its fire function (cadence_loop_schedule_default, and the
+ * one-shots of cadence_loop_schedule with fn NULL) to `batch` in batches, from the next pass on,
+ * instead of calling the fire function once per fire: for a binding whose every call from C
+ * costs more than the fire itself (ctypes, about 0.25 us), one call per batch. NULL goes back to
+ * one call per fire. The fire function must be set first (cadence_loop_set_callbacks), and stays
+ * what is called for the loop's subscriptions and repeating timers.
+ *
+ * The one-shots that a pass takes one after another go into one batch (at most 256, then the
+ * next); the fire of anything else (another callback, a repeating timer, a countdown) hands over
+ * the batch first, so calls keep the fire-date order of the pass. A record's call is its
+ * one-shot's final call: its userdata is the caller's from then on, and its release function is
+ * never called. A batched one-shot stays what it would be without a batch, due and not yet
+ * called, until `batch` says its call has started (`*started`, above), so that, called on the
+ * loop's thread from the call for an earlier record:
+ *  - cadence_cancel (or cadence_cancel_steal) of a later record's timer stops it, with its release
+ *    (or hands its userdata back), and sets the record's `source` to {0}: `batch` must skip it;
+ *  - cadence_timer_reset of it moves it to a later pass, and sets `source` to {0} too (the timer
+ *    keeps its userdata for that fire);
+ *  - cadence_timer_fire_date, cadence_is_cancelled, cadence_loop_armed_timers and the others read
+ *    it as pending; those of the records before *started read as fired.
+ * A call from another thread cannot know how far `batch` has got: for it, the timers of the
+ * batch being handed over have fired. Its cancel of one waits until `batch` returns, as it waits
+ * for a running callback (see cadence_cancel), and then returns CADENCE_EALREADY: so once it
+ * returns, no call for that timer starts.
+ * `batch` runs on the thread running the loop, with no Cadence lock held: it may call any
+ * Cadence function, except this one on the same loop (CADENCE_EINVAL).
+ * Errors: CADENCE_EINVAL (batch set and the loop has no fire function; called from `batch`),
+ * CADENCE_EBADF. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_set_fire_batch(cadence_loop loop, cadence_fire_batch_fn _Nullable batch);
 
 /* For bindings whose userdata is a positive integer key (a slot in a table of theirs), cast to a
  * pointer: cadence_cancel, except that when it stops a scheduled timer whose userdata the loop's
@@ -693,26 +791,6 @@ CADENCE_EXPORT intptr_t cadence_cancel_steal(cadence_cancellable cancellable);
 CADENCE_EXPORT int cadence_cancel_steal_batch(const cadence_cancellable *_Nullable handles, size_t count,
                                               intptr_t *_Nullable out);
 
-/* Writes 1 to *out if the cancellable was cancelled (or its one-shot has fired), else 0.
- * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */
-CADENCE_EXPORT int cadence_is_cancelled(cadence_cancellable cancellable, int *_Nullable out);
-
-/* Releases a handle ("giving it up": docs/c-api.md, "Lifetimes"): frees it and stops what only
- * it could stop (libuv's uv_close), unless it was detached (cadence_cancellable_detach):
- *  - a subscription is cancelled (the last one of an autoconnect publisher stops its timer);
- *  - a connection: releasing the last handle to a publisher's connection stops its timer, as
- *    cadence_cancel does (every cadence_publisher_connect of one publisher names one connection);
- *  - a countdown or a poller is cancelled;
- *  - a repeating scheduled timer is cancelled (since 0.4; before, it ran until
- *    cadence_loop_destroy); a one-shot is left armed and still fires once (fire-and-forget).
- * As cadence_cancel, a release that stops something waits for a callback of it running on another
- * thread, so no callback for it starts once it returns; the loop's release function
- * (cadence_loop_set_callbacks) is then called inside this call. A zero handle is a no-op.
- * Errors: CADENCE_EBADF (stale or already released), without setting the thread's last error
- * message (since 0.4): finalizers release handles at any moment, also between another call's
- * failure and the read of its message. */
-CADENCE_EXPORT int cadence_cancellable_release(cadence_cancellable cancellable);
-
 /* cadence_cancellable_release, saying whether the release stopped work that was still going: for
  * a binding whose garbage collector gives handles up, to warn about work dropped while active
  * (Python's ResourceWarning). Returns 1 when it stopped a repeating scheduled timer, a
@@ -724,21 +802,7 @@ CADENCE_EXPORT int cadence_cancellable_release(cadence_cancellable cancellable);
  * Added in 0.4. */
 CADENCE_EXPORT int cadence_cancellable_release_stopping(cadence_cancellable cancellable);
 
-/* Detaches a handle: the caller says by name "keep it going without me", so that releasing it
- * afterwards leaves its work running (a repeating scheduled timer keeps firing, a subscription
- * keeps delivering, a connection keeps its timer running, a countdown counts down to its finish,
- * a poller keeps polling) until it is cancelled through a handle still held, its publisher can
- * never tick again, or cadence_loop_destroy. The handle stays valid: it can still be cancelled,
- * and must still be released. Detaching a connection handle detaches the connection (no later
- * release of one of its handles stops the timer). A detached repeating scheduled timer,
- * subscription, countdown or poller, once released, stays valid as its callbacks' source
- * (tick->source, event->source, poll->source: a poll is still finished through it) until it is
- * cancelled through it, the countdown finishes, or cadence_loop_destroy; the program must not use
- * it after the release, and a second release (or detach) gives CADENCE_EBADF. Changes nothing for
- * a one-shot (fire-and-forget anyway: its handle is dead once released). Detaching twice does
- * nothing and returns 0. Any thread.
- * Errors: CADENCE_EBADF (stale, released or never made). Added in 0.4. */
-CADENCE_EXPORT int cadence_cancellable_detach(cadence_cancellable cancellable);
+/* ==== End of the section for language bindings ==== */
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /* libuv.c - the raw libuv peer: uv_timer_t measured with the metric definitions of
  * docs/BENCHMARKS.md ("What each figure means"). One group per process, one JSON line per metric.
  * Build: gcc -O2 libuv.c -luv -lm
- * Run:   libuv ops|lat|idle|wake|mem      and   libuv scale N   (start/stop/fire at N timers)
+ * Run:   libuv ops|lat|idle|wake|mem, libuv scale N (start/stop/fire at N timers, with batch
+ *        percentiles) and libuv timeout N (the timeout pattern at N live timers)
  * libuv's timers take whole milliseconds, so random delays are drawn in whole milliseconds.
  * The caller owns every uv_timer_t: they sit in arrays allocated before the clock starts. */
 #include <uv.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 static uv_loop_t *loop;
@@ -55,8 +57,26 @@ static double rank(const double *sorted, long n, long p) {
   return sorted[r > 0 ? r - 1 : 0];
 }
 
+/* scale's batch samples: ns of the thread's CPU time per operation in each batch of BATCH (see
+ * Cadence's Benchmarks/c/bench.c, "scale N"); NULL outside scale. */
+enum { BATCH = 1000 };
+typedef struct { double *start, *stop, *fire; long ks, kp, kf; } samples_t;
+static samples_t *samples;
+static uint64_t thread_ns(void) {
+  struct timespec ts; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+static uint64_t last_stamp;
+
 static long fired;
-static void count_fire(uv_timer_t *t) { (void)t; fired++; }
+static void count_fire(uv_timer_t *t) {
+  (void)t;
+  if (++fired % BATCH == 0 && samples) {
+    uint64_t now = thread_ns();
+    samples->fire[samples->kf++] = (double)(now - last_stamp) / BATCH;
+    last_stamp = now;
+  }
+}
 
 /* Closes n handles and runs the loop until the closes are done, so the memory can be reused. */
 static void close_timers(uv_timer_t *t, long n) {
@@ -77,13 +97,21 @@ static round_t one_round(uv_timer_t *t, uint64_t *delay_ms, long *order, long n,
   uv_update_time(loop);
   double cpu0 = cpu_ns();
   uint64_t t0 = uv_hrtime();
-  for (long i = 0; i < n; i++) { uv_timer_init(loop, &t[i]); uv_timer_start(&t[i], count_fire, delay_ms[i], 0); }
+  for (long b = 0; b < n; b += BATCH) {
+    long end = b + BATCH < n ? b + BATCH : n; uint64_t c = samples ? thread_ns() : 0;
+    for (long i = b; i < end; i++) { uv_timer_init(loop, &t[i]); uv_timer_start(&t[i], count_fire, delay_ms[i], 0); }
+    if (samples) samples->start[samples->ks++] = (double)(thread_ns() - c) / (end - b);
+  }
   uint64_t t1 = uv_hrtime();
   if (settle) usleep(200000);
   r.start = (double)(t1 - t0) / n; r.start_cpu = (cpu_ns() - cpu0) / n;
 
   cpu0 = cpu_ns(); t0 = uv_hrtime();
-  for (long i = 0; i < n; i++) uv_timer_stop(&t[order[i]]);
+  for (long b = 0; b < n; b += BATCH) {
+    long end = b + BATCH < n ? b + BATCH : n; uint64_t c = samples ? thread_ns() : 0;
+    for (long i = b; i < end; i++) uv_timer_stop(&t[order[i]]);
+    if (samples) samples->stop[samples->kp++] = (double)(thread_ns() - c) / (end - b);
+  }
   uv_run(loop, UV_RUN_NOWAIT); /* the one non-blocking loop turn of the definition */
   t1 = uv_hrtime();
   if (settle) usleep(200000);
@@ -94,7 +122,7 @@ static round_t one_round(uv_timer_t *t, uint64_t *delay_ms, long *order, long n,
   fired = 0;
   uv_update_time(loop);
   for (long i = 0; i < n; i++) { uv_timer_init(loop, &t[i]); uv_timer_start(&t[i], count_fire, 0, 0); }
-  t0 = uv_hrtime();
+  t0 = uv_hrtime(); last_stamp = thread_ns();
   uv_run(loop, UV_RUN_DEFAULT); /* returns once every one-shot has fired */
   t1 = uv_hrtime();
   if (fired != n) { fprintf(stderr, "fired %ld of %ld timers\n", fired, n); exit(1); }
@@ -133,6 +161,59 @@ static void ops(long n, int max_rounds, int settle) {
   }
   emit("fire_ns", n, median(fire, k), "ns/fire");
   free(t); free(delay_ms); free(order);
+}
+
+/* p50, p99 and p99.9 (nearest rank) of an operation's batches */
+static void emit_batches(const char *op, long n, double *v, long count) {
+  char name[32];
+  if (count == 0) return;
+  qsort(v, (size_t)count, sizeof *v, by_value);
+  snprintf(name, sizeof name, "%s_p50_ns", op); emit(name, n, rank(v, count, 50), "ns/op");
+  snprintf(name, sizeof name, "%s_p99_ns", op); emit(name, n, rank(v, count, 99), "ns/op");
+  long r = (999 * count + 999) / 1000;
+  snprintf(name, sizeof name, "%s_p999_ns", op); emit(name, n, v[r > 0 ? r - 1 : 0], "ns/op");
+}
+
+/* scale N: ops at N timers, and the percentiles of their batches */
+static void scale(long n) {
+  long k = 1000000 / n, rounds = k < 3 ? 3 : k > 25 ? 25 : k, cap = (n / BATCH + 1) * rounds;
+  samples_t s = { malloc(cap * sizeof(double)), malloc(cap * sizeof(double)), malloc(cap * sizeof(double)), 0, 0, 0 };
+  if (!s.start || !s.stop || !s.fire) { perror("malloc"); exit(2); }
+  samples = &s;
+  ops(n, (int)rounds, 0);
+  samples = NULL;
+  emit_batches("start", n, s.start, s.ks);
+  emit_batches("stop", n, s.stop, s.kp);
+  emit_batches("fire", n, s.fire, s.kf);
+  free(s.start); free(s.stop); free(s.fire);
+}
+
+/* timeout N: the timeout pattern (Cadence's Benchmarks/c/bench.c, "timeout N"): N timers due 10
+ * to 20 s ahead, then 2N steps each stopping the oldest and starting it again (uv_timer_stop,
+ * uv_timer_start on the same handle), batches of BATCH steps with a non-blocking turn after each. */
+static void timeout_pattern(long n) {
+  long steps = 2 * n, count = steps / BATCH, k = 0;
+  uv_timer_t *t = malloc((size_t)n * sizeof *t); double *v = malloc((size_t)count * sizeof *v);
+  if (!t || !v) { perror("malloc"); exit(2); }
+  fired = 0;
+  for (long i = 0; i < n; i++) { uv_timer_init(loop, &t[i]); uv_timer_start(&t[i], count_fire, 10000 + draw() % 10001, 0); }
+  uint64_t a0 = uv_hrtime();
+  for (long b = 0; b < steps; b += BATCH) {
+    uint64_t c = thread_ns();
+    for (long j = b; j < b + BATCH; j++) {
+      uv_timer_t *timer = &t[j % n];
+      uv_timer_stop(timer);
+      uv_timer_start(timer, count_fire, 10000 + draw() % 10001, 0);
+    }
+    uv_run(loop, UV_RUN_NOWAIT);
+    v[k++] = (double)(thread_ns() - c) / BATCH;
+  }
+  emit("timeout_ns", n, (double)(uv_hrtime() - a0) / (double)(k * BATCH), "ns/op");
+  if (fired) { fprintf(stderr, "a stopped timer fired\n"); exit(1); }
+  emit_batches("timeout", n, v, k);
+  for (long i = 0; i < n; i++) uv_timer_stop(&t[i]);
+  close_timers(t, n);
+  free(t); free(v);
 }
 
 /* lat: libuv's own repeat, 10 ms, 300 fires; lateness against the grid start + k * 10 ms */
@@ -233,12 +314,15 @@ int main(int argc, char **argv) {
   else if (!strcmp(group, "scale")) {
     long n = argc > 2 ? atol(argv[2]) : 100000;
     if (n < 1) { fprintf(stderr, "usage: libuv scale N (N >= 1)\n"); return 2; }
-    long k = 1000000 / n;
-    ops(n, (int)(k < 3 ? 3 : k > 25 ? 25 : k), 0);
+    scale(n);
+  } else if (!strcmp(group, "timeout")) {
+    long n = argc > 2 ? atol(argv[2]) : 1000000;
+    if (n < BATCH) { fprintf(stderr, "usage: libuv timeout N (N >= %d)\n", BATCH); return 2; }
+    timeout_pattern(n);
   } else if (!strcmp(group, "lat")) { warm_up(); lat(); }
   else if (!strcmp(group, "idle")) { warm_up(); idle(); }
   else if (!strcmp(group, "wake")) { warm_up(); wake(); }
   else if (!strcmp(group, "mem")) mem();
-  else { fprintf(stderr, "unknown group %s (ops, lat, idle, wake, mem, scale N)\n", group); return 2; }
+  else { fprintf(stderr, "unknown group %s (ops, lat, idle, wake, mem, scale N, timeout N)\n", group); return 2; }
   return 0;
 }

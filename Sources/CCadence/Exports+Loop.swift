@@ -15,9 +15,13 @@ public func cadence_loop_create(_ out: UnsafeMutablePointer<cadence_loop>?) -> I
 }
 
 @c @implementation
-public func cadence_loop_destroy(_ handle: cadence_loop) -> Int32 {
+public func cadence_loop_close(_ handle: cadence_loop) -> Int32 { closeLoop(handle) }
+
+/// `cadence_loop_close` and its former name, `cadence_loop_destroy`; `function` names the call in
+/// the thread's last error message.
+func closeLoop(_ handle: cadence_loop, _ function: StaticString = #function) -> Int32 {
     guard handle.id != 0 else { return 0 }
-    return cResult { () throws(CadenceError) in try HandleRegistry.shared.destroyLoop(handle.id) }
+    return cResult(function) { () throws(CadenceError) in try HandleRegistry.shared.destroyLoop(handle.id) }
 }
 
 @c @implementation
@@ -94,8 +98,13 @@ public func cadence_loop_create_virtual(_ out: UnsafeMutablePointer<cadence_loop
 }
 
 @c @implementation
-public func cadence_loop_advance_clock(_ handle: cadence_loop, _ seconds: Double) -> Int32 {
-    cResult { () throws(CadenceError) in try lookUpLoop(handle).advanceClock(by: seconds) }
+public func cadence_loop_jump_clock(_ handle: cadence_loop, _ seconds: Double) -> Int32 {
+    jumpClock(handle, seconds)
+}
+
+/// `cadence_loop_jump_clock` and its former name, `cadence_loop_advance_clock`.
+func jumpClock(_ handle: cadence_loop, _ seconds: Double, _ function: StaticString = #function) -> Int32 {
+    cResult(function) { () throws(CadenceError) in try lookUpLoop(handle).jumpClock(by: seconds) }
 }
 
 @c @implementation

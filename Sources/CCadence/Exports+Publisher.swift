@@ -2,9 +2,16 @@ import Cadence
 import CCadenceHeader
 
 @c @implementation
-public func cadence_timer_publish(_ loopHandle: cadence_loop, _ interval: Double, _ tolerance: Double,
-                                  _ mode: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<cadence_publisher>?) -> Int32 {
-    cResult { () throws(CadenceError) in
+public func cadence_publisher_create(_ loopHandle: cadence_loop, _ interval: Double, _ tolerance: Double,
+                                     _ mode: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<cadence_publisher>?) -> Int32 {
+    createPublisher(loopHandle, interval, tolerance, mode, out)
+}
+
+/// `cadence_publisher_create` and its former name, `cadence_timer_publish`.
+func createPublisher(_ loopHandle: cadence_loop, _ interval: Double, _ tolerance: Double,
+                     _ mode: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<cadence_publisher>?,
+                     _ function: StaticString = #function) -> Int32 {
+    cResult(function) { () throws(CadenceError) in
         guard let out else { throw .null("out") }
         let loop = try lookUpLoop(loopHandle)
         let mode = try CCadence.mode(mode)

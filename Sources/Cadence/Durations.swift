@@ -25,18 +25,22 @@ extension Loop {
         } catch { throw error.in("Loop.run(mode:for:)") }
     }
 
-    /// ``advanceClock(by:)-(Double)`` for a `Duration`: moves a virtual loop's clock forward by
+    /// ``jumpClock(by:)-(Double)`` for a `Duration`: moves a virtual loop's clock forward by
     /// `duration` (rounded up to whole nanoseconds) without running the loop.
     ///
     /// - Throws: as the `Double` form: ``CadenceError/notSupported`` on a real loop;
     ///   ``CadenceError/invalidArgument`` for a negative duration or one that would take the
     ///   clock to its end (the messages name it `duration` and show it as given);
     ///   ``CadenceError/badHandle`` after ``close()``.
-    public func advanceClock(by duration: Duration) throws(CadenceError) {
+    public func jumpClock(by duration: Duration) throws(CadenceError) {
         do {
             try advanceClock(by: try checkedAdvance(duration), seconds: duration.inSeconds)
-        } catch { throw error.in("Loop.advanceClock(by:)") }
+        } catch { throw error.in("Loop.jumpClock(by:)") }
     }
+
+    /// The former name of ``jumpClock(by:)-(Duration)``.
+    @available(*, deprecated, renamed: "jumpClock(by:)")
+    public func advanceClock(by duration: Duration) throws(CadenceError) { try jumpClock(by: duration) }
 
     /// `duration` in nanoseconds, checked as a run or a clock advance takes it: ≥ 0, and on a
     /// virtual loop short of the clock's end (checked here, so that the message shows the

@@ -130,7 +130,7 @@ public final class Loop: @unchecked Sendable {
     ///     until ``stop()`` (as ``run(mode:)``).
     /// - Throws: ``CadenceError/invalidArgument`` for NaN or negative `seconds`, for `common`, or,
     ///   on a virtual loop, for `seconds` that would take the clock to its end (see
-    ///   ``advanceClock(by:)-(Double)``; `.infinity` always would); ``CadenceError/unknownMode`` for an
+    ///   ``jumpClock(by:)-(Double)``; `.infinity` always would); ``CadenceError/unknownMode`` for an
     ///   unregistered mode; ``CadenceError/busy`` if the loop is already running (for example
     ///   when called from one of its own callbacks); ``CadenceError/notSupported`` for a loop on a
     ///   host's `uv_loop_t` (see ``init(uvLoop:mode:)``); ``CadenceError/badHandle`` after
@@ -339,7 +339,7 @@ public final class Loop: @unchecked Sendable {
     /// ``fileDescriptor()`` is closed: stop watching it first; a loop on a host's `uv_loop_t`
     /// closes its two handles there, on the thread that runs it: see ``init(uvLoop:mode:)``).
     /// Further calls on the loop throw ``CadenceError/badHandle``; closing twice does nothing
-    /// (C's second `cadence_loop_destroy` returns `CADENCE_EBADF`, as for any stale handle).
+    /// (C's second `cadence_loop_close` returns `CADENCE_EBADF`, as for any stale handle).
     ///
     /// - Throws: ``CadenceError/busy`` while the loop is running or has a thread of its own
     ///   (libuv's `uv_loop_close` rule).

@@ -202,7 +202,7 @@ private final class ScenarioRun: @unchecked Sendable {
                 var remaining = timespec()
                 while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
             } else {
-                try loop.advanceClock(by: seconds)
+                try loop.jumpClock(by: seconds)
             }
         case "on":
             var then = step

@@ -49,14 +49,14 @@ static void loop_functions(cadence_loop loop) {
 
 static void publisher_functions(cadence_loop loop) {
     cadence_publisher out = {SENTINEL};
-    CHECK_ERR(cadence_timer_publish(loop, 0.1, 0, "default", NULL), CADENCE_EINVAL);
-    CHECK_ERR(cadence_timer_publish(loop, 0.1, 0, NULL, &out), CADENCE_EINVAL);
-    CHECK_ERR(cadence_timer_publish(loop, 0.1, 0, "unknown", &out), CADENCE_ENOENT);
-    CHECK_ERR(cadence_timer_publish(loop, 0, 0, "default", &out), CADENCE_EINVAL);  /* zero interval */
-    for (int i = 0; i < MALFORMED_COUNT; i++) CHECK_ERR(cadence_timer_publish(loop, 0.1, 0, malformed_modes[i], &out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_publisher_create(loop, 0.1, 0, "default", NULL), CADENCE_EINVAL);
+    CHECK_ERR(cadence_publisher_create(loop, 0.1, 0, NULL, &out), CADENCE_EINVAL);
+    CHECK_ERR(cadence_publisher_create(loop, 0.1, 0, "unknown", &out), CADENCE_ENOENT);
+    CHECK_ERR(cadence_publisher_create(loop, 0, 0, "default", &out), CADENCE_EINVAL);  /* zero interval */
+    for (int i = 0; i < MALFORMED_COUNT; i++) CHECK_ERR(cadence_publisher_create(loop, 0.1, 0, malformed_modes[i], &out), CADENCE_EINVAL);
     for (int i = 0; i < BAD_SECONDS_COUNT; i++) {
-        CHECK_ERR(cadence_timer_publish(loop, bad_seconds[i], 0, "default", &out), CADENCE_EINVAL);
-        CHECK_ERR(cadence_timer_publish(loop, 0.1, bad_seconds[i], "default", &out), CADENCE_EINVAL);
+        CHECK_ERR(cadence_publisher_create(loop, bad_seconds[i], 0, "default", &out), CADENCE_EINVAL);
+        CHECK_ERR(cadence_publisher_create(loop, 0.1, bad_seconds[i], "default", &out), CADENCE_EINVAL);
     }
     CHECK_EQ(out.id, SENTINEL);                /* nothing written on error */
 
@@ -64,7 +64,7 @@ static void publisher_functions(cadence_loop loop) {
     cadence_publisher timer;
     cadence_cancellable subscription, connection;
     recorder ticks = {.loop = loop};
-    CHECK_OK(cadence_timer_publish(loop, 1e300, 1e300, "common", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 1e300, 1e300, "common", &timer));
     CHECK_OK(cadence_publisher_subscribe(timer, record_tick, &ticks, &subscription));
     CHECK_OK(cadence_publisher_connect(timer, &connection));
     CHECK_OK(cadence_loop_run(loop, "default", 0.02));
@@ -123,8 +123,8 @@ static void virtual_thread_countdown_poller_functions(cadence_loop real) {
     CHECK_OK(cadence_loop_create_virtual(&loop));
     CHECK_ERR(cadence_loop_armed_timers(loop, NULL), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_armed_timers(real, NULL), CADENCE_EINVAL);
-    for (int i = 0; i < BAD_SECONDS_COUNT; i++) CHECK_ERR(cadence_loop_advance_clock(loop, bad_seconds[i]), CADENCE_EINVAL);
-    CHECK_ERR(cadence_loop_advance_clock(real, 1), CADENCE_ENOTSUP);
+    for (int i = 0; i < BAD_SECONDS_COUNT; i++) CHECK_ERR(cadence_loop_jump_clock(loop, bad_seconds[i]), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_jump_clock(real, 1), CADENCE_ENOTSUP);
 
     CHECK_ERR(cadence_loop_start_thread(real, NULL), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_start_thread(real, "common"), CADENCE_EINVAL);
@@ -176,7 +176,7 @@ static void virtual_thread_countdown_poller_functions(cadence_loop real) {
 
     CHECK_OK(cadence_loop_run(loop, "default", 100));
     CHECK_EQ(never_called, 0);                 /* on error the callback is never called */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_OK(cadence_loop_run(real, "default", 0));  /* no thread was started */
 }
 
@@ -186,14 +186,14 @@ static void messages(cadence_loop loop) {
     cadence_publisher publisher = {SENTINEL};
     cadence_cancellable out = {SENTINEL};
     recorder never = {.loop = loop};
-    CHECK_ERR_MSG(cadence_timer_publish(loop, NAN, 0, "default", &publisher), CADENCE_EINVAL,
-                  "cadence_timer_publish: interval must be > 0 and finite, got nan");
-    CHECK_ERR_MSG(cadence_timer_publish(loop, INFINITY, 0, "default", &publisher), CADENCE_EINVAL,
-                  "cadence_timer_publish: interval must be > 0 and finite, got inf");
-    CHECK_ERR_MSG(cadence_timer_publish(loop, 0, 0, "default", &publisher), CADENCE_EINVAL,
-                  "cadence_timer_publish: interval must be > 0 and finite, got 0.0");
-    CHECK_ERR_MSG(cadence_timer_publish(loop, 1, -1, "default", &publisher), CADENCE_EINVAL,
-                  "cadence_timer_publish: tolerance must be >= 0 and finite, got -1.0");
+    CHECK_ERR_MSG(cadence_publisher_create(loop, NAN, 0, "default", &publisher), CADENCE_EINVAL,
+                  "cadence_publisher_create: interval must be > 0 and finite, got nan");
+    CHECK_ERR_MSG(cadence_publisher_create(loop, INFINITY, 0, "default", &publisher), CADENCE_EINVAL,
+                  "cadence_publisher_create: interval must be > 0 and finite, got inf");
+    CHECK_ERR_MSG(cadence_publisher_create(loop, 0, 0, "default", &publisher), CADENCE_EINVAL,
+                  "cadence_publisher_create: interval must be > 0 and finite, got 0.0");
+    CHECK_ERR_MSG(cadence_publisher_create(loop, 1, -1, "default", &publisher), CADENCE_EINVAL,
+                  "cadence_publisher_create: tolerance must be >= 0 and finite, got -1.0");
     CHECK_ERR_MSG(cadence_loop_schedule(loop, -0.5, 0, "default", record_tick, &never, &out), CADENCE_EINVAL,
                   "cadence_loop_schedule: delay must be >= 0 and finite, got -0.5");
     /* INFINITY runs until stopped, so the rule of a run's duration says so. */
@@ -241,8 +241,8 @@ static void messages(cadence_loop loop) {
                   "cadence_loop_schedule: fn must not be NULL, got NULL "
                   "(or set the loop's fire function: cadence_loop_set_callbacks)");
     CHECK_ERR_MSG(cadence_loop_create(NULL), CADENCE_EINVAL, "cadence_loop_create: out must not be NULL, got NULL");
-    CHECK_ERR_MSG(cadence_loop_advance_clock(loop, 1), CADENCE_ENOTSUP,
-                  "cadence_loop_advance_clock: loop must be a virtual loop, got a real loop (its clock is libuv's)");
+    CHECK_ERR_MSG(cadence_loop_jump_clock(loop, 1), CADENCE_ENOTSUP,
+                  "cadence_loop_jump_clock: loop must be a virtual loop, got a real loop (its clock is libuv's)");
     CHECK_EQ(publisher.id, SENTINEL);
     CHECK_EQ(out.id, SENTINEL);
 
@@ -263,15 +263,15 @@ static void messages(cadence_loop loop) {
     CHECK_ERR_MSG(cadence_loop_start_thread(virtual_loop, "default"), CADENCE_ENOTSUP,
                   "cadence_loop_start_thread: loop must be a real loop, got a virtual loop (its clock moves only "
                   "when told)");
-    CHECK_ERR_MSG(cadence_loop_advance_clock(virtual_loop, 1e30), CADENCE_EINVAL,
-                  "cadence_loop_advance_clock: seconds must keep a virtual clock before its end (2^64 - 1 ns, about "
+    CHECK_ERR_MSG(cadence_loop_jump_clock(virtual_loop, 1e30), CADENCE_EINVAL,
+                  "cadence_loop_jump_clock: seconds must keep a virtual clock before its end (2^64 - 1 ns, about "
                   "584 years after its start), got 1e+30");
     /* A run until stopped, which a virtual clock cannot make, says what to do instead. */
     CHECK_ERR_MSG(cadence_loop_run(virtual_loop, "default", INFINITY), CADENCE_EINVAL,
                   "cadence_loop_run: seconds must keep a virtual clock before its end (2^64 - 1 ns, about 584 years "
                   "after its start), got inf (a virtual loop cannot run until stop(): pass a duration, or run until "
                   "idle)");
-    CHECK_OK(cadence_loop_destroy(virtual_loop));
+    CHECK_OK(cadence_loop_close(virtual_loop));
     CHECK_EQ(never.count, 0);
 }
 
@@ -295,7 +295,7 @@ static void mode_limit(void) {
     CHECK_OK(cadence_loop_run(loop, "m65533", 0.05));
     CHECK_EQ(ticks.count, 1);
     CHECK_OK(cadence_cancellable_release(once));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 int main(void) {
@@ -316,6 +316,6 @@ int main(void) {
     CHECK_OK(cadence_loop_run(loop, "default", 0.05));
     CHECK_EQ(ticks.count, 1);
     CHECK_OK(cadence_cancellable_release(once));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

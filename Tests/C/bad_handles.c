@@ -13,19 +13,19 @@ static void check_bad_loop(cadence_loop loop) {
     uint64_t wakeups, armed;
     cadence_publisher publisher;
     cadence_cancellable cancellable;
-    CHECK_ERR(cadence_loop_destroy(loop), loop.id ? CADENCE_EBADF : 0);
+    CHECK_ERR(cadence_loop_close(loop), loop.id ? CADENCE_EBADF : 0);
     CHECK_ERR(cadence_loop_run(loop, "default", 0), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_stop(loop), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_add_mode(loop, "custom"), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_add_common_mode(loop, "custom"), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_now(loop, &now), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_wakeups(loop, &wakeups), CADENCE_EBADF);
-    CHECK_ERR(cadence_timer_publish(loop, 0.1, 0, "default", &publisher), CADENCE_EBADF);
+    CHECK_ERR(cadence_publisher_create(loop, 0.1, 0, "default", &publisher), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_schedule(loop, 0, 0, "default", record_tick, &never, &cancellable), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_armed_timers(loop, &armed), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_start_thread(loop, "default"), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_stop_thread(loop), CADENCE_EBADF);
-    CHECK_ERR(cadence_loop_advance_clock(loop, 1), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_jump_clock(loop, 1), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_age_timer_slots(loop, 1), CADENCE_EBADF);
     CHECK_ERR(cadence_countdown_start(loop, 3, 0.25, count_countdown, &never, &cancellable), CADENCE_EBADF);
     CHECK_ERR(cadence_countdown_start(loop, -3, 0.25, count_countdown, &never, &cancellable), CADENCE_EBADF);
@@ -75,7 +75,7 @@ static void made_up_handles(void) {
 static void wrong_kind_and_stale(cadence_loop loop) {
     cadence_publisher publisher;
     cadence_cancellable once, subscription, countdown, poller;
-    CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_create(loop, 0.1, 0, "default", &publisher));
     CHECK_OK(cadence_publisher_subscribe(publisher, record_tick, &never, &subscription));
     CHECK_OK(cadence_loop_schedule(loop, 10, 0, "default", record_tick, &never, &once));
     recorder first_value = {0};
@@ -107,7 +107,7 @@ static void wrong_kind_and_stale(cadence_loop loop) {
 
     cadence_publisher reused;
     cadence_cancellable reused_poller;
-    CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &reused));
+    CHECK_OK(cadence_publisher_create(loop, 0.1, 0, "default", &reused));
     CHECK_OK(cadence_poller_start(loop, 100, 0, count_poll, &never, &reused_poller));
     check_bad_publisher(publisher);
     check_bad_cancellable(poller);
@@ -124,7 +124,7 @@ static void destroyed_loop(void) {
     cadence_cancellable sub, connection, shared_sub, once, countdown, poller;
     CHECK_OK(cadence_loop_create(&loop));
     ticks.loop = loop;
-    CHECK_OK(cadence_timer_publish(loop, 0.01, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 0.01, 0, "default", &timer));
     CHECK_OK(cadence_publisher_autoconnect(timer, &shared));
     CHECK_OK(cadence_publisher_subscribe(timer, record_tick, &ticks, &sub));
     CHECK_OK(cadence_publisher_connect(timer, &connection));
@@ -135,7 +135,7 @@ static void destroyed_loop(void) {
     CHECK_OK(cadence_loop_run(loop, "default", 0.05));
     CHECK(ticks.count >= 2);                   /* the timers ran */
     CHECK_OK(cadence_cancel(connection));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 
     check_bad_loop(loop);                      /* also destroys it a second time */
     check_bad_publisher(timer);
@@ -148,7 +148,7 @@ static void destroyed_loop(void) {
     check_bad_cancellable(poller);
 
     CHECK_OK(cadence_loop_create_virtual(&loop));  /* and a virtual loop */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     check_bad_loop(loop);
 }
 
@@ -161,19 +161,19 @@ static void messages(void) {
     cadence_loop loop;
     cadence_publisher publisher;
     CHECK_OK(cadence_loop_create_virtual(&loop));
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &publisher));
     cadence_cancellable timer;
     CHECK_OK(cadence_loop_schedule(loop, 1, 0, "default", record_tick, &never, &timer));
     CHECK_OK(cadence_publisher_release(publisher));
     CHECK_OK(cadence_cancellable_release(timer));
     /* A release of a stale handle (a finalizer's, at any moment) leaves the message of the failure
      * before it, which the failing code may be about to read. */
-    const char *expected = "cadence_timer_publish: interval must be > 0 and finite, got 0.0";
-    CHECK_ERR_MSG(cadence_timer_publish(loop, 0, 0, "default", &publisher), CADENCE_EINVAL, expected);
+    const char *expected = "cadence_publisher_create: interval must be > 0 and finite, got 0.0";
+    CHECK_ERR_MSG(cadence_publisher_create(loop, 0, 0, "default", &publisher), CADENCE_EINVAL, expected);
     CHECK_ERR(cadence_publisher_release(publisher), CADENCE_EBADF);
     CHECK_ERR(cadence_cancellable_release(timer), CADENCE_EBADF);
     CHECK_STR(cadence_last_error_message(), expected);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     char destroyed[256];
     snprintf(destroyed, sizeof destroyed, "cadence_loop_run: loop must be a live loop handle, got 0x%llx "
              "(released, destroyed with its loop, of another kind, or never made)", (unsigned long long)loop.id);
@@ -191,6 +191,6 @@ int main(void) {
 
     CHECK_OK(cadence_loop_run(loop, "default", 0.02));
     CHECK_EQ(never.count, 0);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

@@ -135,6 +135,6 @@ int main(void) {
     countdowns(loop);
     pollers(loop);
     cancelled_from_first_call(loop);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

@@ -82,6 +82,6 @@ int main(void) {
 
     CHECK_OK(cadence_loop_run(loop, "default", 120));
     CHECK_EQ(calls, 0);  /* nothing cancelled fires */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

@@ -43,6 +43,6 @@ int main(void) {
 
     CHECK_OK(cadence_loop_stop_thread(loop));
     CHECK_OK(cadence_cancellable_release(once));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

@@ -120,7 +120,7 @@ static inline cadence_cancellable subscribe_autoconnect(cadence_loop loop, doubl
                                                         const char *mode, cadence_tick_fn fn, void *userdata) {
     cadence_publisher timer, shared;
     cadence_cancellable subscription;
-    CHECK_OK(cadence_timer_publish(loop, interval, tolerance, mode, &timer));
+    CHECK_OK(cadence_publisher_create(loop, interval, tolerance, mode, &timer));
     CHECK_OK(cadence_publisher_autoconnect(timer, &shared));
     CHECK_OK(cadence_publisher_subscribe(shared, fn, userdata, &subscription));
     return subscription;

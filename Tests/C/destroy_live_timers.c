@@ -14,7 +14,7 @@ static void real_loop(void) {
     cadence_cancellable sub, connection, shared_sub, once, countdown, poller;
     CHECK_OK(cadence_loop_create(&loop));
     ticks.loop = loop;
-    CHECK_OK(cadence_timer_publish(loop, 0.01, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 0.01, 0, "default", &timer));
     CHECK_OK(cadence_publisher_autoconnect(timer, &shared));
     CHECK_OK(cadence_publisher_subscribe(timer, record_tick, &ticks, &sub));
     CHECK_OK(cadence_publisher_connect(timer, &connection));
@@ -27,7 +27,7 @@ static void real_loop(void) {
     CHECK_EQ(countdown_calls.count, 1);        /* 10, and no change yet */
     CHECK_EQ(polls.count, 1);                  /* the first poll is still running */
 
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     int cancelled;
     CHECK_ERR(cadence_is_cancelled(connection, &cancelled), CADENCE_EBADF);
     CHECK_ERR(cadence_is_cancelled(countdown, &cancelled), CADENCE_EBADF);
@@ -47,7 +47,7 @@ static void virtual_loop(void) {
     CHECK_OK(cadence_loop_run(loop, "default", 2.5));
     CHECK_EQ(countdown_calls.count, 3);        /* 10, 9, 8 */
     CHECK_EQ(polls.count, 1);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_ERR(cadence_cancel(countdown), CADENCE_EBADF);
     CHECK_ERR(cadence_cancellable_release(poller), CADENCE_EBADF);
     CHECK_ERR(cadence_poller_set_active(paused, 1), CADENCE_EBADF);

@@ -33,7 +33,7 @@ static void last_error_message(void) {
     /* The other thread's failure left this thread's message alone, and so does a success. */
     cadence_loop loop;
     CHECK_OK(cadence_loop_create_virtual(&loop));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_STR(cadence_last_error_message(), "cadence_loop_create: out must not be NULL, got NULL");
 }
 

@@ -108,7 +108,7 @@ static void virtual_batches(void) {
     cadence_cancellable repeating;
     CHECK_OK(cadence_loop_schedule_repeating(loop, 0.3005, 1.0, 0, CADENCE_MISSED_TICKS_SKIP, "default", NULL,
                                              (void *)(intptr_t)-1, &repeating));
-    CHECK_OK(cadence_loop_advance_clock(loop, 0.7));  /* everything due: one pass takes it all */
+    CHECK_OK(cadence_loop_jump_clock(loop, 0.7));  /* everything due: one pass takes it all */
     CHECK_OK(cadence_loop_run_pass(loop, "default"));
     CHECK_EQ(seen.calls, ONE_SHOTS + 1);  /* an overdue repeating timer fires once (skip) */
     CHECK_EQ(seen.released, 0);
@@ -145,7 +145,7 @@ static void virtual_batches(void) {
     CHECK_EQ(seen.skipped, 2);
     CHECK_EQ(seen.released, 0);  /* 3's userdata was stolen */
     seen.in_batch = 0;
-    CHECK_OK(cadence_loop_advance_clock(loop, 1.0));
+    CHECK_OK(cadence_loop_jump_clock(loop, 1.0));
     CHECK_OK(cadence_loop_run_pass(loop, "default"));
     CHECK_EQ(seen.calls, 3);  /* 2 at its new date; the repeating timer's tick at 1.3005 */
     int found = 0;
@@ -163,7 +163,7 @@ static void virtual_batches(void) {
     CHECK_EQ(seen.released, 1);
     CHECK_OK(cadence_cancellable_release(repeating));
     for (int j = 1; j <= ONE_SHOTS; j++) CHECK_OK(cadence_cancellable_release(seen.handles[j]));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_ERR(cadence_loop_set_fire_batch(loop, on_batch), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_set_fire_batch(loop, NULL), CADENCE_EBADF);
 }
@@ -207,7 +207,7 @@ static void cancel_waits_for_batch(void) {
     CHECK_OK(cadence_loop_stop_thread(loop));
     CHECK_OK(cadence_cancellable_release(first));
     CHECK_OK(cadence_cancellable_release(second));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 int main(void) {

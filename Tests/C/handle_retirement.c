@@ -82,16 +82,16 @@ static void one_loop(void) {
     cadence_cancellable old;
     cadence_loop loop = aged_loop(&old);
     check_after_the_last(loop, old);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void across_loops(void) {
     cadence_cancellable old;
     cadence_loop second;
-    CHECK_OK(cadence_loop_destroy(aged_loop(&old)));
+    CHECK_OK(cadence_loop_close(aged_loop(&old)));
     CHECK_OK(cadence_loop_create_virtual(&second));  /* takes the destroyed loop's place */
     check_after_the_last(second, old);  /* its slot 0 goes on from the destroyed loop's */
-    CHECK_OK(cadence_loop_destroy(second));
+    CHECK_OK(cadence_loop_close(second));
 }
 
 /* Ageing refuses a loop with a timer armed or a handle unreleased, and a dead loop. */
@@ -106,7 +106,7 @@ static void ageing_errors(void) {
     CHECK_ERR(cadence_loop_age_timer_slots(loop, 1), CADENCE_EBUSY);  /* the handle holds its slot */
     CHECK_OK(cadence_cancellable_release(timer));
     CHECK_OK(cadence_loop_age_timer_slots(loop, 1));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_ERR(cadence_loop_age_timer_slots(loop, 1), CADENCE_EBADF);
     CHECK_EQ(never.count, 0);
 }

@@ -128,7 +128,7 @@ static void by_run(void) {
     start(&w, "cadence_loop_run");
     CHECK_OK(cadence_loop_run(w.loop, "default", END));
     finish(&w);
-    CHECK_OK(cadence_loop_destroy(w.loop));
+    CHECK_OK(cadence_loop_close(w.loop));
 }
 
 /* The documented poll host: wait for the descriptor or the timeout, then one pass. */
@@ -145,7 +145,7 @@ static void by_poll(void) {
         CHECK_OK(cadence_loop_run_pass(w.loop, "default"));
     }
     finish(&w);
-    CHECK_OK(cadence_loop_destroy(w.loop));
+    CHECK_OK(cadence_loop_close(w.loop));
 }
 
 static void stop_uv(uv_timer_t *timer) { uv_stop(timer->loop); }
@@ -161,7 +161,7 @@ static void by_uv(void) {
     CHECK(uv_timer_start(&end, stop_uv, (uint64_t)ceil(END * 1000), 0) == 0);
     uv_run(&uv, UV_RUN_DEFAULT);
     finish(&w);
-    CHECK_OK(cadence_loop_destroy(w.loop));
+    CHECK_OK(cadence_loop_close(w.loop));
     uv_close((uv_handle_t *)&end, NULL);
     uv_run(&uv, UV_RUN_NOWAIT);
     CHECK(uv_loop_close(&uv) == 0);
@@ -194,7 +194,7 @@ static void descriptor_not_early(void) {
     CHECK_OK(cadence_loop_wakeups(w.loop, &wakeups));
     CHECK_EQ(wakeups - w.wakeups_at_start, 1);
     CHECK(!wait_readable(fd, 0));
-    CHECK_OK(cadence_loop_destroy(w.loop));
+    CHECK_OK(cadence_loop_close(w.loop));
 }
 
 /* The same from a uv_timer_t callback of the host's uv_loop_t. */
@@ -227,7 +227,7 @@ static void uv_host_thread_arms(void) {
         CHECK_OK(cadence_loop_wakeups(w.loop, &wakeups));
         CHECK_EQ(wakeups - w.wakeups_at_start, 1);
     }
-    CHECK_OK(cadence_loop_destroy(w.loop));
+    CHECK_OK(cadence_loop_close(w.loop));
     uv_close((uv_handle_t *)&arming, NULL);
     uv_close((uv_handle_t *)&end, NULL);
     uv_run(&uv, UV_RUN_NOWAIT);

@@ -38,7 +38,7 @@ static void one_shot_cancel(void) {
     CHECK_EQ(fires.count, 0);
     CHECK_EQ(armed_timers(loop), 0);
     CHECK_OK(cadence_cancellable_release(timer));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void one_shot_give_up(void) {
@@ -51,7 +51,7 @@ static void one_shot_give_up(void) {
     run_to(loop, 2);
     CHECK_TIMELINE(fires, "0@1000");
     CHECK_EQ(armed_timers(loop), 0);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void one_shot_detach(void) {
@@ -64,7 +64,7 @@ static void one_shot_detach(void) {
     run_to(loop, 2);
     CHECK_TIMELINE(fires, "0@1000");
     CHECK_EQ(armed_timers(loop), 0);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* ---- Repeating scheduled timer ---- */
@@ -87,7 +87,7 @@ static void repeating_cancel(void) {
     CHECK_TIMELINE(fires, "0@1000", "1@2000");
     CHECK_EQ(armed_timers(loop), 0);
     CHECK_OK(cadence_cancellable_release(timer));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void repeating_give_up(void) {
@@ -99,7 +99,7 @@ static void repeating_give_up(void) {
     CHECK_EQ(armed_timers(loop), 0);
     run_to(loop, 5);
     CHECK_TIMELINE(fires, "0@1000", "1@2000");
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void repeating_detach(void) {
@@ -114,7 +114,7 @@ static void repeating_detach(void) {
     CHECK_TIMELINE(fires, "0@1000", "1@2000", "2@3000", "3@4000", "4@5000");
     CHECK_EQ(armed_timers(loop), 1);
     CHECK_ERR(cadence_cancellable_detach(timer), CADENCE_EBADF);  /* released: a dead handle */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* ---- Publisher and connection ---- */
@@ -124,7 +124,7 @@ static void publisher_give_up(void) {
     timeline fires = {.loop = loop};
     cadence_publisher publisher;
     cadence_cancellable subscription, connection;
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &publisher));
     CHECK_OK(cadence_publisher_subscribe(publisher, timeline_tick, &fires, &subscription));
     CHECK_OK(cadence_publisher_connect(publisher, &connection));
     CHECK_OK(cadence_publisher_release(publisher));
@@ -135,7 +135,7 @@ static void publisher_give_up(void) {
     CHECK_EQ(armed_timers(loop), 0);
     CHECK_EQ(is_cancelled(subscription), 1);               /* nothing can make it tick again */
     CHECK_OK(cadence_cancellable_release(subscription));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* A connectable publisher every second with one subscriber, connected. */
@@ -149,7 +149,7 @@ typedef struct connected {
 static void connect_every_second(connected *c) {
     c->loop = new_loop();
     c->fires = (timeline){.loop = c->loop};
-    CHECK_OK(cadence_timer_publish(c->loop, 1, 0, "default", &c->publisher));
+    CHECK_OK(cadence_publisher_create(c->loop, 1, 0, "default", &c->publisher));
     CHECK_OK(cadence_publisher_subscribe(c->publisher, timeline_tick, &c->fires, &c->subscription));
     CHECK_OK(cadence_publisher_connect(c->publisher, &c->connection));
 }
@@ -157,7 +157,7 @@ static void connect_every_second(connected *c) {
 static void release_connected(connected *c) {
     CHECK_OK(cadence_cancellable_release(c->subscription));
     CHECK_OK(cadence_publisher_release(c->publisher));
-    CHECK_OK(cadence_loop_destroy(c->loop));
+    CHECK_OK(cadence_loop_close(c->loop));
 }
 
 static void connection_cancel(void) {
@@ -216,7 +216,7 @@ static void subscription_case(int end, int expected_fires, uint64_t expected_arm
     timeline fires = {.loop = loop};
     cadence_publisher publisher, shared;
     cadence_cancellable subscription;
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &publisher));
     CHECK_OK(cadence_publisher_autoconnect(publisher, &shared));
     CHECK_OK(cadence_publisher_subscribe(shared, timeline_tick, &fires, &subscription));
     run_to(loop, 2.5);
@@ -230,7 +230,7 @@ static void subscription_case(int end, int expected_fires, uint64_t expected_arm
     if (expected_fires == 5) CHECK_TIMELINE(fires, "0@1000", "1@2000", "2@3000", "3@4000", "4@5000");
     CHECK_OK(cadence_publisher_release(shared));
     CHECK_OK(cadence_publisher_release(publisher));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void subscription_cancel(void) { subscription_case(0, 2, 0); }
@@ -239,21 +239,12 @@ static void subscription_detach(void) { subscription_case(2, 5, 1); }
 
 /* ---- Countdown ---- */
 
-/* A cadence_countdown_fn; userdata is a timeline. Records "remaining@date" or "|@date". */
-static void record_countdown(const cadence_countdown_event *event, void *userdata) {
-    timeline *t = userdata;
-    char label[24];
-    if (event->finished) snprintf(label, sizeof label, "|");
-    else snprintf(label, sizeof label, "%lld", (long long)event->remaining);
-    timeline_add(t, label, event->date, 0);
-}
-
 /* A countdown to 5 s ticking every second; `end` as for subscription_case at 2.5 s; run to 10 s. */
 static timeline countdown_case(int end) {
     cadence_loop loop = new_loop();
     timeline values = {.loop = loop};
     cadence_cancellable countdown;
-    CHECK_OK(cadence_countdown_start(loop, 5, 1, record_countdown, &values, &countdown));
+    CHECK_OK(cadence_countdown_start(loop, 5, 1, timeline_countdown, &values, &countdown));
     run_to(loop, 2.5);
     CHECK_TIMELINE(values, "5@0", "4@1000", "3@2000");
     CHECK_EQ(armed_timers(loop), 2);                       /* the tick and the deadline */
@@ -264,7 +255,7 @@ static timeline countdown_case(int end) {
     CHECK_EQ(armed_timers(loop), 0);
     int cancelled;  /* freed: by the release, or (detached) once it finished */
     CHECK_ERR(cadence_is_cancelled(countdown, &cancelled), CADENCE_EBADF);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return values;
 }
 
@@ -307,7 +298,7 @@ static timeline poller_case(int end, uint64_t expected_armed) {
     CHECK_OK(cadence_cancellable_release(poller));
     run_to(loop, 5);
     CHECK_EQ(armed_timers(loop), expected_armed);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return polls;
 }
 
@@ -346,7 +337,7 @@ static void released_source_cancels(void) {
     CHECK_EQ(armed_timers(loop), 0);
     int cancelled;
     CHECK_ERR(cadence_is_cancelled(poller, &cancelled), CADENCE_EBADF);  /* freed by that cancel */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* ---- Loop ---- */
@@ -364,7 +355,7 @@ static void loop_close(void) {
     CHECK_OK(cadence_loop_schedule(loop, 1, 0, "default", timeline_tick, &fires, &handles[0]));
     handles[1] = every_second(loop, &fires);
     CHECK_OK(cadence_cancellable_detach(handles[1]));
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &publisher));
     CHECK_OK(cadence_publisher_subscribe(publisher, timeline_tick, &fires, &handles[2]));
     CHECK_OK(cadence_publisher_connect(publisher, &handles[3]));
     CHECK_OK(cadence_publisher_autoconnect(publisher, &shared));
@@ -373,7 +364,7 @@ static void loop_close(void) {
     CHECK_OK(cadence_poller_start(loop, 1, 0, poll_and_finish, &fires, &handles[6]));
     run_to(loop, 0.5);
     CHECK_EQ(armed_timers(loop), 7);                       /* the countdown's first value came at 0 */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     uint64_t armed;
     CHECK_ERR(cadence_loop_armed_timers(loop, &armed), CADENCE_EBADF);
     for (int i = 0; i < 7; i++) {
@@ -394,19 +385,19 @@ static void loop_close_twice(void) {
     cadence_loop loop = new_loop();
     timeline fires = {.loop = loop};
     CHECK_OK(cadence_cancellable_detach(every_second(loop, &fires)));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     char stale[256];
-    snprintf(stale, sizeof stale, "cadence_loop_destroy: loop must be a live loop handle, got 0x%llx "
+    snprintf(stale, sizeof stale, "cadence_loop_close: loop must be a live loop handle, got 0x%llx "
              "(released, destroyed with its loop, of another kind, or never made)", (unsigned long long)loop.id);
-    CHECK_ERR_MSG(cadence_loop_destroy(loop), CADENCE_EBADF, stale);
+    CHECK_ERR_MSG(cadence_loop_close(loop), CADENCE_EBADF, stale);
     cadence_loop next = new_loop();
     timeline next_fires = {.loop = next};
     CHECK_OK(cadence_cancellable_detach(every_second(next, &next_fires)));
-    CHECK_ERR_MSG(cadence_loop_destroy(loop), CADENCE_EBADF, stale);  /* never the newer loop */
+    CHECK_ERR_MSG(cadence_loop_close(loop), CADENCE_EBADF, stale);  /* never the newer loop */
     run_to(next, 2.5);
     CHECK_TIMELINE(next_fires, "0@1000", "1@2000");
     CHECK_EQ(fires.count, 0);
-    CHECK_OK(cadence_loop_destroy(next));
+    CHECK_OK(cadence_loop_close(next));
 }
 
 static void count_tick(const cadence_tick *tick, void *userdata) {
@@ -420,7 +411,7 @@ static void autoconnect_1000_given_up(void) {
     static cadence_cancellable subscriptions[1000];
     for (int i = 0; i < 1000; i++) {
         cadence_publisher publisher, shared;
-        CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &publisher));
+        CHECK_OK(cadence_publisher_create(loop, 0.1, 0, "default", &publisher));
         CHECK_OK(cadence_publisher_autoconnect(publisher, &shared));
         CHECK_OK(cadence_publisher_subscribe(shared, count_tick, &fires, &subscriptions[i]));
         CHECK_OK(cadence_publisher_release(shared));
@@ -431,7 +422,7 @@ static void autoconnect_1000_given_up(void) {
     run_to(loop, 0.5);
     CHECK_EQ(fires, 0);
     CHECK_EQ(armed_timers(loop), 0);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* ---- Runner ---- */

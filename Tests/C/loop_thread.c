@@ -55,14 +55,14 @@ int main(void) {
 
     cadence_publisher timer;
     cadence_cancellable sub, connection, once;
-    CHECK_OK(cadence_timer_publish(s.loop, INTERVAL, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(s.loop, INTERVAL, 0, "default", &timer));
     CHECK_OK(cadence_publisher_subscribe(timer, on_tick, &s, &sub));
     double before_connect = loop_now(s.loop);
     CHECK_OK(cadence_publisher_connect(timer, &connection));
     double after_connect = loop_now(s.loop);
     CHECK_OK(cadence_loop_schedule(s.loop, 0.05, 0, "default", on_once, &s, &once));
     CHECK_ERR(cadence_loop_run(s.loop, "default", 0.01), CADENCE_EBUSY);
-    CHECK_ERR(cadence_loop_destroy(s.loop), CADENCE_EBUSY);
+    CHECK_ERR(cadence_loop_close(s.loop), CADENCE_EBUSY);
 
     CHECK_EVENTUALLY(atomic_load(&s.ticks) >= 5 && atomic_load(&s.once) == 1);
     CHECK_EQ(atomic_load(&s.on_main), 0);      /* every callback on the loop's thread */
@@ -110,6 +110,6 @@ int main(void) {
     cadence_cancellable handles[] = {sub, connection, once, later, sentinel};
     for (int i = 0; i < 5; i++) CHECK_OK(cadence_cancellable_release(handles[i]));
     CHECK_OK(cadence_publisher_release(timer));
-    CHECK_OK(cadence_loop_destroy(s.loop));
+    CHECK_OK(cadence_loop_close(s.loop));
     return 0;
 }

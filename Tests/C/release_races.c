@@ -65,7 +65,7 @@ static void a_losing_cancel_releases_nothing(void) {
     atomic_store(&releases, 0);
     CHECK_OK(cadence_loop_create(&loop));
     CHECK_OK(cadence_loop_set_callbacks(loop, NULL, count_release));
-    CHECK_OK(cadence_timer_publish(loop, 0.01, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_create(loop, 0.01, 0, "default", &publisher));
     CHECK_OK(cadence_publisher_connect(publisher, &connection));
     CHECK_OK(cadence_publisher_subscribe(publisher, ignore_tick, (void *)1, &handle));
     CHECK_OK(cadence_publisher_subscribe(publisher, cancel_again, (void *)2, &other));
@@ -80,7 +80,7 @@ static void a_losing_cancel_releases_nothing(void) {
     CHECK_EQ(atomic_load(&releases_at_loss), 0);  /* the first cancel still waited for the tick */
     CHECK_EQ(atomic_load(&releases), 1);          /* made by the first, before it returned */
     CHECK_OK(cadence_loop_stop_thread(loop));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_EQ(atomic_load(&releases), 2);          /* the other subscription's too, then */
 }
 
@@ -136,7 +136,7 @@ static void a_countdown_ends_once_when_cancelled_as_it_finishes(void) {
         CHECK_EQ(atomic_load(&releases) + atomic_load(&finished_calls), 1);
     }
     CHECK_OK(cadence_loop_stop_thread(loop));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* ---- a start that fails because its loop was destroyed meanwhile releases nothing ---- */
@@ -146,7 +146,7 @@ static atomic_int go;
 static void *destroy_soon(void *arg) {
     (void)arg;
     while (!atomic_load(&go)) sched_yield();
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return NULL;
 }
 
@@ -194,7 +194,7 @@ static void release_own_handle(void *userdata) {
 
 static void destroy_loop(void *userdata) {
     (void)userdata;
-    inner_code = cadence_loop_destroy(loop);
+    inner_code = cadence_loop_close(loop);
 }
 
 static void the_outer_call_is_the_one_that_succeeds(void) {
@@ -205,7 +205,7 @@ static void the_outer_call_is_the_one_that_succeeds(void) {
     CHECK_OK(cadence_poller_start(loop, 1, 0, ignore_poll, NULL, &handle));
     CHECK_OK(cadence_cancellable_release(handle));
     CHECK_ERR(inner_code, CADENCE_EBADF);
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &publisher));
     CHECK_OK(cadence_publisher_connect(publisher, &connection));
     CHECK_OK(cadence_publisher_subscribe(publisher, ignore_tick, NULL, &handle));
     CHECK_OK(cadence_cancellable_release(handle));
@@ -214,7 +214,7 @@ static void the_outer_call_is_the_one_that_succeeds(void) {
                                              NULL, &handle));
     CHECK_OK(cadence_cancellable_release(handle));
     CHECK_ERR(inner_code, CADENCE_EBADF);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 
     /* A cancel whose release destroys the loop still stopped its registration. */
     CHECK_OK(cadence_loop_create_virtual(&loop));

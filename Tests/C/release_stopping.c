@@ -52,7 +52,7 @@ static void scheduled_timers(cadence_loop loop) {
 static void publishers(cadence_loop loop) {
     cadence_publisher timer;
     cadence_cancellable first, last, going, cancelled;
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &timer));
     CHECK_OK(cadence_publisher_subscribe(timer, on_tick, NULL, &going));
     CHECK_OK(cadence_publisher_subscribe(timer, on_tick, NULL, &cancelled));
     CHECK_OK(cadence_publisher_connect(timer, &first));
@@ -65,7 +65,7 @@ static void publishers(cadence_loop loop) {
     CHECK_OK(cadence_publisher_release(timer));
 
     cadence_cancellable detached;
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &timer));
     CHECK_OK(cadence_publisher_connect(timer, &detached));
     CHECK_OK(cadence_cancellable_detach(detached));
     CHECK_EQ(cadence_cancellable_release_stopping(detached), 0);
@@ -100,7 +100,7 @@ int main(void) {
     uint64_t armed = 9;
     CHECK_OK(cadence_loop_armed_timers(loop, &armed));
     CHECK_EQ(armed, 2);  /* the one-shot (due at 5 s) and the detached poller */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK(ticks > 0);
     return 0;
 }

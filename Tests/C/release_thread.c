@@ -89,10 +89,10 @@ int main(void) {
     CHECK_EQ(atomic_load(&once.returned), 1);
     CHECK_OK(cadence_cancellable_release(h));
 
-    /* Destroyed with a pending timer: released inside cadence_loop_destroy, on this thread. */
+    /* Destroyed with a pending timer: released inside cadence_loop_close, on this thread. */
     CHECK_OK(cadence_loop_schedule_default(loop, 3600, &pending, &h));
     CHECK_OK(cadence_loop_stop_thread(loop));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_EQ(atomic_load(&pending.releases), 1);
     CHECK(pthread_equal(pending.released_on, pthread_self()));
 

@@ -73,6 +73,6 @@ int main(void) {
         CHECK_OK(cadence_cancellable_release(timer));
     }
     CHECK_OK(cadence_loop_stop_thread(loop));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

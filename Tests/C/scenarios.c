@@ -507,8 +507,8 @@ static void do_step(run *r, const step *s) {
     if (strcmp(what, "publish") == 0) {
         cadence_publisher timer;
         if ((o = new_object(r, name, what)) == NULL ||
-            !ok(r, cadence_timer_publish(r->loop, number(r, s, "interval", 0), number(r, s, "tolerance", 0), mode, &timer),
-                "cadence_timer_publish") ||
+            !ok(r, cadence_publisher_create(r->loop, number(r, s, "interval", 0), number(r, s, "tolerance", 0), mode, &timer),
+                "cadence_publisher_create") ||
             !ok(r, cadence_publisher_set_missed_ticks(timer, missed_ticks(r, s)), "cadence_publisher_set_missed_ticks"))
             return;
         o->publisher = timer;
@@ -563,7 +563,7 @@ static void do_step(run *r, const step *s) {
         if (r->hosted) ok(r, run_hosted(r->loop, mode, number(r, s, "for", 0)), "run_hosted");
         else ok(r, cadence_loop_run(r->loop, mode, number(r, s, "for", 0)), "cadence_loop_run");
     } else if (strcmp(what, "block") == 0) {
-        if (r->is_virtual) ok(r, cadence_loop_advance_clock(r->loop, number(r, s, "for", 0)), "cadence_loop_advance_clock");
+        if (r->is_virtual) ok(r, cadence_loop_jump_clock(r->loop, number(r, s, "for", 0)), "cadence_loop_jump_clock");
         else sleep_seconds(number(r, s, "for", 0));
     } else if (strcmp(what, "on") == 0) {
         int index = find_record(r, name);
@@ -607,8 +607,8 @@ static void end_scenario(tally *t) {
         if (!t->hosted) t->skipped++;   /* a virtual scenario is not run hosted: nothing skipped */
         return;
     }
-    int err = cadence_loop_destroy(current.loop);
-    if (err != 0) fail(&current, "cadence_loop_destroy: %s", cadence_err_name(err));
+    int err = cadence_loop_close(current.loop);
+    if (err != 0) fail(&current, "cadence_loop_close: %s", cadence_err_name(err));
     if (current.failed && t->must_fail) {
         t->failed++;
         printf("failed, as it must: %s (%s): %s\n", scenario_name, scenario_where, current.message);
@@ -717,7 +717,7 @@ int main(int argc, char **argv) {
             if (why != NULL) {
                 fprintf(stderr, "%s: not a scenario line: %s\n", where, why);
                 fclose(f);
-                if (in_scenario && !skipping) cadence_loop_destroy(current.loop);
+                if (in_scenario && !skipping) cadence_loop_close(current.loop);
                 for (int k = 0; k < file_count; k++) free(names[k]);
                 if (t.results != NULL) fclose(t.results);
                 return 1;

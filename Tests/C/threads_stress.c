@@ -61,7 +61,7 @@ static void *worker(void *arg) {
         case 1: {  /* a timer of one's own: publish, subscribe, connect, cancel the connection */
             cadence_publisher p;
             cadence_cancellable sub;
-            CHECK_OK(cadence_timer_publish(loop, 0.0001, 0, "common", &p));
+            CHECK_OK(cadence_publisher_create(loop, 0.0001, 0, "common", &p));
             CHECK_OK(cadence_publisher_subscribe(p, on_tick, t, &sub));
             CHECK_OK(cadence_publisher_connect(p, &c));
             spin(&seed);
@@ -88,7 +88,7 @@ int main(void) {
     stop_at = now() + (seconds != NULL ? atof(seconds) : 10.0);
     CHECK_OK(cadence_loop_create(&loop));
     cadence_publisher connectable;
-    CHECK_OK(cadence_timer_publish(loop, 0.0002, 0, "common", &connectable));
+    CHECK_OK(cadence_publisher_create(loop, 0.0002, 0, "common", &connectable));
     CHECK_OK(cadence_publisher_autoconnect(connectable, &shared_timer));
     CHECK_OK(cadence_publisher_release(connectable));
     CHECK_OK(cadence_loop_start_thread(loop, "default"));
@@ -99,7 +99,7 @@ int main(void) {
 
     CHECK_OK(cadence_loop_stop_thread(loop));
     CHECK_OK(cadence_publisher_release(shared_timer));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     printf("%ld fires, %ld after a cancel returned\n", atomic_load(&fires), atomic_load(&late_fires));
     CHECK_EQ(atomic_load(&late_fires), 0);
     CHECK(atomic_load(&fires) > 0);

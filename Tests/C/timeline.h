@@ -46,6 +46,16 @@ static inline void timeline_tick(const cadence_tick *tick, void *userdata) {
     timeline_add(t, label, tick->fire_date, tick->skipped);
 }
 
+/* A cadence_countdown_fn; userdata is a timeline. Records "remaining@date", then "|@date" for the
+ * finish. */
+static inline void timeline_countdown(const cadence_countdown_event *event, void *userdata) {
+    timeline *t = userdata;
+    char label[24];
+    if (event->finished) snprintf(label, sizeof label, "|");
+    else snprintf(label, sizeof label, "%lld", (long long)event->remaining);
+    timeline_add(t, label, event->date, 0);
+}
+
 /* Checks that the timeline holds exactly the given events, in order (at least one). */
 #define CHECK_TIMELINE(t, ...) \
     check_timeline_(__FILE__, __LINE__, #t, &(t), (const char *const[]){__VA_ARGS__, NULL})

@@ -74,6 +74,6 @@ int main(void) {
     two_quiet_passes(loop);
     if (measured) CHECK(resident_bytes() - before <= (long)COUNT * KEPT_PER_TIMER);
     free(handles);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

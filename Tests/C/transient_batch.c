@@ -70,7 +70,7 @@ static void starts(void) {
     CHECK_ERR(cadence_cancel(out[0]), CADENCE_EBADF);  /* ended with its fire, as a single one */
 
     /* A destroyed loop: every record fails with EBADF, nothing is called. */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     double again[2] = {3.0, 4.0}, none[2] = {0, 0};
     void *more[2] = {(void *)7, (void *)8};
     CHECK_ERR(cadence_loop_schedule_transient_batch(loop, 2, again, none, more, out), CADENCE_EBADF);
@@ -96,7 +96,7 @@ static void cancels(void) {
 
     cadence_publisher publisher;
     cadence_cancellable connection;
-    CHECK_OK(cadence_timer_publish(loop, 1.0, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_create(loop, 1.0, 0, "default", &publisher));
     CHECK_OK(cadence_publisher_connect(publisher, &connection));
 
     /* Live timers (stolen back), the same handle twice, a fired one, a zero handle, a
@@ -127,7 +127,7 @@ static void cancels(void) {
     CHECK_EQ(orders, 1);                 /* nothing cancelled fired */
     CHECK_OK(cadence_cancellable_release(connection));
     CHECK_OK(cadence_publisher_release(publisher));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     /* After the destroy: every handle is stale, reported per record. */
     CHECK_OK(cadence_cancel_steal_batch(batch, 2, out));
     CHECK_EQ(out[0], CADENCE_EBADF);

@@ -1,5 +1,5 @@
 /* cadence_loop_schedule_transient: a one-shot whose handle ends with it. Its fire (batched or
- * one call per fire), the cancel that stops it and cadence_loop_destroy release the handle; from
+ * one call per fire), the cancel that stops it and cadence_loop_close release the handle; from
  * then on every call with it returns CADENCE_EBADF ("ended"), also after its slot holds another
  * timer; before then it is a one-shot like the others (read, reset, cancel, released early: left
  * armed). No userdata is released twice or lost: each ends once, by its fire, its stolen key, or
@@ -71,7 +71,7 @@ static void run(int batched) {
         if (k == 2) continue;
         CHECK_ERR(cadence_cancel(h[k]), CADENCE_EBADF);
     }
-    CHECK_OK(cadence_loop_destroy(loop));                    /* 2 and 6 end with the loop */
+    CHECK_OK(cadence_loop_close(loop));                    /* 2 and 6 end with the loop */
     CHECK_EQ(released[2], 1);
     CHECK_EQ(released[6], 1);
     CHECK_ERR(cadence_cancel(h[2]), CADENCE_EBADF);
@@ -112,7 +112,7 @@ static void absolute_dates(void) {
     CHECK_EQ(order[4], 4);                                   /* one before the clock's 0 is 0 */
     CHECK(dates[3] == 0.0);
     CHECK(dates[4] == 1.0);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 int main(void) {

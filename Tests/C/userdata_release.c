@@ -1,6 +1,6 @@
 /* A registration's userdata ends exactly once (cadence_loop_set_callbacks): by a final call (a
  * one-shot's fire, tick->final == 1; a countdown's finished event) or by the loop's release
- * function, for every other ending (cancel, giving up a repeating timer, cadence_loop_destroy, a
+ * function, for every other ending (cancel, giving up a repeating timer, cadence_loop_close, a
  * publisher that can never tick again), never both and never twice, after the registration's
  * last callback, with no lock held (a release function calling back into Cadence works). Also
  * cadence_loop_schedule_default (the loop's fire function), cadence_cancel_steal and
@@ -107,7 +107,7 @@ static void schedule_default_fires(void) {
     check_one_end(&b);
     CHECK_ERR(cadence_cancel(ha), CADENCE_EALREADY);  /* it ended when it fired */
     CHECK_OK(cadence_cancellable_release(ha));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     check_one_end(&a);
 }
 
@@ -136,7 +136,7 @@ static void final_flag(void) {
     CHECK_OK(cadence_cancellable_release(he));
     CHECK_OK(cadence_cancellable_release(hs));
     CHECK_OK(cadence_cancellable_release(ho));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     check_one_end(&once);
     check_one_end(&every);
     check_one_end(&sub);
@@ -189,7 +189,7 @@ static void cancel_and_give_up(void) {
     uint64_t armed = 0;
     CHECK_OK(cadence_loop_armed_timers(loop, &armed));
     CHECK_EQ(armed, 1);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_EQ(detached.releases, 1);    /* ended by the destroy */
     reg *all[] = {&cancelled, &given_up, &forgotten, &detached, &sub, &countdown, &poller};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) check_one_end(all[i]);
@@ -216,7 +216,7 @@ static void cancel_lets_go(void) {
         CHECK_EQ(regs[i].releases, 1);  /* at the cancel, not at the release of the handle */
     }
     for (int i = 0; i < 5; i++) CHECK_OK(cadence_cancellable_release(h[i]));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     for (int i = 0; i < 5; i++) check_one_end(&regs[i]);
 }
 
@@ -232,7 +232,7 @@ static void destroy_releases(void) {
     CHECK_OK(cadence_loop_schedule_default(loop, 5, &dflt, &h[1]));
     CHECK_OK(cadence_loop_schedule_repeating(loop, 1, 1, 0, CADENCE_MISSED_TICKS_SKIP, "common", on_tick, &every,
                                              &h[2]));
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &timer));
     CHECK_OK(cadence_publisher_subscribe(timer, on_tick, &sub, &h[3]));
     CHECK_OK(cadence_publisher_connect(timer, &h[4]));
     h[5] = subscribe_autoconnect(loop, 1, 0, "default", on_tick, &auto_sub);
@@ -248,7 +248,7 @@ static void destroy_releases(void) {
     CHECK_EQ(finished.finals, 1);
     CHECK_EQ(sub.calls, 1);
     CHECK_EQ(detached_sub.calls, 1);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     reg *pending[] = {&once, &dflt, &every, &sub, &auto_sub, &countdown, &poller, &detached_sub};
     for (size_t i = 0; i < sizeof pending / sizeof pending[0]; i++) {
         CHECK_EQ(pending[i]->releases, 1);
@@ -266,7 +266,7 @@ static void ended_by_publisher(void) {
     reg sub = {0};
     cadence_publisher timer;
     cadence_cancellable hs, connection;
-    CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 0.1, 0, "default", &timer));
     CHECK_OK(cadence_publisher_subscribe(timer, on_tick, &sub, &hs));
     CHECK_OK(cadence_publisher_connect(timer, &connection));
     CHECK_OK(cadence_loop_run(loop, "default", 0.25));
@@ -282,7 +282,7 @@ static void ended_by_publisher(void) {
     CHECK_EQ(sub.releases, 1);
     CHECK_OK(cadence_loop_run(loop, "default", 1));
     CHECK_EQ(sub.calls, 2);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     check_one_end(&sub);
 }
 
@@ -300,7 +300,7 @@ static void cancel_from_own_callback(void) {
     CHECK_EQ(sub.releases, 1);
     CHECK_OK(cadence_cancellable_release(every.self));
     CHECK_OK(cadence_cancellable_release(sub.self));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     check_one_end(&every);
     check_one_end(&sub);
 }
@@ -337,7 +337,7 @@ static void cancel_steal(void) {
     for (size_t i = 0; i < sizeof handles / sizeof handles[0]; i++) CHECK_OK(cadence_cancellable_release(handles[i]));
     CHECK_ERR(cadence_cancel_steal(a), CADENCE_EBADF);
     CHECK_ERR(cadence_cancel_steal((cadence_cancellable){0}), CADENCE_EBADF);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* A NULL callback to cadence_loop_schedule, cadence_loop_schedule_repeating or
@@ -377,7 +377,7 @@ static void null_callback_uses_fire_function(void) {
     CHECK_ERR(cadence_loop_schedule_repeating(loop, 1, 1, 0, CADENCE_MISSED_TICKS_SKIP, "default", NULL, &once, &none),
               CADENCE_EINVAL);
     cadence_publisher timer;
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &timer));
     CHECK_ERR(cadence_publisher_subscribe(timer, NULL, &once, &none), CADENCE_EINVAL);
     CHECK(strstr(cadence_last_error_message(), message) != NULL);
     CHECK_EQ(none.id, 0);
@@ -385,7 +385,7 @@ static void null_callback_uses_fire_function(void) {
     CHECK_OK(cadence_loop_armed_timers(loop, &armed));
     CHECK_EQ(armed, 0);
     CHECK_OK(cadence_publisher_release(timer));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     check_one_end(&once);                       /* nothing more came */
 }
 
@@ -446,12 +446,12 @@ static void release_reenters(void) {
     chained = (reg){0};
     CHECK_OK(cadence_cancellable_release(ha));
     CHECK_OK(cadence_cancellable_release(hp));
-    CHECK_OK(cadence_loop_destroy(reentry_loop));  /* `pending`'s release schedules on the other loop */
+    CHECK_OK(cadence_loop_close(reentry_loop));  /* `pending`'s release schedules on the other loop */
     CHECK_EQ(pending.releases, 1);
     CHECK_EQ(reentries, 4);
     CHECK_OK(cadence_loop_run(other_loop, "default", 1));
     CHECK_EQ(chained.calls, 1);
-    CHECK_OK(cadence_loop_destroy(other_loop));
+    CHECK_OK(cadence_loop_close(other_loop));
     check_one_end(&a);
     check_one_end(&victim);
     check_one_end(&sub);
@@ -484,7 +484,7 @@ static void released_detached_source(void) {
     uint64_t armed = 1;
     CHECK_OK(cadence_loop_armed_timers(loop, &armed));
     CHECK_EQ(armed, 0);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     check_one_end(&sourced);
 }
 
@@ -516,7 +516,7 @@ static void only_while_set(void) {
     CHECK_OK(cadence_cancellable_release(hb));
     CHECK_OK(cadence_cancellable_release(hd));
     CHECK_OK(cadence_cancellable_release(ha));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void bad_input(void) {
@@ -568,7 +568,7 @@ static void bad_input(void) {
     CHECK_OK(cadence_loop_run(loop, "default", 2));
     CHECK_EQ(r.calls, 1);  /* the detached one-shot fired */
     check_one_end(&r);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_ERR(cadence_loop_set_callbacks(loop, on_fire, on_release), CADENCE_EBADF);
     CHECK_ERR(cadence_loop_schedule_default(loop, 1, &r, &h), CADENCE_EBADF);
     check_one_end(&r);
@@ -581,7 +581,7 @@ static int nested_rc = 1;
 
 static void on_release_destroying(void *userdata) {
     on_release(userdata);
-    nested_rc = cadence_loop_destroy(destroying);
+    nested_rc = cadence_loop_close(destroying);
 }
 
 static void release_destroys_its_loop(void) {
@@ -590,11 +590,11 @@ static void release_destroys_its_loop(void) {
     reg pending = {0};
     cadence_cancellable h;
     CHECK_OK(cadence_loop_schedule(destroying, 9, 0, "default", on_tick, &pending, &h));
-    CHECK_OK(cadence_loop_destroy(destroying));
+    CHECK_OK(cadence_loop_close(destroying));
     CHECK_EQ(nested_rc, CADENCE_EBADF);
     CHECK_EQ(pending.releases, 1);
     check_one_end(&pending);
-    CHECK_ERR(cadence_loop_destroy(destroying), CADENCE_EBADF);
+    CHECK_ERR(cadence_loop_close(destroying), CADENCE_EBADF);
 }
 
 int main(void) {

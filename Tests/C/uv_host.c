@@ -113,7 +113,7 @@ static void on_heartbeat(uv_timer_t *timer) {
     if (h->beats == 5) CHECK_EQ(pthread_create(&remote, NULL, arm_from_thread, h), 0);
     if (h->beats < 24) return;
     CHECK_OK(cadence_loop_wakeups(h->loop, &h->wakeups_after));
-    CHECK_OK(cadence_loop_destroy(h->loop));
+    CHECK_OK(cadence_loop_close(h->loop));
     uv_close((uv_handle_t *)&h->heartbeat, NULL);
     uv_close((uv_handle_t *)&h->reader, NULL);
     close(h->write_fd);

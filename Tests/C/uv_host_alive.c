@@ -69,7 +69,7 @@ static double run_host(host *h) {
 
 /* Destroys the Cadence loop after uv_run returned, then closes the host's loop (cadence/uv.h). */
 static void close_host(host *h) {
-    CHECK_OK(cadence_loop_destroy(h->loop));
+    CHECK_OK(cadence_loop_close(h->loop));
     uv_close((uv_handle_t *)&h->own, NULL);
     CHECK_EQ(uv_run(&h->uv, UV_RUN_NOWAIT), 0);
     CHECK_EQ(uv_loop_close(&h->uv), 0);

@@ -1,4 +1,4 @@
-/* Seed article, a blocked thread in virtual time: cadence_loop_advance_clock moves the clock
+/* Seed article, a blocked thread in virtual time: cadence_loop_jump_clock moves the clock
  * without firing; the overdue 0.1 s timer then fires once, on its grid, with the skipped ticks
  * counted, and the grid resumes. Only virtual loops accept it. */
 #include "timeline.h"
@@ -9,16 +9,16 @@ static void blocked_thread(void) {
     timeline ticks = {.loop = loop};
     cadence_publisher timer;
     cadence_cancellable subscription, connection;
-    CHECK_OK(cadence_timer_publish(loop, 0.1, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 0.1, 0, "default", &timer));
     CHECK_OK(cadence_publisher_subscribe(timer, timeline_tick, &ticks, &subscription));
     CHECK_OK(cadence_publisher_connect(timer, &connection));
 
     CHECK_OK(cadence_loop_run(loop, "default", 0.25));
     CHECK_TIMELINE(ticks, "0@100", "1@200");
-    CHECK_OK(cadence_loop_advance_clock(loop, 0.55));  /* blocked for 550 ms */
+    CHECK_OK(cadence_loop_jump_clock(loop, 0.55));  /* blocked for 550 ms */
     CHECK_EQ(ticks.count, 2);                  /* nothing fires while blocked */
     CHECK_EQ(to_ms(timeline_now(loop)), 800);
-    CHECK_OK(cadence_loop_advance_clock(loop, 0));     /* a zero step is fine */
+    CHECK_OK(cadence_loop_jump_clock(loop, 0));     /* a zero step is fine */
 
     CHECK_OK(cadence_loop_run(loop, "default", 0.35));
     /* One late fire for 0.3 to 0.8, reported at the latest grid point, then the grid again. */
@@ -32,13 +32,13 @@ static void blocked_thread(void) {
     CHECK_EQ(to_ms(timeline_now(loop)), 1150);
 
     /* Bad durations change nothing. */
-    CHECK_ERR(cadence_loop_advance_clock(loop, NAN), CADENCE_EINVAL);
-    CHECK_ERR(cadence_loop_advance_clock(loop, -0.1), CADENCE_EINVAL);
-    CHECK_ERR(cadence_loop_advance_clock(loop, -INFINITY), CADENCE_EINVAL);
-    CHECK_ERR(cadence_loop_advance_clock(loop, INFINITY), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_jump_clock(loop, NAN), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_jump_clock(loop, -0.1), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_jump_clock(loop, -INFINITY), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_jump_clock(loop, INFINITY), CADENCE_EINVAL);
     /* So do steps to the clock's end (2^64 - 1 ns, about 584 years), by advance or by run. */
-    CHECK_ERR(cadence_loop_advance_clock(loop, 1e300), CADENCE_EINVAL);
-    CHECK_ERR(cadence_loop_advance_clock(loop, 2e10), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_jump_clock(loop, 1e300), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_jump_clock(loop, 2e10), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_run(loop, "default", 2e10), CADENCE_EINVAL);
     CHECK_EQ(to_ms(timeline_now(loop)), 1150);
     CHECK_EQ(ticks.count, 6);
@@ -47,16 +47,16 @@ static void blocked_thread(void) {
     CHECK_OK(cadence_cancellable_release(connection));
     CHECK_OK(cadence_cancellable_release(subscription));
     CHECK_OK(cadence_publisher_release(timer));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* A real loop's clock cannot be moved. */
 static void real_loop(void) {
     cadence_loop loop;
     CHECK_OK(cadence_loop_create(&loop));
-    CHECK_ERR(cadence_loop_advance_clock(loop, 0.5), CADENCE_ENOTSUP);
-    CHECK_ERR(cadence_loop_advance_clock(loop, 0), CADENCE_ENOTSUP);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_ERR(cadence_loop_jump_clock(loop, 0.5), CADENCE_ENOTSUP);
+    CHECK_ERR(cadence_loop_jump_clock(loop, 0), CADENCE_ENOTSUP);
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 int main(void) {

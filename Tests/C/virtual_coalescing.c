@@ -81,10 +81,10 @@ static uint64_t run_schedule(schedule *s, const long long *phases, int n, long l
     for (int i = 0; i < n; i++) {
         timer *t = &s->timers[i];
         *t = (timer){.s = s, .phase_us = phases[i]};
-        CHECK_OK(cadence_loop_advance_clock(s->loop, (phases[i] - clock_us) / 1e6));
+        CHECK_OK(cadence_loop_jump_clock(s->loop, (phases[i] - clock_us) / 1e6));
         clock_us = phases[i];
         CHECK_EQ(to_us(timeline_now(s->loop)), clock_us);  /* steps add up exactly */
-        CHECK_OK(cadence_timer_publish(s->loop, 1, tolerance_us / 1e6, "default", &t->publisher));
+        CHECK_OK(cadence_publisher_create(s->loop, 1, tolerance_us / 1e6, "default", &t->publisher));
         CHECK_OK(cadence_publisher_subscribe(t->publisher, on_tick, t, &t->subscription));
         CHECK_OK(cadence_publisher_connect(t->publisher, &t->connection));
     }
@@ -115,7 +115,7 @@ static uint64_t run_schedule(schedule *s, const long long *phases, int n, long l
         CHECK_OK(cadence_publisher_release(t->publisher));
     }
     CHECK_EQ(armed_timers(s->loop), 0);
-    CHECK_OK(cadence_loop_destroy(s->loop));
+    CHECK_OK(cadence_loop_close(s->loop));
     qsort(s->fire_dates, (size_t)s->fire_count, sizeof s->fire_dates[0], compare_ll);
     return wakeups;
 }

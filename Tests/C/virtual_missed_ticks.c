@@ -9,7 +9,7 @@ static void bad_policies(void) {
     cadence_loop loop;
     CHECK_OK(cadence_loop_create_virtual(&loop));
     cadence_publisher timer, shared;
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &timer));
+    CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &timer));
     const int bad[] = {-1, 3, 4, 100, -2147483647 - 1, 2147483647};
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++)
         CHECK_ERR(cadence_publisher_set_missed_ticks(timer, bad[i]), CADENCE_EINVAL);
@@ -21,7 +21,7 @@ static void bad_policies(void) {
     CHECK_ERR(cadence_publisher_set_missed_ticks(shared, CADENCE_MISSED_TICKS_BURST), CADENCE_EBADF);
     CHECK_ERR(cadence_publisher_set_missed_ticks((cadence_publisher){0}, 0), CADENCE_EBADF);
     CHECK_OK(cadence_publisher_release(timer));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_ERR(cadence_publisher_set_missed_ticks(timer, CADENCE_MISSED_TICKS_SKIP), CADENCE_EBADF);
 }
 
@@ -78,10 +78,10 @@ int main(void) {
     CHECK_OK(cadence_loop_create_virtual(&loop));
     self_rescheduling_one_shot(loop);
     CHECK_EQ(to_ms(timeline_now(loop)), 0);    /* zero-length runs leave a virtual clock alone */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 
     CHECK_OK(cadence_loop_create(&loop));      /* the same on a real loop */
     self_rescheduling_one_shot(loop);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

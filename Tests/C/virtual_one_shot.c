@@ -69,6 +69,6 @@ int main(void) {
 
     cadence_cancellable handles[] = {hc, ha, ha2, hb1, hb2, hz, hx, hm, a.chained};
     for (int i = 0; i < 9; i++) CHECK_OK(cadence_cancellable_release(handles[i]));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

@@ -132,13 +132,13 @@ int main(void) {
     cadence_loop loop;
     CHECK_OK(cadence_loop_create_virtual(&loop));
     every_30_seconds(loop);                    /* 0 to 90 s */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_OK(cadence_loop_create_virtual(&loop));
     paused(loop);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_OK(cadence_loop_create_virtual(&loop));
     slow_polls(loop);
     bad_numbers(loop);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     return 0;
 }

@@ -29,7 +29,7 @@ static void grid_and_cancel(void) {
     CHECK_OK(cadence_loop_run(loop, "default", 1));
     CHECK_EQ(t.count, 4);
     CHECK_OK(cadence_cancellable_release(timer));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void released_and_destroyed(void) {
@@ -48,7 +48,7 @@ static void released_and_destroyed(void) {
     CHECK_TIMELINE(t, "0@0", "1@500", "2@1000");
     CHECK_TIMELINE(given_up, "0@0", "1@500");
     CHECK_EQ(armed_timers(loop), 1);
-    CHECK_OK(cadence_loop_destroy(loop));  /* ends it (valgrind: nothing leaks) */
+    CHECK_OK(cadence_loop_close(loop));  /* ends it (valgrind: nothing leaks) */
 }
 
 static int called;
@@ -87,7 +87,7 @@ static void bad_arguments(void) {
     CHECK_EQ(armed_timers(loop), 0);
     CHECK_OK(cadence_loop_run(loop, "default", 5));
     CHECK_EQ(called, 0);  /* on error fn is never called */
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_ERR(cadence_loop_schedule_repeating(loop, 0, 1, 0, 0, "default", count_call, NULL, &out),
               CADENCE_EBADF);
 }

@@ -30,7 +30,7 @@ static void debounce(void) {
     CHECK_EQ(t.ran_at[0], 1200);
     CHECK_ERR(cadence_timer_reset(timer, 0.2), CADENCE_EALREADY);  /* it has fired */
     CHECK_OK(cadence_cancellable_release(timer));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void repeating_new_grid(void) {
@@ -47,7 +47,7 @@ static void repeating_new_grid(void) {
     CHECK_TIMELINE(t, "0@1000", "1@1750", "2@2750", "3@3750");
     CHECK_OK(cadence_cancel(timer));
     CHECK_OK(cadence_cancellable_release(timer));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 /* The getters of a one-shot, in its own callback (it has ended) and after it fired. */
@@ -108,7 +108,7 @@ static void introspection(void) {
     CHECK(value == 0);
     CHECK_OK(cadence_loop_run(loop, "default", 0.75));
     CHECK_EQ(to_ms(fire_date(timer) - start), 1000);
-    CHECK_OK(cadence_loop_advance_clock(loop, 0.6));
+    CHECK_OK(cadence_loop_jump_clock(loop, 0.6));
     CHECK_EQ(to_ms(fire_date(timer) - start), 1000);   /* late: still on its grid */
     CHECK_OK(cadence_loop_run(loop, "default", 0));
     CHECK_EQ(to_ms(fire_date(timer) - start), 1500);
@@ -116,7 +116,7 @@ static void introspection(void) {
     CHECK_ERR(cadence_timer_fire_date(timer, &value), CADENCE_EALREADY);
     CHECK_ERR(cadence_timer_reset(timer, 1), CADENCE_EALREADY);
     CHECK_OK(cadence_cancellable_release(timer));
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
 }
 
 static void noop(const cadence_tick *tick, void *userdata) {
@@ -139,7 +139,7 @@ static void bad_calls(void) {
     CHECK_ERR(cadence_timer_tolerance(timer, NULL), CADENCE_EINVAL);
     /* Other cancellables are not scheduled timers. */
     double value;
-    CHECK_OK(cadence_timer_publish(loop, 1, 0, "default", &publisher));
+    CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &publisher));
     CHECK_OK(cadence_publisher_subscribe(publisher, noop, NULL, &subscription));
     CHECK_ERR(cadence_timer_reset(subscription, 1), CADENCE_ENOTSUP);
     CHECK_ERR(cadence_timer_fire_date(subscription, &value), CADENCE_ENOTSUP);
@@ -155,7 +155,7 @@ static void bad_calls(void) {
     CHECK_OK(cadence_cancellable_release(timer));
     CHECK_ERR(cadence_timer_reset(timer, 1), CADENCE_EBADF);
     CHECK_ERR(cadence_timer_fire_date(timer, &value), CADENCE_EBADF);
-    CHECK_OK(cadence_loop_destroy(loop));
+    CHECK_OK(cadence_loop_close(loop));
     CHECK_ERR(cadence_timer_reset(kept, 1), CADENCE_EBADF);
     CHECK_ERR(cadence_timer_interval(kept, &value), CADENCE_EBADF);
 }

@@ -57,7 +57,7 @@ import Testing
                     : try loop.schedule(after: .milliseconds(300)) { log.append("once " + self.entry($0, loop)) }
                 if seconds { try loop.run(for: 0.25) } else { try loop.run(for: .milliseconds(250)) }
                 if seconds { try once.reset(after: 0.5) } else { try once.reset(after: .milliseconds(500)) }
-                if seconds { try loop.advanceClock(by: 0.3) } else { try loop.advanceClock(by: .milliseconds(300)) }
+                if seconds { try loop.jumpClock(by: 0.3) } else { try loop.jumpClock(by: .milliseconds(300)) }
                 if seconds { try loop.run(for: 0.5) } else { try loop.run(for: .milliseconds(500)) }
                 connection.cancel()
                 subscription.cancel()
@@ -105,9 +105,9 @@ import Testing
         let pairs: [(String, () throws -> Void, () throws -> Void)] = [
             ("run", { try loop.run(for: -0.5) }, { try loop.run(for: .milliseconds(-500)) }),
             ("run to the clock's end", { try loop.run(for: 2e10) }, { try loop.run(for: .seconds(20_000_000_000)) }),
-            ("advance", { try loop.advanceClock(by: -1) }, { try loop.advanceClock(by: .seconds(-1)) }),
-            ("advance to the clock's end", { try loop.advanceClock(by: 2e10) },
-             { try loop.advanceClock(by: .seconds(20_000_000_000)) }),
+            ("advance", { try loop.jumpClock(by: -1) }, { try loop.jumpClock(by: .seconds(-1)) }),
+            ("advance to the clock's end", { try loop.jumpClock(by: 2e10) },
+             { try loop.jumpClock(by: .seconds(20_000_000_000)) }),
             ("one-shot delay", { _ = try loop.schedule(after: -1) { _ in } }, { _ = try loop.schedule(after: .seconds(-1)) { _ in } }),
             ("one-shot tolerance", { _ = try loop.schedule(after: 1, tolerance: -0.25) { _ in } },
              { _ = try loop.schedule(after: .seconds(1), tolerance: .milliseconds(-250)) { _ in } }),
@@ -163,8 +163,8 @@ import Testing
         #expect(try message { _ = try loop.schedule(after: .seconds(-2)) { _ in } }
                 == "Loop.schedule(after:tolerance:in:_:): delay must be >= 0, got .seconds(-2)")
         #expect(try message { try loop.run(for: .nanoseconds(-7)) } == "Loop.run(mode:for:): duration must be >= 0, got .nanoseconds(-7)")
-        #expect(try message { try loop.advanceClock(by: .seconds(-1) / 3) }
-                == "Loop.advanceClock(by:): duration must be >= 0, got Duration(attoseconds: -333333333333333333)")
+        #expect(try message { try loop.jumpClock(by: .seconds(-1) / 3) }
+                == "Loop.jumpClock(by:): duration must be >= 0, got Duration(attoseconds: -333333333333333333)")
         #expect(try message { try loop.run(for: .seconds(20_000_000_000)) }
                 == "Loop.run(mode:for:): duration must keep a virtual clock before its end (2^64 - 1 ns, about 584 "
                 + "years after its start), got .seconds(20000000000)")

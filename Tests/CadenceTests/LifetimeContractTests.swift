@@ -331,7 +331,7 @@ import Testing
     }
 
     /// Closing a loop twice: the second close does nothing (no throw, as closing a file twice in
-    /// Python), where C's second `cadence_loop_destroy` names a stale handle (`CADENCE_EBADF`).
+    /// Python), where C's second `cadence_loop_close` names a stale handle (`CADENCE_EBADF`).
     /// The loop stays closed, and a loop made since is untouched.
     @Test("loop_close_twice") func loopCloseTwice() throws {
         let v = VirtualLoop()

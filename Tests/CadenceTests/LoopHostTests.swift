@@ -174,16 +174,23 @@ import Testing
         try loop.close()
     }
 
+    /// The run outlives its only timer (a run until idle would end there) and ends at the stop.
+    /// The stopping thread waits for that timer's fire, not for a guessed time: stop() does
+    /// nothing before the run begins.
     @Test func runWithoutADurationEndsWhenStoppedFromAnotherThread() throws {
         let loop = try Loop()
-        let start = loop.nowSeconds
+        let fired = Shared(false)
+        let stoppedAt = Shared(Double.infinity)
+        let timer = try loop.schedule(after: 0.05) { _ in fired.value = true }
         DispatchQueue.global().async {
-            while !loop.isRunning { usleep(1_000) }  // stop() does nothing before the run begins
-            usleep(100_000)
+            #expect(waitUntil { fired.value })
+            #expect(loop.isRunning)  // nothing is armed now, and the run goes on
+            stoppedAt.value = loop.nowSeconds
             loop.stop()
         }
         try loop.run()
-        #expect(loop.nowSeconds - start >= 0.1)
+        #expect(loop.nowSeconds >= stoppedAt.value)  // the run ended after the stop, not before
+        withExtendedLifetime(timer) {}
         #expect(throws: CadenceError.invalidArgument) { try loop.run(for: -.infinity) }
         try loop.close()
     }
@@ -213,7 +220,7 @@ import Testing
         #expect(try loop.timeout() == 2)
         try loop.runPass()
         #expect(fired.isEmpty)
-        try loop.advanceClock(by: 2)
+        try loop.jumpClock(by: 2)
         #expect(try loop.timeout() == 0)
         try loop.runPass()
         #expect(fired.values == [2])

@@ -84,14 +84,14 @@ import Testing
     /// armed afterwards still fire.
     @Test func aVirtualClockStopsShortOfItsEnd() throws {
         let v = VirtualLoop()
-        try v.loop.advanceClock(by: 1e10)
+        try v.loop.jumpClock(by: 1e10)
         #expect(v.loop.now.timeIntervalSince1970 == 1e10)
         let dates = Recorder<Double>()
         let timer = try v.loop.schedule(after: 1, interval: 7e9) { dates.append($0.fireDate.timeIntervalSince1970) }
         try v.loop.run(for: 8e9)
         #expect(dates.values == [10_000_000_001, 17_000_000_001] && !timer.isCancelled)
         #expect(throws: CadenceError.invalidArgument) { try v.loop.run(for: 1e9) }
-        #expect(throws: CadenceError.invalidArgument) { try v.loop.advanceClock(by: 1e9) }
+        #expect(throws: CadenceError.invalidArgument) { try v.loop.jumpClock(by: 1e9) }
         #expect(throws: CadenceError.invalidArgument) { try v.loop.run(for: 1e300) }
         #expect(v.loop.now.timeIntervalSince1970 == 1.8e10)
         let once = Shared(0)
@@ -183,8 +183,8 @@ import Testing
              { () throws(CadenceError) in try v.loop.run(mode: .common, for: 1) }),
             (.notSupported, "Loop.startThread(mode:): loop must be a real loop, got a virtual loop (its clock moves only when told)",
              { () throws(CadenceError) in try v.loop.startThread() }),
-            (.notSupported, "Loop.advanceClock(by:): loop must be a virtual loop, got a real loop (its clock is libuv's)",
-             { () throws(CadenceError) in try real.advanceClock(by: 1) }),
+            (.notSupported, "Loop.jumpClock(by:): loop must be a virtual loop, got a real loop (its clock is libuv's)",
+             { () throws(CadenceError) in try real.jumpClock(by: 1) }),
             (.invalidArgument, "Countdown.subscribe(_:): tick must be > 0 and finite, got 0.0",
              { () throws(CadenceError) in _ = try v.loop.countdown(to: v.loop.now, tick: 0).subscribe { _ in } }),
         ]

@@ -8,7 +8,7 @@ struct VirtualLoop {
     var milliseconds: Int { Int(loop.timeSource.now() / 1_000_000) }
 
     /// Moves the clock without running the loop (a blocked thread).
-    func block(for seconds: Double) { try! loop.advanceClock(by: seconds) }
+    func block(for seconds: Double) { try! loop.jumpClock(by: seconds) }
 }
 
 extension TimerTick {

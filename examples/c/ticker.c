@@ -33,7 +33,7 @@ int main(void) {
     int count = 0;
 
     check(cadence_loop_create(&loop), "create a loop");
-    check(cadence_timer_publish(loop, 0.1, 0, "default", &timer), "publish a timer");
+    check(cadence_publisher_create(loop, 0.1, 0, "default", &timer), "publish a timer");
     check(cadence_publisher_subscribe(timer, on_tick, &count, &subscription), "subscribe");
     check(cadence_publisher_connect(timer, &connection), "connect");   /* the timer starts here */
     check(cadence_loop_run(loop, "default", 0.55), "run the loop");    /* ticks at 0.1 ... 0.5 s */
@@ -42,7 +42,7 @@ int main(void) {
     check(cadence_cancellable_release(connection), "release the connection");
     check(cadence_cancellable_release(subscription), "release the subscription");
     check(cadence_publisher_release(timer), "release the timer");
-    check(cadence_loop_destroy(loop), "destroy the loop");
+    check(cadence_loop_close(loop), "destroy the loop");
 
     printf("%d ticks\n", count);
     return count >= 4 && count <= 6 ? 0 : 1;

@@ -48,7 +48,7 @@ static void on_heartbeat(uv_timer_t *timer) {
     /* From a callback of uv_run, destroying the Cadence loop needs nothing more: its handles'
      * close callbacks run in this same turn of the loop. (Not from a Cadence callback: the loop
      * is running then, CADENCE_EBUSY.) */
-    check(cadence_loop_destroy(p->cadence), "destroy the Cadence loop");
+    check(cadence_loop_close(p->cadence), "destroy the Cadence loop");
     uv_close((uv_handle_t *)&p->heartbeat, NULL);
     uv_close((uv_handle_t *)&p->reader, NULL);
     close(p->write_fd);
@@ -99,7 +99,7 @@ int main(void) {
                                           on_tick, &p, &ticker), "schedule the ticker");
     check(cadence_loop_schedule(p.cadence, 0.9, 0, "default", on_goodbye, &p, &end), "schedule the goodbye");
     /* The handles are not needed to keep the timers: a one-shot is fire-and-forget, the detached
-     * ticker runs on without its handle, and cadence_loop_destroy ends them. */
+     * ticker runs on without its handle, and cadence_loop_close ends them. */
     check(cadence_cancellable_detach(ticker), "detach the ticker");
     check(cadence_cancellable_release(ticker), "release the ticker");
     check(cadence_cancellable_release(end), "release the goodbye");

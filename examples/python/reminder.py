@@ -24,7 +24,7 @@ class Reminder:
         self._start()
 
     def _start(self) -> None:
-        self._timer = self._loop.publish(self._every).autoconnect().sink(self._fire)
+        self._timer = self._loop.publish(self._every).autoconnect().subscribe(self._fire)
 
     def _fire(self, tick: cadence.Tick) -> None:
         self._count += 1

@@ -37,7 +37,7 @@ def main() -> None:
 
         # A connectable timer: nothing ticks until connect(); the `with` blocks cancel on exit.
         timer = loop.publish(0.1, mode="common")
-        with timer.sink(show), timer.connect():
+        with timer.subscribe(show), timer.connect():
             loop.run(0.55)
         print(f"{loop.wakeups} wake-ups")
 

@@ -27,14 +27,14 @@ extern "C" {
  * armed (one cadence_loop_run_until_idle would wait for; see cadence_timer_unref), so uv_run
  * returns once the host's own work and those timers are done. A timer armed, cancelled or
  * unreferenced on another thread counts from the host's next turn (uv_run is woken for it); one
- * armed after uv_run has returned fires when the host runs its loop again. cadence_loop_destroy closes
+ * armed after uv_run has returned fires when the host runs its loop again. cadence_loop_close closes
  * them (uv_close); their close callbacks free them. Destroyed from a callback of the host's
  * uv_run, nothing more is needed: uv_run returns once the host's own handles are closed, and
  * uv_loop_close then returns 0. Destroyed after uv_run has returned, run the loop once more
  * (uv_run(uv_loop, UV_RUN_NOWAIT)) before uv_loop_close. Never close these handles yourself: a
- * uv_walk that closes every handle comes after cadence_loop_destroy.
+ * uv_walk that closes every handle comes after cadence_loop_close.
  *
- * Threads: call this and cadence_loop_destroy on the thread that runs `uv_loop` (or while nothing
+ * Threads: call this and cadence_loop_close on the thread that runs `uv_loop` (or while nothing
  * runs it), as libuv requires of every handle. Every other function may be called from any
  * thread: arming and cancelling re-arm the timerfd, which wakes the host's uv_run.
  * cadence_loop_run, cadence_loop_run_until_idle, cadence_loop_run_pass, cadence_loop_fd and

@@ -1,5 +1,6 @@
 import CLibUV
 import Glibc
+import Synchronization
 
 /// Gives memory back to the system after a timer table has grown, and after its timers are gone.
 ///
@@ -8,7 +9,10 @@ import Glibc
 /// come from the heap and their pages stay resident after they are freed, until something reuses
 /// them. At 10⁶ timers that was about 17 bytes per timer of resident memory nobody used
 /// (137 → 120 B). `malloc_trim` returns those pages; a table grows O(log n) times, each time
-/// copying its entries anyway, so the call costs nothing per timer.
+/// copying its entries anyway, so the call costs nothing per timer. But `malloc_trim` acts on the
+/// whole process's heap, not on Cadence's tables alone, so a library makes it only when the
+/// program asks: ``trims`` is off until ``Loop/trimsMemory`` (C's `cadence_set_trim_memory`,
+/// Python's `cadence.set_trim_memory`) turns it on, and ``trimCount`` counts the calls made.
 ///
 /// A table whose timers are gone keeps its buffer, so that arming as many timers again allocates
 /// and copies nothing, but gives the pages past its live entries back (``releasePages(pastEndOf:)``):
@@ -22,6 +26,12 @@ package enum FreedMemory {
     /// pages past their entries.
     static let threshold = 1 << 20
 
+    /// Whether a table that grows past ``threshold`` calls `malloc_trim(0)`; off by default.
+    package static let trims = Atomic(false)
+
+    /// How many `malloc_trim(0)` calls the tables have made in this process.
+    package static let trimCount = Atomic<UInt64>(0)
+
     /// Appends `element` to an engine table, giving the old buffer back if the table grew.
     @inline(__always)
     static func append<Element>(_ element: Element, to table: inout ContiguousArray<Element>) {
@@ -34,7 +44,9 @@ package enum FreedMemory {
     /// for its array of slots).
     @inline(never)  // off the hot paths that check for growth
     package static func release(afterGrowingTo capacityBytes: Int) {
-        if capacityBytes >= threshold { _ = malloc_trim(0) }
+        guard capacityBytes >= threshold, trims.load(ordering: .relaxed) else { return }
+        _ = malloc_trim(0)
+        trimCount.add(1, ordering: .relaxed)
     }
 
     /// Gives the system the whole pages of `table`'s buffer past its entries, if they add up to

@@ -115,7 +115,7 @@ package final class HandleRegistry: @unchecked Sendable {
         // A release function that destroys the loop whose destroy released its userdata: the
         // outer call finishes the destroy.
         guard !loop.isClosed else {
-            throw .badHandle.with("loop must be live, got one being destroyed (by the cadence_loop_destroy that "
+            throw .badHandle.with("loop must be live, got one being closed (by the cadence_loop_close that "
                                   + "called this release function)")
         }
         try loop.close()

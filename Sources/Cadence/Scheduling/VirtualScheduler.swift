@@ -18,8 +18,13 @@ public final class VirtualScheduler: Scheduler, Sendable {
     /// Actions fire at their exact dates.
     public var minimumTolerance: Double { 0 }
 
-    /// How many actions are scheduled (a repeating action counts once).
-    public var pendingCount: Int { loop.armedTimerCount }
+    /// How many actions are scheduled (a repeating action counts once): the timers armed on
+    /// ``loop``, as ``Loop/armedTimerCount``.
+    public var armedTimerCount: Int { loop.armedTimerCount }
+
+    /// The former name of ``armedTimerCount``.
+    @available(*, deprecated, renamed: "armedTimerCount")
+    public var pendingCount: Int { armedTimerCount }
 
     /// Runs everything due in the next `seconds` (≥ 0), stepping the clock to each date.
     ///
@@ -56,9 +61,9 @@ public final class VirtualScheduler: Scheduler, Sendable {
                 guard let next = loop.nextWake() else { return }
                 try loop.run(mode: .default, for: max(0, next.timeIntervalSince(now)))
             }
-            if pendingCount > 0 {
+            if armedTimerCount > 0 {
                 throw .busy.with("limit must be more than the jumps the actions need, got \(limit) with "
-                                 + "\(pendingCount) still pending (a repeating action not cancelled?)")
+                                 + "\(armedTimerCount) still pending (a repeating action not cancelled?)")
             }
         } catch {
             throw error.in("VirtualScheduler.run(limit:)")

@@ -24,6 +24,11 @@ extension Scheduler {
     /// `Date(timeIntervalSince1970: 10)` counts 10 s only on a virtual loop at 0; on a real loop
     /// it is long past, so the countdown emits 0 and finishes on its first pass.
     ///
+    /// The countdown is cold, as Combine's publishers are: nothing starts until a subscriber
+    /// comes, and each subscriber gets a countdown of its own from when it subscribes. C's
+    /// `cadence_countdown_start` and Python's `Loop.countdown()` are this publisher and one
+    /// subscriber in one call, so they start at once.
+    ///
     /// - Parameters:
     ///   - deadline: when the countdown reaches 0: a date on this scheduler's clock, such as
     ///     `now.addingTimeInterval(seconds)`; a past deadline emits 0 and finishes on the next

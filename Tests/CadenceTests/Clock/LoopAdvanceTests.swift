@@ -89,9 +89,9 @@ import Testing
         let loop = Loop.virtual()
         let recorder = TimelineRecorder<String>(clock: loop.clock)
         recorder.record("a")
-        try loop.advanceClock(by: .nanoseconds(1_500_250_001))
+        try loop.jumpClock(by: .nanoseconds(1_500_250_001))
         recorder.record("b")
-        try loop.advanceClock(by: .nanoseconds(249_999))
+        try loop.jumpClock(by: .nanoseconds(249_999))
         recorder.recordFinish()
         #expect(recorder.events == ["a@0", "b@1500.250001", "|@1500.5"])
     }

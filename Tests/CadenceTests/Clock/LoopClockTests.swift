@@ -131,7 +131,7 @@ import Testing
         #expect(loop.clock.minimumResolution == .nanoseconds(1))
         #expect(try Loop().clock.minimumResolution == .nanoseconds(1))
         #expect(loop.clock.now.nanoseconds == 0)
-        try loop.advanceClock(by: 1.5)
+        try loop.jumpClock(by: 1.5)
         #expect(loop.clock.now.nanoseconds == 1_500_000_000)
         #expect(loop.clock.now.nanoseconds == UInt64((loop.now.timeIntervalSince1970 * 1e9).rounded()))
     }

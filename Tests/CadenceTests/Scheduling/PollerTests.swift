@@ -35,7 +35,7 @@ import Testing
         try clock.advance(by: 90)
         #expect(log.list == ["poll@30", "poll@60", "poll@90"])
         poller.cancel()
-        #expect(clock.pendingCount == 0)
+        #expect(clock.armedTimerCount == 0)
     }
 
     @Test func noPollWhileInactiveAndAnImmediatePollWhenActiveAgain() throws {
@@ -44,7 +44,7 @@ import Testing
         let poller = try instantPoller(on: clock, log: log)
         try clock.advance(by: 40)
         poller.setActive(false)
-        #expect(clock.pendingCount == 0)
+        #expect(clock.armedTimerCount == 0)
         try clock.advance(by: 60)
         #expect(log.list == ["poll@30"])
         poller.setActive(true)
@@ -63,12 +63,12 @@ import Testing
             poller.setActive(false)
             poller.setActive(true)
         }
-        #expect(clock.pendingCount == 2)  // the ticks and one poll at once
+        #expect(clock.armedTimerCount == 2)  // the ticks and one poll at once
         poller.setActive(false)
-        #expect(clock.pendingCount == 0)
+        #expect(clock.armedTimerCount == 0)
         poller.setActive(true)
         poller.cancel()
-        #expect(clock.pendingCount == 0)
+        #expect(clock.armedTimerCount == 0)
         try clock.advance(by: 100)
         #expect(log.list == [])
     }
@@ -106,7 +106,7 @@ import Testing
             #expect(throws: CadenceError.invalidArgument) { try Poller(every: interval, on: clock) { $0() } }
         }
         #expect(throws: CadenceError.invalidArgument) { try Poller(every: 1, tolerance: -1, on: clock) { $0() } }
-        #expect(clock.pendingCount == 0)
+        #expect(clock.armedTimerCount == 0)
     }
 }
 

@@ -11,9 +11,9 @@ import Testing
         let ticks = try TimelineRecorder(clock.ticks(every: 1), scheduler: clock)
         try clock.advance(by: 3.5)
         #expect(ticks.events == ["0@1000", "1@2000", "2@3000"])
-        #expect(clock.pendingCount == 1)
+        #expect(clock.armedTimerCount == 1)
         ticks.cancel()
-        #expect(clock.pendingCount == 0)
+        #expect(clock.armedTimerCount == 0)
     }
 
     @Test func eachSubscriberGetsItsOwnTimer() throws {
@@ -22,13 +22,13 @@ import Testing
         let first = try TimelineRecorder(ticks, scheduler: clock)
         try clock.advance(by: 1.5)
         let second = try TimelineRecorder(ticks, scheduler: clock)
-        #expect(clock.pendingCount == 2)
+        #expect(clock.armedTimerCount == 2)
         try clock.advance(by: 1.5)
         #expect(first.events == ["0@1000", "1@2000", "2@3000"])
         #expect(second.events == ["0@2500"])
         first.cancel()
         second.cancel()
-        #expect(clock.pendingCount == 0)
+        #expect(clock.armedTimerCount == 0)
     }
 
     @Test func advanceToAndRun() throws {
@@ -53,7 +53,7 @@ import Testing
         #expect(throws: CadenceError.invalidArgument) { try clock.ticks(every: 0).subscribe { _ in } }
         #expect(throws: CadenceError.invalidArgument) { try clock.ticks(every: .nan).subscribe { _ in } }
         #expect(throws: CadenceError.invalidArgument) { try clock.ticks(every: 1, tolerance: -1).subscribe { _ in } }
-        #expect(clock.pendingCount == 0)
+        #expect(clock.armedTimerCount == 0)
     }
 
     @Test func datesThatAreNotFiniteAndANegativeLimitThrow() throws {
@@ -76,7 +76,7 @@ import Testing
         }
         #expect(throws: CadenceError.invalidArgument) { try virtual.run(limit: -1) }
         #expect(virtual.now == Date(timeIntervalSince1970: 0))
-        #expect(virtual.pendingCount == 0)
+        #expect(virtual.armedTimerCount == 0)
         #expect(loop.armedTimerCount == 0)
         try loop.run(for: 10)
         queue.sync {}  // a dispatch source armed at once would have run by now

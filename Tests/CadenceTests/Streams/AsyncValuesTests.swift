@@ -45,7 +45,7 @@ import Testing
         var seen: [Int] = []
         for await value in values { seen.append(value) }
         #expect(seen == [3, 2, 1, 0])
-        #expect(clock.pendingCount == 0)
+        #expect(clock.armedTimerCount == 0)
     }
 
     private static func milliseconds(_ date: Date) -> Int { Int((date.timeIntervalSince1970 * 1000).rounded()) }

@@ -265,12 +265,18 @@ def test_the_loop_given_is_run_and_kept() -> None:
     with cadence.Loop() as loop:
         event_loop = ca.EventLoop(loop)
         ticks: list[float] = []
-        loop.schedule(0.01, lambda tick: ticks.append(tick.fire_date))
 
         async def main() -> None:
+            fired = asyncio.get_running_loop().create_future()
+
+            def tick(tick: cadence.Tick) -> None:
+                ticks.append(tick.fire_date)
+                fired.set_result(None)
+
+            loop.schedule(0.01, tick)
             with pytest.raises(cadence.LoopBusy):
                 loop.run(0.01)
-            await asyncio.sleep(0.05)
+            await asyncio.wait_for(fired, 10)  # the event loop runs the given loop's timers
 
         event_loop.run_until_complete(main())
         event_loop.close()
@@ -317,13 +323,19 @@ def test_a_callback_of_the_cadence_loop_that_raises_goes_to_the_exception_handle
         loop = asyncio.get_running_loop()
         assert isinstance(loop, ca.EventLoop)
         seen: list[str] = []
-        loop.set_exception_handler(lambda _, context: seen.append(str(context["exception"])))
+        handled = loop.create_future()
+
+        def handle(_: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            seen.append(str(context["exception"]))
+            handled.set_result(None)
+
+        loop.set_exception_handler(handle)
 
         def fail(_: cadence.Tick) -> None:
             raise ValueError("boom")
 
         loop.cadence.schedule(0.01, fail)
-        await asyncio.sleep(0.05)
+        await asyncio.wait_for(handled, 10)
         return seen
 
     assert run(ca.EventLoop, main()) == ["boom"]
@@ -365,9 +377,15 @@ def test_a_loops_own_sleep_never_ends_early_and_is_cancelled_with_its_task(runs:
             await loop.sleep(0.02, tolerance=0.01)
             slept = loop.now() - start
             await loop.sleep_until(loop.now() + 0.01)
+
+            async def armed_beyond(count: int) -> int:
+                while loop.armed_timer_count <= count:
+                    await asyncio.sleep(0.001)
+                return loop.armed_timer_count
+
+            before = loop.armed_timer_count
             task = asyncio.ensure_future(loop.sleep(60))
-            await asyncio.sleep(0.01)
-            armed = loop.armed_timer_count
+            armed = await asyncio.wait_for(armed_beyond(before), 10)  # its first step arms it
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task

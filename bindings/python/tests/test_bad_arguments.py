@@ -78,7 +78,7 @@ def make_objects(loop: cadence.Loop, virtual: cadence.Loop) -> Objects:
         virtual=virtual,
         publisher=publisher,
         auto=publisher.autoconnect(),
-        subscription=publisher.sink(ignore),
+        subscription=publisher.subscribe(ignore),
         connection=publisher.connect(),
         timer=loop.schedule(10.0, ignore),
         countdown=loop.countdown(loop.now() + 100.0, 1.0, ignore_n),
@@ -184,23 +184,23 @@ BAD_CALLS: list[tuple[str, Call, type[BaseException]]] = [
     ("schedule tolerance nan", lambda o: o.loop.schedule(0.1, ignore, tolerance=NAN), IA),
     ("schedule mode empty", lambda o: o.loop.schedule(0.1, ignore, mode=""), IA),
     ("schedule mode unknown", lambda o: o.loop.schedule(0.1, ignore, mode="nope"), UM),
-    # sink
-    ("sink None", lambda o: o.publisher.sink(None), TypeError),  # type: ignore[arg-type]
-    ("sink int", lambda o: o.publisher.sink(42), TypeError),  # type: ignore[arg-type]
-    ("autoconnect sink str", lambda o: o.auto.sink("print"), TypeError),  # type: ignore[arg-type]
+    # subscribe
+    ("subscribe None", lambda o: o.publisher.subscribe(None), TypeError),  # type: ignore[arg-type]
+    ("subscribe int", lambda o: o.publisher.subscribe(42), TypeError),  # type: ignore[arg-type]
+    ("autoconnect subscribe str", lambda o: o.auto.subscribe("print"), TypeError),  # type: ignore[arg-type]
     # Not an operation of this kind of object
     ("autoconnect connect", lambda o: o.auto.connect(), NS),
-    ("advance_clock real loop", lambda o: o.loop.advance_clock(0.5), NS),
-    ("advance_clock real loop zero", lambda o: o.loop.advance_clock(0), NS),
-    # Loop.advance_clock (virtual)
-    ("advance_clock None", lambda o: o.virtual.advance_clock(None), TypeError),  # type: ignore[arg-type]
-    ("advance_clock str", lambda o: o.virtual.advance_clock("1"), TypeError),  # type: ignore[arg-type]
-    ("advance_clock bool", lambda o: o.virtual.advance_clock(True), TypeError),
-    ("advance_clock nan", lambda o: o.virtual.advance_clock(NAN), IA),
-    ("advance_clock inf", lambda o: o.virtual.advance_clock(INF), IA),
-    ("advance_clock -inf", lambda o: o.virtual.advance_clock(-INF), IA),
-    ("advance_clock negative", lambda o: o.virtual.advance_clock(-0.1), IA),
-    ("advance_clock huge int", lambda o: o.virtual.advance_clock(10**400), IA),
+    ("jump_clock real loop", lambda o: o.loop.jump_clock(0.5), NS),
+    ("jump_clock real loop zero", lambda o: o.loop.jump_clock(0), NS),
+    # Loop.jump_clock (virtual)
+    ("jump_clock None", lambda o: o.virtual.jump_clock(None), TypeError),  # type: ignore[arg-type]
+    ("jump_clock str", lambda o: o.virtual.jump_clock("1"), TypeError),  # type: ignore[arg-type]
+    ("jump_clock bool", lambda o: o.virtual.jump_clock(True), TypeError),
+    ("jump_clock nan", lambda o: o.virtual.jump_clock(NAN), IA),
+    ("jump_clock inf", lambda o: o.virtual.jump_clock(INF), IA),
+    ("jump_clock -inf", lambda o: o.virtual.jump_clock(-INF), IA),
+    ("jump_clock negative", lambda o: o.virtual.jump_clock(-0.1), IA),
+    ("jump_clock huge int", lambda o: o.virtual.jump_clock(10**400), IA),
     # Loop.start_thread
     ("start_thread mode None", lambda o: o.loop.start_thread(mode=None), TypeError),  # type: ignore[arg-type]
     ("start_thread positional", lambda o: o.loop.start_thread("default"), TypeError),  # type: ignore[call-arg]
@@ -272,10 +272,10 @@ def test_bad_argument(live: Objects, call: Call, expected: type[BaseException]) 
 
 
 CLOSED_CALLS: list[tuple[str, Call]] = [
-    ("publisher.sink", lambda o: o.publisher.sink(ignore)),
+    ("publisher.subscribe", lambda o: o.publisher.subscribe(ignore)),
     ("publisher.connect", lambda o: o.publisher.connect()),
     ("publisher.autoconnect", lambda o: o.publisher.autoconnect()),
-    ("auto.sink", lambda o: o.auto.sink(ignore)),
+    ("auto.subscribe", lambda o: o.auto.subscribe(ignore)),
     ("auto.connect", lambda o: o.auto.connect()),
     ("publisher.missed_ticks =", lambda o: setattr(o.publisher, "missed_ticks", BURST)),
     ("auto.missed_ticks =", lambda o: setattr(o.auto, "missed_ticks", BURST)),
@@ -311,8 +311,8 @@ LOOP_CALLS: list[tuple[str, Call]] = [
     ("loop.start_thread", lambda o: o.loop.start_thread()),
     ("loop.stop_thread", lambda o: o.loop.stop_thread()),
     ("loop.threaded", lambda o: o.loop.threaded().__enter__()),
-    ("loop.advance_clock", lambda o: o.loop.advance_clock(1.0)),
-    ("virtual.advance_clock", lambda o: o.virtual.advance_clock(1.0)),
+    ("loop.jump_clock", lambda o: o.loop.jump_clock(1.0)),
+    ("virtual.jump_clock", lambda o: o.virtual.jump_clock(1.0)),
     ("virtual.run", lambda o: o.virtual.run(1.0)),
 ]
 
@@ -380,8 +380,8 @@ MESSAGES: list[tuple[str, Call, type[BaseException], str]] = [
     ("virtual loop thread", lambda o: o.virtual.start_thread(), NS,
      "Loop.start_thread: loop must be a real loop, got a virtual loop "
      "(its clock moves only when told)"),
-    ("real loop clock", lambda o: o.loop.advance_clock(1.0), NS,
-     "Loop.advance_clock: loop must be a virtual loop, got a real loop (its clock is libuv's)"),
+    ("real loop clock", lambda o: o.loop.jump_clock(1.0), NS,
+     "Loop.jump_clock: loop must be a virtual loop, got a real loop (its clock is libuv's)"),
     ("autoconnect connect", lambda o: o.auto.connect(), NS,
      "AutoconnectTimerPublisher.connect: publisher must be a connectable publisher, "
      "got an autoconnect publisher"),

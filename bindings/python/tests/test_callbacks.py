@@ -23,7 +23,7 @@ def explode(tick: Tick) -> None:
 def test_exception_in_callback_is_reraised_from_run(loop: cadence.Loop) -> None:
     survivors: list[Tick] = []
     publisher = loop.publish(0.02)
-    _sub1 = publisher.sink(survivors.append)
+    _sub1 = publisher.subscribe(survivors.append)
     _conn2 = publisher.connect()
     loop.schedule(0.05, explode)
     started = time.monotonic()
@@ -67,8 +67,8 @@ def test_of_two_exceptions_in_one_pass_one_is_raised_and_the_other_hooked(
 
     # Two subscribers of one timer are called in the same pass.
     publisher = loop.publish(1.0)
-    _sub3 = publisher.sink(raising(first))
-    _sub4 = publisher.sink(raising(second))
+    _sub3 = publisher.subscribe(raising(first))
+    _sub4 = publisher.subscribe(raising(second))
     with publisher.connect(), pytest.raises(raised):
         loop.run(1.0)
     assert [type(error) for error in reported] == [hooked]
@@ -157,7 +157,7 @@ def test_callbacks_run_on_the_thread_inside_run(loop: cadence.Loop) -> None:
         first_tick.set()
 
     publisher = loop.publish(0.02)
-    _sub5 = publisher.sink(record)
+    _sub5 = publisher.subscribe(record)
     _conn6 = publisher.connect()  # armed from this thread ...
     worker = threading.Thread(target=loop.run, args=(5.0,))
     worker.start()

@@ -47,11 +47,11 @@ class Schedule:
         self.phases = sorted(rng.randrange(INTERVAL_US) for _ in range(TIMERS))
         clock = 0
         for index, phase in enumerate(self.phases):
-            self.loop.advance_clock((phase - clock) / 1e6)
+            self.loop.jump_clock((phase - clock) / 1e6)
             clock = phase
             assert us(self.loop.now()) == phase
             publisher = self.loop.publish(1.0, tolerance=tolerance)
-            self.handles.append((publisher.sink(self._recorder(index)), publisher.connect()))
+            self.handles.append((publisher.subscribe(self._recorder(index)), publisher.connect()))
         assert self.loop.armed_timer_count == TIMERS
         assert self.loop.wakeups == 0  # moving the clock is not waking
 

@@ -94,7 +94,7 @@ def test_repeating_detach(virtual_loop: cadence.Loop) -> None:
 def test_publisher_give_up(virtual_loop: cadence.Loop) -> None:
     fires: list[Tick] = []
     publisher = virtual_loop.publish(1.0)
-    subscription = publisher.sink(fires.append)
+    subscription = publisher.subscribe(fires.append)
     handles = {"connection": publisher.connect(), "publisher": publisher}
     del publisher
     drop(handles, "publisher")
@@ -110,7 +110,7 @@ def test_publisher_give_up(virtual_loop: cadence.Loop) -> None:
 
 def connected(loop: cadence.Loop, fires: list[Tick]) -> tuple[cadence.TimerPublisher, Any]:
     publisher = loop.publish(1.0)
-    return publisher, publisher.sink(fires.append)
+    return publisher, publisher.subscribe(fires.append)
 
 
 def test_connection_cancel(virtual_loop: cadence.Loop) -> None:
@@ -158,7 +158,7 @@ def test_connection_detach(virtual_loop: cadence.Loop) -> None:
 
 def subscribed(loop: cadence.Loop, fires: list[Tick]) -> dict[str, Any]:
     auto = loop.publish(1.0).autoconnect()
-    return {"publisher": auto, "subscription": auto.sink(fires.append)}
+    return {"publisher": auto, "subscription": auto.subscribe(fires.append)}
 
 
 @pytest.mark.parametrize("case", ["cancel", "give_up", "detach"])
@@ -243,7 +243,7 @@ def test_loop_close() -> None:
     refs = [weakref.ref(callback) for callback in made]
     timer = loop.schedule(1.0, made[0], interval=1.0)
     loop.schedule(1.0, made[1])  # given up at once: fire-and-forget
-    subscription = loop.publish(1.0).autoconnect().sink(made[2])
+    subscription = loop.publish(1.0).autoconnect().subscribe(made[2])
     countdown = loop.countdown(5.0, 1.0, lambda value: None)
     poller = loop.poller(1.0, lambda poll: None)
     del made
@@ -265,7 +265,7 @@ def test_loop_close() -> None:
 
 def test_loop_close_twice() -> None:
     """Closing a loop twice: the second close does nothing, as a file's; C's second
-    cadence_loop_destroy names a stale handle (EBADF). A loop made since is untouched."""
+    cadence_loop_close names a stale handle (EBADF). A loop made since is untouched."""
     fires: list[float] = []
     loop = cadence.Loop.virtual()
     loop.schedule(1.0, lambda tick: fires.append(tick.fire_date), interval=1.0).detach()
@@ -288,7 +288,7 @@ def test_autoconnect_1000_given_up(virtual_loop: cadence.Loop) -> None:
     handles = []
     for _ in range(1000):
         auto = virtual_loop.publish(0.1).autoconnect()
-        handles.append((auto, auto.sink(fires.append)))
+        handles.append((auto, auto.subscribe(fires.append)))
     assert virtual_loop.armed_timer_count == 1000
     del auto
     with pytest.warns(ResourceWarning, match="Subscription"):
@@ -318,7 +318,7 @@ def test_weak_target_collected(virtual_loop: cadence.Loop) -> None:
     assert fires == [1.0, 2.0]
 
 
-def test_weak_sink_and_weak_one_shot(virtual_loop: cadence.Loop) -> None:
+def test_weak_subscribe_and_weak_one_shot(virtual_loop: cadence.Loop) -> None:
     fires: list[float] = []
 
     class Target:
@@ -327,7 +327,7 @@ def test_weak_sink_and_weak_one_shot(virtual_loop: cadence.Loop) -> None:
 
     target = Target()
     auto = virtual_loop.publish(1.0).autoconnect()
-    subscription = auto.sink(target.on_tick, weak=True)
+    subscription = auto.subscribe(target.on_tick, weak=True)
     one_shot = virtual_loop.schedule(3.0, target.on_tick, weak=True)
     virtual_loop.run(1.5)
     del target
@@ -395,7 +395,7 @@ class Captured:
 LETS_GO: dict[str, Any] = {
     "one_shot": lambda loop, cb: loop.schedule(5.0, cb),
     "repeating": lambda loop, cb: loop.schedule(1.0, cb, interval=1.0),
-    "subscription": lambda loop, cb: loop.publish(1.0).autoconnect().sink(cb),
+    "subscription": lambda loop, cb: loop.publish(1.0).autoconnect().subscribe(cb),
     "countdown": lambda loop, cb: loop.countdown(10.0, 1.0, cb, on_finish=lambda: cb(None)),
     "poller": lambda loop, cb: loop.poller(1.0, cb),
 }

@@ -1,4 +1,7 @@
-"""Countdowns: values computed from the clock and the deadline, exact in virtual time."""
+"""Countdowns as Python sees them: their state (remaining, finished, cancelled, repr), cancel,
+``with`` blocks, dropped and detached handles, exceptions from callbacks, bad input. Their
+timelines (values and dates, clock jumps, past deadlines, modes) are the scenarios of
+Tests/Scenarios/countdown.jsonl, run by test_scenarios.py."""
 
 from __future__ import annotations
 
@@ -44,20 +47,17 @@ def is_cancelled_code(handle: int) -> int:
     return int(_lib.lib.cadence_is_cancelled(handle, ctypes.byref(ctypes.c_int())))
 
 
-def test_seed_countdown_survives_clock_jumps(virtual: cadence.Loop) -> None:
+def test_a_countdown_reads_its_state_until_it_is_done(virtual: cadence.Loop) -> None:
     recorder = Recorder(virtual)
     countdown = recorder.start(virtual.now() + 3.0, 0.25)
-    assert recorder.events == []  # a registering call never calls back
     assert virtual.armed_timer_count == 3  # the first value's one-shot, the tick, the deadline
+    assert (countdown.remaining, countdown.finished) == (0, False)  # 0 before the first value
     virtual.run(0.0)
-    assert recorder.events == ["3@0"]  # the first value comes on the next pass, at the same time
     assert (countdown.remaining, countdown.finished) == (3, False)
     assert virtual.armed_timer_count == 2
     assert repr(countdown) == "<cadence.Countdown 3 s left to 3.0 every 0.25 s>"
-    virtual.run(1.2)
-    virtual.run(1.5)  # a long jump stands in for a blocked thread
-    virtual.run(2.0)
-    assert recorder.events == ["3@0", "2@1000", "1@2000", "0@3000", "|@3000"]
+    virtual.run(5.0)
+    assert recorder.events[-1] == "|@3000"
     assert (countdown.remaining, countdown.finished) == (0, True)
     assert countdown.cancelled  # a finished countdown is done, as a fired one-shot timer
     assert countdown.cancel() is False
@@ -69,9 +69,7 @@ def test_a_past_deadline_finishes_on_the_next_pass(virtual: cadence.Loop) -> Non
     virtual.run(5.0)
     recorder = Recorder(virtual)
     countdown = recorder.start(1.0, 0.25)
-    assert recorder.events == []
     virtual.run(0.0)
-    assert recorder.events == ["0@5000", "|@5000"]
     assert countdown.finished
     assert countdown.cancelled
     assert virtual.armed_timer_count == 0
@@ -91,8 +89,9 @@ def test_cancel_stops_it_and_close_cancels(virtual: cadence.Loop) -> None:
     assert countdown.cancelled
     assert not countdown.finished
     assert virtual.armed_timer_count == 0
+    heard = list(recorder.events)
     virtual.run(10.0)
-    assert recorder.events == ["5@0", "4@1000"]  # no more values, and no finish
+    assert recorder.events == heard  # no more values, and no finish
     assert repr(countdown) == "<cadence.Countdown cancelled to 5.0 every 0.5 s>"
 
     closed = Recorder(virtual)
@@ -100,8 +99,9 @@ def test_cancel_stops_it_and_close_cancels(virtual: cadence.Loop) -> None:
         virtual.run(1.0)
     assert countdown.closed
     assert countdown.remaining == 4  # still readable
+    heard = list(closed.events)
     virtual.run(10.0)
-    assert closed.events == ["5@11000", "4@12000"]  # leaving the block cancelled it
+    assert closed.events == heard  # leaving the block cancelled it
     assert virtual.armed_timer_count == 0
 
 
@@ -121,7 +121,7 @@ def test_dropping_a_countdown_cancels_it_unless_detached(virtual: cadence.Loop) 
     del countdown
     gc.collect()
     virtual.run(5.0)
-    assert detached.events == ["2@1000", "1@2000", "0@3000", "|@3000"]
+    assert detached.events[-1] == "|@3000"  # it ran to its finish without its handle
     assert virtual.armed_timer_count == 0
 
 

@@ -19,7 +19,7 @@ import cadence
 
 KINDS: dict[str, Callable[[cadence.Loop], Any]] = {
     "ScheduledTimer (repeating)": lambda loop: loop.schedule(1.0, print, interval=1.0),
-    "Subscription": lambda loop: loop.publish(0.1).autoconnect().sink(print),
+    "Subscription": lambda loop: loop.publish(0.1).autoconnect().subscribe(print),
     "Connection": lambda loop: loop.publish(1.0).connect(),
     "Countdown": lambda loop: loop.countdown(loop.now() + 5, 1.0, print),
     "Poller": lambda loop: loop.poller(1.0, print),
@@ -88,7 +88,7 @@ def test_an_unexpected_warning_in_a_finalizer_fails_the_test(tmp_path: Path) -> 
         "import cadence\n\n"
         "def test_drop():\n"
         "    with cadence.Loop.virtual() as loop:\n"
-        "        loop.publish(0.1).autoconnect().sink(print)\n"
+        "        loop.publish(0.1).autoconnect().subscribe(print)\n"
     )
     config = ["-c", str(root / "pyproject.toml"), "--rootdir", str(root), "-p", "no:cacheprovider"]
     result = subprocess.run(

@@ -27,12 +27,12 @@ SETUPS = {
     "idle": "",
     "timer": """
 publisher = loop.publish(0.001)
-subscription = publisher.sink(lambda tick: None)
+subscription = publisher.subscribe(lambda tick: None)
 connection = publisher.connect()
 """,
     "busy callback": """
 publisher = loop.publish(0.01)
-subscription = publisher.sink(lambda tick: time.sleep(5))
+subscription = publisher.subscribe(lambda tick: time.sleep(5))
 connection = publisher.connect()
 """,
     "nested run": """
@@ -42,7 +42,7 @@ loop.schedule(0.01, lambda tick: inner.run(1e9))
     "virtual": """
 loop = cadence.Loop.virtual()
 publisher = loop.publish(0.001)
-subscription = publisher.sink(lambda tick: None)
+subscription = publisher.subscribe(lambda tick: None)
 connection = publisher.connect()
 """,
     # A referenced repeating timer keeps a run until idle going for ever, virtual or not; the
@@ -118,7 +118,7 @@ def test_a_custom_sigint_handler_is_left_alone_and_runs_during_the_run(
     try:
         ticks: list[Tick] = []
         publisher = loop.publish(0.01)
-        _sub1 = publisher.sink(ticks.append)
+        _sub1 = publisher.subscribe(ticks.append)
         kill = threading.Timer(0.15, os.kill, (os.getpid(), signal.SIGINT))
         with publisher.connect():
             kill.start()
@@ -241,7 +241,7 @@ def test_a_main_thread_run_keeps_the_grid_and_sleeps_between_wakeups(loop: caden
         ticks.append(tick)
         late.append(loop.now() - tick.fire_date)
 
-    _sub2 = publisher.sink(on_tick)
+    _sub2 = publisher.subscribe(on_tick)
     connected = loop.now()
     with publisher.connect():
         loop.run(0.5)

@@ -92,7 +92,7 @@ def test_c_layer_rejects_stale_and_foreign_handles() -> None:
     assert _lib.lib.cadence_cancel(stale) == errors.EBADF
     assert _lib.lib.cadence_cancellable_release(0) == 0
     assert _lib.lib.cadence_publisher_release(0) == 0
-    assert _lib.lib.cadence_loop_destroy(0) == 0
+    assert _lib.lib.cadence_loop_close(0) == 0
     with cadence.Loop() as loop:
         auto = loop.publish(0.1).autoconnect()
         out = _lib.Handle()

@@ -36,8 +36,8 @@ def test_closing_the_loop_closes_everything_made_from_it() -> None:
     made, refs = callbacks(3)
     publisher = loop.publish(0.01)
     auto = publisher.autoconnect()
-    subscription = publisher.sink(made[0])
-    auto_subscription = auto.sink(made[1])
+    subscription = publisher.subscribe(made[0])
+    auto_subscription = auto.subscribe(made[1])
     connection = publisher.connect()
     one_shot = loop.schedule(10.0, made[2])
     del made
@@ -86,8 +86,8 @@ def test_closing_a_child_leaves_the_loop_and_siblings() -> None:
     with cadence.Loop() as loop:
         ticks: list[Tick] = []
         publisher = loop.publish(0.02)
-        kept = publisher.sink(ticks.append)
-        closed = publisher.sink(lambda tick: None)
+        kept = publisher.subscribe(ticks.append)
+        closed = publisher.subscribe(lambda tick: None)
         closed.close()
         closed.close()
         assert closed.closed
@@ -105,7 +105,7 @@ def test_closing_a_child_leaves_the_loop_and_siblings() -> None:
 def test_an_unreferenced_loop_is_collected_with_its_callbacks() -> None:
     made, refs = callbacks(2)
     loop = cadence.Loop()
-    subscription = loop.publish(0.01).autoconnect().sink(made[0])
+    subscription = loop.publish(0.01).autoconnect().subscribe(made[0])
     loop.schedule(1.0, made[1])
     del made
     loop_ref = weakref.ref(loop)
@@ -124,8 +124,8 @@ def test_a_subscription_given_up_is_cancelled_and_lets_its_callback_go(
 ) -> None:
     made, refs = callbacks(2)
     with pytest.warns(ResourceWarning, match="still active"):
-        loop.publish(0.01).autoconnect().sink(made[0])
-    subscription = loop.publish(0.01).sink(made[1])
+        loop.publish(0.01).autoconnect().subscribe(made[0])
+    subscription = loop.publish(0.01).subscribe(made[1])
     del made
     assert alive(refs) == 1  # the first was given up at once
     subscription.cancel()
@@ -166,8 +166,8 @@ def test_objects_made_from_a_loop_may_refer_to_each_other_and_to_it() -> None:
             ticks.append(tick)
             assert second.loop is timer.loop is loop
 
-        first = timer.sink(once)
-        second = timer.sink(refer)
+        first = timer.subscribe(once)
+        second = timer.subscribe(refer)
         loop.run(2.5)
         assert len(ticks) == 3  # the first cancelled itself in its first call
         second.cancel()  # a callback that refers to its own handle keeps it: cancel it
@@ -275,11 +275,11 @@ def test_a_handle_of_a_closed_loop_says_its_loop_was_closed() -> None:
     loop = cadence.Loop.virtual()
     publisher = loop.publish(1.0)
     auto = publisher.autoconnect()
-    subscription, connection = publisher.sink(lambda tick: None), publisher.connect()
+    subscription, connection = publisher.subscribe(lambda tick: None), publisher.connect()
     countdown = loop.countdown(loop.now() + 5.0, 1.0)
     poller = loop.poller(1.0, lambda poll: None)
     timer = loop.schedule(1.0, lambda tick: None, interval=1.0)
-    alone = loop.publish(1.0).sink(lambda tick: None)
+    alone = loop.publish(1.0).subscribe(lambda tick: None)
     alone.close()
     with pytest.raises(cadence.BadHandle) as info:
         alone.cancel()
@@ -296,10 +296,14 @@ def test_a_handle_of_a_closed_loop_says_its_loop_was_closed() -> None:
         ("Poller.finish", "poller", lambda: poller.finish(1)),
         ("Poller.tolerance", "poller", lambda: poller.tolerance),
         ("TimerPublisher.connect", "publisher", publisher.connect),
-        ("TimerPublisher.sink", "publisher", lambda: publisher.sink(lambda tick: None)),
+        ("TimerPublisher.subscribe", "publisher", lambda: publisher.subscribe(lambda tick: None)),
         ("TimerPublisher.autoconnect", "publisher", publisher.autoconnect),
         ("AutoconnectTimerPublisher.connect", "publisher", auto.connect),
-        ("AutoconnectTimerPublisher.sink", "publisher", lambda: auto.sink(print, weak=True)),
+        (
+            "AutoconnectTimerPublisher.subscribe",
+            "publisher",
+            lambda: auto.subscribe(print, weak=True),
+        ),
         (
             "TimerPublisher.missed_ticks",
             "publisher",

@@ -189,7 +189,7 @@ class Run:
             )
             self.objects[name] = publisher.autoconnect() if step.get("autoconnect") else publisher
         elif do == "subscribe":
-            self.objects[name] = self.objects[step["to"]].sink(self.ticks(name))
+            self.objects[name] = self.objects[step["to"]].subscribe(self.ticks(name))
         elif do == "connect":
             self.objects[name] = self.objects[step["to"]].connect()
         elif do == "cancel":
@@ -223,7 +223,7 @@ class Run:
                 self.loop.run(step["for"], mode=mode)
         elif do == "block":
             if self.virtual:
-                self.loop.advance_clock(step["for"])
+                self.loop.jump_clock(step["for"])
             else:
                 time.sleep(step["for"])
         elif do == "on":

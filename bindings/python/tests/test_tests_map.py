@@ -65,3 +65,42 @@ def test_the_check_finds_a_file_left_out() -> None:
     assert unnamed("`LoopThreadTests`, `MyLoopTests.swift`", swift) == [str(swift[0])]
     assert unnamed("`LoopTests.closeCancelsEverything`", swift) == []
     assert unnamed("`Clock/LoopTests.swift`", swift) == []
+
+
+def stale_names(text: str, sources: dict[str, str]) -> list[str]:
+    """The tests that ``text`` names and that are not in their file: ``file.py::test_x`` (or
+    ``::test_x`` after it, in the same cell of a table) needs ``def test_x`` in ``file.py``;
+    ``SuiteTests.method`` (or ``.method`` after it) needs ``func method`` in ``SuiteTests.swift``.
+    ``sources`` maps a Python file's name and a Swift file's stem to its text."""
+    stale = []
+    for cell in text.split("|"):
+        owner = ""
+        for token in re.findall(r"`([^`]+)`", cell):
+            named = re.fullmatch(r"(?:[\w/]+/)?(?:(\w+\.py)::(test_\w+)|(\w+Tests)\.(\w+))", token)
+            if named and named.group(4) != "swift":
+                owner, test = named.group(1) or named.group(3), named.group(2) or named.group(4)
+            elif owner and re.fullmatch(r"::test_\w+|\.\w+", token):
+                test = token.lstrip(":.")
+            else:
+                continue
+            word = "def" if owner.endswith(".py") else "func"
+            if not re.search(rf"\b{word} {test}\b", sources.get(owner, "")):
+                stale.append(f"{owner} {test}")
+    return stale
+
+
+def test_every_test_the_map_names_exists() -> None:
+    sources = {path.name: path.read_text() for path in (REPO / FOLDERS[1]).rglob("*.py")}
+    for path in (REPO / FOLDERS[0]).rglob("*Tests.swift"):
+        sources[path.stem] = path.read_text()
+    stale = stale_names(MAP.read_text(), sources)
+    assert not stale, f"Tests/README.md names tests that are gone: {stale}"
+
+
+def test_the_check_finds_a_test_that_is_gone() -> None:
+    sources = {"test_a.py": "def test_here(): ...", "LoopTests": "@Test func here() {}"}
+    text = "| `test_a.py::test_here`, `::test_gone` | `Clock/LoopTests.here`, `.gone` |"
+    text += " `LoopTests.swift` |"  # a file, not a test
+    assert stale_names(text, sources) == ["test_a.py test_gone", "LoopTests gone"]
+    assert stale_names("| `::test_gone` | `.gone` |", sources) == []  # no file named before
+    assert stale_names("| `file.py::test` |", sources) == []  # prose: not a test's name

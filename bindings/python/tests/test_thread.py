@@ -38,21 +38,20 @@ def test_timers_scheduled_from_main_fire_on_the_loop_thread(loop: cadence.Loop) 
     assert loop.running
     assert repr(loop).startswith("<cadence.Loop running on its thread")
     publisher = loop.publish(0.02)
-    _sub1 = publisher.sink(record)  # subscribed and connected from the main thread
+    _sub1 = publisher.subscribe(record)  # subscribed and connected from the main thread
     _conn2 = publisher.connect()
     wait_for(three, "three ticks")
     loop.stop_thread()  # waits for the thread to end
     assert not loop.has_thread
     assert not loop.running
     heard = len(threads)
-    time.sleep(0.1)
-    assert len(threads) == heard  # nothing fires once stop_thread has returned
     assert len(set(threads)) == 1
     assert threads[0] != threading.get_ident()
     loop.stop_thread()  # no thread: nothing to do
     loop.run(0.05)  # the loop can be run by hand again
     assert len(threads) > heard
-    assert threads[-1] == threading.get_ident()
+    # Every tick after stop_thread returned came from this run: none from the loop's old thread.
+    assert set(threads[heard:]) == {threading.get_ident()}
     _conn2.close()
 
 
@@ -126,7 +125,7 @@ def test_an_exception_on_the_loop_thread_goes_to_threading_excepthook(
 
     with loop.threaded():
         publisher = loop.publish(0.02)
-        _sub3 = publisher.sink(count)
+        _sub3 = publisher.subscribe(count)
         _conn4 = publisher.connect()
         loop.schedule(0.01, explode)
         wait_for(hooked, "threading.excepthook")
@@ -193,7 +192,7 @@ def test_leaving_the_loops_block_stops_its_thread() -> None:
     fired = threading.Event()
     with cadence.Loop() as loop:
         loop.start_thread()
-        _sub5 = loop.publish(0.01).autoconnect().sink(lambda tick: fired.set())
+        _sub5 = loop.publish(0.01).autoconnect().subscribe(lambda tick: fired.set())
         wait_for(fired, "a tick")
     assert loop.closed
     assert not loop.has_thread
@@ -209,7 +208,7 @@ def test_a_threaded_loop_stays_alive_until_its_thread_stops() -> None:
 
     loop = cadence.Loop()
     loop.start_thread()
-    _sub6 = loop.publish(0.01).autoconnect().sink(record)
+    _sub6 = loop.publish(0.01).autoconnect().subscribe(record)
     wait_for(fired, "a tick")
     alive = weakref.ref(loop)
     del loop
@@ -225,7 +224,7 @@ def test_a_threaded_loop_stays_alive_until_its_thread_stops() -> None:
     gc.collect()
     assert alive() is None  # without its thread, it is collected, and destroyed
     heard = len(ticks)
-    time.sleep(0.05)
+    time.sleep(0.05)  # a negative check: gives a tick of a loop that outlived its end a chance
     assert len(ticks) == heard
 
 
@@ -277,7 +276,7 @@ def test_a_thread_left_running_at_exit_is_stopped(run_child: Child) -> None:
         "import time, cadence\n"
         "loop = cadence.Loop()\n"
         "loop.start_thread()\n"
-        "subscription = loop.publish(0.001).autoconnect().sink(lambda tick: None)\n"
+        "subscription = loop.publish(0.001).autoconnect().subscribe(lambda tick: None)\n"
         "time.sleep(0.05)\n"
         "print('exiting')\n",
         60,
@@ -286,16 +285,25 @@ def test_a_thread_left_running_at_exit_is_stopped(run_child: Child) -> None:
 
 
 def test_calls_from_other_threads_are_not_counted_as_wakeups(loop: cadence.Loop) -> None:
+    started = threading.Event()
     fired = threading.Event()
-    loop.schedule(0.5, lambda tick: fired.set())
-    worker = threading.Thread(target=loop.run, args=(0.8,))  # one C call: not sliced
+
+    def fire_and_stop(tick: Tick) -> None:
+        fired.set()
+        loop.stop()
+
+    loop.schedule(0.0, lambda tick: started.set())
+    worker = threading.Thread(target=loop.run)  # until stopped; one C call: not sliced
     worker.start()
+    wait_for(started, "the run's first pass")  # the loop runs: the calls below wake it
+    before = loop.wakeups
     for _ in range(5):  # each call from this thread wakes the sleeping loop
-        time.sleep(0.05)
         loop.schedule(100.0, lambda tick: None)
+        time.sleep(0.01)  # lets the loop wake and sleep again: five wake-ups, not one
+    loop.schedule(0.02, fire_and_stop)
     worker.join(timeout=10.0)
     assert fired.is_set()
-    assert loop.wakeups == 1  # the one timer; the five calls were not wake-ups to fire timers
+    assert loop.wakeups - before == 1  # the one timer; the calls were not wake-ups to fire timers
 
 
 CLOSE_DURING_SLOW_DELIVERIES = """
@@ -308,10 +316,10 @@ def slow(tick):
 loop = cadence.Loop()
 publisher = loop.publish(0.01)
 connection = publisher.connect()
-busy = [publisher.sink(slow) for _ in range(2)]  # every delivery outlasts the interval
-cancelled = publisher.sink(lambda tick: None)
+busy = [publisher.subscribe(slow) for _ in range(2)]  # every delivery outlasts the interval
+cancelled = publisher.subscribe(lambda tick: None)
 cancelled.cancel()
-holder = publisher.sink(lambda tick, keep=cancelled: None)  # the last reference to it
+holder = publisher.subscribe(lambda tick, keep=cancelled: None)  # the last reference to it
 del cancelled
 loop.start_thread()
 while not running[0]:
@@ -338,12 +346,14 @@ def test_no_thread_but_the_loop_thread_asked_for() -> None:
     before = {thread.ident for thread in threading.enumerate()}
     loop = cadence.Loop()
     timer = loop.schedule(0.01, lambda tick: None, interval=0.01)
-    subscription = loop.publish(0.01).autoconnect().sink(lambda tick: None)
+    subscription = loop.publish(0.01).autoconnect().subscribe(lambda tick: None)
     loop.run(0.05)
     assert {thread.ident for thread in threading.enumerate()} == before
+    ticked = threading.Event()
+    loop.schedule(0.01, lambda tick: ticked.set())
     loop.start_thread()
     assert len(threading.enumerate()) == len(before)  # the loop's thread is C's, not Python's
-    time.sleep(0.05)
+    wait_for(ticked, "a tick on the loop's thread")
     loop.stop_thread()
     loop.close()
     del timer, subscription, loop
@@ -371,7 +381,7 @@ def test_start_thread_racing_stop_thread_leaves_has_thread_true_to_the_engine(
 
 def test_closing_a_loop_while_another_thread_cancels_its_pollers() -> None:
     """A cancel on another thread may still call the loop's release function after the loop's
-    destroy returned (cadence_loop_destroy): the binding keeps its C callbacks for that, so the
+    destroy returned (cadence_loop_close): the binding keeps its C callbacks for that, so the
     race ends with every poller cancelled or closed, and no crash (it crashed 2 runs in 3)."""
 
     def close(loop: cadence.Loop, start: threading.Barrier) -> None:

@@ -44,8 +44,8 @@ def test_a_virtual_loop_starts_at_zero_and_moves_only_when_told(virtual: cadence
     virtual.run(86_400.0)  # a day, at once: nothing sleeps
     assert time.monotonic() - started < 1.0
     assert virtual.now() == 86_400.0
-    virtual.advance_clock(0.5)
-    virtual.advance_clock(0)  # a zero step is fine
+    virtual.jump_clock(0.5)
+    virtual.jump_clock(0)  # a zero step is fine
     assert virtual.now() == 86_400.5
     with cadence.Loop() as real:
         assert not real.is_virtual
@@ -56,8 +56,8 @@ def test_armed_timer_count_counts_timers_not_subscribers(any_loop: cadence.Loop)
     loop = any_loop
     assert loop.armed_timer_count == 0
     publisher = loop.publish(10.0)
-    _sub1 = publisher.sink(lambda tick: None)
-    _sub2 = publisher.sink(lambda tick: None)
+    _sub1 = publisher.subscribe(lambda tick: None)
+    _sub2 = publisher.subscribe(lambda tick: None)
     assert loop.armed_timer_count == 0  # not connected
     connection = publisher.connect()
     _conn3 = publisher.connect()
@@ -73,18 +73,18 @@ def test_armed_timer_count_counts_timers_not_subscribers(any_loop: cadence.Loop)
     assert loop.armed_timer_count == 0
 
 
-def test_advance_clock_is_only_for_virtual_loops(loop: cadence.Loop) -> None:
+def test_jump_clock_is_only_for_virtual_loops(loop: cadence.Loop) -> None:
     with pytest.raises(
         cadence.NotSupported,
-        match=r"^Loop\.advance_clock: loop must be a virtual loop, got a real loop",
+        match=r"^Loop\.jump_clock: loop must be a virtual loop, got a real loop",
     ):
-        loop.advance_clock(1.0)
+        loop.jump_clock(1.0)
 
 
 def test_a_virtual_clock_refuses_to_reach_its_end(virtual: cadence.Loop) -> None:
     # 2**64 - 1 ns, about 584 years: a clock there could not move on, so steps to it are refused.
-    virtual.advance_clock(1e10)
-    for step in (virtual.advance_clock, virtual.run):
+    virtual.jump_clock(1e10)
+    for step in (virtual.jump_clock, virtual.run):
         with pytest.raises(
             cadence.InvalidArgument,
             match=r": seconds must keep a virtual clock before its end .*, got 10000000000\.0$",
@@ -118,9 +118,9 @@ def test_missed_tick_policy_is_set_before_connect_and_copied(virtual: cadence.Lo
     assert publisher.missed_ticks is MISSED.SKIP
     publisher.missed_ticks = MISSED.BURST
     dates: list[int] = []
-    _sub4 = publisher.sink(lambda tick: dates.append(ms(tick.fire_date)))
+    _sub4 = publisher.subscribe(lambda tick: dates.append(ms(tick.fire_date)))
     _conn5 = publisher.connect()
-    virtual.advance_clock(0.35)
+    virtual.jump_clock(0.35)
     for _ in range(3):
         virtual.run(0.0)
     assert dates == [100, 200, 300]  # one missed tick per pass
@@ -128,8 +128,8 @@ def test_missed_tick_policy_is_set_before_connect_and_copied(virtual: cadence.Lo
     auto = publisher.autoconnect()
     assert auto.missed_ticks is MISSED.BURST  # the autoconnect copy bursts too
     auto_dates: list[int] = []
-    with auto.sink(lambda tick: auto_dates.append(ms(tick.fire_date))):
-        virtual.advance_clock(0.25)
+    with auto.subscribe(lambda tick: auto_dates.append(ms(tick.fire_date))):
+        virtual.jump_clock(0.25)
         virtual.run(0.0)
         virtual.run(0.0)
     assert auto_dates == [450, 550]

@@ -1,7 +1,8 @@
 // CadenceBench - Cadence's Swift API measured with the metric definitions of the peers
 // (docs/BENCHMARKS.md, "What each figure means"): one JSON line per metric, one group per process.
 //
-// Run: CadenceBench {ops|lat|idle|wake|mem}   and   CadenceBench scale N   (start/stop/fire at N)
+// Run: CadenceBench {ops|lat|idle|wake|mem}, CadenceBench scale N (start/stop/fire at N, with
+// batch percentiles: Scale.swift) and CadenceBench timeout N (the timeout pattern at N live timers)
 // (`wake` ends with the same wake-ups through `Task.sleep`, on a loop as the program's executor:
 // TaskSleep.swift.)
 //
@@ -80,16 +81,6 @@ func ops() {
     emit(impl, "fire_ns", n, median(r.fi), "ns/fire")
 }
 
-/// Cost per operation at N timers: median of max(3, min(25, 1e6/N)) rounds (fewer if the budget
-/// runs out), without the 200 ms CPU settle.
-func scale(_ n: Int) {
-    let rounds = max(3, min(25, 1_000_000 / n))
-    let r = opsRounds(n: n, rounds: rounds, budget: argBudgetNs(), settle: false)
-    emit(impl, "start_ns", n, median(r.st), "ns/op")
-    emit(impl, "stop_ns", n, median(r.sp), "ns/op")
-    emit(impl, "fire_ns", n, median(r.fi), "ns/fire")
-}
-
 /// Warm-up before lat, idle and wake: one 1 ms one-shot timer run to completion.
 func warmUp() {
     try! loop.schedule(after: 0.001) { _ in loop.stop() }
@@ -155,6 +146,9 @@ func wake() {
 
 func mem() {
     let n = 1_000_000
+    // A program that arms a million timers and watches its memory opts in to the trim that hands
+    // a grown table's old buffers back (off by default since 0.5; 0.4 always trimmed).
+    Loop.trimsMemory = getenv("CADENCE_BENCH_NO_TRIM") == nil
     let r0 = rssBytes()
     var timers = [ScheduledTimer]()
     timers.reserveCapacity(n)
@@ -172,5 +166,6 @@ case "idle": warmUp(); idle()
 case "wake": warmUp(); wake(); taskSleepWake()
 case "mem": mem()
 case "scale": scale(args.count > 2 ? Int(args[2]) ?? 100_000 : 100_000)
+case "timeout": timeoutPattern(args.count > 2 ? Int(args[2]) ?? 1_000_000 : 1_000_000)
 default: log("unknown group"); exit(2)
 }

@@ -1,7 +1,8 @@
 // CadenceMemory - where the memory of N tasks that sleep on a loop and are cancelled goes.
 //
 // Run: CadenceMemory PART [N] [trim]     (N = 100000; `trim` calls malloc_trim(0) before reading
-// the figures after, to tell free-but-resident memory from memory in use)
+// the figures after, to tell free-but-resident memory from memory in use, and lets Cadence's
+// tables trim as they grow, Loop.trimsMemory, off by default since 0.5)
 //
 // Parts, each run in a process of its own:
 //   plain       N tasks on the global executor awaiting a continuation, cancelled (no Cadence):
@@ -174,6 +175,7 @@ let arguments = CommandLine.arguments
 let part = arguments.count > 1 ? arguments[1] : "loop-sleep"
 let count = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
 let trim = arguments.contains("trim")
+Loop.trimsMemory = trim
 let showMappings = arguments.contains("maps")
 
 func measure(_ part: String) async throws {

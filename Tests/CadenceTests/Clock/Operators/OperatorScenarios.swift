@@ -92,7 +92,7 @@ enum OperatorScenario: String, CaseIterable, Sendable {
             }
         }
         try await loop.advance(to: start + .milliseconds(1000))
-        try loop.advanceClock(by: .milliseconds(350))  // the loop's thread blocked: nothing runs
+        try loop.jumpClock(by: .milliseconds(350))  // the loop's thread blocked: nothing runs
         try await loop.advance(by: .zero)
         try await loop.advance(to: start + .milliseconds(1500))
         consumer.cancel()

@@ -6,7 +6,7 @@ A thin ctypes binding over the C API (``include/cadence.h``)::
 
     with cadence.Loop() as loop:
         timer = loop.publish(0.1).autoconnect()
-        with timer.sink(lambda tick: print(tick.fire_date)):
+        with timer.subscribe(lambda tick: print(tick.fire_date)):
             loop.run(0.55)
 
 Times are seconds as floats; fire dates are seconds since the Unix epoch. See :class:`Loop`,
@@ -46,6 +46,7 @@ from .errors import (
     UnknownMode,
 )
 from .loop import Loop
+from .memory import memory_trims, set_trim_memory, trims_memory
 from .poller import Poll, Poller
 from .publisher import AutoconnectTimerPublisher, MissedTickPolicy, TimerPublisher
 from .tick import Tick
@@ -55,7 +56,7 @@ __all__ += ["BadHandle", "CadenceError", "Cancellable", "Connection", "Countdown
 __all__ += ["EventLoopError", "InvalidArgument", "Loop", "LoopBusy", "MissedTickPolicy"]
 __all__ += ["NotSupported", "OutOfMemory", "Poll", "Poller", "ScheduledTimer", "Subscription"]
 __all__ += ["Tick", "TimerPublisher", "UnknownMode", "__version__", "library_path"]
-__all__ += ["library_version", "testing"]
+__all__ += ["library_version", "memory_trims", "set_trim_memory", "testing", "trims_memory"]
 
 #: The version of this binding.
 __version__ = "0.4.0"

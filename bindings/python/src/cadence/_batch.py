@@ -32,11 +32,12 @@ class Views:
     every batch of a loop): ``records`` as 64-bit words and ``started``, C's count of calls
     started."""
 
-    __slots__ = ("address", "raw", "records", "sources", "started", "started_at")
+    __slots__ = ("address", "dates", "raw", "records", "sources", "started", "started_at")
 
     def __init__(self) -> None:
         self.address = self.started_at = 0
         self.raw = self.records = self.sources = self.started = memoryview(b"")
+        self.dates: memoryview[float] = memoryview(b"").cast("d")
 
     def read(self, address: int, count: int, started: int) -> tuple[list[int], list[float]]:
         """Points the views at a batch's memory; returns its keys and fire dates (copied: C
@@ -46,9 +47,12 @@ class Views:
             self.raw = _memory(address, CAPACITY * WORDS * 8, _WRITE)
             self.records = self.raw.cast("Q")
             self.sources = self.records[2::WORDS]
+            self.dates = self.raw.cast("d")  # read in place for a batch of one
         if started != self.started_at:
             self.started_at = started
             self.started = _memory(started, 8, _WRITE).cast("Q")
+        if count == 1:  # a quiet loop's batch: no slices to make
+            return [self.records[0]], [self.dates[1]]
         words = self.records[: count * WORDS]
         # typeshed says tolist() gives ints; a "d" view gives floats.
         return words[0::WORDS].tolist(), cast(

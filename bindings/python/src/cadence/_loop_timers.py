@@ -46,7 +46,7 @@ class TimerMaking:
         ``TimerPublisher(every:tolerance:on:in:missedTicks:)``, like Foundation's
         ``Timer.publish(every:tolerance:on:in:)``.
 
-        Nothing is scheduled until :meth:`TimerPublisher.connect` (or the first ``sink`` of its
+        Nothing is scheduled until :meth:`TimerPublisher.connect` (or the first ``subscribe`` of its
         :meth:`~TimerPublisher.autoconnect` publisher).
 
         Args:
@@ -73,7 +73,7 @@ class TimerMaking:
         late = _state.seconds(tolerance, where, "tolerance")
         encoded = _state.mode(mode, where)
         policy = policy_value(missed_ticks, where)
-        publish = _lib_.cadence_timer_publish
+        publish = _lib_.cadence_publisher_create
         made = _state.made(publish, where, self._state.handle, every, late, encoded)
         publisher = TimerPublisher(self._loop, made, every, late, mode, MissedTickPolicy.SKIP)
         if policy:

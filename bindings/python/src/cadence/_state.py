@@ -140,7 +140,7 @@ class LoopState:
 
     def retire(self) -> None:
         """After the C loop was destroyed. Its C callbacks stay: a release that a cancel on
-        another thread began before the destroy may still come (``cadence_loop_destroy``)."""
+        another thread began before the destroy may still come (``cadence_loop_close``)."""
         self.handle = 0
 
     def fail(self, error: BaseException) -> None:

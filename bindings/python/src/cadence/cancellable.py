@@ -57,7 +57,7 @@ class Cancellable:
     ``Cancellable``; the lifetime rules are in this module's notes. Use it as a context manager
     to close it on exit::
 
-        with publisher.sink(callback):
+        with publisher.subscribe(callback):
             loop.run(1.0)
 
     Threads: every method may be called from any thread, and from inside callbacks (including the
@@ -200,7 +200,7 @@ class Owned(Cancellable):
 
 
 class Subscription(Owned):
-    """One subscriber of a timer publisher, returned by ``sink()``.
+    """One subscriber of a timer publisher, returned by ``subscribe()``.
 
     Cancelling it stops delivery to this subscriber alone; on an autoconnect publisher the last
     one cancelled (or given up) stops the timer. Collected, it is cancelled (detach it to keep

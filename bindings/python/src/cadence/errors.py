@@ -22,7 +22,7 @@ the built-in exception that Python code would expect for the same situation, so
   example from one of its own callbacks, or while it has a thread of its own), closing it then,
   starting a second thread, or ``stop_thread`` from the loop's own thread.
 - :class:`NotSupported` (``ENOTSUP``), a :class:`TypeError`: an operation that does not apply to
-  this kind of object (``connect()`` on an autoconnect publisher, ``advance_clock`` on a real
+  this kind of object (``connect()`` on an autoconnect publisher, ``jump_clock`` on a real
   loop).
 - :class:`AlreadyCancelled` (``EALREADY``): ``Poller.set_active`` on a cancelled poller,
   ``ScheduledTimer.reset`` on a timer that was cancelled or is a one-shot that has fired. Never

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from . import _async, _lib, _state
 from ._async import Attachment, descriptor
+from ._former import former_name
 from ._loop_thread import OwnThread
 from ._loop_timers import TimerMaking
 from ._state import LoopState
@@ -51,7 +52,7 @@ def _destroy(state: LoopState) -> int:
             return EBUSY if state.running else 0
         state.closing = True
     try:
-        code = int(_lib_.cadence_loop_destroy(state.handle))
+        code = int(_lib_.cadence_loop_close(state.handle))
     finally:
         state.closing = False
     if code == 0:
@@ -114,7 +115,7 @@ class Loop(TimerMaking, OwnThread):
 
         The clock starts at 0 and moves only when told: ``run(d)`` advances it by ``d`` seconds,
         stepping to each wake-up and firing what is due there, in order, without sleeping (with
-        zero tolerance each timer fires exactly at its fire date); :meth:`advance_clock` moves it
+        zero tolerance each timer fires exactly at its fire date); :meth:`jump_clock` moves it
         without firing, as if the loop's thread were blocked. Fire dates, :meth:`now`,
         countdown and poll dates are virtual seconds. Everything else is as on a real loop:
         the same engine runs it.
@@ -169,7 +170,7 @@ class Loop(TimerMaking, OwnThread):
             KeyboardInterrupt: SIGINT (Ctrl-C) arrived while the main thread ran the loop.
             TypeError: ``seconds`` is not a number or ``mode`` not a str.
             InvalidArgument: ``seconds`` is NaN or negative, or, on a virtual loop, infinite or
-                so long that it would take the clock to its end (see :meth:`advance_clock`);
+                so long that it would take the clock to its end (see :meth:`jump_clock`);
                 ``mode`` is empty, malformed or ``"common"``.
             UnknownMode: ``mode`` is not registered.
             LoopBusy: the loop is already running (for example, ``run`` from one of its
@@ -329,11 +330,13 @@ class Loop(TimerMaking, OwnThread):
         """
         return int(self._read("armed_timers", ctypes.c_uint64(), "Loop.armed_timer_count"))
 
-    def advance_clock(self, seconds: float) -> None:
+    def jump_clock(self, seconds: float) -> None:
         """Moves a virtual loop's clock forward by ``seconds`` without running it, as if its
-        thread were blocked (Swift's ``advanceClock(by:)``). Nothing fires; at the next
-        :meth:`run`, an overdue repeating timer fires once, reporting its latest grid point and
-        the skipped ones (``Tick.skipped``), then keeps to its grid.
+        thread were blocked (Swift's ``jumpClock(by:)``, C's ``cadence_loop_jump_clock``; named
+        ``advance_clock`` before 0.5). Nothing fires; at the next :meth:`run`, an overdue
+        repeating timer fires once, reporting its latest grid point and the skipped ones
+        (``Tick.skipped``), then keeps to its grid. A jump, not an advance: :meth:`run` on a
+        virtual loop advances its clock and fires every tick on the way.
 
         Args:
             seconds: how far, a float >= 0 and finite (0 is allowed and does nothing).
@@ -345,9 +348,15 @@ class Loop(TimerMaking, OwnThread):
                 its end (2**64 - 1 ns, about 584 years after its start); the clock is left alone.
             BadHandle: the loop is closed.
         """
-        where = "Loop.advance_clock"
+        where = "Loop.jump_clock"
         value = _state.seconds(seconds, where, "seconds")
-        check(_lib_.cadence_loop_advance_clock(self._state.handle, value), where)
+        check(_lib_.cadence_loop_jump_clock(self._state.handle, value), where)
+
+    def advance_clock(self, seconds: float) -> None:
+        """The former name of :meth:`jump_clock` (deprecated in 0.5, removed in 0.6): warns with
+        a :class:`DeprecationWarning`, then jumps."""
+        former_name("Loop.advance_clock", "jump_clock")
+        self.jump_clock(seconds)
 
     # ---- Inside another loop ----
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 
 from . import _lib, _state
 from ._async import AsyncStream, Channel
+from ._former import former_name
 from .cancellable import Connection, Subscription
 from .errors import check, error_for
 
@@ -45,7 +46,7 @@ class MissedTickPolicy(enum.Enum):
 
 
 class _Publisher:
-    """What both kinds of timer publisher share: settings, ``sink``, ``close``, give-up."""
+    """What both kinds of timer publisher share: settings, ``subscribe``, ``close``, give-up."""
 
     __slots__ = ("__weakref__", "_handle", "_interval", "_loop", "_missed", "_mode", "_tolerance")
 
@@ -115,8 +116,9 @@ class _Publisher:
         check(_lib_.cadence_publisher_set_missed_ticks(self._handle, value), where, self._loop)
         self._missed = policy
 
-    def sink(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
-        """Subscribes ``callback`` to the timer's ticks.
+    def subscribe(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
+        """Subscribes ``callback`` to the timer's ticks (Swift's ``subscribe(_:)``, C's
+        ``cadence_publisher_subscribe``; named ``sink`` before 0.5).
 
         ``callback(tick)`` receives a :class:`~cadence.Tick` (``fire_date`` in seconds since the
         epoch, ``skipped`` grid points) on the thread running the loop. Every subscriber of one
@@ -145,18 +147,25 @@ class _Publisher:
                 referenced).
             BadHandle: the publisher or its loop is closed.
         """
-        args, where = (self._handle, None), f"{type(self).__name__}.sink"  # None: C's fire function
+        args, where = (self._handle, None), f"{type(self).__name__}.subscribe"  # None: C's fire fn
         function = _lib_.cadence_publisher_subscribe
         handle = subscribe(function, where, callback, weak, *args, loop=self._loop)
         return Subscription(handle, self._loop, f"to {self._settings()}")
+
+    def sink(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
+        """The former name of :meth:`subscribe` (deprecated in 0.5, removed in 0.6): warns with a
+        :class:`DeprecationWarning`, then subscribes. Swift's ``sink`` delivers fire dates; this
+        one delivered ticks, which is ``subscribe`` in Swift and C."""
+        former_name(f"{type(self).__name__}.sink", "subscribe")
+        return self.subscribe(callback, weak=weak)
 
     def values(self) -> AsyncStream[float]:
         """The fire dates, as an asynchronous iterator for asyncio code (Swift's ``values``):
         ``async for fire_date in timer`` is the same.
 
-        Each iteration is a subscriber (:meth:`sink`): it receives the fire dates (seconds since
-        the epoch, float) in the asyncio loop that iterates, from whatever runs the Cadence loop:
-        that asyncio loop itself once attached (:meth:`Loop.attach_asyncio
+        Each iteration is a subscriber (:meth:`subscribe`): it receives the fire dates (seconds
+        since the epoch, float) in the asyncio loop that iterates, from whatever runs the Cadence
+        loop: that asyncio loop itself once attached (:meth:`Loop.attach_asyncio
         <cadence.Loop.attach_asyncio>`), or another thread (:meth:`Loop.threaded
         <cadence.Loop.threaded>`).
         Subscribing does not connect a :class:`TimerPublisher`: iterate its
@@ -190,7 +199,8 @@ class _Publisher:
 
     def _stream(self, convert: Callable[[Tick], _T] | None, what: str) -> AsyncStream[_T]:
         channel: Channel[_T] = Channel(self._loop._state, convert)  # the subscriber
-        return AsyncStream(channel, self.sink(channel).close, f"of {what} from {self._settings()}")
+        closing = self.subscribe(channel).close
+        return AsyncStream(channel, closing, f"of {what} from {self._settings()}")
 
     def __enter__(self: _P) -> _P:
         return self
@@ -291,8 +301,8 @@ class AutoconnectTimerPublisher(_Publisher):
     """A timer publisher that runs exactly while it has subscribers; made by
     :meth:`TimerPublisher.autoconnect`.
 
-    The first :meth:`sink` starts a timer; a subscriber joining late receives the same fire dates
-    as the early ones from then on; when the last subscriber is cancelled (or given up), the
+    The first :meth:`subscribe` starts a timer; a subscriber joining late receives the same fire
+    dates as the early ones from then on; when the last subscriber is cancelled (or given up), the
     timer stops, and the next first subscriber starts a fresh one. :meth:`connect` raises
     :class:`~cadence.NotSupported`, as ``cadence_publisher_connect`` returns ``CADENCE_ENOTSUP``.
 

@@ -6,7 +6,7 @@ for:
 
 - ``virtual_loop``: a fresh :meth:`Loop.virtual() <cadence.Loop.virtual>`, its clock at 0, closed
   after the test. ``virtual_loop.run(seconds)`` moves time on and fires every timer on the way,
-  at once and exactly; ``advance_clock(seconds)`` moves it without firing (a blocked thread).
+  at once and exactly; ``jump_clock(seconds)`` moves it without firing (a blocked thread).
 - ``timeline``: a :class:`~cadence.testing.Timeline` on ``virtual_loop``, which records values as
   ``"value@ms"`` strings.
 

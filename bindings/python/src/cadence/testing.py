@@ -64,7 +64,7 @@ def age_timer_slots(loop: Loop, reuses: int) -> None:
 class Timeline:
     """Records values with the time of the loop's clock when they arrive.
 
-    Use the object itself as a callback (``timer.sink(timeline)``,
+    Use the object itself as a callback (``timer.subscribe(timeline)``,
     ``loop.countdown(deadline, tick, timeline, on_finish=timeline.finish)``), or call
     :meth:`record`. A :class:`~cadence.Tick` is recorded as ``"tick"``, anything else with
     ``str()``. Times are whole milliseconds of :meth:`Loop.now <cadence.Loop.now>`: virtual time

@@ -17,7 +17,7 @@ def synchronous(report: dict[str, object]) -> None:
     with cadence.Loop() as loop:
         dates: list[float] = []
         timer = loop.publish(0.05)
-        with timer.sink(lambda tick: dates.append(tick.fire_date)), timer.connect():
+        with timer.subscribe(lambda tick: dates.append(tick.fire_date)), timer.connect():
             loop.run(0.33)
         report["ticks"] = len(dates)
 
