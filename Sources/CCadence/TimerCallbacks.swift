@@ -54,6 +54,29 @@ struct FireCallback: CCallback, @unchecked Sendable {  // plain words, as TickCa
     }
 }
 
+/// A `cadence_countdown_fn`: called with a `cadence_countdown_event` whose source is the
+/// countdown's handle.
+struct CountdownCallback: CCallback, PlainCountdownHandler, @unchecked Sendable {  // plain words, as TickCallback
+    let function: cadence_countdown_fn
+    let userdata: UnsafeMutableRawPointer?
+    let release: cadence_release_fn?
+
+    /// A countdown's events come through `countdown`, never a tick.
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+
+    static func countdown(_ words: HandlerWords, remaining: Int, finished: Bool, date: Double, source: UInt64) {
+        let callback = from(words)
+        var event = cadence_countdown_event(remaining: Int64(remaining), finished: finished ? 1 : 0, date: date,
+                                            source: cadence_cancellable(id: source))
+        callback.function(&event, callback.userdata)
+    }
+
+    /// The function and userdata it was registered with, and the loop's release function.
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {
+        ((words.0, words.1, loop.release), CountdownCallback.self)
+    }
+}
+
 /// A C callback kept by the engine as three words (`PlainTimerHandler`): its function, userdata
 /// and release, whose every requirement reads it back here, specialised for each type.
 protocol CCallback: PlainTimerHandler {
@@ -66,7 +89,7 @@ protocol CCallback: PlainTimerHandler {
 
 extension CCallback {
     @inline(__always)
-    private static func from(_ words: HandlerWords) -> Self {
+    static func from(_ words: HandlerWords) -> Self {
         Self(function: unsafeBitCast(UnsafeRawPointer(bitPattern: words.0).unsafelyUnwrapped, to: Function.self),
              userdata: UnsafeMutableRawPointer(bitPattern: words.1),
              release: UnsafeRawPointer(bitPattern: words.2).map { unsafeBitCast($0, to: cadence_release_fn.self) })

@@ -100,6 +100,16 @@ package protocol PlainTimerHandler: TimerHandler {
     static func armed(_ words: HandlerWords, loop: LoopFunctionWords) throws(CadenceError) -> PlainHandler
 }
 
+/// A ``PlainTimerHandler`` for a countdown's events (`cadence_countdown_start`): its
+/// ``countdown(_:remaining:finished:date:source:)`` is the countdown's ``TimerHandler/fired(_:timer:final:)``,
+/// the finished event its final call. Its ``PlainTimerHandler/armed(_:loop:)`` keeps its own type.
+package protocol PlainCountdownHandler: PlainTimerHandler {
+    /// A countdown's event: `remaining` whole seconds left (0 with `finished`, its last call), at
+    /// `date` (the loop's clock, seconds since 1970), naming `source` (the countdown's handle).
+    /// Called on the loop's thread, with no lock held.
+    static func countdown(_ words: HandlerWords, remaining: Int, finished: Bool, date: Double, source: UInt64)
+}
+
 /// A ``PlainTimerHandler``'s fields as three words, for its type to read back. A tuple: its
 /// elements are read and written in place from any module (a struct's accessors would be calls
 /// from the C layer).

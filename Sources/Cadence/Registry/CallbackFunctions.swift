@@ -1,20 +1,3 @@
-/// A countdown's C callback and what it is called with: `invoke(function, userdata, source,
-/// remaining seconds, finished, date in seconds)`, the source being the countdown's handle.
-/// `invoke` is the C layer's adapter, which knows `function`'s real type (as ``TimerFunction``).
-package struct CountdownFunction: @unchecked Sendable {
-    package typealias Invoke = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer?, UInt64, Int64, Int32, Double) -> Void
-
-    let invoke: Invoke
-    let function: UnsafeRawPointer
-    let userdata: UnsafeMutableRawPointer?
-
-    package init(invoke: Invoke, function: UnsafeRawPointer, userdata: UnsafeMutableRawPointer?) {
-        self.invoke = invoke
-        self.function = function
-        self.userdata = userdata
-    }
-}
-
 /// A poller's C callback and what it is called with: `invoke(function, userdata, source, poll
 /// number, date in seconds)`, the source being the poller's handle, through which the poll is
 /// finished by its number (``Poller/finish(poll:)``).

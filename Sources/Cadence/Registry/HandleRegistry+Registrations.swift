@@ -69,18 +69,19 @@ extension HandleRegistry {
         return try register(owner: owner, of: publisher.loop) { _ in (publisher.connect(), {}) }
     }
 
-    /// Starts a countdown that calls a C function on the loop behind `loopID`; returns its handle.
+    /// Starts a countdown that calls a C registration's handler of type `type` with `words` on the
+    /// loop behind `loopID` (``Countdown/handlerSubscription(_:of:source:onFinish:)``); returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop;
     ///   ``CadenceError/invalidArgument`` for a bad deadline or tick.
-    package func startCountdown(_ function: CountdownFunction, loop loopID: UInt64, deadline: Double,
-                                tick: Double) throws(CadenceError) -> UInt64 {
+    package func startCountdown(_ words: HandlerWords, of type: any PlainCountdownHandler.Type, loop loopID: UInt64,
+                                deadline: Double, tick: Double) throws(CadenceError) -> UInt64 {
         guard let loop = loop(loopID) else { throw .deadHandle("loop", loopID, kind: "loop") }
         let countdown = loop.countdown(to: Date(timeIntervalSince1970: deadline), tick: tick)
-        return try register(owner: loopID, of: loop) { source in
+        return try register(owner: loopID, of: loop) { source throws(CadenceError) in
             // The first value comes on the loop's next pass, possibly on the loop's thread before
             // this call returns: the handle names the countdown by then.
-            let subscription = countdown.functionSubscription(function, source: source) { [self] in
+            let subscription = try countdown.handlerSubscription(words, of: type, source: source) { [self] in
                 freeIfReleased(source)  // a released, detached countdown has finished
             }
             return (subscription, { () throws(CadenceError) in try countdown.start(subscription) })

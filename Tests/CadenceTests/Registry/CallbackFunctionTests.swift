@@ -75,8 +75,7 @@ import Testing
         let (registry, loop, loopID) = try virtualLoop()
         let record = CallRecord(registry)
         let countdown = try registry.startCountdown(
-            CountdownFunction(invoke: recordCountdown, function: anyFunction, userdata: record.userdata),
-            loop: loopID, deadline: 2, tick: 1)
+            RecordCountdown.words(record), of: RecordCountdown.self, loop: loopID, deadline: 2, tick: 1)
         #expect(record.calls == 0)  // the first value comes on the next pass, not from the call
         try loop.run(for: 3)
         #expect(record.values == [2, 1, 0, -1])  // -1: the finished call
@@ -94,8 +93,7 @@ import Testing
         let counting = CallRecord(registry, cancelOnCall: 1), polling = CallRecord(registry, cancelOnCall: 1)
         let ticking = CallRecord(registry, cancelOnCall: 1)
         let countdown = try registry.startCountdown(
-            CountdownFunction(invoke: recordCountdown, function: anyFunction, userdata: counting.userdata),
-            loop: loopID, deadline: 5, tick: 1)
+            RecordCountdown.words(counting), of: RecordCountdown.self, loop: loopID, deadline: 5, tick: 1)
         let poller = try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: polling.userdata),
                                               loop: loopID, interval: 1, tolerance: nil)
         let subscription = try subscribe(ticking, to: try connectedPublisher(registry, loop, loopID))
@@ -138,9 +136,8 @@ import Testing
                                      loop: loopID, interval: -1, tolerance: nil)
         }
         #expect(throws: CadenceError.invalidArgument) {
-            try registry.startCountdown(CountdownFunction(invoke: recordCountdown, function: anyFunction,
-                                                          userdata: record.userdata),
-                                        loop: loopID, deadline: .nan, tick: 1)
+            try registry.startCountdown(RecordCountdown.words(record), of: RecordCountdown.self, loop: loopID,
+                                        deadline: .nan, tick: 1)
         }
         #expect(throws: CadenceError.invalidArgument) {  // no function, and the loop has no fire function
             let publisher = try registry.insert(publisher: try TimerPublisher(every: 1, on: registry.loop(loopID)!),
@@ -327,8 +324,27 @@ private struct RecordTick: PlainTimerHandler {
     }
 }
 
-private let recordCountdown: CountdownFunction.Invoke = { _, userdata, source, remaining, finished, _ in
-    CallRecord.from(userdata).called(source: source, value: finished != 0 ? -1 : remaining, final: finished != 0)
+/// A countdown's handler as the C layer's (see ``RecordTick``): a finished event records -1.
+private struct RecordCountdown: PlainCountdownHandler {
+    /// What a registration passes.
+    static func words(_ record: CallRecord) -> HandlerWords { (1, UInt(bitPattern: record.userdata), 0) }
+
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+
+    static func countdown(_ words: HandlerWords, remaining: Int, finished: Bool, date: Double, source: UInt64) {
+        CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1))
+            .called(source: source, value: finished ? -1 : Int64(remaining), final: finished)
+    }
+
+    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
+    static func observesEnd(_ words: HandlerWords) -> Bool { RecordTick.observesEnd(words) }
+    static func ended(_ words: HandlerWords) { RecordTick.ended(words) }
+    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
+
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {
+        ((words.0, words.1, loop.release), RecordCountdown.self)
+    }
 }
 
 private let recordPoll: PollFunction.Invoke = { _, userdata, source, number, _ in
