@@ -77,6 +77,27 @@ struct CountdownCallback: CCallback, PlainCountdownHandler, @unchecked Sendable 
     }
 }
 
+/// A `cadence_poll_fn`: called with a `cadence_poll` whose source is the poller's handle.
+struct PollCallback: CCallback, PlainPollHandler, @unchecked Sendable {  // plain words, as TickCallback
+    let function: cadence_poll_fn
+    let userdata: UnsafeMutableRawPointer?
+    let release: cadence_release_fn?
+
+    /// A poller's polls come through `poll`, never a tick.
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+
+    static func poll(_ words: HandlerWords, number: Int, date: Double, source: UInt64) {
+        let callback = from(words)
+        var poll = cadence_poll(number: UInt64(number), date: date, source: cadence_cancellable(id: source))
+        callback.function(&poll, callback.userdata)
+    }
+
+    /// The function and userdata it was registered with, and the loop's release function.
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {
+        ((words.0, words.1, loop.release), PollCallback.self)
+    }
+}
+
 /// A C callback kept by the engine as three words (`PlainTimerHandler`): its function, userdata
 /// and release, whose every requirement reads it back here, specialised for each type.
 protocol CCallback: PlainTimerHandler {

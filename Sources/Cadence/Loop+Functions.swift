@@ -19,18 +19,6 @@ extension Loop {
         functionRelease = release
     }
 
-    /// The release function set now, for the C registrations made of closures (subscriptions,
-    /// countdowns, pollers), whose engine forms call it themselves (``HandlerLife``).
-    package var releaseFunction: TimerFunction.Release? { functions.release }
-
-    /// The fire and release functions set now, read together (a registration racing with
-    /// ``setFunctions(fire:release:)`` gets the old pair or the new one).
-    package var functions: (fire: UnsafeRawPointer?, release: TimerFunction.Release?) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (defaultFire, functionRelease)
-    }
-
     /// Once the loop is closed, the generation each of its timer slots would have next (by slot
     /// index; past every one handed out): a loop that takes its place among the registry's loops
     /// starts its slots there (``inheritGenerations(_:)``), so that no handle of this one names a

@@ -7,9 +7,12 @@
 // after every `fired` has returned. The engine knows nothing else about what it calls.
 //
 // Who conforms: in Sources/CCadence, C's `{function, userdata, release}`, one small struct per
-// C callback type (`cadence_tick_fn`, `cadence_fire_fn`), whose `ended()` calls the loop's
-// release function with the userdata (GLib's `GDestroyNotify`). Swift closures (`schedule`,
-// publishers, sleeps, jobs) are kept as closures: their end is the release of what they captured.
+// C callback type (`cadence_tick_fn` and `cadence_fire_fn` for scheduled timers and
+// subscriptions; `cadence_countdown_fn` and `cadence_poll_fn` through `PlainCountdownHandler` and
+// `PlainPollHandler`, whose events are not ticks), whose `ended()` calls the loop's release
+// function with the userdata (GLib's `GDestroyNotify`). A scheduled timer's slot knows its end;
+// the kinds made of closures keep it in a `HandlerLife`. Swift closures (`schedule`, publishers,
+// sleeps, jobs) are kept as closures: their end is the release of what they captured.
 //
 // Storage without allocation or value witnesses: a timer slot keeps a handler that is plain
 // words (`PlainTimerHandler`, three words: `HandlerWords`) as those words and its type, in
@@ -27,8 +30,9 @@
 // Measured with `scripts/check-engine-c-words.py --counts` and `Benchmarks/profile.py`: before
 // this seam, 57 code lines in 14 files of Sources/Cadence named a C word of the ABI (raw
 // pointers, `@convention(c)`, userdata, `Int32`), and 111 lines declared `package` API.
-// The scheduled timers' C callback moves first; subscriptions, countdowns and pollers
-// (`HandlerLife`) follow, one kind at a time, then the registry itself.
+// With every kind through the protocol: 14 lines in 7 files, 115 `package` lines. Left: the
+// loop's host functions (`setFunctions`, kept as C function pointers), the fire batch, the
+// cancel's hand-back key, and the registry's handles.
 
 /// What a timer calls: ``fired(_:timer:final:)`` on each fire, and ``ended()`` once if it ends
 /// without a final fire. Exactly one of a final ``fired(_:timer:final:)`` or ``ended()`` comes,
@@ -39,8 +43,8 @@
 package protocol TimerHandler: Sendable {
     /// The timer fired: `tick` is its fire date and skipped grid points; `timer` names the timer
     /// as its loop's host does (the loop's ``Loop/setHandleSource(_:)`` bits with the timer's);
-    /// `final` on its last fire (a one-shot's), after which ``TimerHandler/ended()`` never comes. Called on the
-    /// thread that runs the loop, with no lock held.
+    /// `final` on its last fire (a one-shot's), after which ``TimerHandler/ended()`` never comes.
+    /// Called on the thread that runs the loop, with no lock held.
     func fired(_ tick: TimerTick, timer: UInt64, final: Bool)
 
     /// Whether ``TimerHandler/ended()`` does anything: false lets the engine skip the bookkeeping that makes it
@@ -108,6 +112,16 @@ package protocol PlainCountdownHandler: PlainTimerHandler {
     /// `date` (the loop's clock, seconds since 1970), naming `source` (the countdown's handle).
     /// Called on the loop's thread, with no lock held.
     static func countdown(_ words: HandlerWords, remaining: Int, finished: Bool, date: Double, source: UInt64)
+}
+
+/// A ``PlainTimerHandler`` for a poller's polls (`cadence_poller_start`): its
+/// ``poll(_:number:date:source:)`` is the poller's ``TimerHandler/fired(_:timer:final:)`` (a poller
+/// has no final call). Its ``PlainTimerHandler/armed(_:loop:)`` keeps its own type.
+package protocol PlainPollHandler: PlainTimerHandler {
+    /// A poll starts: `number` names it to ``Poller/finish(poll:)``, at `date` (the loop's clock,
+    /// seconds since 1970), naming `source` (the poller's handle). Called on the loop's thread,
+    /// with no lock held.
+    static func poll(_ words: HandlerWords, number: Int, date: Double, source: UInt64)
 }
 
 /// A ``PlainTimerHandler``'s fields as three words, for its type to read back. A tuple: its

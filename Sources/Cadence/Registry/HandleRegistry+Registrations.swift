@@ -88,15 +88,17 @@ extension HandleRegistry {
         }
     }
 
-    /// Starts a poller that calls a C function on the loop behind `loopID`; returns its handle.
+    /// Starts a poller that calls a C registration's handler of type `type` with `words` on the
+    /// loop behind `loopID` (``Poller/calling(_:of:every:tolerance:on:source:)``); returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop;
     ///   ``CadenceError/invalidArgument`` for a bad interval or tolerance (nil: 10 % of the interval).
-    package func startPoller(_ function: PollFunction, loop loopID: UInt64, interval: Double,
-                             tolerance: Double?) throws(CadenceError) -> UInt64 {
+    package func startPoller(_ words: HandlerWords, of type: any PlainPollHandler.Type, loop loopID: UInt64,
+                             interval: Double, tolerance: Double?) throws(CadenceError) -> UInt64 {
         guard let loop = loop(loopID) else { throw .deadHandle("loop", loopID, kind: "loop") }
         return try register(owner: loopID, of: loop) { source throws(CadenceError) in
-            let poller = try Poller.calling(function, every: interval, tolerance: tolerance, on: loop, source: source)
+            let poller = try Poller.calling(words, of: type, every: interval, tolerance: tolerance, on: loop,
+                                            source: source)
             return (poller, { () throws(CadenceError) in try poller.start() })
         }
     }

@@ -24,14 +24,6 @@ final class HandlerLife: @unchecked Sendable {
         handler.type.observesEnd(handler.words) ? HandlerLife(handler) : nil
     }
 
-    /// The life of a registration whose loop's release function, read when it was made, is
-    /// `release`; nil without one (nothing to call). For the kinds whose C callbacks are not
-    /// handlers yet (countdowns, pollers).
-    static func make(_ release: TimerFunction.Release?, _ userdata: UnsafeMutableRawPointer?) -> HandlerLife? {
-        release.map { HandlerLife(((0, UInt(bitPattern: userdata), UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self))),
-                                   ReleaseFunction.self)) }
-    }
-
     private init(_ handler: PlainHandler) {
         self.handler = handler
     }
@@ -97,18 +89,3 @@ extension Optional<HandlerLife> {
     }
 }
 
-/// A release function and its userdata as a handler that only ends, for the kinds whose C
-/// callbacks are not handlers yet (countdowns, pollers): words 1 and 2 are the userdata and the
-/// release function.
-private struct ReleaseFunction: PlainTimerHandler {
-    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
-    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
-    static func observesEnd(_ words: HandlerWords) -> Bool { words.2 != 0 }
-    static func ended(_ words: HandlerWords) {
-        guard let release = UnsafeRawPointer(bitPattern: words.2) else { return }
-        unsafeBitCast(release, to: TimerFunction.Release.self)(UnsafeMutableRawPointer(bitPattern: words.1))
-    }
-    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
-    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
-    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler { (words, ReleaseFunction.self) }
-}

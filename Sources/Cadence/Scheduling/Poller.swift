@@ -40,19 +40,23 @@ public final class Poller: Cancellable, Detachable, Sendable {
         try start()
     }
 
-    /// A poller that calls a C function (`cadence_poller_start`), its polls reporting `source`
-    /// (its handle) and finished by number (``finish(poll:)``); not started (``start()``). It calls
-    /// the loop's release function with the userdata, if one is set now, once it is cancelled (after
-    /// a poll's call that is running has returned) or its loop is closed (``PollerCore/endLife()``).
+    /// A poller that calls a C registration's handler of type `type` with `words`
+    /// (`cadence_poller_start`), as armed on the loop's host functions set now
+    /// (``PlainTimerHandler/armed(_:loop:)``), its polls naming `source` (its handle) and finished
+    /// by number (``finish(poll:)``); not started (``start()``). The handler's end comes once it is
+    /// cancelled (after a poll's call that is running has returned) or its loop is closed
+    /// (``PollerCore/endLife()``).
     ///
-    /// - Throws: ``CadenceError/invalidArgument`` for a bad interval or tolerance.
-    package static func calling(_ function: PollFunction, every interval: Double, tolerance: Double?, on loop: Loop,
-                                source: UInt64) throws(CadenceError) -> Poller {
-        let life = HandlerLife.make(loop.releaseFunction, function.userdata)
+    /// - Throws: ``CadenceError/invalidArgument`` for a bad interval or tolerance; what the
+    ///   handler's `armed` throws.
+    package static func calling(_ words: HandlerWords, of type: any PlainPollHandler.Type, every interval: Double,
+                                tolerance: Double?, on loop: Loop, source: UInt64) throws(CadenceError) -> Poller {
+        let words = try type.armed(words, loop: loop.functionWords).words
+        let life = HandlerLife.make((words, type))
         do throws(CadenceError) {
             return try Poller(every: interval, tolerance: tolerance, on: loop, life: life) { number, _ in
                 life.run {
-                    function.invoke(function.function, function.userdata, source, UInt64(number), loop.nowSeconds)
+                    type.poll(words, number: number, date: loop.nowSeconds, source: source)
                     return false
                 }
             }

@@ -53,7 +53,7 @@ import Testing
         let (registry, loop, loopID) = try virtualLoop()
         let subscriber = CallRecord(registry), polls = CallRecord(registry)
         let subscription = try subscribe(subscriber, to: try connectedPublisher(registry, loop, loopID))
-        let poller = try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: polls.userdata),
+        let poller = try registry.startPoller(RecordPoll.words(polls), of: RecordPoll.self,
                                               loop: loopID, interval: 1, tolerance: 0)
         try loop.run(for: 2.5)
         #expect(subscriber.calls == 2)
@@ -94,7 +94,7 @@ import Testing
         let ticking = CallRecord(registry, cancelOnCall: 1)
         let countdown = try registry.startCountdown(
             RecordCountdown.words(counting), of: RecordCountdown.self, loop: loopID, deadline: 5, tick: 1)
-        let poller = try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: polling.userdata),
+        let poller = try registry.startPoller(RecordPoll.words(polling), of: RecordPoll.self,
                                               loop: loopID, interval: 1, tolerance: nil)
         let subscription = try subscribe(ticking, to: try connectedPublisher(registry, loop, loopID))
         try loop.run(for: 4)
@@ -113,7 +113,7 @@ import Testing
     @Test func aPollIsFinishedByItsNumberOnce() throws {
         let (registry, loop, loopID) = try virtualLoop()
         let record = CallRecord(registry, finishesPolls: false)
-        let poller = try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: record.userdata),
+        let poller = try registry.startPoller(RecordPoll.words(record), of: RecordPoll.self,
                                               loop: loopID, interval: 1, tolerance: 0)
         try loop.run(for: 2.5)
         #expect(record.values == [1])  // the second tick found the first poll running
@@ -132,7 +132,7 @@ import Testing
         let (registry, _, loopID) = try virtualLoop()
         let record = CallRecord(registry)
         #expect(throws: CadenceError.invalidArgument) {
-            try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: record.userdata),
+            try registry.startPoller(RecordPoll.words(record), of: RecordPoll.self,
                                      loop: loopID, interval: -1, tolerance: nil)
         }
         #expect(throws: CadenceError.invalidArgument) {
@@ -290,9 +290,6 @@ final class CallRecord: @unchecked Sendable {
     }
 }
 
-/// A function pointer for the records' invokes, which do not call it.
-private var anyFunction: UnsafeRawPointer { UnsafeRawPointer(bitPattern: 0x1)! }
-
 /// A subscription's handler as the C layer's: its words are a function (any nonzero word: none
 /// is called), the record's userdata and the loop's release function, which its end calls.
 private struct RecordTick: PlainTimerHandler {
@@ -347,10 +344,29 @@ private struct RecordCountdown: PlainCountdownHandler {
     }
 }
 
-private let recordPoll: PollFunction.Invoke = { _, userdata, source, number, _ in
-    let record = CallRecord.from(userdata)
-    record.called(source: source, value: Int64(number), final: false)
-    if record.finishesPolls, let poller = try? record.registry.poller(source) { _ = poller.finish(poll: Int(number)) }
+/// A poller's handler as the C layer's (see ``RecordTick``): records each poll's number, and
+/// finishes it at once if its record says so.
+private struct RecordPoll: PlainPollHandler {
+    /// What a registration passes.
+    static func words(_ record: CallRecord) -> HandlerWords { (1, UInt(bitPattern: record.userdata), 0) }
+
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+
+    static func poll(_ words: HandlerWords, number: Int, date: Double, source: UInt64) {
+        let record = CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1))
+        record.called(source: source, value: Int64(number), final: false)
+        if record.finishesPolls, let poller = try? record.registry.poller(source) { _ = poller.finish(poll: number) }
+    }
+
+    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
+    static func observesEnd(_ words: HandlerWords) -> Bool { RecordTick.observesEnd(words) }
+    static func ended(_ words: HandlerWords) { RecordTick.ended(words) }
+    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
+
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {
+        ((words.0, words.1, loop.release), RecordPoll.self)
+    }
 }
 
 private let recordRelease: TimerFunction.Release = { userdata in CallRecord.from(userdata).released() }
