@@ -22,7 +22,7 @@
  *    a double slightly above 67 ms, is 67 000 001 ns.
  *  - Callbacks: the code a timer calls is a "callback"; its `void *userdata` is the LAST parameter
  *    (cadence_tick_fn, cadence_countdown_fn, cadence_poll_fn; GLib's user_data rule), and every
- *    callback type added from 0.5 on follows it. The binding-only cadence_fire_fn, which predates
+ *    callback type added from 0.4 on follows it. The binding-only cadence_fire_fn, which predates
  *    the rule, keeps userdata first (cadence_release_fn has no other parameter).
  *  - Stability: everything above the section "For language bindings" at the end follows the ABI
  *    policy of docs/c-api.md. That section (calls only a binding's runtime needs: ctypes, cffi)
@@ -54,6 +54,11 @@
 #if !defined(__clang__)
 #define _Nonnull
 #define _Nullable
+#else
+/* The nullability qualifiers are Clang's extension: a program built with -pedantic -Werror must
+ * still include this header (the pragma is popped at its end). */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wnullability-extension"
 #endif
 
 #ifdef __cplusplus
@@ -620,19 +625,19 @@ CADENCE_EXPORT int cadence_cancellable_detach(cadence_cancellable cancellable);
  * bytes per timer at 10^6 timers); malloc_trim(0) gives them back but trims the whole process's
  * heap, so it is the program's choice. Process-wide, for every loop; any thread, any time.
  * Emptied tables give their pages back without it (madvise). Swift: Loop.trimsMemory; Python:
- * cadence.set_trim_memory. Returns 0. Added in 0.5. */
+ * cadence.set_trim_memory. Returns 0. Added in 0.4. */
 CADENCE_EXPORT int cadence_set_trim_memory(int enabled);
 
 /* Writes 1 to *out if trimming is on (cadence_set_trim_memory), else 0.
- * Errors: CADENCE_EINVAL (out NULL). Added in 0.5. */
+ * Errors: CADENCE_EINVAL (out NULL). Added in 0.4. */
 CADENCE_EXPORT int cadence_trim_memory(int *_Nullable out);
 
 /* Writes how many malloc_trim(0) calls Cadence has made in this process to *out (0 unless
  * trimming was turned on and a table then grew past 1 MB). Errors: CADENCE_EINVAL (out NULL).
- * Added in 0.5. */
+ * Added in 0.4. */
 CADENCE_EXPORT int cadence_memory_trims(uint64_t *_Nullable out);
 
-/* ---- Former names (deprecated in 0.5, removed in 0.6): each does what its new name does ---- */
+/* ---- Former names (deprecated in 0.4, removed in 0.5): each does what its new name does ---- */
 
 /* Former name of cadence_loop_close (Swift's and Python's close()). */
 CADENCE_DEPRECATED("use cadence_loop_close")
@@ -705,8 +710,9 @@ CADENCE_EXPORT int cadence_loop_schedule_transient(cadence_loop loop, double fir
  * of the first record that was not (CADENCE_EINVAL: fire date NaN or infinite, tolerance
  * negative, NaN or infinite, the loop has no fire function; CADENCE_EBADF: the loop is stale or
  * destroyed; CADENCE_ENOMEM), whose index the thread's last error message names ("record 3: ...").
- * count 0 does nothing and returns 0 (the arrays may then be NULL); a NULL array with count > 0
- * is CADENCE_EINVAL, with nothing armed and out untouched.
+ * count 0 does nothing and returns 0 (the arrays may then be NULL); a NULL array with count > 0,
+ * or a count of 2^63 or more (a negative int passed by mistake), is CADENCE_EINVAL, with nothing
+ * armed and out untouched.
  * Units: seconds as doubles, on the loop's monotonic clock (see cadence_loop_schedule_transient).
  * Threads: any thread; a call from another thread takes effect before the loop's next pass.
  * Added in 0.4. */
@@ -784,8 +790,8 @@ CADENCE_EXPORT intptr_t cadence_cancel_steal(cadence_cancellable cancellable);
  * return (the stolen userdata > 0, 0, CADENCE_EALREADY or CADENCE_EBADF), in record order; a
  * record that fails does not stop the others, and does not set the thread's last error message
  * (a binding cancelling one-shots that may have fired meanwhile expects CADENCE_EBADF, "ended",
- * for those). Returns 0, or CADENCE_EINVAL for a NULL array with count > 0 (nothing cancelled);
- * count 0 does nothing (the arrays may then be NULL). Threads and waits: as cadence_cancel, record
+ * for those). Returns 0, or CADENCE_EINVAL for a NULL array with count > 0 or a count of 2^63
+ * or more (nothing cancelled); count 0 does nothing (the arrays may then be NULL). Threads and waits: as cadence_cancel, record
  * by record (each may wait for its timer's callback running on another thread).
  * Added in 0.4. */
 CADENCE_EXPORT int cadence_cancel_steal_batch(const cadence_cancellable *_Nullable handles, size_t count,
@@ -806,6 +812,10 @@ CADENCE_EXPORT int cadence_cancellable_release_stopping(cadence_cancellable canc
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 
 #endif /* CADENCE_H */

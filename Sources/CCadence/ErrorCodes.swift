@@ -43,6 +43,12 @@ extension CadenceError {
         invalidArgument.with("\(argument) must not be NULL, got NULL")
     }
 
+    /// A `size_t` count that Swift sees as negative: 2^63 or more, never a real array's length (a
+    /// negative `int` passed by mistake, most likely).
+    static func hugeCount(_ count: Int) -> CadenceError {
+        invalidArgument.with("count must be at most \(Int.max), got \(UInt(bitPattern: count))")
+    }
+
     /// A C string that is not UTF-8, shown with U+FFFD for the bytes that are not.
     @inline(never)
     static func notUTF8(_ argument: StaticString, _ string: UnsafePointer<CChar>) -> CadenceError {

@@ -12,6 +12,7 @@ public func cadence_loop_schedule_transient_batch(_ loopHandle: cadence_loop, _ 
                                                   _ tolerances: UnsafePointer<Double>?,
                                                   _ userdata: UnsafePointer<UnsafeMutableRawPointer?>?,
                                                   _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
+    guard count >= 0 else { return fail(.hugeCount(count)) }
     guard count > 0 else { return 0 }
     guard let fireDates else { return fail(.null("fire_dates")) }
     guard let tolerances else { return fail(.null("tolerances")) }
@@ -34,6 +35,7 @@ public func cadence_loop_schedule_transient_batch(_ loopHandle: cadence_loop, _ 
 @c @implementation
 public func cadence_cancel_steal_batch(_ handles: UnsafePointer<cadence_cancellable>?, _ count: Int,
                                        _ out: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard count >= 0 else { return fail(.hugeCount(count)) }
     guard count > 0 else { return 0 }
     guard let handles else { return fail(.null("handles")) }
     guard let out else { return fail(.null("out")) }

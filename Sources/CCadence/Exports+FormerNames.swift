@@ -1,6 +1,6 @@
 import CCadenceHeader
 
-// The former names of include/cadence.h ("Former names": deprecated in 0.5, removed in 0.6). Each
+// The former names of include/cadence.h ("Former names": deprecated in 0.4, removed in 0.5). Each
 // does what its new name does; an error message names the function the program called.
 
 @c @implementation

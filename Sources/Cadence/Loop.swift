@@ -141,6 +141,8 @@ public final class Loop: @unchecked Sendable {
             guard seconds >= 0 else { throw .badRunSeconds(seconds) }
             let duration = seconds == .infinity
                 ? Nanoseconds.max : try nanoseconds(fromSeconds: seconds, allowZero: true, argument: "seconds")
+            // A finite span saturated to the clock's end is not a run until stopped: say what was given.
+            if duration == .max, seconds != .infinity, timeSource is VirtualClock { throw .beyondClockEnd(seconds) }
             _ = try run(mode: mode, for: duration, onOwnThread: false)
         } catch { throw error.in("Loop.run(mode:for:)") }
     }

@@ -271,6 +271,10 @@ static void messages(cadence_loop loop) {
                   "cadence_loop_run: seconds must keep a virtual clock before its end (2^64 - 1 ns, about 584 years "
                   "after its start), got inf (a virtual loop cannot run until stop(): pass a duration, or run until "
                   "idle)");
+    /* A finite span past the clock's end is shown as given, not as the run until stopped it saturates to. */
+    CHECK_ERR_MSG(cadence_loop_run(virtual_loop, "default", 1.8e10), CADENCE_EINVAL,
+                  "cadence_loop_run: seconds must keep a virtual clock before its end (2^64 - 1 ns, about 584 years "
+                  "after its start), got 18000000000.0");
     CHECK_OK(cadence_loop_close(virtual_loop));
     CHECK_EQ(never.count, 0);
 }

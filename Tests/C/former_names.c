@@ -1,4 +1,4 @@
-/* The former names of 0.4 (cadence.h, "Former names": deprecated in 0.5, removed in 0.6) still
+/* The former names (cadence.h, "Former names": deprecated in 0.4, removed in 0.5) still
  * do what their new names do, and an error names the function the program called. Their
  * deprecation warning is checked by the test c.former_names_warn (CMakeLists.txt), which compiles
  * this file without the pragma below. */

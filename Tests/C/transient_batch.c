@@ -43,6 +43,11 @@ static void starts(void) {
     CHECK_ERR(cadence_loop_schedule_transient_batch(loop, 6, at, NULL, keys, out), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_schedule_transient_batch(loop, 6, at, late, NULL, out), CADENCE_EINVAL);
     CHECK_ERR(cadence_loop_schedule_transient_batch(loop, 6, at, late, keys, NULL), CADENCE_EINVAL);
+    /* A count of 2^63 or more (a negative int passed by mistake) is refused, not taken as none. */
+    CHECK_ERR_MSG(cadence_loop_schedule_transient_batch(loop, SIZE_MAX, at, late, keys, out), CADENCE_EINVAL,
+                  "cadence_loop_schedule_transient_batch: count must be at most 9223372036854775807, "
+                  "got 18446744073709551615");
+    CHECK_ERR(cadence_loop_schedule_transient_batch(loop, (size_t)1 << 63, NULL, NULL, NULL, NULL), CADENCE_EINVAL);
     CHECK_EQ(out[0].id, UINT64_MAX);  /* untouched */
     uint64_t armed = 1;
     CHECK_OK(cadence_loop_armed_timers(loop, &armed));
@@ -109,6 +114,7 @@ static void cancels(void) {
     CHECK_ERR(cadence_cancel_steal_batch(NULL, 8, out), CADENCE_EINVAL);
     CHECK_ERR(cadence_cancel_steal_batch(batch, 8, NULL), CADENCE_EINVAL);
     CHECK_OK(cadence_cancel_steal_batch(NULL, 0, NULL));
+    CHECK_ERR(cadence_cancel_steal_batch(batch, SIZE_MAX, out), CADENCE_EINVAL);
     CHECK_EQ(out[0], 0x7f7f7f7f7f7f7f7f);  /* untouched */
     CHECK_OK(cadence_cancel_steal_batch(batch, 8, out));
     CHECK_EQ(out[0], 1);

@@ -2,7 +2,7 @@ import Cadence
 import FoundationEssentials
 import Testing
 
-/// The former names (deprecated in 0.5, removed in 0.6) still do what their new names do. Each
+/// The former names (deprecated in 0.4, removed in 0.5) still do what their new names do. Each
 /// call is a deprecated declaration's, so the test is marked deprecated too: the compiler warns
 /// where a program calls them, not here.
 @Suite struct FormerNamesTests {

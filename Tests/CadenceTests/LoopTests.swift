@@ -162,6 +162,9 @@ import Testing
                 + "about 584 years after its start), got inf (a virtual loop cannot run until stop(): pass a duration, "
                 + "or run until idle)",
              { () throws(CadenceError) in try v.loop.run(for: .infinity) }),
+            (.invalidArgument, "Loop.run(mode:for:): seconds must keep a virtual clock before its end (2^64 - 1 ns, "
+                + "about 584 years after its start), got 1e+300",
+             { () throws(CadenceError) in try v.loop.run(for: 1e300) }),
             (.invalidArgument, "Loop.schedule(after:interval:tolerance:in:missedTicks:_:): interval must be > 0 and finite, got 0.0",
              { () throws(CadenceError) in _ = try v.loop.schedule(after: 0, interval: 0) { _ in } }),
             (.invalidArgument, "TimerPublisher(every:tolerance:on:in:missedTicks:): tolerance must be >= 0 and finite, got -1.0",

@@ -11,6 +11,11 @@
 
 #include "../cadence.h"
 
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wnullability-extension" /* as in cadence.h */
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,6 +53,10 @@ CADENCE_EXPORT int cadence_loop_create_on_uv(uv_loop_t *_Nullable uv_loop, const
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 
 #endif /* CADENCE_UV_H */

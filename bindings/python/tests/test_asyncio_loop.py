@@ -298,9 +298,38 @@ def test_bad_arguments_are_refused() -> None:
             loop.call_at(None, print)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="got nan"):
             loop.call_at(float("nan"), print)
+        with pytest.raises(TypeError, match="got '3'"):
+            loop.call_at("3", print)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="got b'3'"):
+            loop.call_later(b"3", print)  # type: ignore[arg-type]
         loop.call_later(float("inf"), print).cancel()  # never due: no timer
 
     run(ca.EventLoop, main())
+    with pytest.raises(
+        TypeError, match=r"EventLoop: loop must be a cadence\.Loop or None, got 'x'"
+    ):
+        ca.EventLoop("x")  # type: ignore[arg-type]
+
+
+def test_a_date_beyond_a_double_is_an_infinite_wait_and_costs_the_others_nothing() -> None:
+    # An int too large for a double is accepted as asyncio accepts it (never due), and checked
+    # when it is made: the other starts of the same turn are armed and fire.
+    calls: list[str] = []
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        loop.call_later(0.01, calls.append, "soon")
+        far = loop.call_at(10**400, calls.append, "never")
+        later = loop.call_later(-(10**400), calls.append, "at once")
+        assert far.when() == 10**400
+        assert isinstance(loop, ca.EventLoop)
+        assert loop.cadence.armed_timer_count == 2  # "soon" and "at once": no timer for "never"
+        await asyncio.sleep(0.05)
+        far.cancel()
+        later.cancel()
+
+    run(ca.EventLoop, main())
+    assert calls == ["at once", "soon"]
 
 
 def test_a_policy_makes_cadence_loops() -> None:

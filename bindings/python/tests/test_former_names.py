@@ -1,4 +1,4 @@
-"""The former names of 0.4 (renamed in 0.5, removed in 0.6) still work, each with a
+"""The former names (renamed in 0.4, removed in 0.5) still work, each with a
 DeprecationWarning that names its new name and points at the caller's line."""
 
 from __future__ import annotations
@@ -16,6 +16,12 @@ def test_advance_clock_warns_and_jumps(virtual_loop: cadence.Loop) -> None:
         virtual_loop.advance_clock(1.5)
     assert seen[0].filename == __file__
     assert virtual_loop.now() == 1.5
+    # Its errors name the name that was called, as C's former names do.
+    with (
+        pytest.warns(DeprecationWarning, match="advance_clock"),
+        pytest.raises(cadence.InvalidArgument, match=r"^Loop\.advance_clock: seconds must be"),
+    ):
+        virtual_loop.advance_clock(float("nan"))
 
 
 def test_sink_warns_and_subscribes(virtual_loop: cadence.Loop, timeline: Timeline) -> None:

@@ -125,3 +125,40 @@ def test_the_marker_passes_its_limits_on(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "cadence.pytest_plugin", "-p", "no:asyncio")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*VirtualTimeError*past time_limit 10 s*"])
+
+
+def test_bad_marker_options_fail_the_test_naming_the_marker(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.cadence_asyncio(False)
+        async def test_positional():
+            pass
+
+        @pytest.mark.cadence_asyncio(virtual="no")
+        async def test_not_a_bool():
+            pass
+
+        @pytest.mark.cadence_asyncio(foo=1)
+        async def test_unknown():
+            pass
+
+        @pytest.mark.cadence_asyncio(tolerance=-1)
+        async def test_bad_tolerance():
+            pass
+        """
+    )
+    result = pytester.runpytest(
+        "-p", "cadence.pytest_plugin", "-p", "no:asyncio", "-W", "error::RuntimeWarning"
+    )
+    result.assert_outcomes(failed=4)
+    result.stdout.fnmatch_lines(
+        [
+            "*cadence_asyncio(False): options must be given by name (virtual, tolerance, *",
+            "*cadence_asyncio(virtual='no'): virtual must be True or False, got 'no'*",
+            "*cadence_asyncio(foo=1): unknown option 'foo' (known: virtual, tolerance, *",
+            "*cadence_asyncio(tolerance=-1): *tolerance must be >= 0*",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*never awaited*")

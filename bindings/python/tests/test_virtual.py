@@ -108,6 +108,10 @@ def test_a_virtual_loop_cannot_run_until_stopped(virtual: cadence.Loop) -> None:
         virtual.run()
     assert str(raised.value) == message
     assert virtual.now() == 0.0
+    # A finite span past the clock's end is shown as given.
+    with pytest.raises(cadence.InvalidArgument, match=r"got 20000000000\.0$"):
+        virtual.run(2e10)
+    assert virtual.now() == 0.0
 
 
 MISSED = cadence.MissedTickPolicy

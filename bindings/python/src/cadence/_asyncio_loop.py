@@ -34,6 +34,22 @@ TOLERANCE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
 )
 
 
+def _date(when: object) -> float:
+    """``when`` as a float date: an int beyond a double's range is as far as an infinity.
+
+    Raises:
+        TypeError: ``when`` is not a real number (a str, None, a complex...).
+    """
+    if isinstance(when, (str, bytes, bytearray)):  # float() would parse them
+        raise TypeError(f"asyncio timer: when must be a number of seconds, got {when!r}")
+    try:
+        return float(when)  # type: ignore[arg-type]  # anything float() takes, checked here
+    except OverflowError:
+        return math.inf if when > 0 else -math.inf  # type: ignore[operator]  # an int: it compares
+    except (TypeError, ValueError):
+        raise TypeError(f"asyncio timer: when must be a number of seconds, got {when!r}") from None
+
+
 class EventLoop(asyncio.SelectorEventLoop):
     """An asyncio event loop whose timers are Cadence's (see the module's description).
 
@@ -45,7 +61,8 @@ class EventLoop(asyncio.SelectorEventLoop):
             otherwise, >= 0 and finite; default 0 (each timer at its own time, as servers want).
 
     Raises:
-        TypeError, InvalidArgument: a bad ``tolerance`` (as :func:`tolerance`).
+        TypeError, InvalidArgument: a bad ``tolerance`` (as :func:`tolerance`); TypeError also
+            for a ``loop`` that is not a :class:`cadence.Loop`.
         NotSupported: a virtual ``loop`` (use :class:`VirtualEventLoop`).
         LoopBusy: ``loop`` is under another of these event loops, not closed yet.
     """
@@ -57,6 +74,10 @@ class EventLoop(asyncio.SelectorEventLoop):
             self._tolerance = finite_seconds(tolerance, type(self).__name__, "tolerance")
             if not isinstance(getattr(self, "_ready", None), collections.deque):
                 raise RuntimeError("cadence.asyncio needs asyncio's ready queue, missing here")
+            if loop is not None and not isinstance(loop, Loop):
+                raise TypeError(
+                    f"{type(self).__name__}: loop must be a cadence.Loop or None, got {loop!r}"
+                )
             self._owns = loop is None
             self.cadence: Loop = self._make_cadence() if loop is None else loop
             """The Cadence loop under this event loop: its own timers, publishers and
@@ -106,6 +127,8 @@ class EventLoop(asyncio.SelectorEventLoop):
         """
         if delay is None:
             raise TypeError("call_later: delay must be a number of seconds, got None")
+        if type(delay) is not float:
+            delay = _date(delay)  # a str refused, an int beyond a double infinite
         return self._arm(self.time() + delay, callback, args, context)
 
     def call_at(  # type: ignore[override]  # typeshed's TypeVarTuple form, same arguments
@@ -119,7 +142,9 @@ class EventLoop(asyncio.SelectorEventLoop):
         the tolerance in force late; every asyncio timeout comes here.
 
         Raises:
-            TypeError: ``when`` is None or not a number. ValueError: ``when`` is NaN.
+            TypeError: ``when`` is None or not a number (a str included). ValueError: ``when`` is
+                NaN. A number beyond a double's range is an infinite wait (no timer), as
+                ``math.inf``.
             RuntimeError: the loop is closed.
         """
         if when is None:
@@ -146,14 +171,16 @@ class EventLoop(asyncio.SelectorEventLoop):
         nanosecond as that nanosecond)."""
         if self._closed:  # type: ignore[attr-defined]  # BaseEventLoop's, as is_closed() reads
             raise RuntimeError("Event loop is closed")
-        if when != when:
+        # Checked here, not at the flush, where a bad date would cost the turn's other starts.
+        date = when if type(when) is float else _date(when)
+        if date != date:
             raise ValueError(f"asyncio timer: when must be a number of seconds, got {when!r}")
         timer = Timer(when, callback, args, self, context)
-        if when < math.inf:  # an infinite wait has no timer, as it has no end
+        if date < math.inf:  # an infinite wait has no timer, as it has no end
             late = TOLERANCE.get()
             if late is None:
                 late = self._tolerance
-            date = when if when > -math.inf else 0.0  # every date before the clock's 0 is its 0
+            date = date if date > -math.inf else 0.0  # every date before the clock's 0 is its 0
             # A record of the one-shot to come, whose handle will end with it: -1 until the flush.
             timer._cadence = -1
             self._dates.append(date)

@@ -333,7 +333,7 @@ class Loop(TimerMaking, OwnThread):
     def jump_clock(self, seconds: float) -> None:
         """Moves a virtual loop's clock forward by ``seconds`` without running it, as if its
         thread were blocked (Swift's ``jumpClock(by:)``, C's ``cadence_loop_jump_clock``; named
-        ``advance_clock`` before 0.5). Nothing fires; at the next :meth:`run`, an overdue
+        ``advance_clock`` until 0.4). Nothing fires; at the next :meth:`run`, an overdue
         repeating timer fires once, reporting its latest grid point and the skipped ones
         (``Tick.skipped``), then keeps to its grid. A jump, not an advance: :meth:`run` on a
         virtual loop advances its clock and fires every tick on the way.
@@ -348,15 +348,17 @@ class Loop(TimerMaking, OwnThread):
                 its end (2**64 - 1 ns, about 584 years after its start); the clock is left alone.
             BadHandle: the loop is closed.
         """
-        where = "Loop.jump_clock"
+        self._jump_clock(seconds, "Loop.jump_clock")
+
+    def _jump_clock(self, seconds: float, where: str) -> None:
         value = _state.seconds(seconds, where, "seconds")
         check(_lib_.cadence_loop_jump_clock(self._state.handle, value), where)
 
     def advance_clock(self, seconds: float) -> None:
-        """The former name of :meth:`jump_clock` (deprecated in 0.5, removed in 0.6): warns with
+        """The former name of :meth:`jump_clock` (deprecated in 0.4, removed in 0.5): warns with
         a :class:`DeprecationWarning`, then jumps."""
         former_name("Loop.advance_clock", "jump_clock")
-        self.jump_clock(seconds)
+        self._jump_clock(seconds, "Loop.advance_clock")  # its errors name the name called
 
     # ---- Inside another loop ----
 

@@ -118,7 +118,7 @@ class _Publisher:
 
     def subscribe(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
         """Subscribes ``callback`` to the timer's ticks (Swift's ``subscribe(_:)``, C's
-        ``cadence_publisher_subscribe``; named ``sink`` before 0.5).
+        ``cadence_publisher_subscribe``; named ``sink`` until 0.4).
 
         ``callback(tick)`` receives a :class:`~cadence.Tick` (``fire_date`` in seconds since the
         epoch, ``skipped`` grid points) on the thread running the loop. Every subscriber of one
@@ -153,7 +153,7 @@ class _Publisher:
         return Subscription(handle, self._loop, f"to {self._settings()}")
 
     def sink(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
-        """The former name of :meth:`subscribe` (deprecated in 0.5, removed in 0.6): warns with a
+        """The former name of :meth:`subscribe` (deprecated in 0.4, removed in 0.5): warns with a
         :class:`DeprecationWarning`, then subscribes. Swift's ``sink`` delivers fire dates; this
         one delivered ticks, which is ``subscribe`` in Swift and C."""
         former_name(f"{type(self).__name__}.sink", "subscribe")

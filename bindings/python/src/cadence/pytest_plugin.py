@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -78,11 +79,33 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
             "hook instead (docs/python.md, 'Testing on virtual time')",
             pytrace=False,
         )
+    options = _options(marker)  # checked before the test's coroutine is made
     names = inspect.signature(pyfuncitem.obj).parameters
     arguments = {name: value for name, value in pyfuncitem.funcargs.items() if name in names}
-    options = {"virtual": True, "tolerance": 0.0, **marker.kwargs}
     cadence_asyncio.run(pyfuncitem.obj(**arguments), **options)
     return True
+
+
+_OPTIONS = ("virtual", "tolerance", "idle_limit", "time_limit")
+
+
+def _options(marker: pytest.Mark) -> dict[str, Any]:
+    """The marker's options with their defaults; a bad one fails the test, naming the marker."""
+    given = ", ".join([*map(repr, marker.args), *(f"{k}={v!r}" for k, v in marker.kwargs.items())])
+    where = f"cadence_asyncio({given})"
+    if marker.args:
+        pytest.fail(f"{where}: options must be given by name ({', '.join(_OPTIONS)})", False)
+    unknown = sorted(set(marker.kwargs) - set(_OPTIONS))
+    if unknown:
+        pytest.fail(f"{where}: unknown option {unknown[0]!r} (known: {', '.join(_OPTIONS)})", False)
+    options: dict[str, Any] = {"virtual": True, "tolerance": 0.0, **marker.kwargs}
+    if not isinstance(options["virtual"], bool):
+        pytest.fail(f"{where}: virtual must be True or False, got {options['virtual']!r}", False)
+    try:
+        cadence_asyncio.EventLoopPolicy(**options)  # checks the numbers
+    except (TypeError, ValueError) as error:  # InvalidArgument is a ValueError
+        pytest.fail(f"{where}: {error}", False)
+    return options
 
 
 @pytest.fixture
