@@ -311,6 +311,11 @@ CADENCE_EXPORT int cadence_loop_start_thread(cadence_loop loop, const char *_Nul
  * Errors: CADENCE_EBUSY when called from the loop's own thread (a callback), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_loop_stop_thread(cadence_loop loop);
 
+/* Writes 1 to *out while a thread started by cadence_loop_start_thread runs the loop (from its
+ * start until cadence_loop_stop_thread has waited for it; Swift's Loop.hasThread), else 0. Any
+ * thread. Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. Added in 0.4. */
+CADENCE_EXPORT int cadence_loop_has_thread(cadence_loop loop, int *_Nullable out);
+
 /* ---- Virtual time: the same engine on a clock that moves only when told ---- */
 
 /* Creates a loop on a virtual clock that starts at 0 (fire dates are virtual seconds).
@@ -363,6 +368,22 @@ typedef enum cadence_missed_ticks {
  * keeps its own); cadence_publisher_autoconnect copies it. Errors: CADENCE_EINVAL (not one of
  * the cadence_missed_ticks values), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_publisher_set_missed_ticks(cadence_publisher publisher, int policy);
+
+/* The settings of a publisher, connectable or autoconnect (which has those of the publisher it
+ * was made from), as given to cadence_timer_publish: its interval and tolerance in seconds, and
+ * its missed-tick policy (a cadence_missed_ticks value, as last set), written to *out. Any
+ * thread; readable for as long as the publisher handle is held, whatever its timer's state.
+ * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. Added in 0.4. */
+CADENCE_EXPORT int cadence_publisher_interval(cadence_publisher publisher, double *_Nullable out);
+CADENCE_EXPORT int cadence_publisher_tolerance(cadence_publisher publisher, double *_Nullable out);
+CADENCE_EXPORT int cadence_publisher_missed_ticks(cadence_publisher publisher, int *_Nullable out);
+
+/* Writes the name of the publisher's mode as UTF-8 to `buffer`, as snprintf does: at most
+ * size - 1 bytes and a NUL (nothing when size is 0, and then buffer may be NULL). Returns the
+ * name's length in bytes without the NUL (a mode name has at most 255, so a buffer of 256 always
+ * holds it; a return >= size means it was cut). Any thread.
+ * Errors: CADENCE_EINVAL (buffer NULL with size > 0), CADENCE_EBADF. Added in 0.4. */
+CADENCE_EXPORT int cadence_publisher_mode(cadence_publisher publisher, char *_Nullable buffer, size_t size);
 
 /* Creates an autoconnect publisher with the same settings: it connects when its first subscriber
  * arrives, stops when the last one cancels, and starts a fresh timer for the next first
@@ -516,6 +537,13 @@ CADENCE_EXPORT int cadence_countdown_start(cadence_loop loop, double deadline, d
                                            cadence_countdown_fn _Nullable fn, void *_Nullable userdata,
                                            cadence_cancellable *_Nullable out);
 
+/* Write the countdown's deadline (a date on the loop's clock, as given) and its tick (seconds)
+ * to *out. Any thread; readable for as long as the handle is held, also once the countdown was
+ * cancelled or finished. Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF (a dead handle, or one
+ * that is not a countdown's). Added in 0.4. */
+CADENCE_EXPORT int cadence_countdown_deadline(cadence_cancellable countdown, double *_Nullable out);
+CADENCE_EXPORT int cadence_countdown_tick(cadence_cancellable countdown, double *_Nullable out);
+
 /* ---- Pollers: an operation every interval, never overlapping ---- */
 
 /* Pass as a poller's tolerance to get 10 % of its interval (Apple's advice for repeating timers). */
@@ -550,6 +578,11 @@ CADENCE_EXPORT int cadence_poller_finish(cadence_cancellable poller, uint64_t nu
  * nothing polls; resuming polls at once (on the loop's next pass, unless a poll is running) and
  * restarts the ticks from now. Errors: CADENCE_EALREADY (cancelled), CADENCE_EBADF. */
 CADENCE_EXPORT int cadence_poller_set_active(cadence_cancellable poller, int active);
+
+/* Writes the poller's interval, in seconds, to *out. Any thread; readable for as long as the
+ * handle is held. Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF (a dead handle, or one that
+ * is not a poller's). Added in 0.4. */
+CADENCE_EXPORT int cadence_poller_interval(cadence_cancellable poller, double *_Nullable out);
 
 /* Writes the tolerance the poller's timer uses, in seconds, to *out.
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. */

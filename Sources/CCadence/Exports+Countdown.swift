@@ -13,3 +13,19 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
             of: CountdownCallback.self, loop: loopHandle.id, deadline: deadline, tick: tick))
     }
 }
+
+@c @implementation
+public func cadence_countdown_deadline(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .null("out") }
+        try write(try HandleRegistry.shared.countdown(handle.id).deadline, to: out)
+    }
+}
+
+@c @implementation
+public func cadence_countdown_tick(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .null("out") }
+        try write(try HandleRegistry.shared.countdown(handle.id).tick, to: out)
+    }
+}

@@ -90,6 +90,14 @@ public func cadence_loop_stop_thread(_ handle: cadence_loop) -> Int32 {
 }
 
 @c @implementation
+public func cadence_loop_has_thread(_ handle: cadence_loop, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .null("out") }
+        try write(try lookUpLoop(handle).hasThread ? 1 : 0, to: out)
+    }
+}
+
+@c @implementation
 public func cadence_loop_create_virtual(_ out: UnsafeMutablePointer<cadence_loop>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard let out else { throw .null("out") }

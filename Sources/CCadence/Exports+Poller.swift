@@ -37,6 +37,14 @@ public func cadence_poller_set_active(_ handle: cadence_cancellable, _ active: I
 }
 
 @c @implementation
+public func cadence_poller_interval(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .null("out") }
+        try write(try HandleRegistry.shared.poller(handle.id).interval, to: out)
+    }
+}
+
+@c @implementation
 public func cadence_poller_tolerance(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard out != nil else { throw .null("out") }

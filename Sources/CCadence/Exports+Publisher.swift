@@ -63,3 +63,57 @@ public func cadence_publisher_set_missed_ticks(_ handle: cadence_publisher, _ po
         }
     }
 }
+
+@c @implementation
+public func cadence_publisher_interval(_ handle: cadence_publisher, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .null("out") }
+        try write(try settings(of: handle).interval, to: out)
+    }
+}
+
+@c @implementation
+public func cadence_publisher_tolerance(_ handle: cadence_publisher, _ out: UnsafeMutablePointer<Double>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .null("out") }
+        try write(try settings(of: handle).tolerance, to: out)
+    }
+}
+
+@c @implementation
+public func cadence_publisher_missed_ticks(_ handle: cadence_publisher, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard out != nil else { throw .null("out") }
+        try write(try settings(of: handle).missedTicks.rawValue, to: out)
+    }
+}
+
+@c @implementation
+public func cadence_publisher_mode(_ handle: cadence_publisher, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int32 {
+    var length: Int32 = 0
+    let code = cResult { () throws(CadenceError) in
+        guard buffer != nil || size == 0 else { throw .null("buffer") }
+        let name = Array(try settings(of: handle).mode.name.utf8)
+        length = Int32(clamping: name.count)
+        guard let buffer, size > 0 else { return }
+        let copied = min(name.count, size - 1)
+        name.withUnsafeBufferPointer { bytes in
+            for index in 0..<copied { buffer[index] = CChar(bitPattern: bytes[index]) }
+        }
+        buffer[copied] = 0
+    }
+    return code == 0 ? length : code
+}
+
+/// The settings of the publisher behind a live publisher handle, of either kind.
+private func settings(of handle: cadence_publisher) throws(CadenceError)
+    -> (interval: Double, tolerance: Double, mode: RunLoopMode, missedTicks: MissedTickPolicy) {
+    switch HandleRegistry.shared.lookUp(handle.id, kind: .publisher)?.object {
+    case let publisher as TimerPublisher:
+        return (publisher.interval, publisher.tolerance, publisher.mode, publisher.missedTicks)
+    case let publisher as AutoconnectTimerPublisher:
+        return (publisher.interval, publisher.tolerance, publisher.mode, publisher.missedTicks)
+    default:
+        throw .deadHandle("publisher", handle.id, kind: "publisher")
+    }
+}

@@ -10,8 +10,19 @@ import FoundationEssentials
 /// is held or detached; giving up the publisher itself changes nothing (<doc:Lifetimes>).
 public final class AutoconnectTimerPublisher: Sendable {
     let broadcast: TimerBroadcast
+    /// Seconds between fire dates: those of the publisher it was made from.
+    public let interval: Double
+    /// Seconds a fire may come after its fire date (never before).
+    public let tolerance: Double
+    /// The run loop mode the timer is added to.
+    public let mode: RunLoopMode
 
-    init(broadcast: TimerBroadcast) { self.broadcast = broadcast }
+    init(broadcast: TimerBroadcast, interval: Double, tolerance: Double, mode: RunLoopMode) {
+        self.broadcast = broadcast
+        self.interval = interval
+        self.tolerance = tolerance
+        self.mode = mode
+    }
 
     /// The loop the timer runs on.
     public var loop: Loop { broadcast.loop }

@@ -116,7 +116,8 @@ public final class TimerPublisher: Sendable {
     public func autoconnect() -> AutoconnectTimerPublisher {
         AutoconnectTimerPublisher(broadcast: TimerBroadcast(
             loop: loop, interval: broadcast.interval, tolerance: broadcast.tolerance,
-            missedTicks: missedTicks, modeIndex: broadcast.modeIndex, autoconnects: true))
+            missedTicks: missedTicks, modeIndex: broadcast.modeIndex, autoconnects: true),
+            interval: interval, tolerance: tolerance, mode: mode)
     }
 
     /// Whether a connection is running the timer now.

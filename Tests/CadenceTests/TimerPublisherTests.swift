@@ -71,8 +71,9 @@ import Testing
     @Test func autoconnectIsConnectedWhileASubscriptionLives() throws {
         let v = VirtualLoop()
         let ticks = Shared(0)
-        let shared = try TimerPublisher(every: 0.1, on: v.loop, in: .common).autoconnect()
+        let shared = try TimerPublisher(every: 0.1, tolerance: 0.01, on: v.loop, in: .common).autoconnect()
         #expect(!shared.isConnected)
+        #expect(shared.interval == 0.1 && shared.tolerance == 0.01 && shared.mode == .common)  // its maker's
         var early: AnyCancellable? = shared.sink { _ in ticks.value += 1 }
         #expect(shared.isConnected && v.loop.armedTimerCount == 1)
         var late: AnyCancellable? = shared.sink { _ in ticks.value += 1 }

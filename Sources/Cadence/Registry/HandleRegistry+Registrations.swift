@@ -88,6 +88,17 @@ extension HandleRegistry {
         }
     }
 
+    /// The deadline (seconds on the loop's clock) and tick of the countdown behind a live
+    /// cancellable handle.
+    ///
+    /// - Throws: ``CadenceError/badHandle`` for a dead handle or one of another kind.
+    package func countdown(_ id: UInt64) throws(CadenceError) -> (deadline: Double, tick: Double) {
+        guard let gate = work(id) as? SubscriptionGate<Int>, let (deadline, tick) = gate.stream as? (Date, Double) else {
+            throw .deadHandle("countdown", id, kind: "countdown")
+        }
+        return (deadline.timeIntervalSince1970, tick)
+    }
+
     /// Starts a poller that calls a C registration's handler of type `type` with `words` on the
     /// loop behind `loopID` (``Poller/calling(_:of:every:tolerance:on:source:)``); returns its handle.
     ///

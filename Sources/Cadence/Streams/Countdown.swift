@@ -114,7 +114,7 @@ extension Countdown where S == Loop {
             case .finished:
                 type.countdown(words, remaining: 0, finished: true, date: loop.nowSeconds, source: source)
             }
-        }, on: loop, life: HandlerLife.make((words, type)), onFinish: onFinish)
+        }, on: loop, life: HandlerLife.make((words, type)), stream: (deadline, tick), onFinish: onFinish)
     }
 }
 

@@ -19,12 +19,17 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
     let life: HandlerLife?
     /// Runs after the `.finished` event has been delivered.
     private let onFinish: @Sendable () -> Void
+    /// The settings of the stream subscribed to, read through the subscription's handle (a
+    /// countdown's deadline and tick, not the countdown, which holds its loop); nil when nothing
+    /// asks.
+    let stream: (any Sendable)?
 
     init(_ receive: @escaping @Sendable (StreamEvent<Output>) -> Void, on scheduler: some Scheduler,
-         life: HandlerLife? = nil, onFinish: @escaping @Sendable () -> Void = {}) {
+         life: HandlerLife? = nil, stream: (any Sendable)? = nil, onFinish: @escaping @Sendable () -> Void = {}) {
         state = LockedState(State(receive: receive))
         schedulerClosed = { [weak scheduler] in scheduler?.hasClosedLoop ?? true }
         self.life = life
+        self.stream = stream
         self.onFinish = onFinish
     }
 

@@ -10,7 +10,7 @@ import ctypes
 import gc
 
 import cadence.asyncio as ca
-from cadence import _lib, _state
+from cadence import _lib, _table
 from cadence._asyncio_timer import Timer
 from cadence.errors import EBADF
 
@@ -18,7 +18,7 @@ lib = _lib.lib
 
 
 def live_keys() -> int:
-    return sum(slot is not None for slot in _state._slots)
+    return _table.held()
 
 
 def handle_of(timer: asyncio.TimerHandle) -> int | None:

@@ -15,13 +15,13 @@ import pytest
 
 import cadence
 import cadence.asyncio as ca
-from cadence import _state
+from cadence import _state, _table
 from cadence._asyncio_timer import Timer
 from cadence.errors import BadHandle
 
 
 def live_keys() -> int:
-    return sum(slot is not None for slot in _state._slots)
+    return _table.held()
 
 
 def cadence_of(timer: object) -> int | None:

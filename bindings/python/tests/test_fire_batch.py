@@ -14,11 +14,11 @@ from typing import Callable
 import pytest
 
 import cadence
-from cadence import _batch, _state
+from cadence import _batch, _table
 
 
 def live_keys() -> int:
-    return sum(slot is not None for slot in _state._slots)
+    return _table.held()
 
 
 def test_batches_keep_fire_date_order_and_dates(

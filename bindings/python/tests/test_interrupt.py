@@ -19,8 +19,7 @@ from typing import Callable
 import pytest
 
 import cadence
-from cadence import Tick
-from cadence import loop as loop_module
+from cadence import Tick, _run
 
 # What the child runs before `loop.run(1e9)` on `loop`, by case.
 SETUPS = {
@@ -139,7 +138,7 @@ def test_the_default_handler_is_back_after_every_run(loop: cadence.Loop) -> None
     seen: list[object] = []
     loop.schedule(0.0, lambda tick: seen.append(signal.getsignal(signal.SIGINT)))
     loop.run(0.15)
-    assert seen == [loop_module._on_sigint]  # replaced while the main thread runs the loop
+    assert seen == [_run.on_sigint]  # replaced while the main thread runs the loop
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
     def explode(tick: Tick) -> None:
@@ -348,3 +347,56 @@ def test_run_without_a_duration_runs_until_stop(loop: cadence.Loop) -> None:
     assert loop.armed_timer_count == 0  # the stop's wake-up fired
     with pytest.raises(cadence.InvalidArgument):
         cadence.Loop.virtual().run()  # a virtual clock would run to its end
+
+
+def _glue_frame(depth: int) -> FrameType:
+    """The frame ``depth`` levels above the caller's caller (the callback that asks)."""
+    return sys._getframe(depth + 2)
+
+
+@pytest.mark.parametrize(
+    ("kind", "depth", "glue"),
+    [
+        ("one-shot", 0, "batch"),  # C hands one-shots over in batches
+        ("repeating", 0, "fire"),
+        ("subscription", 0, "fire"),
+        ("countdown", 1, "call"),  # countdown -> call -> the countdown's userdata -> the callback
+    ],
+)
+def test_a_sigint_in_the_c_callbacks_is_recorded_and_anywhere_else_raised(
+    loop: cadence.Loop, kind: str, depth: int, glue: str
+) -> None:
+    """The SIGINT handler tells the binding's C callbacks (``_state.GLUE``, by code object:
+    a KeyboardInterrupt raised in their own code would escape their ``try`` into ctypes, which
+    drops it) from every other frame. This pins that: the caller of each kind of callback is
+    one of them, a signal arriving there is recorded for the run (the callback goes on, the run
+    raises), and one arriving in the callback's own frame raises at once."""
+    after: list[str] = []
+
+    def callback(*args: object) -> None:
+        frame = _glue_frame(depth)
+        assert frame.f_code in cadence._state.GLUE
+        assert frame.f_code.co_name == glue
+        _run.on_sigint(signal.SIGINT, frame)  # as if the signal came there: recorded
+        after.append("recorded")
+        with pytest.raises(KeyboardInterrupt):
+            _run.on_sigint(signal.SIGINT, sys._getframe(0))  # in the callback: raised
+        after.append("raised")
+
+    made: list[object] = []
+    if kind == "one-shot":
+        made.append(loop.schedule(0.0, callback))
+    elif kind == "repeating":
+        made.append(loop.schedule(0.0, callback, interval=10.0))
+    elif kind == "subscription":
+        publisher = loop.publish(0.001).autoconnect()
+        made.append(publisher.subscribe(callback))
+    else:
+        made.append(loop.countdown(loop.now() + 10.0, 5.0, callback))
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        loop.run(5.0)
+    assert time.monotonic() - started < 4.0  # the recorded interrupt stopped the run
+    assert after == ["recorded", "raised"]
+    for each in made:
+        each.close()  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import pytest
 
 import cadence
-from cadence import Tick, _state
+from cadence import Tick, _state, _table
 
 
 class Callback:
@@ -251,21 +251,21 @@ def test_a_cancelled_timer_lets_its_callback_go_whichever_way_c_hands_it_back(
     """A cancel from outside gets the callback's key back from C (cadence_cancel_steal); a cancel
     from the timer's own callback, or a weak timer's, is told by the release function."""
     made, refs = callbacks(3)
-    held = sum(slot is not None for slot in _state._slots)
+    held = _table.held()
     outside = [virtual_loop.schedule(1.0, made[0]), virtual_loop.schedule(1.0, made[1], interval=1)]
     weak = virtual_loop.schedule(1.0, made[2].__call__, weak=True)
     own: list[cadence.ScheduledTimer] = []
     own.append(virtual_loop.schedule(0.5, lambda tick: own[0].cancel(), interval=0.5))
-    assert sum(slot is not None for slot in _state._slots) == held + 4
+    assert _table.held() == held + 4
     del made
     assert [timer.cancel() for timer in outside] == [True, True]
     assert [timer.cancel() for timer in outside] == [False, False]
     assert alive(refs) == 0  # the weak timer's target was held only by ``made``: cancelled
     assert weak.cancelled
-    assert sum(slot is not None for slot in _state._slots) == held + 1  # the own-cancel one
+    assert _table.held() == held + 1  # the own-cancel one
     virtual_loop.run(2.0)
     assert own[0].cancelled
-    assert sum(slot is not None for slot in _state._slots) == held
+    assert _table.held() == held
     assert virtual_loop.armed_timer_count == 0
 
 
@@ -318,6 +318,6 @@ def test_a_handle_of_a_closed_loop_says_its_loop_was_closed() -> None:
             r"\(its loop was closed, which closes every object made from it\)"
         )
         assert re.fullmatch(expected, str(info.value)), str(info.value)
-    # A ScheduledTimer is a bare int that does not know its loop: C's words.
+    # A ScheduledTimer holds only its handle and does not know its loop: C's words.
     with pytest.raises(cadence.BadHandle, match=r"0x[0-9a-f]+ \(released, destroyed with its loop"):
         timer.cancel()

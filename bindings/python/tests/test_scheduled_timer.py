@@ -199,3 +199,25 @@ def test_bad_repeating_arguments_schedule_nothing(virtual_loop: cadence.Loop) ->
     virtual_loop.run(5.0)
     assert called == []
     assert virtual_loop.armed_timer_count == 0
+
+
+def test_a_scheduled_timer_is_an_object_not_a_number(virtual_loop: cadence.Loop) -> None:
+    """Identity semantics, as asyncio's TimerHandle: ``==`` and ``hash`` by identity, no
+    arithmetic, and the handle is C's, read through ``_handle``."""
+    first = virtual_loop.schedule(1.0, print)
+    second = virtual_loop.schedule(1.0, print)
+    assert first == first
+    assert first != second
+    assert hash(first) == object.__hash__(first)
+    assert len({first, second, first}) == 2
+    assert not isinstance(first, int)
+    with pytest.raises(TypeError):
+        _ = first + 1  # type: ignore[operator]
+    with pytest.raises(TypeError):
+        int(first)  # type: ignore[call-overload]
+    assert type(first._handle) is int
+    assert first._handle != second._handle
+    with pytest.raises(AttributeError):
+        first.extra = 1  # type: ignore[attr-defined]  # __slots__: nothing else per timer
+    assert first.cancel()
+    assert second.cancel()

@@ -33,14 +33,13 @@ from array import array
 from itertools import compress
 from typing import Any, cast
 
-from . import _lib, _state
+from . import _lib, _state, _table
 from .errors import LoopBusy, error_for
 
 _start_one = _lib.lib.cadence_loop_schedule_transient
 _start_batch = _lib.lib.cadence_loop_schedule_transient_batch
 _cancel_batch = _lib.lib.cadence_cancel_steal_batch
-_slots, _free, _pop = _state._slots, _state._free, _state._free.pop
-_UNTIMED, _mask = _state.UNTIMED, _state.UNTIMED - 1
+_hold, _drop, _UNTIMED = _table.hold, _table.drop, _table.UNTIMED
 _ident = threading.get_ident
 
 
@@ -93,27 +92,18 @@ class Pending:
         _cancel_batch(handles.buffer_info()[0], count, out.buffer_info()[0])
         # A key comes back (> 0) for each timer stopped; a fired one (its key freed by the fire)
         # or one of a closed loop gives CADENCE_EBADF ("ended"), which changes nothing.
-        for key in out:
-            if key > 0:
-                key &= _mask
-                _slots[key] = None
-                _free.append(key)
+        # Each key has UNTIMED (C's userdata of an asyncio timer: _start).
+        _table.drop_all([key - _UNTIMED for key in out if key > 0])
 
     def _start_one(self, handle: int, where: str) -> None:
         timer, date, late = self.timers.pop(), self.dates.pop(), self.lates.pop()
         if self.dropped:  # cancelled before its start was handed over
             self.dropped = 0
             return
-        try:
-            key = _pop()
-        except IndexError:
-            key = _state.hold(timer)
-        else:
-            _slots[key] = timer
-        out = self.out
+        key, out = _hold(timer), self.out
         if code := _start_one(handle, date, late, key + _UNTIMED, out):
             timer._cadence = None
-            _state.drop(key)
+            _drop(key)
             raise error_for(code, where)
         timer._cadence = out.value
 
@@ -127,17 +117,9 @@ class Pending:
             live = [timer._cadence is not None for timer in timers]
             dates, lates = list(compress(dates, live)), list(compress(lates, live))
             timers = list(compress(timers, live))
-        # Each timer takes its key now (_state.hold's common case, inlined), C's userdata the key
-        # with UNTIMED (its callback is called with no Tick: _state.untimed).
-        keys = []
-        for timer in timers:
-            try:
-                key = _pop()
-            except IndexError:
-                key = _state.hold(timer)
-            else:
-                _slots[key] = timer
-            keys.append(key + _UNTIMED)
+        # Each timer takes its key now, C's userdata the key with UNTIMED (its callback is called
+        # with no Tick: _table.UNTIMED).
+        keys = _table.hold_all(timers, _UNTIMED)
         count = len(timers)
         when, late, data = array("d", dates), array("d", lates), array("Q", keys)
         out = array("Q", bytes(8 * count))
@@ -155,7 +137,7 @@ class Pending:
             for timer, made, key in zip(timers, out, keys):
                 if not made:  # never armed: C never calls it, its key is free
                     timer._cadence = None
-                    _state.drop(key)
+                    _drop(key - _UNTIMED)
             raise error_for(code, where)
 
     def discard(self) -> None:

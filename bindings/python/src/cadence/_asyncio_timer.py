@@ -3,7 +3,7 @@
 Every ``call_at`` makes one, so making, firing and cancelling it are the event loop's hot paths.
 Its one-shot is C's ``cadence_loop_schedule_transient`` (made in a batch, once per loop turn:
 ``_asyncio_pending``): the handle ends with the timer (its fire or its cancel), so nothing gives
-it up afterwards, and its callback is called with no ``Tick`` (``_state.untimed``). The handle is
+it up afterwards, and its callback is called with no ``Tick`` (``_table.UNTIMED``). The handle is
 kept as a plain int, with no finalizer; a cancel is handed to C at the next flush, before anything
 can fire the timer or read Cadence's state.
 Outside debug mode they set and clear ``TimerHandle``'s attributes themselves instead of going

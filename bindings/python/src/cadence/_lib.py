@@ -57,7 +57,7 @@ class CPoll(ctypes.Structure):
 
 
 # The userdata of every registration is the key under which the binding holds its Python object
-# until C says it is dead (``cadence._state.hold``), so the callbacks take it as an integer.
+# until C says it is dead (``cadence._table.hold``), so the callbacks take it as an integer.
 FIRE_FN = ctypes.CFUNCTYPE(None, _key, _d, _u64, _int)
 RELEASE_FN = ctypes.CFUNCTYPE(None, _key)
 COUNTDOWN_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(CCountdownEvent), _key)
@@ -89,12 +89,15 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, _M, "loop_run_until_idle loop_add_mode loop_add_common_mode *loop_run_pass"),
     (_int, _M, "loop_start_thread"),
     (_int, _D, "*loop_now loop_timeout *timer_fire_date *timer_interval *timer_tolerance"),
-    (_int, _D, "poller_tolerance"),
+    (_int, _D, "poller_interval poller_tolerance countdown_deadline countdown_tick"),
+    (_int, _D, "publisher_interval publisher_tolerance"),
+    (_int, [Handle, _char_p, _key], "publisher_mode"),
     (_int, [Handle, ctypes.POINTER(_u64)], "*loop_wakeups *loop_armed_timers"),
     (_int, [_int], "set_trim_memory"),
     (_int, [_int_out], "trim_memory"),
     (_int, [ctypes.POINTER(_u64)], "memory_trims"),
     (_int, [Handle, _int_out], "loop_fd *timer_has_ref *is_cancelled poller_active"),
+    (_int, [Handle, _int_out], "loop_has_thread publisher_missed_ticks"),
     (_int, [Handle, _d], "loop_jump_clock loop_advance_clock timer_reset"),
     (_int, [Handle, _int], "publisher_set_missed_ticks poller_set_active"),
     (_int, [Handle, _out], "publisher_autoconnect publisher_connect"),

@@ -15,7 +15,8 @@ __all__ = ["OwnThread"]
 
 _T = TypeVar("_T", bound="OwnThread")
 _lib_ = _lib.lib
-#: Loops whose own thread runs, held until stop_thread (their callbacks may run meanwhile).
+#: Loops whose own thread runs, held until stop_thread (their callbacks may run meanwhile): not
+#: C's state (``LoopState.thread`` reads that) but the references that keep each Loop alive.
 _threaded: dict[LoopState, OwnThread] = {}
 
 
@@ -60,13 +61,15 @@ class OwnThread:
         name = _state.mode(mode, where)
         state = self._state
         with state.starting:  # never held while a thread is waited for (see stop_thread)
-            if not state.claim():  # claimed first, so that no run starts meanwhile
+            if not state.claim():  # claimed until C has the thread, so that no run starts
                 raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
-            state.thread = True
-            state.release()
-            code = _lib_.cadence_loop_start_thread(state.handle, name)
+            state.callbacks_from_thread(True)  # before the thread can call any
+            try:
+                code = _lib_.cadence_loop_start_thread(state.handle, name)
+            finally:
+                state.release()
             if code:
-                state.thread = False
+                state.callbacks_from_thread(False)
                 check(code, where)
             state.starts += 1
             _threaded[state] = self
@@ -87,13 +90,14 @@ class OwnThread:
         check(_lib_.cadence_loop_stop_thread(state.handle), "Loop.stop_thread")
         with state.starting:
             if state.starts == starts:  # else a thread started meanwhile, which C may not have seen
-                state.thread = False
+                state.callbacks_from_thread(False)
                 _threaded.pop(state, None)
 
     @property
     def has_thread(self) -> bool:
         """Whether a thread started by :meth:`start_thread` runs the loop (until
-        :meth:`stop_thread`)."""
+        :meth:`stop_thread` has waited for it), as C says (``cadence_loop_has_thread``, Swift's
+        ``hasThread``); False once the loop is closed."""
         return self._state.thread
 
     @contextlib.contextmanager

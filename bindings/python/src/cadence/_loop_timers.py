@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Callable, cast
 
-from . import _lib, _state, countdown, poller
+from . import _lib, _state, _table, countdown, poller
 from ._state import LoopState
 from .cancellable import ScheduledTimer
 from .countdown import Countdown
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .loop import Loop
 
 _lib_ = _lib.lib
-_Handle, _hold, _drop = _lib.Handle, _state.hold, _state.drop
+_Handle, _hold, _drop, _new = _lib.Handle, _table.hold, _table.drop, object.__new__
 _schedule_default = _lib_.cadence_loop_schedule_default
 
 
@@ -75,7 +75,7 @@ class TimerMaking:
         policy = policy_value(missed_ticks, where)
         publish = _lib_.cadence_publisher_create
         made = _state.made(publish, where, self._state.handle, every, late, encoded)
-        publisher = TimerPublisher(self._loop, made, every, late, mode, MissedTickPolicy.SKIP)
+        publisher = TimerPublisher(self._loop, made)
         if policy:
             publisher.missed_ticks = missed_ticks
         return publisher
@@ -147,7 +147,9 @@ class TimerMaking:
             if code := _schedule_default(self._state.handle, delay, key, out):
                 _drop(key)
                 raise error_for(code, "Loop.schedule")
-            return ScheduledTimer(out.value)
+            timer = _new(ScheduledTimer)  # __init__'s work without its call: the hot path
+            timer._handle = out.value
+            return timer
         where = "Loop.schedule"
         after = _state.seconds(delay, where, "delay")
         late = _state.seconds(tolerance, where, "tolerance")

@@ -1,12 +1,8 @@
 """What the binding knows about one C loop: its handle, its C callbacks, and where the exceptions
 of its Python callbacks go; and the checks of argument types.
 
-The userdata of every scheduled timer, subscription, countdown and poller is a key into one
-table, which holds its Python object (the callback itself for a plain timer or subscription) until
-C says the userdata is dead: a call with ``final`` set, a countdown's finished call, or the loop's
-release function (cancelled, given up, ended by its publisher, or the loop destroyed); the key is
-then free for the next registration. A list and its free keys cost less than a ctypes call to
-``Py_IncRef``/``Py_DecRef`` each. An :class:`Ending` userdata is also told at release.
+The userdata of every registration is a key into the callback table (:mod:`cadence._table`),
+given up when C says it is dead. An :class:`Ending` userdata is also told at release.
 
 An exception raised by a callback never reaches C. On the loop's own thread it goes to
 :func:`threading.excepthook` at once; anywhere else (inside :meth:`Loop.run`, a pass, an
@@ -18,6 +14,7 @@ that ran the loop raises it (of several, the first, unless a later one is not an
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import inspect
 import math
 import numbers
@@ -26,49 +23,17 @@ import threading
 import weakref
 from typing import Any, Callable
 
-from . import _batch, _lib
+from . import _batch, _lib, _table
 from .errors import InvalidArgument, check, error_for
 from .tick import Tick
 
-_stop = _lib.lib.cadence_loop_stop
-#: What C holds: the userdata of each live registration at its key, None at the free keys.
-_slots: list[Any] = []
-_free: list[int] = []  # popped and appended under the GIL: each is atomic
-_growing = threading.Lock()
-#: Added to a key, the userdata of a registration whose callback is called with no argument
-#: (no :class:`~cadence.Tick` to make): :func:`untimed`.
-UNTIMED = 1 << 48
+_stop, _has_thread = _lib.lib.cadence_loop_stop, _lib.lib.cadence_loop_has_thread
 #: The thread idents of the calls running a loop (a run, a pass, an attachment), and the state
 #: of each loop with a thread of its own: only these threads call timer callbacks. Changed under
-#: the GIL, before a run enters C and after it returned.
+#: the GIL, before a run enters C and after it returned. C knows which loops run, but not which
+#: Python threads, and asking it would cost a ctypes call on every cancel: this list is what
+#: lets a cancel keep the GIL when no other thread can be in a callback (``ScheduledTimer.cancel``).
 RUNS: list[object] = []
-
-
-def hold(userdata: object) -> int:
-    """Holds ``userdata`` for C until :func:`drop`; returns its key, C's userdata. Any thread."""
-    try:
-        key = _free.pop()
-    except IndexError:
-        with _growing:  # by an eighth, so that few keys wait unused
-            key = len(_slots)
-            _slots.extend([None] * max(key >> 3, 64))
-            _free.extend(range(len(_slots) - 1, key, -1))
-    _slots[key] = userdata
-    return key
-
-
-def untimed(callback: Callable[[], object]) -> int:
-    """:func:`hold` for a one-shot's ``callback`` called with no argument; returns C's userdata
-    (the key with :data:`UNTIMED` added), which :func:`drop` and C's callbacks take back."""
-    return hold(callback) + UNTIMED
-
-
-def drop(key: int) -> None:
-    """Gives up what :func:`hold` (or :func:`untimed`) holds at ``key``: C said it is dead (or
-    never took it)."""
-    key &= UNTIMED - 1
-    _slots[key] = None
-    _free.append(key)
 
 
 class Ending:
@@ -87,6 +52,9 @@ class LoopState:
 
     def __init__(self, handle: int, *, virtual: bool) -> None:
         self.handle, self.virtual, self.lock = handle, virtual, threading.Lock()
+        # What C cannot know: a run driven from Python (poll, then one pass at a time) and an
+        # attachment to asyncio are runs between C's passes too, and a stop() of such a run must
+        # end it at its next pass. Whether the loop has a thread of its own is C's (``thread``).
         self.runner: int | None = None  # the thread in Loop.run, or the attached asyncio loop's
         self.stopping = self.closing = False  # a stop() of such a run; a destroy under way
         self.errors: list[BaseException] = []
@@ -104,15 +72,18 @@ class LoopState:
 
     @property
     def thread(self) -> bool:
-        """Whether a thread of its own runs it (from before ``start_thread`` until after
-        ``stop_thread``): its state is in :data:`RUNS` meanwhile."""
-        return self in RUNS
+        """Whether a thread of its own runs it, as C says (``cadence_loop_has_thread``): from
+        ``start_thread`` until ``stop_thread`` has waited for it; False once destroyed. Any
+        thread (not a flush: the plain handle)."""
+        out = ctypes.c_int()
+        return _has_thread(self.__dict__["handle"], out) == 0 and bool(out.value)
 
-    @thread.setter
-    def thread(self, value: bool) -> None:
-        if value:
+    def callbacks_from_thread(self, value: bool) -> None:
+        """Records in :data:`RUNS` (True) that the loop's own thread may call callbacks from
+        before it starts, or (False) that it no longer can. Idempotent."""
+        if value and self not in RUNS:
             RUNS.append(self)
-        elif self in RUNS:  # two stop_thread calls set False twice
+        elif not value and self in RUNS:  # two stop_thread calls say False twice
             RUNS.remove(self)
 
     def claim(self) -> bool:
@@ -180,9 +151,10 @@ def hook(error: BaseException) -> None:
 def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
-    new, tick_type, slots, free = tuple.__new__, Tick, _slots, _free  # cells: fast in fire
+    new, tick_type, slots, steal = tuple.__new__, Tick, _table.slots, _table.steal  # cells
+    drop_all = _table.drop_all
     views = _batch.Views()
-    flag, untimed_mask = UNTIMED, UNTIMED - 1
+    flag = _table.UNTIMED
     owner = weakref.ref(state)  # held weakly: the state is freed without the cycle collector
 
     def fail(error: BaseException) -> None:
@@ -190,30 +162,24 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             kept.fail(error)
 
     def fire(key: int, date: float, skipped: int, final: int) -> None:
-        if key >= UNTIMED:  # a one-shot (final) whose callback takes nothing
-            call(True, key, slots[key - UNTIMED])
+        if key >= flag:  # a one-shot (final) whose callback takes nothing
+            call(steal(key))
             return
-        callback = slots[key]
-        if final:  # C passes the key no more: free already
-            slots[key] = None
-            free.append(key)
+        # A final call: C passes the key no more, so it is free already.
+        callback = steal(key) if final else slots[key]
         try:
             callback(new(tick_type, (date, skipped)))
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
 
-    def call(final: object, key: int, function: Any, *args: Any) -> None:
-        if final:
-            drop(key)
+    def call(function: Any, *args: Any) -> None:
         try:
             function(*args)
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
 
-    def release(key: int) -> None:  # inline: every stop comes here
-        key &= untimed_mask
-        userdata, slots[key] = slots[key], None
-        free.append(key)
+    def release(key: int) -> None:  # every stop comes here
+        userdata = steal(key)
         try:
             if isinstance(userdata, Ending):
                 userdata.end()
@@ -223,34 +189,33 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     def batch(address: int, count: int, started: int) -> None:  # one-shots' fires (_batch)
         keys, dates = views.read(address, count, started)
         sources, cursor = views.sources, views.started
-        for index in range(count):
-            cursor[0] = index + 1  # C: this record's call has started
-            if not sources[index]:  # cancelled or reset by an earlier callback
-                continue
-            key = keys[index]
-            if key < flag:
-                callback, slots[key] = slots[key], None
-                free.append(key)
+        called: list[int] = []  # their keys, freed together at the end (C passes them no more)
+        try:
+            for index in range(count):
+                cursor[0] = index + 1  # C: this record's call has started
+                if not sources[index]:  # cancelled or reset by an earlier callback
+                    continue
+                key = keys[index]
                 try:
-                    callback(new(tick_type, (dates[index], 0)))
+                    if key < flag:
+                        called.append(key)
+                        slots[key](new(tick_type, (dates[index], 0)))
+                    else:  # untimed: no Tick to make
+                        called.append(key := key - flag)
+                        slots[key]()
                 except BaseException as error:  # noqa: BLE001 - routed, never into C
                     fail(error)
-                continue
-            key -= flag  # untimed: no Tick to make
-            callback, slots[key] = slots[key], None
-            free.append(key)
-            try:
-                callback()
-            except BaseException as error:  # noqa: BLE001 - routed, never into C
-                fail(error)
+        finally:
+            drop_all(called)
 
     def countdown(raw: Any, key: int) -> None:
         event = raw[0]
-        call(event.finished, key, slots[key].event, event.remaining, bool(event.finished))
+        progress = steal(key) if event.finished else slots[key]
+        call(progress.event, event.remaining, bool(event.finished))
 
     def poll(raw: Any, key: int) -> None:
         event = raw[0]
-        call(False, key, slots[key].poll, event.source, event.number, event.date)
+        call(slots[key].poll, event.source, event.number, event.date)
 
     functions = (fire, release, countdown, poll, batch)
     GLUE.update(f.__code__ for f in (*functions, call, fail))
@@ -307,9 +272,9 @@ def register(function: Any, where: str, userdata: object, *args: Any, loop: Any 
     """Calls a registering C function with ``args``, then ``userdata`` (held first) and ``out``;
     returns the handle. When it fails, which calls no callback, ``userdata`` is dropped and the
     error raised (``loop`` as for :func:`made`)."""
-    code = function(*args, key := hold(userdata), out := _lib.Handle())
+    code = function(*args, key := _table.hold(userdata), out := _lib.Handle())
     if code:
-        drop(key)
+        _table.drop(key)
         raise error_for(code, where, loop)
     return int(out.value)
 

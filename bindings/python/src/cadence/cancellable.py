@@ -21,9 +21,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import warnings
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from . import _lib, _state
+from . import _lib, _state, _table
 from .errors import EALREADY, EBADF, check, error_for
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ _cancel, _steal = _lib_.cadence_cancel, _lib_.cadence_cancel_steal
 # thing a timer's cancel waits for (see ScheduledTimer.cancel); without a GIL, never (_lib.GIL).
 _held = ctypes.PyDLL(_lib.path).cadence_cancel_steal if _lib.GIL else _steal
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
-_runs, _slots, _free = _state.RUNS, _state._slots, _state._free
+_runs, _drop = _state.RUNS, _table.drop
 _release = _lib_.cadence_cancellable_release
 _give_up = _lib_.cadence_cancellable_release_stopping
 
@@ -111,6 +111,11 @@ class Cancellable:
         self._check(_lib_.cadence_is_cancelled(self._handle, out := ctypes.c_int()), what)
         return bool(out.value)
 
+    def _get(self, function: Any, what: str) -> float:
+        """The double that ``function(handle, out)``, a C getter, writes (``_check`` on error)."""
+        self._check(function(self._handle, out := ctypes.c_double()), what)
+        return out.value
+
     def _check(self, code: int, what: str) -> None:
         """:func:`~cadence.errors.check` for ``Type.what``, telling it this handle's loop."""
         check(code, f"{type(self).__name__}.{what}", getattr(self, "_loop", None))
@@ -165,7 +170,8 @@ class Cancellable:
 def dropped(handle: Cancellable) -> None:
     """Warns that ``handle`` was collected while its work was going, which stopped it; the
     warning's source is the handle, so that :mod:`tracemalloc` shows where it was made."""
-    kind = type(handle).__name__ + (" (repeating)" if isinstance(handle, int) else "")
+    repeating = isinstance(handle, ScheduledTimer)  # a one-shot given up still fires: no warning
+    kind = type(handle).__name__ + (" (repeating)" if repeating else "")
     what = " ".join(filter(None, (f"cadence.{kind}", handle._description)))
     warnings.warn(
         f"{what} was still active when it was collected, which stopped it: keep a reference for "
@@ -221,21 +227,22 @@ class Connection(Owned):
     __slots__ = ()
 
 
-class ScheduledTimer(Cancellable, int):
+class ScheduledTimer(Cancellable):
     """A callback scheduled by :meth:`Loop.schedule`, once or (with ``interval``) repeating
     (Swift's ``ScheduledTimer``).
 
-    It is its C handle, an :class:`int` (so a million pending timers cost a million small ints):
-    compare timers with ``is``, not ``==``. :meth:`cancel` prevents the calls that have not
-    started. Collected, a one-shot still fires (fire-and-forget) and a repeating timer stops,
-    unless detached; :meth:`close` cancels either.
+    A small object that holds only its C handle (so a million pending timers cost a million
+    small objects): two timers are equal only if they are the same object, and hash by identity,
+    as asyncio's ``TimerHandle``. :meth:`cancel` prevents the calls that have not started.
+    Collected, a one-shot still fires (fire-and-forget) and a repeating timer stops, unless
+    detached; :meth:`close` cancels either.
     """
 
-    __slots__ = ()
+    # No __weakref__ and no loop: each would cost every pending timer 8 bytes more.
+    __slots__ = ("_handle",)
 
-    @property
-    def _handle(self) -> int:  # type: ignore[override]
-        return int(self)
+    def __init__(self, handle: int) -> None:
+        self._handle = handle
 
     def cancel(self) -> bool:
         """Cancels, and says whether this call did it (see :meth:`Cancellable.cancel`): False
@@ -249,10 +256,9 @@ class ScheduledTimer(Cancellable, int):
         # the read of RUNS to the end of C's call: nothing in between is a call or a backward
         # jump, where the interpreter hands the GIL over, and PyDLL keeps it during the call.
         # C hands the timer's userdata, its key, back instead of calling the release function.
-        code = (_held if not _runs else _steal)(self)
+        code = (_held if not _runs else _steal)(self._handle)
         if code > 0:
-            _slots[code] = None
-            _free.append(code)
+            _drop(code)
             return True
         return True if code == 0 else cancel_result(code, self, "cancel")
 
@@ -287,10 +293,11 @@ class ScheduledTimer(Cancellable, int):
             BadHandle: the timer was closed, or its loop. When it raises, nothing changed.
         """
         where = "ScheduledTimer.reset"
-        check(_lib_.cadence_timer_reset(self, _state.seconds(delay, where, "delay")), where)
+        value = _state.seconds(delay, where, "delay")
+        check(_lib_.cadence_timer_reset(self._handle, value), where)
 
     def _read(self, name: str) -> float | None:
-        code = getattr(_lib_, f"cadence_timer_{name}")(self, out := ctypes.c_double())
+        code = getattr(_lib_, f"cadence_timer_{name}")(self._handle, out := ctypes.c_double())
         if code == EALREADY:
             return None
         check(code, f"ScheduledTimer.{name}")
@@ -335,7 +342,7 @@ class ScheduledTimer(Cancellable, int):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        check(_lib_.cadence_timer_unref(self), "ScheduledTimer.unref")
+        check(_lib_.cadence_timer_unref(self._handle), "ScheduledTimer.unref")
 
     def ref(self) -> None:
         """Makes this timer keep :meth:`Loop.run_until_idle` going again while armed (libuv's
@@ -344,7 +351,7 @@ class ScheduledTimer(Cancellable, int):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        check(_lib_.cadence_timer_ref(self), "ScheduledTimer.ref")
+        check(_lib_.cadence_timer_ref(self._handle), "ScheduledTimer.ref")
 
     @property
     def has_ref(self) -> bool:
@@ -353,7 +360,8 @@ class ScheduledTimer(Cancellable, int):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        check(_lib_.cadence_timer_has_ref(self, out := ctypes.c_int()), "ScheduledTimer.has_ref")
+        code = _lib_.cadence_timer_has_ref(self._handle, out := ctypes.c_int())
+        check(code, "ScheduledTimer.has_ref")
         return bool(out.value)
 
     def _status(self) -> str:

@@ -83,7 +83,7 @@ def start(loop: Loop, deadline: float, tick: float, callback: Any, on_finish: An
     progress = _Progress(state, on_value, finish)
     times = (state.handle, end, every, state.on_countdown)
     handle = _state.register(_lib.lib.cadence_countdown_start, where, progress, *times)
-    return Countdown(handle, loop, progress, end, every)
+    return Countdown(handle, loop, progress, f"to {end!r} every {every!r} s")
 
 
 class Countdown(Owned):
@@ -105,13 +105,11 @@ class Countdown(Owned):
     Threads: every method may be called from any thread and from callbacks.
     """
 
-    __slots__ = ("_deadline", "_progress", "_tick")
+    __slots__ = ("_progress",)
 
-    def __init__(
-        self, handle: int, loop: Loop, progress: _Progress, deadline: float, tick: float
-    ) -> None:
-        super().__init__(handle, loop, f"to {deadline!r} every {tick!r} s")
-        self._progress, self._deadline, self._tick = progress, deadline, tick
+    def __init__(self, handle: int, loop: Loop, progress: _Progress, description: str) -> None:
+        super().__init__(handle, loop, description)
+        self._progress = progress
 
     def __await__(self) -> Generator[Any, None, None]:
         """``await countdown``: waits in the running asyncio loop until the countdown finishes
@@ -138,13 +136,22 @@ class Countdown(Owned):
 
     @property
     def deadline(self) -> float:
-        """When the countdown reaches 0: a date on the loop's clock, in seconds."""
-        return self._deadline
+        """When the countdown reaches 0: a date on the loop's clock, in seconds (C's
+        ``cadence_countdown_deadline``); readable once finished or cancelled too.
+
+        Raises:
+            BadHandle: the countdown or its loop is closed.
+        """
+        return self._get(_lib.lib.cadence_countdown_deadline, "deadline")
 
     @property
     def tick(self) -> float:
-        """Seconds between recomputations of the value."""
-        return self._tick
+        """Seconds between recomputations of the value (C's ``cadence_countdown_tick``).
+
+        Raises:
+            BadHandle: the countdown or its loop is closed.
+        """
+        return self._get(_lib.lib.cadence_countdown_tick, "tick")
 
     @property
     def remaining(self) -> int:

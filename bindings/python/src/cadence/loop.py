@@ -1,14 +1,6 @@
 """The event loop that fires timers: real or virtual, run by the caller, on its own thread, by
-asyncio or by another event loop of the program.
-
-On the main thread ``Loop.run`` and ``Loop.run_until_idle`` drive a real loop from Python:
-``poll`` on the loop's descriptor, then one non-blocking pass (``cadence_loop_run_pass``) each
-time it is readable (a run until idle asks ``cadence_loop_alive`` after each pass). The
-descriptor wakes at the engine's nanosecond deadline, so the poll's timeout only bounds the end
-of the run; a signal interrupts the poll (PEP 475), where the SIGINT handler raises
-KeyboardInterrupt at once: no wake-up fd, no thread. Everywhere else one C call runs the loop:
-other threads get no signals, and a virtual loop has no descriptor (and never sleeps); on the
-main thread, Ctrl-C then stops a virtual loop's run at the next callback.
+asyncio or by another event loop of the program. How a run is driven, and Ctrl-C during it, is
+:mod:`cadence._run`'s.
 """
 
 from __future__ import annotations
@@ -16,16 +8,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import math
-import select
-import signal
-import threading
-import time
 import weakref
-from collections.abc import Iterator
-from types import FrameType
 from typing import Any, TypeVar
 
-from . import _async, _lib, _state
+from . import _async, _lib, _run, _state
 from ._async import Attachment, descriptor
 from ._former import former_name
 from ._loop_thread import OwnThread
@@ -37,10 +23,6 @@ __all__ = ["Loop"]
 
 _L = TypeVar("_L", bound="Loop")
 _lib_ = _lib.lib
-_Handle, _hold, _drop = _lib.Handle, _state.hold, _state.drop
-_schedule_default = _lib_.cadence_loop_schedule_default
-#: The state of the loop whose run the main thread drives, for the SIGINT handler.
-_main_run: list[LoopState] = []
 
 
 def _destroy(state: LoopState) -> int:
@@ -220,22 +202,7 @@ class Loop(TimerMaking, OwnThread):
         self._run(_state.mode(mode, "Loop.run_until_idle"), None, "Loop.run_until_idle")
 
     def _run(self, name: bytes, seconds: float | None, where: str) -> None:
-        state = self._state
-        if not state.claim():
-            raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
-        main = threading.current_thread() is threading.main_thread()
-        try:
-            with _sigint_stops_run(state) if main else contextlib.nullcontext():
-                if seconds is None and (state.virtual or not main):
-                    code = _lib_.cadence_loop_run_until_idle(state.handle, name)
-                elif seconds is not None and (state.virtual or not main or not seconds > 0):
-                    code = _lib_.cadence_loop_run(state.handle, name, seconds)
-                else:
-                    code = _drive(state, name, seconds, where)
-        finally:
-            state.release()
-        state.raise_errors()
-        check(code, where)
+        _run.run(self._state, name, seconds, where)
 
     def stop(self) -> None:
         """Makes a running :meth:`run` return after its current pass. Callable from callbacks and
@@ -565,56 +532,3 @@ class Loop(TimerMaking, OwnThread):
         with contextlib.suppress(Exception):  # closed meanwhile on another thread
             status += f", {self.wakeups} wake-ups"
         return f"<cadence.Loop {kind}{status}>"
-
-
-def _drive(state: LoopState, mode: bytes, seconds: float | None, where: str) -> int:
-    """The main thread's run of a real loop: poll and one pass at a time (see the module's
-    notes); with no ``seconds``, until idle."""
-    watch = select.poll()
-    watch.register(descriptor(state, where), select.POLLIN)
-    end = math.inf if seconds is None else time.monotonic() + seconds
-    alive = ctypes.c_int(1)
-    while True:
-        code = int(_lib_.cadence_loop_run_pass(state.handle, mode))
-        if code == 0 and seconds is None:
-            code = _lib_.cadence_loop_alive(state.handle, mode, alive)
-        if code != 0 or state.stopping or not alive.value:
-            return code
-        left = end - time.monotonic()
-        if left <= 0:
-            return 0
-        # Milliseconds, rounded up by CPython; poll takes at most 2**31 - 1 (24.8 days).
-        watch.poll(None if left == math.inf else min(left, 86400.0) * 1000)
-
-
-def _on_sigint(signum: int, frame: FrameType | None) -> None:
-    """The SIGINT handler while the main thread is inside :meth:`Loop.run`.
-
-    CPython runs signal handlers between bytecodes, also in the binding's C callbacks, outside
-    their ``try`` (where ctypes would print "Exception ignored" and drop it). So when the
-    interrupted frame is one of them (``_state.GLUE``) this handler records a KeyboardInterrupt
-    for the run and stops it, as for a callback's exception; anywhere else (a user callback, the
-    poll between passes) it raises at once, as the default handler does.
-    """
-    if frame is not None and frame.f_code in _state.GLUE and _main_run:
-        _main_run[-1].fail(KeyboardInterrupt())
-        return
-    raise KeyboardInterrupt
-
-
-@contextlib.contextmanager
-def _sigint_stops_run(state: LoopState) -> Iterator[None]:
-    """Installs :func:`_on_sigint` for the block (on the main thread) when SIGINT has Python's
-    default handler (as ``asyncio.Runner`` does); leaves any other handler alone."""
-    installed = False
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        with contextlib.suppress(ValueError):  # not the main interpreter
-            signal.signal(signal.SIGINT, _on_sigint)
-            installed = True
-    _main_run.append(state)
-    try:
-        yield
-    finally:
-        _main_run.pop()
-        if installed and signal.getsignal(signal.SIGINT) is _on_sigint:
-            signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -173,11 +173,11 @@ class Poller(Owned):
     any thread and from the operation.
     """
 
-    __slots__ = ("_interval", "_operation")
+    __slots__ = ("_operation",)
 
     def __init__(self, handle: int, loop: Loop, interval: float, operation: _Operation) -> None:
         super().__init__(handle, loop, f"every {interval!r} s")
-        self._interval, self._operation = interval, operation
+        self._operation = operation
 
     def __await__(self) -> Generator[Any, None, None]:
         """``await poller``: waits in the running asyncio loop until the poller is cancelled or
@@ -188,8 +188,12 @@ class Poller(Owned):
 
     @property
     def interval(self) -> float:
-        """Seconds between polls."""
-        return self._interval
+        """Seconds between polls (C's ``cadence_poller_interval``).
+
+        Raises:
+            BadHandle: the poller or its loop is closed.
+        """
+        return self._get(_lib.lib.cadence_poller_interval, "interval")
 
     @property
     def tolerance(self) -> float:
@@ -199,9 +203,7 @@ class Poller(Owned):
         Raises:
             BadHandle: the poller or its loop is closed.
         """
-        out = ctypes.c_double()
-        self._check(_lib.lib.cadence_poller_tolerance(self._handle, out), "tolerance")
-        return out.value
+        return self._get(_lib.lib.cadence_poller_tolerance, "tolerance")
 
     @property
     def active(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import enum
 import operator
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
@@ -46,16 +47,14 @@ class MissedTickPolicy(enum.Enum):
 
 
 class _Publisher:
-    """What both kinds of timer publisher share: settings, ``subscribe``, ``close``, give-up."""
+    """What both kinds of timer publisher share: settings (read through C on each access, as
+    ``cadence_publisher_interval`` and its neighbours give them), ``subscribe``, ``close``,
+    give-up."""
 
-    __slots__ = ("__weakref__", "_handle", "_interval", "_loop", "_missed", "_mode", "_tolerance")
+    __slots__ = ("__weakref__", "_handle", "_loop")
 
-    def __init__(self, loop: Loop, handle: int, *settings: Any) -> None:
+    def __init__(self, loop: Loop, handle: int) -> None:
         self._loop, self._handle = loop, handle
-        self._interval: float = settings[0]
-        self._tolerance: float = settings[1]
-        self._mode: str = settings[2]
-        self._missed: MissedTickPolicy = settings[3]
 
     def __del__(self) -> None:
         # Collected: gives the handle up. A connected timer goes on while a connection (or, for
@@ -68,20 +67,41 @@ class _Publisher:
         """The loop this publisher belongs to."""
         return self._loop
 
+    def _read(self, what: str, out: Any) -> Any:
+        """The value C's ``cadence_publisher_<what>`` writes to ``out``."""
+        function = getattr(_lib_, f"cadence_publisher_{what}")
+        check(function(self._handle, out), f"{type(self).__name__}.{what}", self._loop)
+        return out.value
+
     @property
     def interval(self) -> float:
-        """Seconds between fire dates."""
-        return self._interval
+        """Seconds between fire dates (an autoconnect publisher's: those of its maker).
+
+        Raises:
+            BadHandle: the publisher or its loop is closed.
+        """
+        return float(self._read("interval", ctypes.c_double()))
 
     @property
     def tolerance(self) -> float:
-        """Seconds a fire may come after its fire date (never before)."""
-        return self._tolerance
+        """Seconds a fire may come after its fire date (never before).
+
+        Raises:
+            BadHandle: the publisher or its loop is closed.
+        """
+        return float(self._read("tolerance", ctypes.c_double()))
 
     @property
     def mode(self) -> str:
-        """The run loop mode the timer is added to."""
-        return self._mode
+        """The run loop mode the timer is added to.
+
+        Raises:
+            BadHandle: the publisher or its loop is closed.
+        """
+        name = ctypes.create_string_buffer(256)  # a mode name has at most 255 bytes
+        code = _lib_.cadence_publisher_mode(self._handle, name, len(name))
+        check(min(code, 0), f"{type(self).__name__}.mode", self._loop)
+        return name.value.decode("utf-8")
 
     @property
     def closed(self) -> bool:
@@ -105,16 +125,15 @@ class _Publisher:
 
         Raises:
             TypeError: (setting) the value is not a :class:`MissedTickPolicy`.
-            BadHandle: (setting) the publisher or its loop is closed.
+            BadHandle: the publisher or its loop is closed.
         """
-        return self._missed
+        return MissedTickPolicy(self._read("missed_ticks", ctypes.c_int()))
 
     @missed_ticks.setter
     def missed_ticks(self, policy: MissedTickPolicy) -> None:
         where = f"{type(self).__name__}.missed_ticks"
         value = policy_value(policy, where)
         check(_lib_.cadence_publisher_set_missed_ticks(self._handle, value), where, self._loop)
-        self._missed = policy
 
     def subscribe(self, callback: Callable[[Tick], object], *, weak: bool = False) -> Subscription:
         """Subscribes ``callback`` to the timer's ticks (Swift's ``subscribe(_:)``, C's
@@ -214,14 +233,18 @@ class _Publisher:
         return _state.made(function, where, self._handle, loop=self._loop)
 
     def _settings(self) -> str:
-        shown = f"interval={self._interval!r}, tolerance={self._tolerance!r}, mode={self._mode!r}"
-        if self._missed is not MissedTickPolicy.SKIP:
-            shown += f", missed_ticks={self._missed}"
+        """The publisher as made, for reprs (read through C: the publisher must be open)."""
+        shown = f"interval={self.interval!r}, tolerance={self.tolerance!r}, mode={self.mode!r}"
+        if (missed := self.missed_ticks) is not MissedTickPolicy.SKIP:
+            shown += f", missed_ticks={missed}"
         return f"{type(self).__name__}({shown})"
 
     def __repr__(self) -> str:
-        closed = " closed (loop closed)" if not self._loop._state.handle else " closed"
-        return f"<cadence.{self._settings()}{closed if self.closed else ''}>"
+        if not self._loop._state.handle:
+            return f"<cadence.{type(self).__name__} closed (loop closed)>"
+        if self.closed:  # its settings are C's, gone with the handle
+            return f"<cadence.{type(self).__name__} closed>"
+        return f"<cadence.{self._settings()}>"
 
 
 def subscribe(fn: Any, where: str, callback: Any, weak: bool, *args: Any, loop: Any = None) -> int:
@@ -293,8 +316,7 @@ class TimerPublisher(_Publisher):
         """
         where = "TimerPublisher.autoconnect"
         made = self._made(_lib_.cadence_publisher_autoconnect, where)
-        settings = (self._interval, self._tolerance, self._mode, self._missed)
-        return AutoconnectTimerPublisher(self._loop, made, *settings)
+        return AutoconnectTimerPublisher(self._loop, made)
 
 
 class AutoconnectTimerPublisher(_Publisher):

@@ -1,0 +1,94 @@
+"""The callback table: the one place that holds, for C, the userdata of every registration.
+
+The userdata of every scheduled timer, subscription, countdown and poller (of every loop) is a key
+into one list, which holds its Python object (the callback itself for a plain timer or
+subscription) until C says the userdata is dead: a call with ``final`` set, a countdown's
+finished call, the loop's release function (cancelled, given up, ended by its publisher, or the
+loop destroyed), or a cancel that hands the key back (``cadence_cancel_steal``); the key is then
+free for the next registration. A list and its free keys cost less than a ctypes call to
+``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callbacks in a table the same way).
+
+Only :func:`hold`, :func:`drop` and :func:`steal` (and their forms for many keys at once, for
+the hot paths) change the table; the C callbacks read :data:`slots` directly to call a
+registration that goes on (a repeating timer's tick, a fire in a batch). Threads: any; each
+step is one list operation, atomic under the GIL, and growth takes a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+#: The userdata of each live registration at its key, None at the free keys. Read it; change it
+#: only through this module's functions.
+slots: list[Any] = []
+_free: list[int] = []  # popped and appended under the GIL: each is atomic
+_pop = _free.pop
+_growing = threading.Lock()
+#: Added to a key, the userdata of a registration whose callback is called with no argument
+#: (no :class:`~cadence.Tick` to make: asyncio's one-shots); :func:`steal` takes such a key
+#: back as it is.
+UNTIMED = 1 << 48
+
+
+def hold(userdata: object) -> int:
+    """Holds ``userdata`` for C until :func:`drop` or :func:`steal`; returns its key, C's
+    userdata (add :data:`UNTIMED` for a callback that takes no argument)."""
+    try:
+        key = _pop()
+    except IndexError:
+        with _growing:  # by an eighth, so that few keys wait unused
+            key = len(slots)
+            slots.extend([None] * max(key >> 3, 64))
+            _free.extend(range(len(slots) - 1, key, -1))
+    slots[key] = userdata
+    return key
+
+
+def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
+    """:func:`hold` of each item, in one call (a loop turn's starts); returns their keys, each
+    with ``flag`` added (:data:`UNTIMED` for callbacks that take no argument)."""
+    keys: list[int] = []
+    add, pop, table = keys.append, _pop, slots  # locals: this loop is a hot path
+    for item in userdata:
+        try:
+            key = pop()
+        except IndexError:
+            key = hold(item)
+        else:
+            table[key] = item
+        add(key + flag)
+    return keys
+
+
+def drop(key: int) -> None:
+    """Gives up what :func:`hold` holds at ``key``, as :func:`hold` returned it (without
+    :data:`UNTIMED`: every cancel pays for this call, so it tests nothing): C said it is dead (or
+    never took it)."""
+    slots[key] = None
+    _free.append(key)
+
+
+def drop_all(keys: list[int]) -> None:
+    """:func:`drop` of each key, in one call; the keys without :data:`UNTIMED` (a batch of
+    fires frees the keys of its calls at its end)."""
+    for key in keys:
+        slots[key] = None
+    _free.extend(keys)
+
+
+def steal(key: int) -> Any:
+    """:func:`drop`, returning what was held, for a key as C passes it (with or without
+    :data:`UNTIMED`): for the last call of a registration, made after its key is free again (a
+    callback that schedules may reuse it)."""
+    if key >= UNTIMED:  # cheaper than a mask: 2**48 is a two-digit int
+        key -= UNTIMED
+    userdata = slots[key]
+    slots[key] = None
+    _free.append(key)
+    return userdata
+
+
+def held() -> int:
+    """How many userdata the table holds now (for tests and leak checks)."""
+    return len(slots) - len(_free)
