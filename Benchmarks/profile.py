@@ -150,7 +150,7 @@ def callgrind(program, n, toggle, budget):
             stderr=subprocess.PIPE,
             text=True,
         )
-        rounds = len(re.findall(r"^round \d+:", run.stderr, re.MULTILINE))
+        rounds = len(re.findall(r"^round \d+\b", run.stderr, re.MULTILINE))
         return parse(out), rounds
 
 

@@ -22,8 +22,8 @@ public func cadence_loop_schedule_transient_batch(_ loopHandle: cadence_loop, _ 
     for index in 0..<count {
         do {
             out[index] = cadence_cancellable(id: try TimerHandles.scheduleTransient(
-                loop: loopHandle.id, at: fireDates[index], tolerance: tolerances[index], userdata: userdata[index],
-                invoke: invokeFireFunction))
+                loop: loopHandle.id, at: fireDates[index], tolerance: tolerances[index],
+                fireRegistration(userdata[index])))
         } catch {
             out[index] = cadence_cancellable(id: 0)
             if first == 0 { first = failedRecord(error, index) }

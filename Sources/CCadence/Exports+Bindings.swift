@@ -26,8 +26,8 @@ public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: D
                                           _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     guard let out else { return fail(.null("out")) }
     do {
-        out.pointee = cadence_cancellable(id: try TimerHandles.scheduleDefault(loop: loopHandle.id, after: delay,
-                                                                              userdata: userdata, invoke: invokeFireFunction))
+        out.pointee = cadence_cancellable(id: try TimerHandles.scheduleDefault(
+            loop: loopHandle.id, after: delay, fireRegistration(userdata)))
         return 0
     } catch {
         return fail(error)
@@ -41,14 +41,9 @@ public func cadence_loop_schedule_transient(_ loopHandle: cadence_loop, _ fireDa
     guard let out else { return fail(.null("out")) }
     do {
         out.pointee = cadence_cancellable(id: try TimerHandles.scheduleTransient(
-            loop: loopHandle.id, at: fireDate, tolerance: tolerance, userdata: userdata, invoke: invokeFireFunction))
+            loop: loopHandle.id, at: fireDate, tolerance: tolerance, fireRegistration(userdata)))
         return 0
     } catch {
         return fail(error)
     }
-}
-
-/// Calls a `cadence_fire_fn` kept by the engine as plain words (see `TimerFunction`).
-let invokeFireFunction: TimerFunction.Invoke = { function, userdata, _, fireDate, skipped, final in
-    unsafeBitCast(function, to: cadence_fire_fn.self)(userdata, fireDate, skipped, final)
 }

@@ -11,7 +11,7 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
         let mode = try CCadence.mode(mode)
         out.pointee = cadence_cancellable(id: try TimerHandles.schedule(
             loop: loopHandle.id, after: delay, interval: nil, tolerance: tolerance, in: mode, missedTicks: .skip,
-            function: tickFunction(fn, userdata)))
+            tickRegistration(fn, userdata)))
     }
 }
 
@@ -27,17 +27,8 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
         let mode = try CCadence.mode(mode)
         out.pointee = cadence_cancellable(id: try TimerHandles.schedule(
             loop: loopHandle.id, after: delay, interval: interval, tolerance: tolerance, in: mode, missedTicks: policy,
-            function: tickFunction(fn, userdata)))
+            tickRegistration(fn, userdata)))
     }
-}
-
-/// `fn` with `userdata` as the engine keeps a C tick callback; `fn` NULL: the loop's fire
-/// function, which the engine fills in (or refuses, when the loop has none).
-@inline(__always)
-func tickFunction(_ fn: cadence_tick_fn?, _ userdata: UnsafeMutableRawPointer?) -> TimerFunction {
-    fn.map { TimerFunction(invoke: invokeTickFunction, function: unsafeBitCast($0, to: UnsafeRawPointer.self),
-                           userdata: userdata) }
-        ?? TimerFunction(invoke: invokeFireFunction, function: nil, userdata: userdata)
 }
 
 /// Whether `id` has the form of a scheduled timer's handle, live or not: the top bit, which no
@@ -45,12 +36,6 @@ func tickFunction(_ fn: cadence_tick_fn?, _ userdata: UnsafeMutableRawPointer?) 
 /// into the engine, by the exports that branch on it first.
 @inline(__always)
 func isTimerHandle(_ id: UInt64) -> Bool { id & 1 << 63 != 0 }
-
-/// Calls a `cadence_tick_fn` kept by the engine as plain words (see `TimerFunction`).
-private let invokeTickFunction: TimerFunction.Invoke = { function, userdata, source, fireDate, skipped, final in
-    var tick = cadence_tick(fire_date: fireDate, skipped: skipped, source: cadence_cancellable(id: source), final: final)
-    unsafeBitCast(function, to: cadence_tick_fn.self)(&tick, userdata)
-}
 
 @c @implementation
 public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {

@@ -8,18 +8,10 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
     cResult { () throws(CadenceError) in
         guard let fn else { throw .null("fn") }
         guard let out else { throw .null("out") }
-        let function = CountdownFunction(invoke: invokeCountdownFunction, function: unsafeBitCast(fn, to: UnsafeRawPointer.self),
-                                         userdata: userdata)
-        out.pointee = cadence_cancellable(id: try HandleRegistry.shared.startCountdown(function, loop: loopHandle.id,
-                                                                                     deadline: deadline, tick: tick))
+        out.pointee = cadence_cancellable(id: try HandleRegistry.shared.startCountdown(
+            (UInt(bitPattern: unsafeBitCast(fn, to: UnsafeRawPointer.self)), UInt(bitPattern: userdata), 0),
+            of: CountdownCallback.self, loop: loopHandle.id, deadline: deadline, tick: tick))
     }
-}
-
-/// Calls a `cadence_countdown_fn` kept by the engine as plain words (see `CountdownFunction`).
-private let invokeCountdownFunction: CountdownFunction.Invoke = { function, userdata, source, remaining, finished, date in
-    var event = cadence_countdown_event(remaining: remaining, finished: finished, date: date,
-                                        source: cadence_cancellable(id: source))
-    unsafeBitCast(function, to: cadence_countdown_fn.self)(&event, userdata)
 }
 
 @c @implementation

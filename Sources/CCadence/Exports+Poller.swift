@@ -8,18 +8,11 @@ public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double,
     cResult { () throws(CadenceError) in
         guard let fn else { throw .null("fn") }
         guard let out else { throw .null("out") }
-        let function = PollFunction(invoke: invokePollFunction, function: unsafeBitCast(fn, to: UnsafeRawPointer.self),
-                                    userdata: userdata)
         let tolerance = tolerance == CADENCE_TOLERANCE_DEFAULT ? nil : tolerance
-        out.pointee = cadence_cancellable(id: try HandleRegistry.shared.startPoller(function, loop: loopHandle.id,
-                                                                                  interval: interval, tolerance: tolerance))
+        out.pointee = cadence_cancellable(id: try HandleRegistry.shared.startPoller(
+            (UInt(bitPattern: unsafeBitCast(fn, to: UnsafeRawPointer.self)), UInt(bitPattern: userdata), 0),
+            of: PollCallback.self, loop: loopHandle.id, interval: interval, tolerance: tolerance))
     }
-}
-
-/// Calls a `cadence_poll_fn` kept by the engine as plain words (see `PollFunction`).
-private let invokePollFunction: PollFunction.Invoke = { function, userdata, source, number, date in
-    var poll = cadence_poll(number: number, date: date, source: cadence_cancellable(id: source))
-    unsafeBitCast(function, to: cadence_poll_fn.self)(&poll, userdata)
 }
 
 @c @implementation

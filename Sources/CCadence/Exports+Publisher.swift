@@ -36,7 +36,7 @@ public func cadence_publisher_subscribe(_ handle: cadence_publisher, _ fn: caden
                                         _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard let out else { throw .null("out") }
-        out.pointee = cadence_cancellable(id: try HandleRegistry.shared.subscribe(tickFunction(fn, userdata), publisher: handle.id))
+        out.pointee = cadence_cancellable(id: try HandleRegistry.shared.subscribe(tickRegistration(fn, userdata), publisher: handle.id))
     }
 }
 

@@ -19,18 +19,6 @@ extension Loop {
         functionRelease = release
     }
 
-    /// The release function set now, for the C registrations made of closures (subscriptions,
-    /// countdowns, pollers), whose engine forms call it themselves (``UserdataLife``).
-    package var releaseFunction: TimerFunction.Release? { functions.release }
-
-    /// The fire and release functions set now, read together (a registration racing with
-    /// ``setFunctions(fire:release:)`` gets the old pair or the new one).
-    package var functions: (fire: UnsafeRawPointer?, release: TimerFunction.Release?) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (defaultFire, functionRelease)
-    }
-
     /// Once the loop is closed, the generation each of its timer slots would have next (by slot
     /// index; past every one handed out): a loop that takes its place among the registry's loops
     /// starts its slots there (``inheritGenerations(_:)``), so that no handle of this one names a
@@ -77,16 +65,37 @@ extension Loop {
 
     // MARK: Arming
 
-    /// Arms a C callback as a one-shot (`interval` nil) or repeating timer for a C handle; returns
-    /// the handle's bits (``TimerID/handleBits``). A `function` without a function pointer calls
-    /// the loop's fire function through its `invoke` (a C registering call given a NULL callback).
+    /// The handler a C registration arms, from the one it passed (``PlainTimerHandler/armed(_:loop:)``)
+    /// and the loop's functions set now. Call with the lock held, on an open loop.
+    @inline(__always)
+    private func armedLocked(_ handler: PlainHandler) throws(CadenceError) -> TimerAction {
+        TimerAction(try handler.type.armed(handler.words, loop: functionWordsLocked))
+    }
+
+    /// The fire and release functions set now as bits (0 when not set), read together (a
+    /// registration racing with ``setFunctions(fire:release:)`` gets the old pair or the new one).
+    var functionWords: LoopFunctionWords {
+        lock.lock()
+        defer { lock.unlock() }
+        return functionWordsLocked
+    }
+
+    /// ``functionWords`` with the lock held.
+    @inline(__always)
+    private var functionWordsLocked: LoopFunctionWords {
+        (UInt(bitPattern: defaultFire),
+         functionRelease.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0)
+    }
+
+    /// Arms `handler` (``armedLocked(_:)``) as a one-shot (`interval` nil) or repeating timer for a C
+    /// handle; returns the handle's bits (``TimerID/handleBits``).
     ///
     /// - Throws: as ``schedule(after:interval:tolerance:in:missedTicks:_:)-(Double,_,_,_,_,_)``;
-    ///   ``CadenceError/invalidArgument`` for a `function` without one when no fire function is
-    ///   set; ``CadenceError/outOfMemory`` if no handle can name the slot.
+    ///   what ``PlainTimerHandler/armed(_:loop:)`` throws; ``CadenceError/outOfMemory`` if no
+    ///   handle can name the slot.
     @inline(__always)
     package func scheduleHandle(after delay: Double, interval: Double?, tolerance: Double, in mode: RunLoopMode,
-                                missedTicks: MissedTickPolicy, function: TimerFunction) throws(CadenceError) -> UInt64 {
+                                missedTicks: MissedTickPolicy, _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
         let interval = try interval.map { seconds throws(CadenceError) in
             try nanoseconds(fromSeconds: seconds, allowZero: false, argument: "interval")
@@ -94,70 +103,46 @@ extension Loop {
         let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
         lock.lock()
         defer { lock.unlock() }
-        var function = function
-        if function.function == nil {
-            guard let fire = defaultFire else {
-                guard !isClosedFlag else { throw .loopClosed() }
-                throw .nullCallback()
-            }
-            function = TimerFunction(invoke: function.invoke, function: fire, userdata: function.userdata)
-        }
+        guard !isClosedFlag else { throw .loopClosed() }
         return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance, missedTicks: missedTicks,
-                             modeIndex: try modeIndexLocked(of: mode), action: .function(function), held: true).handleBits
-    }
-
-    /// The loop's fire function, for a one-shot armed without a callback of its own. Call with
-    /// the lock held.
-    ///
-    /// - Throws: ``CadenceError/badHandle`` after ``close()``; ``CadenceError/invalidArgument`` if
-    ///   no fire function is set.
-    @inline(__always)
-    private func fireFunctionLocked() throws(CadenceError) -> UnsafeRawPointer {
-        guard let fire = defaultFire else {
-            guard !isClosedFlag else { throw .loopClosed() }
-            throw .noFireFunction()
-        }
-        return fire
-    }
-
-    /// A one-shot in the default mode with no tolerance, calling the loop's fire function through
-    /// `invoke` with `userdata`: `cadence_loop_schedule_default`. Returns the handle's bits.
-    ///
-    /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay`, or if no fire function is set;
-    ///   ``CadenceError/badHandle`` after ``close()``; ``CadenceError/outOfMemory`` as above.
-    @inline(__always)
-    package func scheduleDefault(after delay: Double, userdata: UnsafeMutableRawPointer?,
-                                 invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
-        let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
-        lock.lock()
-        defer { lock.unlock() }
-        let fire = try fireFunctionLocked()
-        return try armLocked(delay: delay, at: nil, interval: 0, tolerance: 0, missedTicks: .skip,
-                             modeIndex: TimerQueues.defaultIndex,
-                             action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata)),
+                             modeIndex: try modeIndexLocked(of: mode), action: try armedLocked(handler),
                              held: true).handleBits
     }
 
-    /// A one-shot in the default mode calling the loop's fire function through `invoke` with
-    /// `userdata`, due at `date` (seconds of the loop's monotonic clock: ``nanoseconds(fromDate:argument:)``)
-    /// and up to `tolerance` later, whose handle ends with the timer (``HandleState/transient``):
+    /// A one-shot in the default mode with no tolerance, of `handler` (``armedLocked(_:)``):
+    /// `cadence_loop_schedule_default`. Returns the handle's bits.
+    ///
+    /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay`; what `handler` throws;
+    ///   ``CadenceError/badHandle`` after ``close()``; ``CadenceError/outOfMemory`` as above.
+    @inline(__always)
+    package func scheduleDefault(after delay: Double, _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
+        let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosedFlag else { throw .loopClosed() }
+        return try armLocked(delay: delay, at: nil, interval: 0, tolerance: 0, missedTicks: .skip,
+                             modeIndex: TimerQueues.defaultIndex, action: try armedLocked(handler),
+                             held: true).handleBits
+    }
+
+    /// A one-shot in the default mode, of `handler` (``armedLocked(_:)``), due at `date` (seconds of
+    /// the loop's monotonic clock: ``nanoseconds(fromDate:argument:)``) and up to `tolerance`
+    /// later, whose handle ends with the timer (``HandleState/transient``):
     /// `cadence_loop_schedule_transient`. Returns the handle's bits. A date that has passed is
     /// due at once (it fires in the next pass).
     ///
-    /// - Throws: ``CadenceError/invalidArgument`` for a NaN or infinite `date`, a bad `tolerance`,
-    ///   or if no fire function is set; ``CadenceError/badHandle`` after ``close()``;
+    /// - Throws: ``CadenceError/invalidArgument`` for a NaN or infinite `date` or a bad
+    ///   `tolerance`; what `handler` throws; ``CadenceError/badHandle`` after ``close()``;
     ///   ``CadenceError/outOfMemory`` if no handle can name the slot.
     @inline(__always)
-    package func scheduleTransient(at date: Double, tolerance: Double, userdata: UnsafeMutableRawPointer?,
-                                   invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
+    package func scheduleTransient(at date: Double, tolerance: Double, _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         let fireDate = try nanoseconds(fromDate: date, argument: "fire_date")
         let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
         lock.lock()
         defer { lock.unlock() }
-        let fire = try fireFunctionLocked()
+        guard !isClosedFlag else { throw .loopClosed() }
         let id = try armLocked(delay: 0, at: fireDate, interval: 0, tolerance: tolerance, missedTicks: .skip,
-                               modeIndex: TimerQueues.defaultIndex,
-                               action: .function(TimerFunction(invoke: invoke, function: fire, userdata: userdata)),
+                               modeIndex: TimerQueues.defaultIndex, action: try armedLocked(handler),
                                held: true)
         queues.slots[Int(id.slot)].handle = .transient
         return id.handleBits

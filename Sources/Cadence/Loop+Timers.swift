@@ -7,7 +7,7 @@ extension Loop {
     /// the mode with index `modeIndex`.
     func arm(delay: Nanoseconds, at fireDate: Nanoseconds? = nil, interval: Nanoseconds,
              tolerance: Nanoseconds, missedTicks: MissedTickPolicy = .skip, modeIndex: Int,
-             action: TimerAction) throws(CadenceError) -> TimerID {
+             action: consuming TimerAction) throws(CadenceError) -> TimerID {
         // Not `withLock` here and below: what a hot path passes through its generic closure can
         // cost an allocation or a copy of `queues`.
         lock.lock()
@@ -23,7 +23,7 @@ extension Loop {
     @inline(__always)
     func arm(delay: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
              missedTicks: MissedTickPolicy = .skip, mode: RunLoopMode,
-             action: TimerAction) throws(CadenceError) -> TimerID {
+             action: consuming TimerAction) throws(CadenceError) -> TimerID {
         lock.lock()
         defer { lock.unlock() }
         return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance,
@@ -32,14 +32,11 @@ extension Loop {
 
     func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
                    tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
-                   action: TimerAction, held: Bool = false) throws(CadenceError) -> TimerID {
+                   action: consuming TimerAction, held: Bool = false) throws(CadenceError) -> TimerID {
         guard !isClosedFlag else { throw .loopClosed() }
         let first = fireDate ?? timeSource.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
                             missedTicks: missedTicks, modeIndex: modeIndex, action: action, held: held)
-        // A C callback takes the loop's release function, set in place (a copy of the action
-        // would retain and release a closure's context on every Swift arm).
-        if let functionRelease { queues.slots[Int(id.slot)].action.setRelease(functionRelease) }
         if held && Int(id.slot) >= TimerID.handleSlotLimit { try refuseHandle(id) }
         planWakeLocked(forTimerAt: first, tolerance: tolerance, modeIndex: modeIndex)
         if isHosted { updateHostLivenessLocked() }
@@ -67,8 +64,7 @@ extension Loop {
     private func refuseHandle(_ id: TimerID) throws(CadenceError) {
         var action = TimerAction.idle
         let index = Int(id.slot)
-        queues.slots[index].action.setRelease(nil)  // the registering call fails: nothing is called
-        _ = queues.disarm(id, releasing: &action)
+        _ = queues.disarm(id, releasing: &action)  // dropped, not ended: the registering call fails
         queues.releaseHandle(at: index)
         throw .outOfMemory.with("loop must have fewer than \(TimerID.handleSlotLimit) timers armed for C "
                                 + "handles to name a new one, got \(index) slots in use")

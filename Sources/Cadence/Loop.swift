@@ -47,7 +47,7 @@ public final class Loop: @unchecked Sendable {
     /// waiter's thread got to run again).
     var callbacksStarted: UInt64 = 0
     /// The C callbacks set for the timers armed from now on (Loop+Functions.swift): the fire
-    /// function of ``scheduleDefault(after:userdata:invoke:)`` and the release function
+    /// function of ``scheduleDefault(after:_:)`` and the release function
     /// given to every C callback armed, with the userdata of one that ends without a final call.
     var defaultFire: UnsafeRawPointer?
     /// The batch of one-shot fires handed to a binding in one call, if one is set (FireBatch.swift).

@@ -43,7 +43,7 @@ extension Loop {
     /// A one-shot by checked nanoseconds: the Double and `Duration` forms' one body.
     @inline(__always)
     func scheduleOnce(after delay: Nanoseconds, tolerance: Nanoseconds, in mode: RunLoopMode,
-                      action: TimerAction) throws(CadenceError) -> TimerID {
+                      action: consuming TimerAction) throws(CadenceError) -> TimerID {
         try arm(delay: delay, interval: 0, tolerance: tolerance, mode: mode, action: action)
     }
 

@@ -62,37 +62,30 @@ final class TimerSubscriber: @unchecked Sendable {
     /// Guarded by the broadcast's lock; nil once unsubscribed.
     var receive: (@Sendable (TimerTick) -> Void)?
     /// The userdata's end, for a subscriber that calls a C function with a release function.
-    let life: UserdataLife?
+    let life: HandlerLife?
     /// Guarded by the broadcast's lock.
     var isActive: Bool { receive != nil }
 
-    init(_ receive: @escaping @Sendable (TimerTick) -> Void, life: UserdataLife? = nil) {
+    init(_ receive: @escaping @Sendable (TimerTick) -> Void, life: HandlerLife? = nil) {
         self.receive = receive
         self.life = life
     }
 }
 
 extension TimerBroadcast {
-    /// A subscription that calls a C function (`cadence_publisher_subscribe`; one without a
-    /// function pointer calls the loop's fire function), its ticks reporting `source` (its
-    /// handle), and calling the loop's release function, if one is set now, with the userdata
-    /// once it ends; not subscribed yet (``add(_:)``).
+    /// A subscription of a C registration's handler (`cadence_publisher_subscribe`), as armed on
+    /// the loop's host functions set now (``PlainTimerHandler/armed(_:loop:)``: one without a
+    /// callback of its own calls the loop's fire function), its ticks naming `source` (its
+    /// handle), its end (``HandlerLife``) coming once; not subscribed yet (``add(_:)``).
     ///
-    /// - Throws: ``CadenceError/badHandle`` for a closed loop; ``CadenceError/invalidArgument``
-    ///   for no function when the loop has no fire function.
-    func functionSubscription(_ function: TimerFunction, source: UInt64) throws(CadenceError) -> TimerSubscription {
+    /// - Throws: ``CadenceError/badHandle`` for a closed loop; what the handler's `armed` throws.
+    func handlerSubscription(_ handler: PlainHandler, source: UInt64) throws(CadenceError) -> TimerSubscription {
         guard !loop.isClosed else { throw .loopClosed() }
-        let functions = loop.functions
-        guard function.invoke != nil, let pointer = function.function ?? functions.fire else {
-            throw .nullCallback()
-        }
-        let call = TimerFunction(invoke: function.invoke, function: pointer, userdata: function.userdata)
-        let life = UserdataLife.make(functions.release, call.userdata)
+        let (words, type) = try handler.type.armed(handler.words, loop: loop.functionWords)
+        let life = HandlerLife.make((words, type))
         let subscriber = TimerSubscriber({ tick in
             life.run {
-                if let invoke = call.invoke, let function = call.function {
-                    invoke(function, call.userdata, source, tick.fireDateSeconds, UInt64(tick.skipped), 0)
-                }
+                type.fired(words, tick, timer: source, final: false)
                 return false
             }
         }, life: life)

@@ -90,7 +90,8 @@ extension Loop {
     func addToBatchLocked(_ fire: TimerQueues.Fire, seconds: Double, source: UInt64) {
         let index = fireBatch!.count
         fireBatch!.storage.records[index] = FireBatch.Record(
-            userdata: queues.slots[Int(fire.id.slot)].action.call.userdata, fireDate: seconds,
+            userdata: UnsafeMutableRawPointer(bitPattern: queues.slots[Int(fire.id.slot)].action
+                .batchWord(kind: UInt(bitPattern: fireBatch!.fire)) ?? 0), fireDate: seconds,
             source: source | fire.id.handleBits)
         fireBatch!.count = index + 1
         fireBatch!.ids.append(fire.id)

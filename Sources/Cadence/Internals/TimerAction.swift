@@ -1,85 +1,67 @@
-/// What a timer runs when it fires: a Swift closure, or a C callback kept as plain words, so that
-/// arming one for the C API allocates nothing (a closure capturing the C function and its
-/// arguments would need a heap context).
+/// What a timer runs when it fires: a Swift closure, or a ``PlainTimerHandler`` kept as its words
+/// and its type, so that arming one allocates nothing (a closure capturing the handler would
+/// need a heap context).
 ///
-/// A struct with a closure that is always there and plain words, rather than an enum or an
-/// optional closure: releasing it is one release of the closure's context, where those are
-/// destroyed through the runtime's generic value witnesses (measured: about 150 instructions per
-/// fire).
+/// A struct with a closure that is always there, plain words and an optional type, rather than an
+/// enum, an optional closure or an existential (`any TimerHandler`): releasing it is one release
+/// of the closure's context and copying it a copy of words, where those are copied and destroyed
+/// through the runtime's value witnesses (measured: about 150 instructions per fire for an enum,
+/// 110 to 140 per start or fire for the existential).
 package struct TimerAction {
     private let body: @Sendable (TimerTick) -> Void
-    private(set) var call: TimerFunction
+    private let words: HandlerWords
+    /// The type of the handler in ``words``; nil for a closure.
+    private let plain: (any PlainTimerHandler.Type)?
 
-    /// A Swift closure.
-    static func closure(_ body: @escaping @Sendable (TimerTick) -> Void) -> TimerAction {
-        TimerAction(body: body, call: TimerFunction(invoke: nil, function: nil, userdata: nil))
+    private init(body: @escaping @Sendable (TimerTick) -> Void, words: HandlerWords,
+                 plain: (any PlainTimerHandler.Type)?) {
+        self.body = body
+        self.words = words
+        self.plain = plain
     }
 
-    /// A C callback.
-    static func function(_ call: TimerFunction) -> TimerAction {
-        TimerAction(body: { _ in }, call: call)
+    /// A Swift closure: its end is the release of what it captured.
+    static func closure(_ body: @escaping @Sendable (TimerTick) -> Void) -> TimerAction {
+        TimerAction(body: body, words: (0, 0, 0), plain: nil)
+    }
+
+    /// A plain handler (a C callback), kept in place.
+    init(_ handler: PlainHandler) {
+        self.init(body: { _ in }, words: handler.words, plain: handler.type)
     }
 
     /// Does nothing: what a free slot holds.
     static var idle: TimerAction { .closure { _ in } }
 
-    /// Whether it is a C callback with a release function (see ``TimerFunction/release``).
-    var hasRelease: Bool { call.release != nil }
-
-    /// Gives a C callback the release function of the loop it is armed on.
-    mutating func setRelease(_ release: TimerFunction.Release?) {
-        if call.invoke != nil { call.release = release }
-    }
+    /// Whether the handler observes its end (``TimerHandler/observesEnd``): a closure does not.
+    var hasRelease: Bool { plain?.observesEnd(words) ?? false }
 
     /// `id`: the timer's, whose handle bits with `source` (the loop's ``Loop/setHandleSource(_:)``)
-    /// are a C callback's source; `final`: the timer's last call (a one-shot's fire), after which a
-    /// C callback's userdata is never used again.
+    /// name it to a handler; `final`: the timer's last call (a one-shot's fire), after which the
+    /// handler's ``TimerHandler/ended()`` never comes.
     @inline(__always)
     func run(_ tick: TimerTick, id: TimerID, source: UInt64, final: Bool) {
-        if let invoke = call.invoke, let function = call.function {
-            invoke(function, call.userdata, source | id.handleBits, tick.fireDateSeconds, UInt64(tick.skipped),
-                   final ? 1 : 0)
+        if let plain {
+            plain.fired(words, tick, timer: source | id.handleBits, final: final)
         } else {
             body(tick)
         }
     }
 
-    /// The userdata of a C callback with a release function, as the integer that
-    /// `cadence_cancel_steal` hands back instead of the release: nil without a release, or for a
-    /// userdata that is NULL or negative as an `intptr_t` (the result's sign tells errors apart).
-    package var stealableUserdata: Int? {
-        let value = Int(bitPattern: call.userdata)
-        return hasRelease && value > 0 ? value : nil
+    /// The handler's ``TimerHandler/batchWord(kind:)``; nil for a closure.
+    @inline(__always)
+    func batchWord(kind: UInt) -> UInt? { plain?.batchWord(words, kind: kind) }
+
+    /// What a cancel may hand back instead of the release (``TimerHandler/handBackKey``): only
+    /// for a handler that observes its end.
+    package var handBackKey: Int? {
+        guard let plain, plain.observesEnd(words) else { return nil }
+        return plain.handBackKey(words)
     }
 
-    /// Calls a C callback's release function with its userdata: the timer ended without a final
-    /// call. Call it once, with no lock held, after every call of the callback has returned.
+    /// Tells the handler that the timer ended without a final call. Call it once, with no lock
+    /// held, after every call of the handler has returned.
     func runRelease() {
-        call.release?(call.userdata)
-    }
-}
-
-/// A C callback and what it is called with: `invoke(function, userdata, source, fire date in
-/// seconds, skipped ticks, final)`, where the source is the timer's C handle: the loop's bits for
-/// it (``Loop/setHandleSource(_:)``) with the timer's ``TimerID/handleBits``. `invoke` is the C layer's adapter, which knows `function`'s real
-/// type. `release`, when set, is called with `userdata` once if the timer ends without a final
-/// call (cancelled, or its loop closed): GLib's `GDestroyNotify`. A subscription takes one too
-/// (``TimerBroadcast/functionSubscription(_:source:)``), with its handle as the source.
-// Unchecked: plain words; the C caller answers for what `userdata` points to.
-package struct TimerFunction: @unchecked Sendable {
-    package typealias Invoke = @convention(c) (UnsafeRawPointer, UnsafeMutableRawPointer?, UInt64, Double, UInt64, Int32) -> Void
-    package typealias Release = @convention(c) (UnsafeMutableRawPointer?) -> Void
-
-    let invoke: Invoke?
-    let function: UnsafeRawPointer?
-    let userdata: UnsafeMutableRawPointer?
-    /// Filled in when the timer is armed, from the loop's ``Loop/setFunctions(fire:release:)``.
-    var release: Release?
-
-    package init(invoke: Invoke?, function: UnsafeRawPointer?, userdata: UnsafeMutableRawPointer?) {
-        self.invoke = invoke
-        self.function = function
-        self.userdata = userdata
-        release = nil
+        plain?.ended(words)
     }
 }

@@ -134,7 +134,7 @@ extension TimerQueues {
         fire.isFinal = slots[index].interval == 0
         fire.isKept = false
         if fire.isFinal {
-            if let batch = pass.batchFunction, slots[index].action.call.function == batch {
+            if let batch = pass.batchFunction, slots[index].action.batchWord(kind: UInt(bitPattern: batch)) != nil {
                 fire.isKept = true
                 return
             }

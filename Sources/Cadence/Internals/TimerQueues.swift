@@ -95,7 +95,7 @@ struct TimerQueues {
     /// `held`: a C handle names the timer by its slot (TimerQueues+Handles.swift), which then
     /// outlives the timer until the handle is released.
     mutating func arm(fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
-                      missedTicks: MissedTickPolicy, modeIndex: Int, action: TimerAction,
+                      missedTicks: MissedTickPolicy, modeIndex: Int, action: consuming TimerAction,
                       held: Bool = false) -> TimerID {
         let slot = freeSlots.popLast() ?? nextSlot()
         let index = Int(slot)

@@ -2,7 +2,7 @@
 /// names the loop's own slot): a subscription, a connection, a countdown or a poller. The work
 /// keeps the C contract itself: its ``Cancellable/cancel()`` is one atomic step that says whether
 /// it stopped anything, waits for a callback running on another thread and then releases the
-/// userdata (``UserdataLife``); the registry only says which handle was cancelled, released or
+/// userdata (``HandlerLife``); the registry only says which handle was cancelled, released or
 /// detached. Every registration is stored before it starts (``HandleRegistry/register(owner:of:_:)``),
 /// so its callbacks can name and cancel it from their first call.
 package protocol RegisteredWork: AnyObject, Detachable {

@@ -45,15 +45,16 @@ extension HandleRegistry {
         broadcast.missedTicks = try policy()
     }
 
-    /// Subscribes a C function to the publisher behind a live publisher handle
-    /// (``TimerBroadcast/functionSubscription(_:source:)``); returns the subscription's handle.
+    /// Subscribes a C registration's handler to the publisher behind a live publisher handle
+    /// (``TimerBroadcast/handlerSubscription(_:source:)``); returns the subscription's handle.
     ///
-    /// - Throws: ``CadenceError/badHandle`` for a dead handle or a destroyed loop;
-    ///   ``CadenceError/invalidArgument`` for no function on a loop without a fire function.
-    package func subscribe(_ function: TimerFunction, publisher id: UInt64) throws(CadenceError) -> UInt64 {
+    /// - Throws: ``CadenceError/badHandle`` for a dead handle or a destroyed loop; what the
+    ///   handler's ``PlainTimerHandler/armed(_:loop:)`` throws (no function on a loop without a
+    ///   fire function).
+    package func subscribe(_ handler: PlainHandler, publisher id: UInt64) throws(CadenceError) -> UInt64 {
         let (broadcast, owner) = try broadcast(id)
         return try register(owner: owner, of: broadcast.loop) { source throws(CadenceError) in
-            let subscription = try broadcast.functionSubscription(function, source: source)
+            let subscription = try broadcast.handlerSubscription(handler, source: source)
             return (subscription, { broadcast.add(subscription.subscriber) })
         }
     }
@@ -68,18 +69,19 @@ extension HandleRegistry {
         return try register(owner: owner, of: publisher.loop) { _ in (publisher.connect(), {}) }
     }
 
-    /// Starts a countdown that calls a C function on the loop behind `loopID`; returns its handle.
+    /// Starts a countdown that calls a C registration's handler of type `type` with `words` on the
+    /// loop behind `loopID` (``Countdown/handlerSubscription(_:of:source:onFinish:)``); returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop;
     ///   ``CadenceError/invalidArgument`` for a bad deadline or tick.
-    package func startCountdown(_ function: CountdownFunction, loop loopID: UInt64, deadline: Double,
-                                tick: Double) throws(CadenceError) -> UInt64 {
+    package func startCountdown(_ words: HandlerWords, of type: any PlainCountdownHandler.Type, loop loopID: UInt64,
+                                deadline: Double, tick: Double) throws(CadenceError) -> UInt64 {
         guard let loop = loop(loopID) else { throw .deadHandle("loop", loopID, kind: "loop") }
         let countdown = loop.countdown(to: Date(timeIntervalSince1970: deadline), tick: tick)
-        return try register(owner: loopID, of: loop) { source in
+        return try register(owner: loopID, of: loop) { source throws(CadenceError) in
             // The first value comes on the loop's next pass, possibly on the loop's thread before
             // this call returns: the handle names the countdown by then.
-            let subscription = countdown.functionSubscription(function, source: source) { [self] in
+            let subscription = try countdown.handlerSubscription(words, of: type, source: source) { [self] in
                 freeIfReleased(source)  // a released, detached countdown has finished
             }
             return (subscription, { () throws(CadenceError) in try countdown.start(subscription) })
@@ -97,15 +99,17 @@ extension HandleRegistry {
         return (deadline.timeIntervalSince1970, tick)
     }
 
-    /// Starts a poller that calls a C function on the loop behind `loopID`; returns its handle.
+    /// Starts a poller that calls a C registration's handler of type `type` with `words` on the
+    /// loop behind `loopID` (``Poller/calling(_:of:every:tolerance:on:source:)``); returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop;
     ///   ``CadenceError/invalidArgument`` for a bad interval or tolerance (nil: 10 % of the interval).
-    package func startPoller(_ function: PollFunction, loop loopID: UInt64, interval: Double,
-                             tolerance: Double?) throws(CadenceError) -> UInt64 {
+    package func startPoller(_ words: HandlerWords, of type: any PlainPollHandler.Type, loop loopID: UInt64,
+                             interval: Double, tolerance: Double?) throws(CadenceError) -> UInt64 {
         guard let loop = loop(loopID) else { throw .deadHandle("loop", loopID, kind: "loop") }
         return try register(owner: loopID, of: loop) { source throws(CadenceError) in
-            let poller = try Poller.calling(function, every: interval, tolerance: tolerance, on: loop, source: source)
+            let poller = try Poller.calling(words, of: type, every: interval, tolerance: tolerance, on: loop,
+                                            source: source)
             return (poller, { () throws(CadenceError) in try poller.start() })
         }
     }

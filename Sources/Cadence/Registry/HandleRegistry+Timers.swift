@@ -64,7 +64,7 @@ extension HandleRegistry {
         lock.unlock()
         guard outcome.isValid else { return nil }
         waitOn?.waitForCallback(packedID: outcome.packedID)
-        if stealing, let stolen = release.stealableUserdata { return (outcome.stopped, stolen) }
+        if stealing, let stolen = release.handBackKey { return (outcome.stopped, stolen) }
         release.finishCancel()
         return (outcome.stopped, 0)
     }
@@ -99,40 +99,39 @@ extension HandleRegistry {
 /// retain of the shared registry) would cost more than the call itself. A namespace: its static
 /// functions need no metadata at run time.
 package enum TimerHandles {
-    /// Arms a C callback as a one-shot (`interval` nil) or repeating timer on the loop behind
-    /// `loopID` (``Loop/scheduleHandle(after:interval:tolerance:in:missedTicks:function:)``);
+    /// Arms `handler` (a C callback) as a one-shot (`interval` nil) or repeating
+    /// timer on the loop behind `loopID` (``Loop/scheduleHandle(after:interval:tolerance:in:missedTicks:_:)``);
     /// returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleHandle`.
     package static func schedule(loop loopID: UInt64, after delay: Double, interval: Double?, tolerance: Double,
                                  in mode: RunLoopMode, missedTicks: MissedTickPolicy,
-                                 function: TimerFunction) throws(CadenceError) -> UInt64 {
+                                 _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
             try loop.scheduleHandle(after: delay, interval: interval, tolerance: tolerance, in: mode,
-                                    missedTicks: missedTicks, function: function)
+                                    missedTicks: missedTicks, handler)
         }
     }
 
-    /// Arms a one-shot calling the loop's fire function on the loop behind `loopID`
-    /// (``Loop/scheduleDefault(after:userdata:invoke:)``); returns its handle.
+    /// Arms a one-shot in the default mode of `handler` on the loop behind
+    /// `loopID` (``Loop/scheduleDefault(after:_:)``); returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleDefault`.
-    package static func scheduleDefault(loop loopID: UInt64, after delay: Double, userdata: UnsafeMutableRawPointer?,
-                                        invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
+    package static func scheduleDefault(loop loopID: UInt64, after delay: Double,
+                                        _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
-            try loop.scheduleDefault(after: delay, userdata: userdata, invoke: invoke)
+            try loop.scheduleDefault(after: delay, handler)
         }
     }
 
-    /// Arms a one-shot whose handle ends with it on the loop behind `loopID`
-    /// (``Loop/scheduleTransient(at:tolerance:userdata:invoke:)``); returns its handle.
+    /// Arms a one-shot whose handle ends with it, of `handler`, on the loop
+    /// behind `loopID` (``Loop/scheduleTransient(at:tolerance:_:)``); returns its handle.
     ///
     /// - Throws: ``CadenceError/badHandle`` for a dead or destroyed loop; as `scheduleTransient`.
     package static func scheduleTransient(loop loopID: UInt64, at date: Double, tolerance: Double,
-                                          userdata: UnsafeMutableRawPointer?,
-                                          invoke: TimerFunction.Invoke) throws(CadenceError) -> UInt64 {
+                                          _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
-            try loop.scheduleTransient(at: date, tolerance: tolerance, userdata: userdata, invoke: invoke)
+            try loop.scheduleTransient(at: date, tolerance: tolerance, handler)
         }
     }
 

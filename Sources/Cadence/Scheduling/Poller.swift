@@ -40,19 +40,23 @@ public final class Poller: Cancellable, Detachable, Sendable {
         try start()
     }
 
-    /// A poller that calls a C function (`cadence_poller_start`), its polls reporting `source`
-    /// (its handle) and finished by number (``finish(poll:)``); not started (``start()``). It calls
-    /// the loop's release function with the userdata, if one is set now, once it is cancelled (after
-    /// a poll's call that is running has returned) or its loop is closed (``PollerCore/endLife()``).
+    /// A poller that calls a C registration's handler of type `type` with `words`
+    /// (`cadence_poller_start`), as armed on the loop's host functions set now
+    /// (``PlainTimerHandler/armed(_:loop:)``), its polls naming `source` (its handle) and finished
+    /// by number (``finish(poll:)``); not started (``start()``). The handler's end comes once it is
+    /// cancelled (after a poll's call that is running has returned) or its loop is closed
+    /// (``PollerCore/endLife()``).
     ///
-    /// - Throws: ``CadenceError/invalidArgument`` for a bad interval or tolerance.
-    package static func calling(_ function: PollFunction, every interval: Double, tolerance: Double?, on loop: Loop,
-                                source: UInt64) throws(CadenceError) -> Poller {
-        let life = UserdataLife.make(loop.releaseFunction, function.userdata)
+    /// - Throws: ``CadenceError/invalidArgument`` for a bad interval or tolerance; what the
+    ///   handler's `armed` throws.
+    package static func calling(_ words: HandlerWords, of type: any PlainPollHandler.Type, every interval: Double,
+                                tolerance: Double?, on loop: Loop, source: UInt64) throws(CadenceError) -> Poller {
+        let words = try type.armed(words, loop: loop.functionWords).words
+        let life = HandlerLife.make((words, type))
         do throws(CadenceError) {
             return try Poller(every: interval, tolerance: tolerance, on: loop, life: life) { number, _ in
                 life.run {
-                    function.invoke(function.function, function.userdata, source, UInt64(number), loop.nowSeconds)
+                    type.poll(words, number: number, date: loop.nowSeconds, source: source)
                     return false
                 }
             }
@@ -64,7 +68,7 @@ public final class Poller: Cancellable, Detachable, Sendable {
 
     /// The initializers' one body, with the operation given each poll's number: checks the
     /// interval and tolerance, and starts nothing.
-    private init(every interval: Double, tolerance: Double?, on scheduler: some Scheduler, life: UserdataLife?,
+    private init(every interval: Double, tolerance: Double?, on scheduler: some Scheduler, life: HandlerLife?,
                  operation: @escaping @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void)
         throws(CadenceError) {
         do { _ = try nanoseconds(fromSeconds: interval, allowZero: false, argument: "interval") } catch { throw error.in(Self.call) }
@@ -136,14 +140,14 @@ public final class Poller: Cancellable, Detachable, Sendable {
 
 /// A poller's state and timers. The timers' actions hold this, not the ``Poller``, so that the
 /// poller given up deinitializes (and cancels), and a detached one keeps polling. A poller that
-/// calls a C function has its userdata's ``UserdataLife``, which a cancel ends. A cancel lets go
+/// calls a C function has its userdata's ``HandlerLife``, which a cancel ends. A cancel lets go
 /// of the operation, so that a cancelled poller kept in a variable keeps nothing it captured.
 final class PollerCore: Sendable {
     private typealias Operation = @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void
     private let interval: Double
     private let tolerance: Double
     private let scheduler: any Scheduler
-    private let life: UserdataLife?
+    private let life: HandlerLife?
     private struct State {
         var operation: Operation?  // nil once cancelled
         var timer: (any Cancellable)?
@@ -164,7 +168,7 @@ final class PollerCore: Sendable {
 
     private let state: LockedState<State>
 
-    init(interval: Double, tolerance: Double, scheduler: any Scheduler, life: UserdataLife?,
+    init(interval: Double, tolerance: Double, scheduler: any Scheduler, life: HandlerLife?,
          operation: @escaping @Sendable (_ number: Int, _ completion: @escaping @Sendable () -> Void) -> Void) {
         self.interval = interval
         self.tolerance = tolerance

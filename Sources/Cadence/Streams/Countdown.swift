@@ -96,21 +96,25 @@ public struct Countdown<S: Scheduler>: EventPublisher {
 }
 
 extension Countdown where S == Loop {
-    /// The subscription of a countdown that calls a C function (`cadence_countdown_start`), its
-    /// events reporting `source` (its handle); not started (``start(_:)``). It calls the loop's
-    /// release function with the userdata, if one is set now, when it ends without its finished
-    /// event; `onFinish` runs after that event's call has returned.
-    func functionSubscription(_ function: CountdownFunction, source: UInt64,
-                              onFinish: @escaping @Sendable () -> Void) -> SubscriptionGate<Int> {
+    /// The subscription of a countdown that calls a C registration's handler of type `type` with
+    /// `words` (`cadence_countdown_start`), as armed on the loop's host functions set now
+    /// (``PlainTimerHandler/armed(_:loop:)``), its events naming `source` (its handle); not
+    /// started (``start(_:)``). The handler's end (``HandlerLife``) comes once if the countdown
+    /// ends without its finished event; `onFinish` runs after that event's call has returned.
+    ///
+    /// - Throws: what the handler's `armed` throws.
+    func handlerSubscription(_ words: HandlerWords, of type: any PlainCountdownHandler.Type, source: UInt64,
+                             onFinish: @escaping @Sendable () -> Void) throws(CadenceError) -> SubscriptionGate<Int> {
         let loop = scheduler
+        let words = try type.armed(words, loop: loop.functionWords).words
         return SubscriptionGate({ event in
-            let (remaining, finished): (Int64, Int32)
             switch event {
-            case .value(let value): (remaining, finished) = (Int64(value), 0)
-            case .finished: (remaining, finished) = (0, 1)
+            case .value(let value):
+                type.countdown(words, remaining: value, finished: false, date: loop.nowSeconds, source: source)
+            case .finished:
+                type.countdown(words, remaining: 0, finished: true, date: loop.nowSeconds, source: source)
             }
-            function.invoke(function.function, function.userdata, source, remaining, finished, loop.nowSeconds)
-        }, on: loop, life: UserdataLife.make(loop.releaseFunction, function.userdata), stream: (deadline, tick), onFinish: onFinish)
+        }, on: loop, life: HandlerLife.make((words, type)), stream: (deadline, tick), onFinish: onFinish)
     }
 }
 

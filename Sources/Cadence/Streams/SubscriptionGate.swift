@@ -2,7 +2,7 @@ import Synchronization
 
 /// The bookkeeping every stream subscription needs: deliver events in order to one receiver, stop
 /// for good on cancel or after `.finished`, and cancel the timers it owns exactly once. A receiver
-/// that calls a C function has the userdata's ``UserdataLife``: the gate runs each event inside
+/// that calls a C function has the userdata's ``HandlerLife``: the gate runs each event inside
 /// it, and ends it on cancel. The receiver is let go of when the subscription ends, so that a
 /// cancelled subscription kept in a variable keeps nothing the receiver captured.
 final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
@@ -16,7 +16,7 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
     private let state: LockedState<State>
     /// Whether the scheduler was closed: then the subscription has ended with its timers.
     private let schedulerClosed: @Sendable () -> Bool
-    let life: UserdataLife?
+    let life: HandlerLife?
     /// Runs after the `.finished` event has been delivered.
     private let onFinish: @Sendable () -> Void
     /// The settings of the stream subscribed to, read through the subscription's handle (a
@@ -25,7 +25,7 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
     let stream: (any Sendable)?
 
     init(_ receive: @escaping @Sendable (StreamEvent<Output>) -> Void, on scheduler: some Scheduler,
-         life: UserdataLife? = nil, stream: (any Sendable)? = nil, onFinish: @escaping @Sendable () -> Void = {}) {
+         life: HandlerLife? = nil, stream: (any Sendable)? = nil, onFinish: @escaping @Sendable () -> Void = {}) {
         state = LockedState(State(receive: receive))
         schedulerClosed = { [weak scheduler] in scheduler?.hasClosedLoop ?? true }
         self.life = life

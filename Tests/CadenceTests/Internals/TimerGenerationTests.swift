@@ -161,11 +161,10 @@ private struct CHandles {
     }
 
     func schedule(after delay: Double) throws -> UInt64 {
-        let userdata = Unmanaged.passUnretained(fired).toOpaque()
         return try registry.insertTimer(loop: loopID) { loop throws(CadenceError) in
             try loop.scheduleHandle(after: delay, interval: nil, tolerance: 0, in: .default, missedTicks: .skip,
-                                    function: TimerFunction(invoke: recordSource, function: UnsafeRawPointer(userdata),
-                                                            userdata: userdata))  // any function: the invoke calls none
+                                    ((UInt(bitPattern: Unmanaged.passUnretained(fired).toOpaque()), 0, 0),
+                                     SourceRecorder.self))
         }
     }
 
@@ -185,6 +184,21 @@ private struct CHandles {
     static func place(of handle: UInt64) -> Int { Int(handle >> 48) & (HandleRegistry.loopLimit - 1) }
 }
 
-private let recordSource: TimerFunction.Invoke = { _, userdata, source, _, _, _ in
-    Unmanaged<Recorder<UInt64>>.fromOpaque(userdata!).takeUnretainedValue().append(source)
+/// Records the handle each fire names, as a C callback's source would, in the `Recorder` its
+/// first word names (unretained: the test keeps it).
+private struct SourceRecorder: PlainTimerHandler {
+    let fired: Recorder<UInt64>
+
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) { fired.append(timer) }
+
+    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {
+        Unmanaged<Recorder<UInt64>>.fromOpaque(UnsafeRawPointer(bitPattern: words.0)!).takeUnretainedValue()
+            .append(timer)
+    }
+
+    static func observesEnd(_ words: HandlerWords) -> Bool { false }
+    static func ended(_ words: HandlerWords) {}
+    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler { (words, SourceRecorder.self) }
 }

@@ -25,8 +25,7 @@ import Testing
     }
 
     func subscribe(_ record: CallRecord, to publisher: UInt64) throws -> UInt64 {
-        try record.registry.subscribe(TimerFunction(invoke: recordTick, function: anyFunction, userdata: record.userdata),
-                                      publisher: publisher)
+        try record.registry.subscribe(RecordTick.registration(record), publisher: publisher)
     }
 
     @Test func aSubscriptionIsReleasedOnceByItsCancelAndNeverCalledAfter() throws {
@@ -54,7 +53,7 @@ import Testing
         let (registry, loop, loopID) = try virtualLoop()
         let subscriber = CallRecord(registry), polls = CallRecord(registry)
         let subscription = try subscribe(subscriber, to: try connectedPublisher(registry, loop, loopID))
-        let poller = try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: polls.userdata),
+        let poller = try registry.startPoller(RecordPoll.words(polls), of: RecordPoll.self,
                                               loop: loopID, interval: 1, tolerance: 0)
         try loop.run(for: 2.5)
         #expect(subscriber.calls == 2)
@@ -76,8 +75,7 @@ import Testing
         let (registry, loop, loopID) = try virtualLoop()
         let record = CallRecord(registry)
         let countdown = try registry.startCountdown(
-            CountdownFunction(invoke: recordCountdown, function: anyFunction, userdata: record.userdata),
-            loop: loopID, deadline: 2, tick: 1)
+            RecordCountdown.words(record), of: RecordCountdown.self, loop: loopID, deadline: 2, tick: 1)
         #expect(record.calls == 0)  // the first value comes on the next pass, not from the call
         try loop.run(for: 3)
         #expect(record.values == [2, 1, 0, -1])  // -1: the finished call
@@ -95,9 +93,8 @@ import Testing
         let counting = CallRecord(registry, cancelOnCall: 1), polling = CallRecord(registry, cancelOnCall: 1)
         let ticking = CallRecord(registry, cancelOnCall: 1)
         let countdown = try registry.startCountdown(
-            CountdownFunction(invoke: recordCountdown, function: anyFunction, userdata: counting.userdata),
-            loop: loopID, deadline: 5, tick: 1)
-        let poller = try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: polling.userdata),
+            RecordCountdown.words(counting), of: RecordCountdown.self, loop: loopID, deadline: 5, tick: 1)
+        let poller = try registry.startPoller(RecordPoll.words(polling), of: RecordPoll.self,
                                               loop: loopID, interval: 1, tolerance: nil)
         let subscription = try subscribe(ticking, to: try connectedPublisher(registry, loop, loopID))
         try loop.run(for: 4)
@@ -116,7 +113,7 @@ import Testing
     @Test func aPollIsFinishedByItsNumberOnce() throws {
         let (registry, loop, loopID) = try virtualLoop()
         let record = CallRecord(registry, finishesPolls: false)
-        let poller = try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: record.userdata),
+        let poller = try registry.startPoller(RecordPoll.words(record), of: RecordPoll.self,
                                               loop: loopID, interval: 1, tolerance: 0)
         try loop.run(for: 2.5)
         #expect(record.values == [1])  // the second tick found the first poll running
@@ -135,19 +132,17 @@ import Testing
         let (registry, _, loopID) = try virtualLoop()
         let record = CallRecord(registry)
         #expect(throws: CadenceError.invalidArgument) {
-            try registry.startPoller(PollFunction(invoke: recordPoll, function: anyFunction, userdata: record.userdata),
+            try registry.startPoller(RecordPoll.words(record), of: RecordPoll.self,
                                      loop: loopID, interval: -1, tolerance: nil)
         }
         #expect(throws: CadenceError.invalidArgument) {
-            try registry.startCountdown(CountdownFunction(invoke: recordCountdown, function: anyFunction,
-                                                          userdata: record.userdata),
-                                        loop: loopID, deadline: .nan, tick: 1)
+            try registry.startCountdown(RecordCountdown.words(record), of: RecordCountdown.self, loop: loopID,
+                                        deadline: .nan, tick: 1)
         }
         #expect(throws: CadenceError.invalidArgument) {  // no function, and the loop has no fire function
             let publisher = try registry.insert(publisher: try TimerPublisher(every: 1, on: registry.loop(loopID)!),
                                                 owner: loopID, of: registry.loop(loopID)!)
-            _ = try registry.subscribe(TimerFunction(invoke: recordTick, function: nil, userdata: record.userdata),
-                                       publisher: publisher)
+            _ = try registry.subscribe(RecordTick.registration(record, function: false), publisher: publisher)
         }
         try registry.destroyLoop(loopID)
         #expect(record.releases == 0)
@@ -295,21 +290,83 @@ final class CallRecord: @unchecked Sendable {
     }
 }
 
-/// A function pointer for the records' invokes, which do not call it.
-private var anyFunction: UnsafeRawPointer { UnsafeRawPointer(bitPattern: 0x1)! }
+/// A subscription's handler as the C layer's: its words are a function (any nonzero word: none
+/// is called), the record's userdata and the loop's release function, which its end calls.
+private struct RecordTick: PlainTimerHandler {
+    /// What a registration passes: with `function` false, none of its own (the loop's fire
+    /// function must stand in, as for a C subscription given a NULL callback).
+    static func registration(_ record: CallRecord, function: Bool = true) -> PlainHandler {
+        ((function ? 1 : 0, UInt(bitPattern: record.userdata), 0), RecordTick.self)
+    }
 
-private let recordTick: TimerFunction.Invoke = { _, userdata, source, _, _, final in
-    CallRecord.from(userdata).called(source: source, value: nil, final: final != 0)
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+
+    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {
+        CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1)).called(source: timer, value: nil, final: final)
+    }
+
+    static func observesEnd(_ words: HandlerWords) -> Bool { words.2 != 0 }
+
+    static func ended(_ words: HandlerWords) {
+        unsafeBitCast(UnsafeRawPointer(bitPattern: words.2)!, to: TimerFunction.Release.self)(
+            UnsafeMutableRawPointer(bitPattern: words.1))
+    }
+
+    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
+
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) throws(CadenceError) -> PlainHandler {
+        guard words.0 != 0 || loop.fire != 0 else { throw .nullCallback() }
+        return ((words.0 != 0 ? words.0 : loop.fire, words.1, loop.release), RecordTick.self)
+    }
 }
 
-private let recordCountdown: CountdownFunction.Invoke = { _, userdata, source, remaining, finished, _ in
-    CallRecord.from(userdata).called(source: source, value: finished != 0 ? -1 : remaining, final: finished != 0)
+/// A countdown's handler as the C layer's (see ``RecordTick``): a finished event records -1.
+private struct RecordCountdown: PlainCountdownHandler {
+    /// What a registration passes.
+    static func words(_ record: CallRecord) -> HandlerWords { (1, UInt(bitPattern: record.userdata), 0) }
+
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+
+    static func countdown(_ words: HandlerWords, remaining: Int, finished: Bool, date: Double, source: UInt64) {
+        CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1))
+            .called(source: source, value: finished ? -1 : Int64(remaining), final: finished)
+    }
+
+    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
+    static func observesEnd(_ words: HandlerWords) -> Bool { RecordTick.observesEnd(words) }
+    static func ended(_ words: HandlerWords) { RecordTick.ended(words) }
+    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
+
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {
+        ((words.0, words.1, loop.release), RecordCountdown.self)
+    }
 }
 
-private let recordPoll: PollFunction.Invoke = { _, userdata, source, number, _ in
-    let record = CallRecord.from(userdata)
-    record.called(source: source, value: Int64(number), final: false)
-    if record.finishesPolls, let poller = try? record.registry.poller(source) { _ = poller.finish(poll: Int(number)) }
+/// A poller's handler as the C layer's (see ``RecordTick``): records each poll's number, and
+/// finishes it at once if its record says so.
+private struct RecordPoll: PlainPollHandler {
+    /// What a registration passes.
+    static func words(_ record: CallRecord) -> HandlerWords { (1, UInt(bitPattern: record.userdata), 0) }
+
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+
+    static func poll(_ words: HandlerWords, number: Int, date: Double, source: UInt64) {
+        let record = CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1))
+        record.called(source: source, value: Int64(number), final: false)
+        if record.finishesPolls, let poller = try? record.registry.poller(source) { _ = poller.finish(poll: number) }
+    }
+
+    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
+    static func observesEnd(_ words: HandlerWords) -> Bool { RecordTick.observesEnd(words) }
+    static func ended(_ words: HandlerWords) { RecordTick.ended(words) }
+    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
+
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {
+        ((words.0, words.1, loop.release), RecordPoll.self)
+    }
 }
 
 private let recordRelease: TimerFunction.Release = { userdata in CallRecord.from(userdata).released() }

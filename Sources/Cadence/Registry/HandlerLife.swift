@@ -1,17 +1,16 @@
-/// The end of a C registration's userdata, for the kinds made of closures (a subscription, a
-/// countdown, a poller): each calls its C callback between ``begin()`` and ``end(final:)``, and
+/// The end of a C registration's handler, for the kinds made of closures (a subscription, a
+/// countdown, a poller): each calls its handler between ``begin()`` and ``end(final:)``, and
 /// ends the registration with ``finish()`` when it is cancelled, given up or its loop destroyed.
-/// The loop's release function (cadence_loop_set_callbacks) is then called with the userdata
-/// exactly once, after every callback has returned, unless the registration's last call came (a
-/// countdown's finished event). A scheduled timer needs none: the engine's slot knows its end
-/// (``TimerFunction``).
+/// The handler's ``TimerHandler/ended()`` (a C callback's: the loop's release function with the
+/// userdata, cadence_loop_set_callbacks) then comes exactly once, after every callback has
+/// returned, unless the registration's last call came (a countdown's finished event). A
+/// scheduled timer needs none: the engine's slot knows its end (``TimerAction``).
 ///
-/// A callback that ends its own registration (it cancels its source) gets the release once it
+/// A callback that ends its own registration (it cancels its source) gets the end once it
 /// has returned; an end nobody called (a subscription whose publisher ended, never cancelled)
 /// comes when the closure holding this is let go, in `deinit`.
-final class UserdataLife: @unchecked Sendable {
-    private let release: TimerFunction.Release
-    private let userdata: UnsafeMutableRawPointer?
+final class HandlerLife: @unchecked Sendable {
+    private let handler: PlainHandler
     private let lock = Lock()
     // Guarded by `lock`: a callback is between `begin` and `end`; the registration has ended; the
     // release was called, or is not to be.
@@ -19,15 +18,19 @@ final class UserdataLife: @unchecked Sendable {
     private var ended = false
     private var released = false
 
-    /// The life of a registration whose loop's release function, read when it was made, is
-    /// `release`; nil without one (nothing to call).
-    static func make(_ release: TimerFunction.Release?, _ userdata: UnsafeMutableRawPointer?) -> UserdataLife? {
-        release.map { UserdataLife($0, userdata) }
+    /// The life of a registration of `handler` (as armed: ``PlainTimerHandler/armed(_:loop:)``);
+    /// nil for a handler that does not observe its end (nothing to call).
+    static func make(_ handler: PlainHandler) -> HandlerLife? {
+        handler.type.observesEnd(handler.words) ? HandlerLife(handler) : nil
     }
 
-    private init(_ release: TimerFunction.Release, _ userdata: UnsafeMutableRawPointer?) {
-        self.release = release
-        self.userdata = userdata
+    private init(_ handler: PlainHandler) {
+        self.handler = handler
+    }
+
+    /// The handler's end.
+    private func release() {
+        handler.type.ended(handler.words)
     }
 
     /// Before a callback: false once the registration has ended (the callback is then skipped).
@@ -47,7 +50,7 @@ final class UserdataLife: @unchecked Sendable {
         let releaseNow = ended && !released
         if releaseNow { released = true }
         lock.unlock()
-        if releaseNow { release(userdata) }
+        if releaseNow { release() }
     }
 
     /// The registration has ended without a final call: releases now, or once the callback
@@ -59,7 +62,7 @@ final class UserdataLife: @unchecked Sendable {
         let releaseNow = !running
         if releaseNow { released = true }
         lock.unlock()
-        if releaseNow { release(userdata) }
+        if releaseNow { release() }
     }
 
     /// The registering call failed: nothing is called, now or later.
@@ -70,12 +73,12 @@ final class UserdataLife: @unchecked Sendable {
     }
 
     deinit {
-        if !released { release(userdata) }
+        if !released { release() }
     }
 }
 
-extension Optional<UserdataLife> {
-    /// Runs a C callback inside ``UserdataLife/begin()`` and ``UserdataLife/end(final:)``, or
+extension Optional<HandlerLife> {
+    /// Runs a C callback inside ``HandlerLife/begin()`` and ``HandlerLife/end(final:)``, or
     /// just runs it when there is no life (no release function): `call` returns whether it was the
     /// registration's last call.
     @inline(__always)
@@ -85,3 +88,4 @@ extension Optional<UserdataLife> {
         life.end(final: call())
     }
 }
+

@@ -1,0 +1,136 @@
+// One seam between the engine and its faces: "fired, or ended once".
+//
+// A registration (a scheduled timer, a subscription, a countdown, a poller) delivers through one
+// engine protocol, `TimerHandler`, modelled on swift-nio's `NIOScheduledCallbackHandler`: the
+// engine calls `fired(_:timer:final:)` once per fire, and, when the registration ends without a
+// final fire (cancelled, given up, its loop closed), `ended()` exactly once, with no lock held and
+// after every `fired` has returned. The engine knows nothing else about what it calls.
+//
+// Who conforms: in Sources/CCadence, C's `{function, userdata, release}`, one small struct per
+// C callback type (`cadence_tick_fn` and `cadence_fire_fn` for scheduled timers and
+// subscriptions; `cadence_countdown_fn` and `cadence_poll_fn` through `PlainCountdownHandler` and
+// `PlainPollHandler`, whose events are not ticks), whose `ended()` calls the loop's release
+// function with the userdata (GLib's `GDestroyNotify`). A scheduled timer's slot knows its end;
+// the kinds made of closures keep it in a `HandlerLife`. Swift closures (`schedule`, publishers,
+// sleeps, jobs) are kept as closures: their end is the release of what they captured.
+//
+// Storage without allocation or value witnesses: a timer slot keeps a handler that is plain
+// words (`PlainTimerHandler`, three words: `HandlerWords`) as those words and its type, in
+// `TimerAction` beside a closure. Calls go through the type's witness table (one indirect call
+// into the conforming module's own concrete code); copying, moving and dropping a slot's action
+// is copying words and one closure context, as before the seam. A registration passes its words
+// and type; under the loop's lock the type completes them with the loop's host functions
+// (`armed(_:loop:)`, one witness call, no closure). Measured (Benchmarks/profile.py, instructions
+// per operation against the engine before the seam): an existential (`any TimerHandler`) in the
+// slot cost 110 to 140 more per start and fire, its assign and destroy going through the
+// runtime's value witnesses; a closure making the handler under the lock, 80 more per C start;
+// generic defaults for the requirements below ran unspecialised in the C layer (230 per cancel),
+// since package API is not inlined across the module boundary.
+//
+// Measured with `scripts/check-engine-c-words.py --counts` and `Benchmarks/profile.py`: before
+// this seam, 57 code lines in 14 files of Sources/Cadence named a C word of the ABI (raw
+// pointers, `@convention(c)`, userdata, `Int32`), and 111 lines declared `package` API.
+// With every kind through the protocol: 14 lines in 7 files, 115 `package` lines. Left: the
+// loop's host functions (`setFunctions`, kept as C function pointers), the fire batch, the
+// cancel's hand-back key, and the registry's handles.
+
+/// What a timer calls: ``fired(_:timer:final:)`` on each fire, and ``ended()`` once if it ends
+/// without a final fire. Exactly one of a final ``fired(_:timer:final:)`` or ``ended()`` comes,
+/// once (swift-nio's `NIOScheduledCallbackHandler` makes the same promise).
+///
+/// A handler the engine stores conforms to ``PlainTimerHandler`` as well (see the note at the top
+/// of this file). Package API: the C layer conforms.
+package protocol TimerHandler: Sendable {
+    /// The timer fired: `tick` is its fire date and skipped grid points; `timer` names the timer
+    /// as its loop's host does (the loop's ``Loop/setHandleSource(_:)`` bits with the timer's);
+    /// `final` on its last fire (a one-shot's), after which ``TimerHandler/ended()`` never comes.
+    /// Called on the thread that runs the loop, with no lock held.
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool)
+
+    /// Whether ``TimerHandler/ended()`` does anything: false lets the engine skip the bookkeeping that makes it
+    /// come once, after every callback (a Swift closure's end is its release).
+    var observesEnd: Bool { get }
+
+    /// The timer ended without a final fire: cancelled, or its loop closed. Called once, with no
+    /// lock held, after every ``TimerHandler/fired(_:timer:final:)`` has returned.
+    func ended()
+
+    /// What a cancel may hand back instead of calling ``TimerHandler/ended()`` (a binding's integer key for
+    /// the handler: `cadence_cancel_steal`); nil when there is nothing to hand back. To go with
+    /// the one cancel protocol of every kind.
+    var handBackKey: Int? { get }
+
+    /// For a loop's batch of fires (FireBatch.swift): the word this handler's batch record
+    /// carries when it belongs to the batch of kind `kind` (the batch's fire function, as bits),
+    /// else nil. To go when the batch moves to the C layer.
+    func batchWord(kind: UInt) -> UInt?
+}
+
+extension TimerHandler {
+    /// No end to observe.
+    package var observesEnd: Bool { false }
+    /// Nothing to do.
+    package func ended() {}
+    /// Nothing to hand back.
+    package var handBackKey: Int? { nil }
+    /// Never batched.
+    package func batchWord(kind: UInt) -> UInt? { nil }
+}
+
+/// A ``TimerHandler`` that is plain words (at most three: a C callback's function, userdata and
+/// release), which a timer's slot keeps as ``HandlerWords`` beside the handler's type, so that
+/// arming, moving and ending it allocate nothing and call no value witness. The requirements
+/// read the handler back from its words; a conforming type implements them where it is declared,
+/// as concrete code (generic defaults here ran unspecialised in the C layer, and package API is
+/// not inlined across the module boundary: each call from there into the engine is a call).
+package protocol PlainTimerHandler: TimerHandler {
+    /// ``TimerHandler/fired(_:timer:final:)`` of the handler in `words`.
+    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool)
+    /// ``TimerHandler/observesEnd`` of the handler in `words`.
+    static func observesEnd(_ words: HandlerWords) -> Bool
+    /// ``TimerHandler/ended()`` of the handler in `words`.
+    static func ended(_ words: HandlerWords)
+    /// ``TimerHandler/handBackKey`` of the handler in `words`.
+    static func handBackKey(_ words: HandlerWords) -> Int?
+    /// ``TimerHandler/batchWord(kind:)`` of the handler in `words`.
+    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt?
+    /// The handler a registration arms, from the `words` it passed, on a loop whose host
+    /// functions (the C layer's per-loop fire and release functions, as bits; 0 when not set)
+    /// are `loop`: under the loop's lock, so that a registration racing with a change of them
+    /// sees the old pair or the new one. It may be of another type (a C registration without a
+    /// callback of its own arms the loop's fire function).
+    ///
+    /// - Throws: what the registration cannot arm (no fire function to stand in).
+    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) throws(CadenceError) -> PlainHandler
+}
+
+/// A ``PlainTimerHandler`` for a countdown's events (`cadence_countdown_start`): its
+/// ``countdown(_:remaining:finished:date:source:)`` is the countdown's ``TimerHandler/fired(_:timer:final:)``,
+/// the finished event its final call. Its ``PlainTimerHandler/armed(_:loop:)`` keeps its own type.
+package protocol PlainCountdownHandler: PlainTimerHandler {
+    /// A countdown's event: `remaining` whole seconds left (0 with `finished`, its last call), at
+    /// `date` (the loop's clock, seconds since 1970), naming `source` (the countdown's handle).
+    /// Called on the loop's thread, with no lock held.
+    static func countdown(_ words: HandlerWords, remaining: Int, finished: Bool, date: Double, source: UInt64)
+}
+
+/// A ``PlainTimerHandler`` for a poller's polls (`cadence_poller_start`): its
+/// ``poll(_:number:date:source:)`` is the poller's ``TimerHandler/fired(_:timer:final:)`` (a poller
+/// has no final call). Its ``PlainTimerHandler/armed(_:loop:)`` keeps its own type.
+package protocol PlainPollHandler: PlainTimerHandler {
+    /// A poll starts: `number` names it to ``Poller/finish(poll:)``, at `date` (the loop's clock,
+    /// seconds since 1970), naming `source` (the poller's handle). Called on the loop's thread,
+    /// with no lock held.
+    static func poll(_ words: HandlerWords, number: Int, date: Double, source: UInt64)
+}
+
+/// A ``PlainTimerHandler``'s fields as three words, for its type to read back. A tuple: its
+/// elements are read and written in place from any module (a struct's accessors would be calls
+/// from the C layer).
+package typealias HandlerWords = (UInt, UInt, UInt)
+
+/// A plain handler: its words and the type that reads them.
+package typealias PlainHandler = (words: HandlerWords, type: any PlainTimerHandler.Type)
+
+/// A loop's host functions as bits (``PlainTimerHandler/armed(_:loop:)``): 0 when not set.
+package typealias LoopFunctionWords = (fire: UInt, release: UInt)

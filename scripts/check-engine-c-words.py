@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""check-engine-c-words.py - keep the C ABI's words out of the engine (Sources/Cadence).
+
+Usage: scripts/check-engine-c-words.py [--counts]
+
+Counts, per file of Sources/Cadence, the code lines (comments left out) that name a C word of the
+ABI: raw pointers (UnsafeRawPointer, UnsafeMutableRawPointer), C function pointers
+(@convention(c)), userdata, and Int32. Each file with any must be in ALLOWED below with exactly
+that count: more fails (a C word came in), fewer fails too (lower the count: the list only
+shrinks). KEEP holds what is not the ABI and stays: libuv and POSIX under the engine, public API
+with C's integer widths. The C layer (Sources/CCadence) is where the ABI's words belong.
+
+--counts also prints the number of `package` declarations in Sources/Cadence, the doors the C
+layer goes through (the engine's own API is public; the rest is internal).
+
+Exit status: 0 when every file matches its entry, 1 otherwise (each mismatch printed).
+"""
+
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ENGINE = os.path.join(ROOT, "Sources", "Cadence")
+WORDS = re.compile(r"UnsafeRawPointer|UnsafeMutableRawPointer|@convention\(c\)|userdata|\bInt32\b")
+PACKAGE = re.compile(r"(^|\s)package\s+(?!import)")
+
+# Not the ABI, and staying: libuv and POSIX under the engine, public API in C's integer widths.
+KEEP = {
+    "Internals/UVBackend.swift": 11,  # libuv handles and descriptors, the engine's own backend
+    "Loop+Host.swift": 4,  # Loop(uvLoop:) and fileDescriptor(): a host's uv_loop_t and descriptor
+    "CadenceError.swift": 5,  # the error code, an errno-like Int32 (public)
+    "MissedTickPolicy.swift": 1,  # raw values, one number in every language
+    "Internals/TimeSource.swift": 1,  # a descriptor
+    "Internals/VirtualClock.swift": 1,  # a descriptor
+    "Internals/FreedMemory.swift": 2,  # sysconf and madvise
+    "Internals/TimerHeap.swift": 1,  # a signed distance between sequences
+}
+
+# The ABI inside the engine: to leave for Sources/CCadence, so these counts only go down.
+ALLOWED = {
+    "Internals/FireBatch.swift": 7,
+    "Internals/TimerQueues+Pass.swift": 1,
+    "Loop+Functions.swift": 2,
+    "Loop.swift": 1,
+    "Registry/CallbackFunctions.swift": 1,
+    "Registry/HandleRegistry+Timers.swift": 1,
+    "Registry/HandleRegistry.swift": 1,
+}
+
+
+def code(line: str) -> str:
+    """The line without its `//` comment (string literals with `//` in them are not expected)."""
+    return line.split("//", 1)[0]
+
+
+def scan() -> tuple[dict[str, int], int]:
+    """Per file (relative to Sources/Cadence): C-word code lines, and `package` declarations."""
+    words: dict[str, int] = {}
+    packages = 0
+    for folder, _, files in os.walk(ENGINE):
+        for name in sorted(files):
+            if not name.endswith(".swift"):
+                continue
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8") as handle:
+                lines = [code(line) for line in handle]
+            rel = os.path.relpath(path, ENGINE)
+            count = sum(1 for line in lines if WORDS.search(line))
+            if count:
+                words[rel] = count
+            packages += sum(1 for line in lines if PACKAGE.search(line))
+    return words, packages
+
+
+def main() -> int:
+    """Checks every file against its entry; prints the counts with --counts."""
+    words, packages = scan()
+    expected = {**KEEP, **ALLOWED}
+    problems = []
+    for rel in sorted(set(words) | set(expected)):
+        found, allowed = words.get(rel, 0), expected.get(rel, 0)
+        if found > allowed:
+            problems.append(
+                f"{rel}: {found} lines with C words, allowed {allowed} (keep C in Sources/CCadence)"
+            )
+        elif found < allowed:
+            problems.append(
+                f"{rel}: {found} lines with C words, allow-list says {allowed} (lower it)"
+            )
+    abi = sum(words.get(rel, 0) for rel in ALLOWED)
+    if "--counts" in sys.argv[1:]:
+        print(
+            f"C-word code lines in Sources/Cadence: {abi} of the ABI in {len(ALLOWED)} files "
+            f"(to leave), {sum(KEEP.values())} not of the ABI (kept)"
+        )
+        print(f"package declarations in Sources/Cadence: {packages}")
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
