@@ -209,8 +209,8 @@ def timed(f):
 outs = [_lib.Handle() for _ in range(N)]
 sched = _lib.lib.cadence_loop_schedule_default  # the binding's own start: the loop's fire function
 cancel, release = _lib.lib.cadence_cancel, _lib.lib.cadence_cancellable_release
-from cadence import _state
-keys = [_state.hold(noop) for _ in range(N)]  # the binding's keys, which a cancel hands back
+from cadence import _table
+keys = [_table.hold(noop) for _ in range(N)]  # the binding's keys, which a cancel hands back
 def raw_start():
     for i in range(N):
         sched(state.handle, 1.5, keys[i], outs[i])
