@@ -370,7 +370,7 @@ typedef enum cadence_missed_ticks {
 CADENCE_EXPORT int cadence_publisher_set_missed_ticks(cadence_publisher publisher, int policy);
 
 /* The settings of a publisher, connectable or autoconnect (which has those of the publisher it
- * was made from), as given to cadence_timer_publish: its interval and tolerance in seconds, and
+ * was made from), as given to cadence_publisher_create: its interval and tolerance in seconds, and
  * its missed-tick policy (a cadence_missed_ticks value, as last set), written to *out. Any
  * thread; readable for as long as the publisher handle is held, whatever its timer's state.
  * Errors: CADENCE_EINVAL (out NULL), CADENCE_EBADF. Added in 0.4. */
@@ -431,7 +431,7 @@ CADENCE_EXPORT int cadence_publisher_release(cadence_publisher publisher);
  * tick->final = 1; cancelled or closed with its loop before it, it gets the loop's release
  * function instead, when one is set (cadence_loop_set_callbacks). `fn` NULL (since 0.4): the
  * loop's fire function is called instead, fire(userdata, fire_date, 0, 1).
- * Errors: CADENCE_EINVAL (out NULL, bad numbers, a malformed mode, fn NULL on a loop without a
+ * Errors: CADENCE_EINVAL (out NULL, bad numbers, a mode NULL or malformed, fn NULL on a loop without a
  * fire function), CADENCE_ENOENT, CADENCE_EBADF, CADENCE_ENOMEM (see "Handles" above); on error
  * `fn` is never called. */
 CADENCE_EXPORT int cadence_loop_schedule(cadence_loop loop, double delay, double tolerance,
