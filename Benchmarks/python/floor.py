@@ -146,15 +146,15 @@ def stop_floor(loop, n=100_000):
         rng.shuffle(order)
         began = time.perf_counter_ns()
         for i in order:
-            keys[i] = timers[i].__index__()
+            keys[i] = timers[i]._handle
         reached = time.perf_counter_ns()
         for i in order:
-            keys[i] = steal(timers[i])
+            keys[i] = steal(timers[i]._handle)
         ended = time.perf_counter_ns()
         reach.append((reached - began) / n)
         call.append((ended - reached) / n - reach[-1])
         for key in keys:  # C handed the keys back: the binding's table lets them go
-            cadence._state.drop(key)
+            cadence._table.drop(key)
     print(f"stop: reaching each of {n:,} handles in random order {sorted(reach)[1]:.0f} ns, "
           f"then a bare ctypes cadence_cancel_steal {sorted(call)[1]:.0f} ns more")
 
