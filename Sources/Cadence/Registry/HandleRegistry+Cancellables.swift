@@ -18,6 +18,10 @@ package protocol RegisteredWork: AnyObject, Detachable {
     func endWithLoop()
     /// The registering call failed after it was made: stops it, and calls nothing, ever.
     func abandon()
+    /// ``Cancellable/cancel()``, handing the handler's key back (``TimerHandler/handBackKey``)
+    /// as `key` instead of calling its end, when this call stopped it and no callback of it is
+    /// running (``HandlerLife/finish(handingBack:)``); `key` 0 otherwise.
+    func cancelHandingBack() -> (stopped: Bool, key: Int)
 }
 
 extension HandleRegistry {
@@ -27,17 +31,18 @@ extension HandleRegistry {
     }
 
     /// Cancels the work behind a live cancellable handle: nil for a dead handle, else whether
-    /// this call stopped it (the work decides, atomically). A released, detached handle cancelled
-    /// by its own callback is freed.
-    package func cancel(_ id: UInt64) -> Bool? {
+    /// this call stopped it (the work decides, atomically) and the key it handed back
+    /// (`handingBack`, ``RegisteredWork/cancelHandingBack()``; else 0). A released, detached
+    /// handle cancelled by its own callback is freed.
+    func cancelWork(_ id: UInt64, handingBack: Bool) -> (stopped: Bool, key: Int)? {
         guard let work = work(id) else { return nil }
-        let stopped = work.cancel()
+        let outcome = handingBack ? work.cancelHandingBack() : (work.cancel(), 0)
         freeIfReleased(id)
-        return stopped
+        return outcome
     }
 
     /// Whether the work behind a live cancellable handle has ended; nil for a dead handle.
-    package func isCancelled(_ id: UInt64) -> Bool? { work(id)?.isCancelled }
+    func isWorkCancelled(_ id: UInt64) -> Bool? { work(id)?.isCancelled }
 
     /// The slot and work of a live cancellable handle that was not released; under the lock.
     private func unreleasedWork(_ id: UInt64) -> (index: Int, work: any RegisteredWork)? {
@@ -48,7 +53,7 @@ extension HandleRegistry {
 
     /// Detaches a live cancellable handle: releasing it then leaves its work going. False for a
     /// dead handle, a released one included.
-    package func detach(_ id: UInt64) -> Bool {
+    func detachWork(_ id: UInt64) -> Bool {
         lock.lock()
         guard let (index, work) = unreleasedWork(id) else {
             lock.unlock()
@@ -66,7 +71,7 @@ extension HandleRegistry {
     /// the release stopped work that was still going (`cadence_cancellable_release_stopping`): a
     /// connection stops in its deinit, once the last handle to it is let go, so that is read
     /// after this registry's reference has gone.
-    package func release(_ id: UInt64) -> Bool? {
+    func releaseWork(_ id: UInt64) -> Bool? {
         var connection: (wasGoing: Bool, isCancelled: () -> Bool)?
         guard let stopped = release(id, connection: &connection) else { return nil }
         guard let connection else { return stopped }
@@ -186,6 +191,8 @@ extension TimerSubscription: RegisteredWork {
         subscriber.life?.abandon()
         cancel()
     }
+    /// Cancels, handing the key back.
+    package func cancelHandingBack() -> (stopped: Bool, key: Int) { cancel(handingBack: true) }
 }
 
 extension TimerConnection: RegisteredWork {
@@ -199,6 +206,8 @@ extension TimerConnection: RegisteredWork {
     package func endWithLoop() {}
     /// Cancels the connection (its loop is gone, or going).
     package func abandon() { cancel() }
+    /// Cancels: a connection has no handler, so no key.
+    package func cancelHandingBack() -> (stopped: Bool, key: Int) { (cancel(), 0) }
 }
 
 extension Poller: RegisteredWork {
@@ -210,4 +219,6 @@ extension Poller: RegisteredWork {
     package func endWithLoop() { core.endLife() }
     /// Cancels without a release call.
     package func abandon() { core.abandon() }
+    /// Cancels, handing the key back.
+    package func cancelHandingBack() -> (stopped: Bool, key: Int) { core.cancel(handingBack: true) }
 }

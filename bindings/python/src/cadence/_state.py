@@ -46,6 +46,15 @@ class Ending:
         """Called once the registration is over; any thread. Idempotent."""
 
 
+def end(key: int) -> None:
+    """A registration's end, by its key: C's release function, or a cancel that C handed the key
+    back to instead (``cadence_cancel_steal``, the one cancel protocol of every kind). Frees the
+    key and tells an :class:`Ending` userdata."""
+    userdata = _table.steal(key)
+    if isinstance(userdata, Ending):
+        userdata.end()
+
+
 class LoopState:
     """One C loop: its handle (0 once destroyed), how it is being run, and the errors kept for
     the call that runs it. It holds no reference to the :class:`~cadence.Loop`."""
@@ -178,13 +187,8 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
 
-    def release(key: int) -> None:  # every stop comes here
-        userdata = steal(key)
-        try:
-            if isinstance(userdata, Ending):
-                userdata.end()
-        except BaseException as error:  # noqa: BLE001 - routed, never into C
-            fail(error)
+    def release(key: int) -> None:  # every stop that hands no key back comes here
+        call(end, key)
 
     def batch(address: int, count: int, started: int) -> None:  # one-shots' fires (_batch)
         keys, dates = views.read(address, count, started)
@@ -253,8 +257,8 @@ class Weak:
             self._gone(None)
 
     def _gone(self, _: object) -> None:
-        if self.handle:
-            _lib.lib.cadence_cancel(self.handle)
+        if self.handle and (key := _lib.lib.cadence_cancel_steal(self.handle)) > 0:
+            end(key)
 
     def __call__(self, tick: Tick) -> None:
         if (target := self.ref()) is not None:

@@ -21,7 +21,9 @@ from typing import Any
 
 #: The userdata of each live registration at its key, None at the free keys. Read it; change it
 #: only through this module's functions.
-slots: list[Any] = []
+#: Key 0 is never handed out: as a userdata it is NULL, which C never hands back
+#: (``cadence_cancel_steal``), so its registration's cancel would take the release path.
+slots: list[Any] = [None]
 _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _pop = _free.pop
 _growing = threading.Lock()
@@ -91,4 +93,4 @@ def steal(key: int) -> Any:
 
 def held() -> int:
     """How many userdata the table holds now (for tests and leak checks)."""
-    return len(slots) - len(_free)
+    return len(slots) - 1 - len(_free)
