@@ -38,7 +38,7 @@ RUNS: list[object] = []
 
 class Ending:
     """A registration's userdata that must know when the registration ends without a final call
-    (cancelled, given up, or its loop closed): C's release function calls :meth:`end`."""
+    (cancelled, given up, or its loop closed): :func:`end` calls :meth:`end`."""
 
     __slots__ = ()
 
