@@ -5,7 +5,7 @@
 /// userdata (``HandlerLife``); the registry only says which handle was cancelled, released or
 /// detached. Every registration is stored before it starts (``HandleRegistry/register(owner:of:_:)``),
 /// so its callbacks can name and cancel it from their first call.
-package protocol RegisteredWork: AnyObject, Detachable {
+protocol RegisteredWork: AnyObject, Detachable {
     /// Whether its callbacks name its handle as their source: a released, detached handle then
     /// keeps its slot until the work ends.
     var namesItsHandle: Bool { get }
@@ -26,7 +26,7 @@ package protocol RegisteredWork: AnyObject, Detachable {
 
 extension HandleRegistry {
     /// The work behind a live cancellable handle (not a scheduled timer's).
-    package func work(_ id: UInt64) -> (any RegisteredWork)? {
+    func work(_ id: UInt64) -> (any RegisteredWork)? {
         lookUp(id, kind: .cancellable)?.object as? any RegisteredWork
     }
 
@@ -181,44 +181,44 @@ extension HandleRegistry {
 
 extension TimerSubscription: RegisteredWork {
     /// Ticks name the subscription as their source.
-    package var namesItsHandle: Bool { true }
+    var namesItsHandle: Bool { true }
     /// Giving up a subscription cancels it (one its publisher ended was not going).
-    package func giveUp() -> Bool { !isCancelled && cancel() }
+    func giveUp() -> Bool { !isCancelled && cancel() }
     /// Ends the userdata of a subscription that calls a C function.
-    package func endWithLoop() { subscriber.life?.finish() }
+    func endWithLoop() { subscriber.life?.finish() }
     /// Unsubscribes without a release call.
-    package func abandon() {
+    func abandon() {
         subscriber.life?.abandon()
         cancel()
     }
     /// Cancels, handing the key back.
-    package func cancelHandingBack() -> (stopped: Bool, key: Int) { cancel(handingBack: true) }
+    func cancelHandingBack() -> (stopped: Bool, key: Int) { cancel(handingBack: true) }
 }
 
 extension TimerConnection: RegisteredWork {
     /// A connection has no callbacks.
-    package var namesItsHandle: Bool { false }
+    var namesItsHandle: Bool { false }
     /// Nothing here: the connection's deinit, once the registry lets it go, stops the timer if it
     /// was the last handle (``TimerBroadcast/connectionGivenUp(number:)``), which
     /// ``HandleRegistry/release(_:)`` reads afterwards.
-    package func giveUp() -> Bool { false }
+    func giveUp() -> Bool { false }
     /// A connection has no userdata.
-    package func endWithLoop() {}
+    func endWithLoop() {}
     /// Cancels the connection (its loop is gone, or going).
-    package func abandon() { cancel() }
+    func abandon() { cancel() }
     /// Cancels: a connection has no handler, so no key.
-    package func cancelHandingBack() -> (stopped: Bool, key: Int) { (cancel(), 0) }
+    func cancelHandingBack() -> (stopped: Bool, key: Int) { (cancel(), 0) }
 }
 
 extension Poller: RegisteredWork {
     /// Polls name the poller as their source, and are finished through it.
-    package var namesItsHandle: Bool { true }
+    var namesItsHandle: Bool { true }
     /// Giving up a poller cancels it.
-    package func giveUp() -> Bool { !isCancelled && cancel() }
+    func giveUp() -> Bool { !isCancelled && cancel() }
     /// Ends the userdata of a poller that calls a C function.
-    package func endWithLoop() { core.endLife() }
+    func endWithLoop() { core.endLife() }
     /// Cancels without a release call.
-    package func abandon() { core.abandon() }
+    func abandon() { core.abandon() }
     /// Cancels, handing the key back.
-    package func cancelHandingBack() -> (stopped: Bool, key: Int) { core.cancel(handingBack: true) }
+    func cancelHandingBack() -> (stopped: Bool, key: Int) { core.cancel(handingBack: true) }
 }
