@@ -5,8 +5,9 @@ into one list, which holds its Python object (the callback itself for a plain ti
 subscription) until C says the userdata is dead: a call with ``final`` set, a countdown's
 finished call, a cancel, which C hands the key back to (``cadence_cancel_steal``, for every
 kind), or the loop's release function (given up, ended by its publisher, or the loop destroyed);
-the key is then free for the next registration. A list and its free keys cost less than a ctypes call to
-``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callbacks in a table the same way).
+the key is then free for the next registration. A list and its free keys cost less than a
+ctypes call to ``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callbacks in a table
+the same way).
 
 Only :func:`hold`, :func:`drop` and :func:`steal` (and their forms for many keys at once, for
 the hot paths) change the table; the C callbacks read :data:`slots` directly to call a
