@@ -188,7 +188,10 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             fail(error)
 
     def release(key: int) -> None:  # every stop that hands no key back comes here
-        call(end, key)
+        try:
+            end(key)
+        except BaseException as error:  # noqa: BLE001 - routed, never into C
+            fail(error)
 
     def batch(address: int, count: int, started: int) -> None:  # one-shots' fires (_batch)
         keys, dates = views.read(address, count, started)
