@@ -224,11 +224,18 @@ def start():
     for i in range(N): hs[i] = s(1.5, noop)
 def stop():
     for h in hs: h.cancel()
+M = N // 10  # a publisher each: a subscription's cancel, not a long list's removal
+other = cadence.Loop()  # without the timers above
+pubs = [other.publish(1.0) for _ in range(M)]  # kept: a publisher given up ends its subscriptions
+subs = [p.subscribe(noop) for p in pubs]
+def stop_subscriptions():
+    for h in subs: h.cancel()
 rows = [("start: ctypes cadence_loop_schedule_default (no Python object)", timed(raw_start)),
         ("stop: ctypes cadence_cancel (the binding's release function frees the key)", timed(raw_stop)),
         ("(release of those handles)", timed(raw_release)),
         ("start: Loop.schedule (binding)", timed(start)),
-        ("stop: ScheduledTimer.cancel (binding)", timed(stop))]
+        ("stop: ScheduledTimer.cancel (binding)", timed(stop)),
+        ("stop: Subscription.cancel (binding, N / 10)", timed(stop_subscriptions) * 10)]
 for label, v in rows: print(f"| {label} | {v:,.0f} |")
 """
     print("| path | ns/op |")

@@ -804,17 +804,18 @@ typedef void (*cadence_fire_batch_fn)(cadence_fire_record *_Nonnull records, siz
 CADENCE_EXPORT int cadence_loop_set_fire_batch(cadence_loop loop, cadence_fire_batch_fn _Nullable batch);
 
 /* For bindings whose userdata is a positive integer key (a slot in a table of theirs), cast to a
- * pointer: cadence_cancel, except that when it stops a scheduled timer whose userdata the loop's
- * release function would then be called with (cadence_loop_set_callbacks), the release function
- * is not called and the userdata comes back as the result instead, the caller's from then on
- * (GLib's g_hash_table_steal: removed without its GDestroyNotify). It saves a binding the call
- * back into its own language that a release costs.
+ * pointer: cadence_cancel, except that when it stops a registration of any kind (a scheduled
+ * timer, a subscription, a countdown, a poller) whose userdata the loop's release function
+ * would then be called with (cadence_loop_set_callbacks), the release function is not called
+ * and the userdata comes back as the result instead, the caller's from then on (GLib's
+ * g_hash_table_steal: removed without its GDestroyNotify). One cancel protocol for every kind:
+ * it saves a binding the call back into its own language that a release costs.
  * Returns the userdata as an intptr_t (> 0) when it stole it; 0 when this call stopped the
  * registration and stole nothing, whose end then follows cadence_cancel (the release function,
- * if any, is called: inside this call, or after the registration's callback when called from it;
- * a userdata that is NULL or negative as an intptr_t is never stolen; neither is that of a
- * subscription, countdown or poller); a negative error code as cadence_cancel
- * (CADENCE_EALREADY, CADENCE_EBADF), nothing changed. Threads and waits: as cadence_cancel.
+ * if any, is called: inside this call, or after the registration's callback when called from it,
+ * which never steals; a userdata that is NULL or negative as an intptr_t is never stolen, and a
+ * connection has none); a negative error code as cadence_cancel (CADENCE_EALREADY,
+ * CADENCE_EBADF), nothing changed. Threads and waits: as cadence_cancel.
  * Added in 0.4. */
 CADENCE_EXPORT intptr_t cadence_cancel_steal(cadence_cancellable cancellable);
 

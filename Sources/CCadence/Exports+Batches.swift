@@ -40,15 +40,9 @@ public func cadence_cancel_steal_batch(_ handles: UnsafePointer<cadence_cancella
     guard let handles else { return fail(.null("handles")) }
     guard let out else { return fail(.null("out")) }
     for index in 0..<count {
-        let id = handles[index].id
-        if isTimerHandle(id) {
-            let outcome = TimerHandles.cancel(id, givingUp: false, stealing: true)
-            out[index] = outcome.map { $0.stopped ? $0.stolen : Int(CadenceError.alreadyCancelled.code) }
-                ?? Int(CadenceError.badHandle.code)
-        } else {  // never steals, as cadence_cancel_steal
-            let stopped = HandleRegistry.shared.cancel(id)
-            out[index] = stopped.map { $0 ? 0 : Int(CadenceError.alreadyCancelled.code) } ?? Int(CadenceError.badHandle.code)
-        }
+        let outcome = Handles.cancel(handles[index].id, handingBack: true)
+        out[index] = outcome.map { $0.stopped ? $0.key : Int(CadenceError.alreadyCancelled.code) }
+            ?? Int(CadenceError.badHandle.code)
     }
     return 0
 }

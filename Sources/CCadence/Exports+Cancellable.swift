@@ -31,35 +31,16 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
     }
 }
 
-/// Whether `id` has the form of a scheduled timer's handle, live or not: the top bit, which no
-/// other handle of the registry has (HandleRegistry+Timers.swift). Tested here, without a call
-/// into the engine, by the exports that branch on it first.
-@inline(__always)
-func isTimerHandle(_ id: UInt64) -> Bool { id & 1 << 63 != 0 }
-
 @c @implementation
 public func cadence_cancel(_ handle: cadence_cancellable) -> Int32 {
-    if isTimerHandle(handle.id) {
-        guard let outcome = TimerHandles.cancel(handle.id, givingUp: false, stealing: false) else {
-            return failedCancel(handle.id, live: false)
-        }
-        return outcome.stopped ? 0 : failedCancel(handle.id, live: true)
-    }
-    return cancelCancellable(handle.id)
-}
-
-/// `cadence_cancel` (or, named by `function`, `cadence_cancel_steal`) of a handle that is not a
-/// scheduled timer's.
-private func cancelCancellable(_ id: UInt64, _ function: StaticString = #function) -> Int32 {
-    guard let stopped = HandleRegistry.shared.cancel(id) else { return failedCancel(id, live: false, function) }
-    return stopped ? 0 : failedCancel(id, live: true, function)
+    guard let outcome = Handles.cancel(handle.id, handingBack: false) else { return failedCancel(handle.id, live: false) }
+    return outcome.stopped ? 0 : failedCancel(handle.id, live: true)
 }
 
 @c @implementation
 public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
     cResult { () throws(CadenceError) in
         guard out != nil else { throw .null("out") }
-        if let ended = HandleRegistry.shared.timerHasEnded(handle.id) { return try write(ended ? 1 : 0, to: out) }
         guard let cancelled = HandleRegistry.shared.isCancelled(handle.id) else {
             throw .deadHandle("cancellable", handle.id, kind: "cancellable")
         }
@@ -69,30 +50,23 @@ public func cadence_is_cancelled(_ handle: cadence_cancellable, _ out: UnsafeMut
 
 @c @implementation
 public func cadence_cancel_steal(_ handle: cadence_cancellable) -> Int {
-    guard isTimerHandle(handle.id) else { return Int(cancelCancellable(handle.id)) }  // never steals
-    guard let outcome = TimerHandles.cancel(handle.id, givingUp: false, stealing: true) else {
+    guard let outcome = Handles.cancel(handle.id, handingBack: true) else {
         return Int(failedCancel(handle.id, live: false))
     }
-    return outcome.stopped ? outcome.stolen : Int(failedCancel(handle.id, live: true))
+    return outcome.stopped ? outcome.key : Int(failedCancel(handle.id, live: true))
 }
 
 @c @implementation
 public func cadence_cancellable_release(_ handle: cadence_cancellable) -> Int32 {
     guard handle.id != 0 else { return 0 }
-    if isTimerHandle(handle.id) {
-        return TimerHandles.cancel(handle.id, givingUp: true, stealing: false) != nil ? 0 : staleRelease
-    }
     // A userdata to release is released inside this call (cadence_loop_set_callbacks).
-    return HandleRegistry.shared.release(handle.id) != nil ? 0 : staleRelease
+    return Handles.release(handle.id) != nil ? 0 : staleRelease
 }
 
 @c @implementation
 public func cadence_cancellable_release_stopping(_ handle: cadence_cancellable) -> Int32 {
     guard handle.id != 0 else { return 0 }
-    let stopped = isTimerHandle(handle.id)
-        ? TimerHandles.cancel(handle.id, givingUp: true, stealing: false)?.stopped
-        : HandleRegistry.shared.release(handle.id)
-    return stopped.map { $0 ? 1 : 0 } ?? staleRelease
+    return Handles.release(handle.id).map { $0 ? 1 : 0 } ?? staleRelease
 }
 
 /// The failure of `cadence_cancel` (named by `function`): a

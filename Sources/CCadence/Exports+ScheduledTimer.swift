@@ -47,7 +47,7 @@ public func cadence_timer_has_ref(_ handle: cadence_cancellable, _ out: UnsafeMu
 /// for anything else.
 private func scheduledTimer(_ handle: cadence_cancellable) throws(CadenceError) -> ScheduledTimer {
     if let timer = HandleRegistry.shared.timer(handle.id) { return timer }
-    guard HandleRegistry.shared.work(handle.id) == nil else {
+    guard HandleRegistry.shared.isCancelled(handle.id) == nil else {  // another live kind
         throw .notSupported.with("timer must be a scheduled timer (from cadence_loop_schedule or "
                                  + "cadence_loop_schedule_repeating), got another kind of cancellable")
     }

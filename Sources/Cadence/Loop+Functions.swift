@@ -115,7 +115,7 @@ extension Loop {
     /// - Throws: ``CadenceError/invalidArgument`` for a bad `delay`; what `handler` throws;
     ///   ``CadenceError/badHandle`` after ``close()``; ``CadenceError/outOfMemory`` as above.
     @inline(__always)
-    package func scheduleDefault(after delay: Double, _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
+    func scheduleDefault(after delay: Double, _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         let delay = try nanoseconds(fromSeconds: delay, allowZero: true, argument: "delay")
         lock.lock()
         defer { lock.unlock() }
@@ -135,7 +135,7 @@ extension Loop {
     ///   `tolerance`; what `handler` throws; ``CadenceError/badHandle`` after ``close()``;
     ///   ``CadenceError/outOfMemory`` if no handle can name the slot.
     @inline(__always)
-    package func scheduleTransient(at date: Double, tolerance: Double, _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
+    func scheduleTransient(at date: Double, tolerance: Double, _ handler: PlainHandler) throws(CadenceError) -> UInt64 {
         let fireDate = try nanoseconds(fromDate: date, argument: "fire_date")
         let tolerance = try nanoseconds(fromSeconds: tolerance, allowZero: true, argument: "tolerance")
         lock.lock()

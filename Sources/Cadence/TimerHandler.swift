@@ -27,12 +27,32 @@
 // generic defaults for the requirements below ran unspecialised in the C layer (230 per cancel),
 // since package API is not inlined across the module boundary.
 //
+// One handle life and one cancel protocol for every kind. A handle is stored in the registry's
+// slots (subscriptions, connections, countdowns, pollers) or in its loop's timer slots
+// (scheduled timers); `HandleRegistry.cancel(_:handingBack:)`, `release`, `detach` and
+// `isCancelled` (HandleRegistry+Handles.swift) decide which from the handle's form, so the C layer
+// tests no bits. A cancel ends the handler one way for every kind: when it stops the
+// registration and no callback of it is running, it hands the handler's key back
+// (`handBackKey`, `cadence_cancel_steal`) instead of calling `ended()`, if asked to and the
+// handler has one; otherwise `ended()` comes as before (`cadence_cancel`, the stable ABI's
+// contract, asks for none). Why the key and not the release: a binding's release is a call from
+// C back into its language (a ctypes callback: about 150 ns of Python's cancel, measured in
+// Benchmarks/python/asyncio_parts.py and profile.py's Python rows), and the binding that cancels
+// knows the key's end as well as its release function does; handing back costs the engine
+// nothing (it reads the key the release would have been called with), and the release function
+// stays for the ends nobody asks for (given up, a loop closed, a publisher ended).
+//
 // Measured with `scripts/check-engine-c-words.py --counts` and `Benchmarks/profile.py`: before
 // this seam, 57 code lines in 14 files of Sources/Cadence named a C word of the ABI (raw
 // pointers, `@convention(c)`, userdata, `Int32`), and 111 lines declared `package` API.
-// With every kind through the protocol: 14 lines in 7 files, 115 `package` lines. Left: the
-// loop's host functions (`setFunctions`, kept as C function pointers), the fire batch, the
-// cancel's hand-back key, and the registry's handles.
+// With every kind through the protocol: 14 lines in 7 files, 115 `package` lines. With one
+// handle life and cancel protocol: 14 lines in 7 files, 99 `package` lines, of which the C
+// layer needs 56 (every other one made internal, Sources/CCadence still builds; the test keeps
+// lines by name, 62, six of which are other declarations of those names); the rest serve
+// CadenceTasks, the tools and the tests. Left: the
+// loop's host functions (`setFunctions`, kept as C function pointers), the fire batch, and the
+// registry's handles. A cancel's handler costs the engine the same as before (profile.py:
+// `cadence_cancel` 598 to 567 instructions, start and fire unchanged).
 
 /// What a timer calls: ``fired(_:timer:final:)`` on each fire, and ``ended()`` once if it ends
 /// without a final fire. Exactly one of a final ``fired(_:timer:final:)`` or ``ended()`` comes,
@@ -55,9 +75,9 @@ package protocol TimerHandler: Sendable {
     /// lock held, after every ``TimerHandler/fired(_:timer:final:)`` has returned.
     func ended()
 
-    /// What a cancel may hand back instead of calling ``TimerHandler/ended()`` (a binding's integer key for
-    /// the handler: `cadence_cancel_steal`); nil when there is nothing to hand back. To go with
-    /// the one cancel protocol of every kind.
+    /// What a cancel may hand back instead of calling ``TimerHandler/ended()`` (a binding's
+    /// integer key for the handler: `cadence_cancel_steal`), for every kind of registration
+    /// (``HandleRegistry/cancel(_:handingBack:)``); nil when there is nothing to hand back.
     var handBackKey: Int? { get }
 
     /// For a loop's batch of fires (FireBatch.swift): the word this handler's batch record

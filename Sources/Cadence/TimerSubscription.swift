@@ -33,16 +33,20 @@ public final class TimerSubscription: Cancellable, Detachable, @unchecked Sendab
     ///
     /// - Returns: whether this call cancelled it (`false` if it was cancelled already).
     @discardableResult
-    public func cancel() -> Bool {
+    public func cancel() -> Bool { cancel(handingBack: false).stopped }
+
+    /// ``cancel()``; `handingBack`, the handler's key comes back as `key` instead of its end
+    /// (``HandlerLife/finish(handingBack:)``).
+    func cancel(handingBack: Bool) -> (stopped: Bool, key: Int) {
         guard let broadcast else {
             subscriber.life?.finish()  // ended with its publisher
-            return false
+            return (false, 0)
         }
         let outcome = broadcast.unsubscribe(subscriber)
         // Only the call that removed it releases: a second cancel, one racing it included, must
         // not release before the first has waited for a tick being delivered.
-        if outcome.removed { subscriber.life?.finish() }
-        return outcome.stopped
+        let key = outcome.removed ? subscriber.life?.finish(handingBack: handingBack) ?? 0 : 0
+        return (outcome.stopped, key)
     }
 
     /// Keeps the subscription delivering once this object is given up: afterwards its deinit does

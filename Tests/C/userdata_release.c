@@ -305,37 +305,49 @@ static void cancel_from_own_callback(void) {
     check_one_end(&sub);
 }
 
-/* cadence_cancel_steal hands a scheduled timer's userdata back instead of calling the release
- * function; it steals nothing from a timer's own callback (the release follows that callback), a
- * NULL userdata, or a subscription, whose ends follow cadence_cancel. */
+/* cadence_cancel_steal hands the userdata of every kind back instead of calling the release
+ * function (one cancel protocol: scheduled timers, subscriptions, countdowns, pollers); it steals
+ * nothing from a registration's own callback (the release follows that callback) or a NULL
+ * userdata, whose ends follow cadence_cancel, nor from a connection, which has none. */
 static void cancel_steal(void) {
     cadence_loop loop = virtual_loop();
-    reg once = {0}, every = {0}, sub = {0}, own = {.cancel_self = 2};
-    cadence_cancellable a, b, c;
+    reg once = {0}, every = {0}, sub = {0}, count = {0}, poll = {0}, own = {.cancel_self = 2},
+        own_sub = {.cancel_self = 2};
+    cadence_cancellable a, b, c, n, p;
     CHECK_OK(cadence_loop_schedule_default(loop, 0.5, &once, &a));
     CHECK_OK(cadence_loop_schedule_repeating(loop, 0.5, 0.5, 0, CADENCE_MISSED_TICKS_SKIP, "default", on_tick,
                                              &every, &b));
     CHECK_OK(cadence_loop_schedule(loop, 0.5, 0, "default", on_tick, NULL, &c));
     CHECK_OK(cadence_loop_schedule_repeating(loop, 0.1, 0.1, 0, CADENCE_MISSED_TICKS_SKIP, "default", on_tick,
                                              &own, &own.self));
+    CHECK_OK(cadence_countdown_start(loop, 10, 1, on_countdown, &count, &n));
+    CHECK_OK(cadence_poller_start(loop, 0.1, 0, on_poll, &poll, &p));
     cadence_cancellable s = subscribe_autoconnect(loop, 0.1, 0, "default", on_tick, &sub);
+    own_sub.self = subscribe_autoconnect(loop, 0.1, 0, "default", on_tick, &own_sub);
     CHECK_EQ(cadence_cancel_steal(a), (intptr_t)&once);
     CHECK_EQ(cadence_cancel_steal(b), (intptr_t)&every);
     CHECK_EQ(cadence_cancel_steal(c), 0);
     CHECK_EQ(null_releases, 1);
-    CHECK_EQ(cadence_cancel_steal(s), 0);
-    CHECK_EQ(sub.releases, 1);
+    CHECK_EQ(cadence_cancel_steal(s), (intptr_t)&sub);
+    CHECK_EQ(cadence_cancel_steal(n), (intptr_t)&count);
+    CHECK_EQ(cadence_cancel_steal(p), (intptr_t)&poll);
     CHECK_ERR(cadence_cancel_steal(a), CADENCE_EALREADY);
     CHECK_ERR(cadence_cancel_steal(s), CADENCE_EALREADY);
+    CHECK_ERR(cadence_cancel_steal(n), CADENCE_EALREADY);
     CHECK_OK(cadence_loop_run(loop, "default", 1));
     CHECK_EQ(once.calls + once.finals + once.releases, 0);    /* stolen: the caller's now */
     CHECK_EQ(every.calls + every.finals + every.releases, 0);
+    CHECK_EQ(sub.calls + sub.finals + sub.releases, 0);
+    CHECK_EQ(count.calls + count.finals + count.releases, 0);
+    CHECK_EQ(poll.calls + poll.finals + poll.releases, 0);
     CHECK_EQ(own.calls, 1);
     check_one_end(&own);
-    check_one_end(&sub);
-    cadence_cancellable handles[] = {a, b, c, s, own.self};
+    CHECK_EQ(own_sub.calls, 1);
+    check_one_end(&own_sub);
+    cadence_cancellable handles[] = {a, b, c, n, p, s, own.self, own_sub.self};
     for (size_t i = 0; i < sizeof handles / sizeof handles[0]; i++) CHECK_OK(cadence_cancellable_release(handles[i]));
     CHECK_ERR(cadence_cancel_steal(a), CADENCE_EBADF);
+    CHECK_ERR(cadence_cancel_steal(s), CADENCE_EBADF);
     CHECK_ERR(cadence_cancel_steal((cadence_cancellable){0}), CADENCE_EBADF);
     CHECK_OK(cadence_loop_close(loop));
 }

@@ -43,7 +43,7 @@ package enum FreedMemory {
     /// Call after a table's buffer grew to `capacityBytes` (the handle registry calls it directly,
     /// for its array of slots).
     @inline(never)  // off the hot paths that check for growth
-    package static func release(afterGrowingTo capacityBytes: Int) {
+    static func release(afterGrowingTo capacityBytes: Int) {
         guard capacityBytes >= threshold, trims.load(ordering: .relaxed) else { return }
         _ = malloc_trim(0)
         trimCount.add(1, ordering: .relaxed)

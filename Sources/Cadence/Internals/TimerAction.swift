@@ -54,7 +54,7 @@ package struct TimerAction {
 
     /// What a cancel may hand back instead of the release (``TimerHandler/handBackKey``): only
     /// for a handler that observes its end.
-    package var handBackKey: Int? {
+    var handBackKey: Int? {
         guard let plain, plain.observesEnd(words) else { return nil }
         return plain.handBackKey(words)
     }

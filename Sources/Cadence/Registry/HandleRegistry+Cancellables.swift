@@ -5,7 +5,7 @@
 /// userdata (``HandlerLife``); the registry only says which handle was cancelled, released or
 /// detached. Every registration is stored before it starts (``HandleRegistry/register(owner:of:_:)``),
 /// so its callbacks can name and cancel it from their first call.
-package protocol RegisteredWork: AnyObject, Detachable {
+protocol RegisteredWork: AnyObject, Detachable {
     /// Whether its callbacks name its handle as their source: a released, detached handle then
     /// keeps its slot until the work ends.
     var namesItsHandle: Bool { get }
@@ -18,26 +18,31 @@ package protocol RegisteredWork: AnyObject, Detachable {
     func endWithLoop()
     /// The registering call failed after it was made: stops it, and calls nothing, ever.
     func abandon()
+    /// ``Cancellable/cancel()``, handing the handler's key back (``TimerHandler/handBackKey``)
+    /// as `key` instead of calling its end, when this call stopped it and no callback of it is
+    /// running (``HandlerLife/finish(handingBack:)``); `key` 0 otherwise.
+    func cancelHandingBack() -> (stopped: Bool, key: Int)
 }
 
 extension HandleRegistry {
     /// The work behind a live cancellable handle (not a scheduled timer's).
-    package func work(_ id: UInt64) -> (any RegisteredWork)? {
+    func work(_ id: UInt64) -> (any RegisteredWork)? {
         lookUp(id, kind: .cancellable)?.object as? any RegisteredWork
     }
 
     /// Cancels the work behind a live cancellable handle: nil for a dead handle, else whether
-    /// this call stopped it (the work decides, atomically). A released, detached handle cancelled
-    /// by its own callback is freed.
-    package func cancel(_ id: UInt64) -> Bool? {
+    /// this call stopped it (the work decides, atomically) and the key it handed back
+    /// (`handingBack`, ``RegisteredWork/cancelHandingBack()``; else 0). A released, detached
+    /// handle cancelled by its own callback is freed.
+    func cancelWork(_ id: UInt64, handingBack: Bool) -> (stopped: Bool, key: Int)? {
         guard let work = work(id) else { return nil }
-        let stopped = work.cancel()
+        let outcome = handingBack ? work.cancelHandingBack() : (work.cancel(), 0)
         freeIfReleased(id)
-        return stopped
+        return outcome
     }
 
     /// Whether the work behind a live cancellable handle has ended; nil for a dead handle.
-    package func isCancelled(_ id: UInt64) -> Bool? { work(id)?.isCancelled }
+    func isWorkCancelled(_ id: UInt64) -> Bool? { work(id)?.isCancelled }
 
     /// The slot and work of a live cancellable handle that was not released; under the lock.
     private func unreleasedWork(_ id: UInt64) -> (index: Int, work: any RegisteredWork)? {
@@ -48,7 +53,7 @@ extension HandleRegistry {
 
     /// Detaches a live cancellable handle: releasing it then leaves its work going. False for a
     /// dead handle, a released one included.
-    package func detach(_ id: UInt64) -> Bool {
+    func detachWork(_ id: UInt64) -> Bool {
         lock.lock()
         guard let (index, work) = unreleasedWork(id) else {
             lock.unlock()
@@ -66,7 +71,7 @@ extension HandleRegistry {
     /// the release stopped work that was still going (`cadence_cancellable_release_stopping`): a
     /// connection stops in its deinit, once the last handle to it is let go, so that is read
     /// after this registry's reference has gone.
-    package func release(_ id: UInt64) -> Bool? {
+    func releaseWork(_ id: UInt64) -> Bool? {
         var connection: (wasGoing: Bool, isCancelled: () -> Bool)?
         guard let stopped = release(id, connection: &connection) else { return nil }
         guard let connection else { return stopped }
@@ -176,38 +181,44 @@ extension HandleRegistry {
 
 extension TimerSubscription: RegisteredWork {
     /// Ticks name the subscription as their source.
-    package var namesItsHandle: Bool { true }
+    var namesItsHandle: Bool { true }
     /// Giving up a subscription cancels it (one its publisher ended was not going).
-    package func giveUp() -> Bool { !isCancelled && cancel() }
+    func giveUp() -> Bool { !isCancelled && cancel() }
     /// Ends the userdata of a subscription that calls a C function.
-    package func endWithLoop() { subscriber.life?.finish() }
+    func endWithLoop() { subscriber.life?.finish() }
     /// Unsubscribes without a release call.
-    package func abandon() {
+    func abandon() {
         subscriber.life?.abandon()
         cancel()
     }
+    /// Cancels, handing the key back.
+    func cancelHandingBack() -> (stopped: Bool, key: Int) { cancel(handingBack: true) }
 }
 
 extension TimerConnection: RegisteredWork {
     /// A connection has no callbacks.
-    package var namesItsHandle: Bool { false }
+    var namesItsHandle: Bool { false }
     /// Nothing here: the connection's deinit, once the registry lets it go, stops the timer if it
     /// was the last handle (``TimerBroadcast/connectionGivenUp(number:)``), which
     /// ``HandleRegistry/release(_:)`` reads afterwards.
-    package func giveUp() -> Bool { false }
+    func giveUp() -> Bool { false }
     /// A connection has no userdata.
-    package func endWithLoop() {}
+    func endWithLoop() {}
     /// Cancels the connection (its loop is gone, or going).
-    package func abandon() { cancel() }
+    func abandon() { cancel() }
+    /// Cancels: a connection has no handler, so no key.
+    func cancelHandingBack() -> (stopped: Bool, key: Int) { (cancel(), 0) }
 }
 
 extension Poller: RegisteredWork {
     /// Polls name the poller as their source, and are finished through it.
-    package var namesItsHandle: Bool { true }
+    var namesItsHandle: Bool { true }
     /// Giving up a poller cancels it.
-    package func giveUp() -> Bool { !isCancelled && cancel() }
+    func giveUp() -> Bool { !isCancelled && cancel() }
     /// Ends the userdata of a poller that calls a C function.
-    package func endWithLoop() { core.endLife() }
+    func endWithLoop() { core.endLife() }
     /// Cancels without a release call.
-    package func abandon() { core.abandon() }
+    func abandon() { core.abandon() }
+    /// Cancels, handing the key back.
+    func cancelHandingBack() -> (stopped: Bool, key: Int) { core.cancel(handingBack: true) }
 }

@@ -47,10 +47,10 @@ extension HandleRegistry {
     /// this call stopped the timer. A callback of the timer running on another thread is waited
     /// for after the registry's lock is released (the callback may be waiting for that lock), and
     /// then the userdata's release runs (cadence_loop_set_callbacks), with no lock held; `stealing`
-    /// (`cadence_cancel_steal`), a userdata that can be handed back is returned as `stolen`
-    /// instead, and its release is not called.
+    /// (`cadence_cancel_steal`), a userdata that can be handed back is returned as `key`
+    /// instead, and its release is not called (``HandleRegistry/cancel(_:handingBack:)``).
     @inline(__always)
-    func cancelTimer(_ id: UInt64, givingUp: Bool = false, stealing: Bool = false) -> (stopped: Bool, stolen: Int)? {
+    func cancelTimer(_ id: UInt64, givingUp: Bool = false, stealing: Bool = false) -> (stopped: Bool, key: Int)? {
         lock.lock()
         guard let loop = timerLoop(id) else {
             lock.unlock()
@@ -64,20 +64,20 @@ extension HandleRegistry {
         lock.unlock()
         guard outcome.isValid else { return nil }
         waitOn?.waitForCallback(packedID: outcome.packedID)
-        if stealing, let stolen = release.handBackKey { return (outcome.stopped, stolen) }
+        if stealing, let key = release.handBackKey { return (outcome.stopped, key) }
         release.finishCancel()
         return (outcome.stopped, 0)
     }
 
     /// Detaches a scheduled timer's handle; false for any other handle.
-    package func detachTimer(_ id: UInt64) -> Bool {
+    func detachTimer(_ id: UInt64) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         return timerLoop(id)?._withUnsafeGuaranteedRef { $0.detachHandle(id & Self.bitsMask) } ?? false
     }
 
     /// Whether the scheduled timer behind a live handle has ended; nil for any other handle.
-    package func timerHasEnded(_ id: UInt64) -> Bool? {
+    func timerHasEnded(_ id: UInt64) -> Bool? {
         lock.lock()
         defer { lock.unlock() }
         return timerLoop(id)?._withUnsafeGuaranteedRef { $0.hasEnded(handle: id & Self.bitsMask) }
@@ -133,12 +133,5 @@ package enum TimerHandles {
         try HandleRegistry.shared.insertTimer(loop: loopID) { loop throws(CadenceError) in
             try loop.scheduleTransient(at: date, tolerance: tolerance, handler)
         }
-    }
-
-    /// Cancels, releases (`givingUp`) or cancels stealing the userdata (`stealing`) the scheduled
-    /// timer behind a live handle, as ``HandleRegistry/cancelTimer(_:givingUp:stealing:)``: nil for
-    /// a dead handle.
-    package static func cancel(_ id: UInt64, givingUp: Bool, stealing: Bool) -> (stopped: Bool, stolen: Int)? {
-        HandleRegistry.shared.cancelTimer(id, givingUp: givingUp, stealing: stealing)
     }
 }

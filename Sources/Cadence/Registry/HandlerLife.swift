@@ -54,15 +54,24 @@ final class HandlerLife: @unchecked Sendable {
     }
 
     /// The registration has ended without a final call: releases now, or once the callback
-    /// running now returns. Later calls do nothing.
-    func finish() {
+    /// running now returns. Later calls do nothing. `handingBack` (a cancel that hands the
+    /// handler's key back, ``TimerHandler/handBackKey``): a release due now is not called, and
+    /// the key is returned instead, the caller's from then on; 0 when nothing was handed back.
+    @discardableResult
+    func finish(handingBack: Bool = false) -> Int {
         lock.lock()
-        guard !ended else { return lock.unlock() }
+        guard !ended else {
+            lock.unlock()
+            return 0
+        }
         ended = true
         let releaseNow = !running
         if releaseNow { released = true }
         lock.unlock()
-        if releaseNow { release() }
+        guard releaseNow else { return 0 }
+        if handingBack, let key = handler.type.handBackKey(handler.words) { return key }
+        release()
+        return 0
     }
 
     /// The registering call failed: nothing is called, now or later.

@@ -122,7 +122,7 @@ public final class Poller: Cancellable, Detachable, Sendable {
     ///
     /// - Returns: whether this call stopped the poller (`false` if it was cancelled already).
     @discardableResult
-    public func cancel() -> Bool { core.cancel() }
+    public func cancel() -> Bool { core.cancel().stopped }
 
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool { core.isCancelled }
@@ -203,18 +203,17 @@ final class PollerCore: Sendable {
     /// Stops polling; false if it had stopped already (cancelled, or its loop closed). Once the
     /// timers' cancels have returned (a poll's call on another thread waited for), a C
     /// operation's userdata is released.
-    func cancel() -> Bool {
+    func cancel(handingBack: Bool = false) -> (stopped: Bool, key: Int) {
         let removed = state.withLock { state -> [any Cancellable]? in
             guard !state.cancelled else { return nil }
             state.cancelled = true
             state.operation = nil
             return state.takeTimers()
         }
-        guard let removed else { return false }  // the cancel that stopped it releases
+        guard let removed else { return (false, 0) }  // the cancel that stopped it releases
         removed.forEach { $0.cancel() }
         let stopped = !scheduler.hasClosedLoop  // read first: the release may destroy the loop
-        life?.finish()
-        return stopped
+        return (stopped, life?.finish(handingBack: handingBack) ?? 0)
     }
 
     /// The loop was closed, which removed the timers: releases a C operation's userdata.

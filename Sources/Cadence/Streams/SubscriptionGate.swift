@@ -48,13 +48,16 @@ final class SubscriptionGate<Output: Sendable>: Cancellable, Sendable {
     /// timers' cancels have returned (a callback on another thread waited for), the userdata of
     /// a C receiver is released (after the callback, when it cancels its own subscription).
     @discardableResult
-    func cancel() -> Bool {
+    func cancel() -> Bool { cancel(handingBack: false).stopped }
+
+    /// ``cancel()``; `handingBack`, the handler's key comes back as `key` instead of its end
+    /// (``HandlerLife/finish(handingBack:)``).
+    func cancel(handingBack: Bool) -> (stopped: Bool, key: Int) {
         // Closed before: by another cancel, which releases; by `finish()`, whose last call ends
         // the userdata; or with its loop, whose destroy releases.
-        guard close() != nil else { return false }
+        guard close() != nil else { return (false, 0) }
         let stopped = !schedulerClosed()  // read first: the release may destroy the loop
-        life?.finish()
-        return stopped
+        return (stopped, life?.finish(handingBack: handingBack) ?? 0)
     }
     var isCancelled: Bool { isClosed }
 
@@ -110,4 +113,6 @@ extension SubscriptionGate: RegisteredWork {
         life?.abandon()
         close()
     }
+    /// Closes, handing the key back.
+    func cancelHandingBack() -> (stopped: Bool, key: Int) { cancel(handingBack: true) }
 }

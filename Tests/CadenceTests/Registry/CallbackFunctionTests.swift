@@ -222,6 +222,30 @@ import Testing
         try loop.stopThread()
         try registry.destroyLoop(loopID)
     }
+
+    @Test func aCancelOfEveryKindCanHandTheKeyBackInsteadOfTheRelease() throws {
+        let (registry, loop, loopID) = try virtualLoop()
+        let subscriber = CallRecord(registry), counter = CallRecord(registry), polls = CallRecord(registry)
+        let subscription = try subscribe(subscriber, to: try connectedPublisher(registry, loop, loopID))
+        let countdown = try registry.startCountdown(
+            RecordCountdown.words(counter), of: RecordCountdown.self, loop: loopID, deadline: 10, tick: 1)
+        let poller = try registry.startPoller(RecordPoll.words(polls), of: RecordPoll.self,
+                                              loop: loopID, interval: 1, tolerance: 0)
+        try loop.run(for: 1.5)
+        for (id, record) in [(subscription, subscriber), (countdown, counter), (poller, polls)] {
+            let outcome = registry.cancel(id, handingBack: true)
+            #expect(outcome?.stopped == true)
+            #expect(outcome?.key == Int(bitPattern: record.userdata))  // the caller's now
+            #expect(registry.cancel(id, handingBack: true).map { [$0.stopped ? 1 : 0, $0.key] } == [0, 0])
+        }
+        let calls = [subscriber, counter, polls].map(\.calls)
+        #expect(calls.allSatisfy { $0 > 0 })
+        try loop.run(for: 2)
+        #expect([subscriber, counter, polls].map(\.calls) == calls)  // none after the cancel
+        try registry.destroyLoop(loopID)
+        #expect([subscriber, counter, polls].map(\.releases) == [0, 0, 0])  // handed back: no release
+        #expect([subscriber, counter, polls].map(\.lateCalls) == [0, 0, 0])
+    }
 }
 
 /// What a registration's callbacks saw, reached from the C-style callbacks through the userdata.
@@ -312,7 +336,8 @@ private struct RecordTick: PlainTimerHandler {
             UnsafeMutableRawPointer(bitPattern: words.1))
     }
 
-    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+    /// The record's address, as the C layer hands a userdata back (cadence_cancel_steal).
+    static func handBackKey(_ words: HandlerWords) -> Int? { Int(bitPattern: words.1) }
     static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
 
     static func armed(_ words: HandlerWords, loop: LoopFunctionWords) throws(CadenceError) -> PlainHandler {
@@ -336,7 +361,7 @@ private struct RecordCountdown: PlainCountdownHandler {
     static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
     static func observesEnd(_ words: HandlerWords) -> Bool { RecordTick.observesEnd(words) }
     static func ended(_ words: HandlerWords) { RecordTick.ended(words) }
-    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+    static func handBackKey(_ words: HandlerWords) -> Int? { RecordTick.handBackKey(words) }
     static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
 
     static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {
@@ -361,7 +386,7 @@ private struct RecordPoll: PlainPollHandler {
     static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
     static func observesEnd(_ words: HandlerWords) -> Bool { RecordTick.observesEnd(words) }
     static func ended(_ words: HandlerWords) { RecordTick.ended(words) }
-    static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+    static func handBackKey(_ words: HandlerWords) -> Int? { RecordTick.handBackKey(words) }
     static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
 
     static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {

@@ -321,3 +321,56 @@ def test_a_handle_of_a_closed_loop_says_its_loop_was_closed() -> None:
     # A ScheduledTimer holds only its handle and does not know its loop: C's words.
     with pytest.raises(cadence.BadHandle, match=r"0x[0-9a-f]+ \(released, destroyed with its loop"):
         timer.cancel()
+
+
+def test_every_kind_follows_the_one_cancel_protocol(
+    virtual_loop: cadence.Loop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancel of any kind gets the userdata's key back from C (cadence_cancel_steal) and ends it
+    in Python: C's release function is not called for it; a countdown's end is still told (its
+    awaiters wake). Only what ends without a cancel (the loop's close) comes through C's release."""
+    released: list[int] = []
+    end = _state.end
+
+    def recorded(key: int) -> None:
+        released.append(key)
+        end(key)
+
+    monkeypatch.setattr(_state, "end", recorded)
+    held = _table.held()
+    publisher = virtual_loop.publish(1.0)
+    kinds: list[cadence.Cancellable] = [
+        virtual_loop.schedule(1.0, lambda tick: None),
+        publisher.subscribe(lambda tick: None),
+        virtual_loop.countdown(10.0, 1.0, lambda remaining: None),
+        virtual_loop.poller(1.0, lambda poll: None),
+    ]
+    countdown = kinds[2]
+    assert isinstance(countdown, cadence.Countdown)
+    assert _table.held() == held + 4
+    assert [kind.cancel() for kind in kinds] == [True] * 4
+    assert released == []  # every key came back through the cancel
+    assert _table.held() == held
+    assert countdown._progress.done.ended  # its end told all the same
+    assert [kind.cancel() for kind in kinds] == [False] * 4
+    virtual_loop.run(2.0)
+    assert not countdown.finished
+    kept = publisher.subscribe(lambda tick: None)
+    assert _table.held() == held + 1
+    virtual_loop.close()
+    assert len(released) == 1  # the loop's close: C's release
+    assert _table.held() == held
+    kept.close()
+
+
+def test_the_table_never_hands_out_key_0() -> None:
+    """Key 0 is NULL as a userdata, which C never hands back: a registration holding it would
+    take the release path on its cancel, unlike every other."""
+    keys = [_table.hold(object()) for _ in range(3)]
+    try:
+        assert 0 not in keys
+        assert 0 not in _table._free
+        assert _table.slots[0] is None
+    finally:
+        for key in keys:
+            _table.drop(key)

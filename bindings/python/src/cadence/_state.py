@@ -38,12 +38,21 @@ RUNS: list[object] = []
 
 class Ending:
     """A registration's userdata that must know when the registration ends without a final call
-    (cancelled, given up, or its loop closed): C's release function calls :meth:`end`."""
+    (cancelled, given up, or its loop closed): :func:`end` calls :meth:`end`."""
 
     __slots__ = ()
 
     def end(self) -> None:
         """Called once the registration is over; any thread. Idempotent."""
+
+
+def end(key: int) -> None:
+    """A registration's end, by its key: C's release function, or a cancel that C handed the key
+    back to instead (``cadence_cancel_steal``, the one cancel protocol of every kind). Frees the
+    key and tells an :class:`Ending` userdata."""
+    userdata = _table.steal(key)
+    if isinstance(userdata, Ending):
+        userdata.end()
 
 
 class LoopState:
@@ -178,11 +187,9 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
 
-    def release(key: int) -> None:  # every stop comes here
-        userdata = steal(key)
+    def release(key: int) -> None:  # every stop that hands no key back comes here
         try:
-            if isinstance(userdata, Ending):
-                userdata.end()
+            end(key)
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
 
@@ -253,8 +260,8 @@ class Weak:
             self._gone(None)
 
     def _gone(self, _: object) -> None:
-        if self.handle:
-            _lib.lib.cadence_cancel(self.handle)
+        if self.handle and (key := _lib.lib.cadence_cancel_steal(self.handle)) > 0:
+            end(key)
 
     def __call__(self, tick: Tick) -> None:
         if (target := self.ref()) is not None:

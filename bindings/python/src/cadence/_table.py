@@ -3,10 +3,11 @@
 The userdata of every scheduled timer, subscription, countdown and poller (of every loop) is a key
 into one list, which holds its Python object (the callback itself for a plain timer or
 subscription) until C says the userdata is dead: a call with ``final`` set, a countdown's
-finished call, the loop's release function (cancelled, given up, ended by its publisher, or the
-loop destroyed), or a cancel that hands the key back (``cadence_cancel_steal``); the key is then
-free for the next registration. A list and its free keys cost less than a ctypes call to
-``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callbacks in a table the same way).
+finished call, a cancel, which C hands the key back to (``cadence_cancel_steal``, for every
+kind), or the loop's release function (given up, ended by its publisher, or the loop destroyed);
+the key is then free for the next registration. A list and its free keys cost less than a
+ctypes call to ``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callbacks in a table
+the same way).
 
 Only :func:`hold`, :func:`drop` and :func:`steal` (and their forms for many keys at once, for
 the hot paths) change the table; the C callbacks read :data:`slots` directly to call a
@@ -21,7 +22,9 @@ from typing import Any
 
 #: The userdata of each live registration at its key, None at the free keys. Read it; change it
 #: only through this module's functions.
-slots: list[Any] = []
+#: Key 0 is never handed out: as a userdata it is NULL, which C never hands back
+#: (``cadence_cancel_steal``), so its registration's cancel would take the release path.
+slots: list[Any] = [None]
 _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _pop = _free.pop
 _growing = threading.Lock()
@@ -91,4 +94,4 @@ def steal(key: int) -> Any:
 
 def held() -> int:
     """How many userdata the table holds now (for tests and leak checks)."""
-    return len(slots) - len(_free)
+    return len(slots) - 1 - len(_free)

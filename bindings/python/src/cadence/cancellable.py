@@ -33,12 +33,12 @@ __all__ = ["Cancellable", "Connection", "ScheduledTimer", "Subscription"]
 
 _C = TypeVar("_C", bound="Cancellable")
 _lib_ = _lib.lib
-_cancel, _steal = _lib_.cadence_cancel, _lib_.cadence_cancel_steal
+_steal = _lib_.cadence_cancel_steal
 # Keeps the GIL (cheaper): only while no other thread runs a loop's callbacks, which is the one
 # thing a timer's cancel waits for (see ScheduledTimer.cancel); without a GIL, never (_lib.GIL).
 _held = ctypes.PyDLL(_lib.path).cadence_cancel_steal if _lib.GIL else _steal
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
-_runs, _drop = _state.RUNS, _table.drop
+_runs, _drop, _end = _state.RUNS, _table.drop, _state.end
 _release = _lib_.cadence_cancellable_release
 _give_up = _lib_.cadence_cancellable_release_stopping
 
@@ -85,7 +85,13 @@ class Cancellable:
         Raises:
             BadHandle: the object was closed, or its loop.
         """
-        return cancel_result(_cancel(self._handle), self, "cancel")
+        # The one cancel protocol: C hands the userdata's key back, and its end comes here (the
+        # GIL is kept as in ScheduledTimer.cancel, whose userdata is never an Ending).
+        code = (_held if not _runs else _steal)(self._handle)
+        if code > 0:
+            _end(code)
+            return True
+        return cancel_result(code, self, "cancel")
 
     def detach(self) -> None:
         """Keeps it going without this handle: afterwards, giving the handle up (collection)
@@ -128,7 +134,8 @@ class Cancellable:
     def close(self) -> None:
         """Cancels, then gives the handle up (as a file's close); also on a detached handle.
         Closing twice, or after the loop closed, does nothing."""
-        _cancel(self._handle)
+        if (key := _steal(self._handle)) > 0:
+            _end(key)
         _release(self._handle)
 
     def __del__(self) -> None:
