@@ -8,6 +8,7 @@ import pickle
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ import pytest
 import cadence
 from cadence import _lib, errors
 
+#: conftest's ``run_child``: run this source in a fresh interpreter, with this timeout.
+Child = Callable[[str, float], "subprocess.CompletedProcess[str]"]
 HEADER = Path(__file__).resolve().parents[3] / "include" / "cadence.h"
 
 
@@ -39,8 +42,7 @@ def test_the_package_namespace_has_no_future_feature() -> None:
     assert set(cadence.__all__) <= set(dir(cadence))
 
 
-def test_cadence_testing_comes_with_import_cadence_without_pytest() -> None:
-    source = str(Path(cadence.__file__).resolve().parents[1])
+def test_cadence_testing_comes_with_import_cadence_without_pytest(run_child: Child) -> None:
     script = (
         "import sys\n"
         "import cadence\n"
@@ -51,14 +53,7 @@ def test_cadence_testing_comes_with_import_cadence_without_pytest() -> None:
         "print(timeline.events, cadence.testing.milliseconds(0.067000001))\n"
         "print('pytest' in sys.modules)\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        env={**os.environ, "PYTHONPATH": source},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    result = run_child(script, 60)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "['2@0', '1@1000', '0@2000', '|@2000'] 67\nFalse\n"
 
