@@ -346,18 +346,16 @@ private struct RecordTick: PlainTimerHandler {
     }
 }
 
-/// A countdown's handler as the C layer's (see ``RecordTick``): a finished event records -1.
-private struct RecordCountdown: PlainCountdownHandler {
+/// What the countdown's and the poller's test handlers share: a record's words, no ticks, and
+/// ``RecordTick``'s end. (The engine gives no such defaults: they would run unspecialised in the C
+/// layer.)
+private protocol RecordsWithoutTicks: PlainTimerHandler {}
+
+extension RecordsWithoutTicks {
     /// What a registration passes.
     static func words(_ record: CallRecord) -> HandlerWords { (1, UInt(bitPattern: record.userdata), 0) }
 
     func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
-
-    static func countdown(_ words: HandlerWords, remaining: Int, finished: Bool, date: Double, source: UInt64) {
-        CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1))
-            .called(source: source, value: finished ? -1 : Int64(remaining), final: finished)
-    }
-
     static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
     static func observesEnd(_ words: HandlerWords) -> Bool { RecordTick.observesEnd(words) }
     static func ended(_ words: HandlerWords) { RecordTick.ended(words) }
@@ -365,32 +363,25 @@ private struct RecordCountdown: PlainCountdownHandler {
     static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
 
     static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {
-        ((words.0, words.1, loop.release), RecordCountdown.self)
+        ((words.0, words.1, loop.release), Self.self)
+    }
+}
+
+/// A countdown's handler as the C layer's (see ``RecordTick``): a finished event records -1.
+private struct RecordCountdown: PlainCountdownHandler, RecordsWithoutTicks {
+    static func countdown(_ words: HandlerWords, remaining: Int, finished: Bool, date: Double, source: UInt64) {
+        CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1))
+            .called(source: source, value: finished ? -1 : Int64(remaining), final: finished)
     }
 }
 
 /// A poller's handler as the C layer's (see ``RecordTick``): records each poll's number, and
 /// finishes it at once if its record says so.
-private struct RecordPoll: PlainPollHandler {
-    /// What a registration passes.
-    static func words(_ record: CallRecord) -> HandlerWords { (1, UInt(bitPattern: record.userdata), 0) }
-
-    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
-
+private struct RecordPoll: PlainPollHandler, RecordsWithoutTicks {
     static func poll(_ words: HandlerWords, number: Int, date: Double, source: UInt64) {
         let record = CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1))
         record.called(source: source, value: Int64(number), final: false)
         if record.finishesPolls, let poller = try? record.registry.poller(source) { _ = poller.finish(poll: number) }
-    }
-
-    static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
-    static func observesEnd(_ words: HandlerWords) -> Bool { RecordTick.observesEnd(words) }
-    static func ended(_ words: HandlerWords) { RecordTick.ended(words) }
-    static func handBackKey(_ words: HandlerWords) -> Int? { RecordTick.handBackKey(words) }
-    static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
-
-    static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {
-        ((words.0, words.1, loop.release), RecordPoll.self)
     }
 }
 
