@@ -1,10 +1,10 @@
 /// The end of a C registration's handler, for the kinds made of closures (a subscription, a
-/// countdown, a poller): each calls its handler between ``begin()`` and ``end(final:)``, and
-/// ends the registration with ``finish(handingBack:)`` when it is cancelled, given up or its
-/// loop destroyed. The handler's ``TimerHandler/ended()`` (a C callback's: the loop's release function with the
-/// userdata, cadence_loop_set_callbacks) then comes exactly once, after every callback has
-/// returned, unless the registration's last call came (a countdown's finished event). A
-/// scheduled timer needs none: the engine's slot knows its end (``TimerAction``).
+/// countdown, a poller): each calls its handler between ``begin()`` and ``end(final:)``, and ends
+/// the registration with ``finish(handingBack:)`` when it is cancelled, given up or its loop
+/// destroyed. The handler's ``TimerHandler/ended()`` (a C callback's: the loop's release function
+/// with the userdata, cadence_loop_set_callbacks) then comes exactly once, after every callback has
+/// returned, unless the registration's last call came (a countdown's finished event). A scheduled
+/// timer needs none: the engine's slot knows its end (``TimerAction``).
 ///
 /// A callback that ends its own registration (it cancels its source) gets the end once it
 /// has returned; an end nobody called (a subscription whose publisher ended, never cancelled)
