@@ -243,7 +243,7 @@ class EventLoop(asyncio.SelectorEventLoop):
 
     def _pass(self) -> None:
         state = self._state
-        code = _run_pass(state.__dict__["handle"], MODE)  # raw(): no flush, done before the wait
+        code = _run_pass(raw(state), MODE)  # no flush: done before the wait
         if state.errors:
             deliver_errors(state, self, self.cadence)
         if code:

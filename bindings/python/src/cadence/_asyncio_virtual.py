@@ -205,10 +205,9 @@ class VirtualEventLoop(EventLoop):
     def _waiting_for(self, inner: selectors.BaseSelector) -> str:
         if self._jobs:
             return "an executor job or a subprocess"
-        armed = ctypes.c_uint64()
-        if _lib.lib.cadence_loop_armed_timers(raw(self._state), armed) == 0 and armed.value:
+        if armed := self.cadence.armed_timer_count:
             return (  # its date saturated to the clock's end, where no jump can take it
-                f"{armed.value} timer(s) due only at the virtual clock's end (2^64 - 1 ns, "
+                f"{armed} timer(s) due only at the virtual clock's end (2^64 - 1 ns, "
                 "about 584 years: never)"
             )
         if len(inner.get_map()) > 1:  # more than asyncio's own self-pipe
