@@ -92,6 +92,7 @@ extension Loop: TaskExecutor {
     }
 
     private func run(_ job: UnownedJob, onActor: Bool) {
+        if hasVirtualClock { noteJobStart() }
         if onActor {
             job.runSynchronously(on: asUnownedSerialExecutor())
         } else {

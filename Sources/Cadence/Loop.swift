@@ -92,6 +92,8 @@ public final class Loop: @unchecked Sendable {
     var sleepers: [UInt: (job: DelayedJob, timer: TimerID)] = [:]
     /// The tasks whose sleeps ended in a virtual run and that have not come back yet.
     var resuming: Set<UInt> = []
+    /// On a virtual loop, when the job running now started (Loop+RealDeadlines.swift).
+    var jobStart: JobStart?
 
     /// Creates a loop on libuv's monotonic clock.
     ///

@@ -17,13 +17,16 @@ import Cadence
 /// Deadlines of other clocks are converted at the call: `ContinuousClock` (CLOCK_BOOTTIME on
 /// Linux) and `SuspendingClock` by the time left to the deadline, read from the clock when the
 /// runtime calls, rounded up to a whole nanosecond; ``LoopClock`` of the same loop is taken as it
-/// is. On a virtual loop the time left becomes virtual time, rounded up to a whole millisecond:
-/// the runtime computes the deadline from the real clock a few microseconds before it calls the
-/// executor, so `Task.sleep(for: .milliseconds(1500))` sleeps exactly 1.5 virtual seconds
-/// whenever that takes less than a millisecond, and a sleep that is not a whole number of
-/// milliseconds sleeps up to the next one, never less; code that must be exact at any resolution
-/// sleeps on ``Loop/clock`` (see <doc:ClocksAndAsyncCode>). A clock whose durations are not `Duration`
-/// sleeps on its own clock in a task, then queues the job on the loop.
+/// is. On a virtual loop the time left becomes virtual time, where the clock stands still while
+/// the sleeping task runs: the runtime computes the deadline from the real clock a moment before
+/// it calls the executor, so the loop finds the time left at the task's own reading of the clock
+/// from the start of the task's job and the job's running time, whatever the thread's load, and
+/// `Task.sleep(for: .milliseconds(1500))` sleeps exactly 1.5 virtual seconds. Such a sleep within
+/// a few microseconds of a whole millisecond is that millisecond; any other is rounded up to the
+/// next one, never less. A delay (``enqueue(_:after:tolerance:clock:)``) is exact to the
+/// nanosecond. Code that must be exact at any resolution sleeps on ``Loop/clock`` (see
+/// <doc:ClocksAndAsyncCode>). A clock whose durations are not `Duration` sleeps on its own clock
+/// in a task, then queues the job on the loop.
 @_spi(ExperimentalScheduling) extension Loop: SchedulingExecutor {
     /// Runs `job` on the loop no earlier than `instant` of `clock`, and up to `tolerance` later:
     /// called by the Swift runtime for `Task.sleep` on the loop's executor.
@@ -43,7 +46,8 @@ import Cadence
         guard let left = clock.now.duration(to: instant) as? Duration else {
             return enqueueLater(unowned, at: instant, tolerance: tolerance, clock: clock)
         }
-        enqueue(unowned, at: deadline(after: left), tolerance: nanoseconds(tolerance))
+        let wait = isVirtual ? .nanoseconds(virtualTimeLeft(realTimeLeft: left)) : left
+        enqueue(unowned, at: deadline(after: wait), tolerance: nanoseconds(tolerance))
     }
 
     /// Runs `job` on the loop no earlier than `delay` from now on `clock`'s scale, and up to
@@ -63,12 +67,9 @@ import Cadence
         enqueue(unowned, at: deadline(after: delay), tolerance: nanoseconds(tolerance))
     }
 
-    /// The loop-clock deadline `left` from now: rounded up to a nanosecond on a real loop (never
-    /// early), up to a whole millisecond on a virtual one (see above).
+    /// The loop-clock deadline `left` from now, rounded up to a whole nanosecond (never early).
     private func deadline(after left: Duration) -> UInt64 {
-        guard isVirtual else { return clock.now.advanced(by: left).nanoseconds }
-        let milliseconds = (left.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return clock.now.advanced(by: .milliseconds(max(0, milliseconds))).nanoseconds
+        clock.now.advanced(by: left).nanoseconds
     }
 
     /// Whole nanoseconds of a tolerance, rounded down; 0 for nil, negative or a duration that is

@@ -134,3 +134,44 @@ import Testing
             """)
     }
 }
+
+/// How a virtual loop reads a real clock's deadline (`Loop.sleepLength`): the runtime reads the
+/// clock in the task a moment before it hands the sleep over, and the thread may be preempted on
+/// either side of that read.
+@Suite struct RealDeadlineTests {
+    let ms: Int64 = 1_000_000
+    let us: Int64 = 1_000
+
+    /// A job that starts, reads the clock `before` later, is preempted `preempted` (before or
+    /// after its read) and hands over `after` after its read: the sleep the loop reads for `sleep`.
+    func read(_ sleep: Int64, before: Int64 = 3_000, after: Int64 = 5_000,
+              preempted: Int64 = 0, beforeTheRead: Bool = false) -> Int64 {
+        let toHandOver = after + (beforeTheRead ? 0 : preempted)
+        return Loop.sleepLength(low: sleep - toHandOver, span: before + after + preempted,
+                                running: before + after)
+    }
+
+    @Test func aWholeMillisecondIsExactWhereverThePreemptionFell() {
+        #expect(read(250 * ms) == 250 * ms)
+        #expect(read(250 * ms, preempted: 1_100 * us) == 250 * ms)  // the hand-over was late
+        #expect(read(250 * ms, preempted: 2_300 * us, beforeTheRead: true) == 250 * ms)
+        #expect(read(250 * ms, before: 40 * us, after: 900 * us) == 250 * ms)  // a slow job, no preemption
+        #expect(read(0) == 0)  // `.zero`, and a deadline already passed
+        #expect(read(-2 * ms) == 0)
+    }
+
+    @Test func anyOtherSleepIsRoundedUpNeverShortened() {
+        #expect(read(1_700 * us) == 2 * ms)
+        #expect(read(250 * us) == 1 * ms)
+        #expect(read(1_700 * us, preempted: 1_600 * us) == 2 * ms)
+        #expect(read(250 * us, preempted: 3 * ms, beforeTheRead: true) == 4 * ms)  // late, not early
+        // A preemption of whole milliseconds before the read shows a whole one at both ends: the
+        // later is taken, late rather than early.
+        #expect(read(250 * ms, preempted: 2 * ms, beforeTheRead: true) == 252 * ms)
+    }
+
+    @Test func aDeadlineBeyondAnyClockSaturates() {
+        #expect(Loop.sleepLength(low: .max, span: 5 * us, running: 5 * us) == .max)
+        #expect(Loop.sleepLength(low: 10 * ms, span: .max, running: .max) == .max)
+    }
+}
