@@ -55,6 +55,18 @@ extension CadenceError {
         invalidArgument.with("\(argument) must be UTF-8, got \(quoted(String(cString: string)))")
     }
 
+    /// `cadence_loop_schedule_default`, a batch, or a NULL callback, on a loop without a fire function.
+    @inline(never)
+    static func noFireFunction() -> CadenceError {
+        invalidArgument.with("loop must have a fire function, got none (cadence_loop_set_callbacks first)")
+    }
+
+    /// A NULL callback to a registering call, on a loop without a fire function to stand in.
+    @inline(never)
+    static func nullCallback() -> CadenceError {
+        invalidArgument.with("fn must not be NULL, got NULL (or set the loop's fire function: cadence_loop_set_callbacks)")
+    }
+
     /// A number that is not a `cadence_missed_ticks` value.
     @inline(never)
     static func badPolicy(_ argument: StaticString, _ value: Int32) -> CadenceError {

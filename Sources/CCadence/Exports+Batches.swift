@@ -21,7 +21,7 @@ public func cadence_loop_schedule_transient_batch(_ loopHandle: cadence_loop, _ 
     var first: Int32 = 0
     for index in 0..<count {
         do {
-            out[index] = cadence_cancellable(id: try TimerHandles.scheduleTransient(
+            out[index] = cadence_cancellable(id: try Handles.scheduleTransient(
                 loop: loopHandle.id, at: fireDates[index], tolerance: tolerances[index],
                 fireRegistration(userdata[index])))
         } catch {

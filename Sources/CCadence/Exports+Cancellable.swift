@@ -9,7 +9,7 @@ public func cadence_loop_schedule(_ loopHandle: cadence_loop, _ delay: Double, _
     cResult { () throws(CadenceError) in
         guard let out else { throw .null("out") }
         let mode = try CCadence.mode(mode)
-        out.pointee = cadence_cancellable(id: try TimerHandles.schedule(
+        out.pointee = cadence_cancellable(id: try Handles.schedule(
             loop: loopHandle.id, after: delay, interval: nil, tolerance: tolerance, in: mode, missedTicks: .skip,
             tickRegistration(fn, userdata)))
     }
@@ -25,7 +25,7 @@ public func cadence_loop_schedule_repeating(_ loopHandle: cadence_loop, _ delay:
         guard let out else { throw .null("out") }
         guard let policy = MissedTickPolicy(rawValue: missedTicks) else { throw .badPolicy("missed_ticks", missedTicks) }
         let mode = try CCadence.mode(mode)
-        out.pointee = cadence_cancellable(id: try TimerHandles.schedule(
+        out.pointee = cadence_cancellable(id: try Handles.schedule(
             loop: loopHandle.id, after: delay, interval: interval, tolerance: tolerance, in: mode, missedTicks: policy,
             tickRegistration(fn, userdata)))
     }

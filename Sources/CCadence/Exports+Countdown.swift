@@ -9,7 +9,7 @@ public func cadence_countdown_start(_ loopHandle: cadence_loop, _ deadline: Doub
         guard let fn else { throw .null("fn") }
         guard let out else { throw .null("out") }
         out.pointee = cadence_cancellable(id: try HandleRegistry.shared.startCountdown(
-            (UInt(bitPattern: unsafeBitCast(fn, to: UnsafeRawPointer.self)), UInt(bitPattern: userdata), 0),
+            (functionBits(fn), UInt(bitPattern: userdata), 0),
             of: CountdownCallback.self, loop: loopHandle.id, deadline: deadline, tick: tick))
     }
 }

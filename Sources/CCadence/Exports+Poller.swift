@@ -10,7 +10,7 @@ public func cadence_poller_start(_ loopHandle: cadence_loop, _ interval: Double,
         guard let out else { throw .null("out") }
         let tolerance = tolerance == CADENCE_TOLERANCE_DEFAULT ? nil : tolerance
         out.pointee = cadence_cancellable(id: try HandleRegistry.shared.startPoller(
-            (UInt(bitPattern: unsafeBitCast(fn, to: UnsafeRawPointer.self)), UInt(bitPattern: userdata), 0),
+            (functionBits(fn), UInt(bitPattern: userdata), 0),
             of: PollCallback.self, loop: loopHandle.id, interval: interval, tolerance: tolerance))
     }
 }

@@ -131,6 +131,9 @@ extension CCallback {
     /// The userdata as cadence_cancel_steal's integer: none for NULL or a negative `intptr_t`
     /// (the result's sign tells errors apart).
     var handBackKey: Int? { stealableKey(userdata) }
+
+    /// Not batched: only the loop's fire function's one-shots are (`FireCallback`).
+    func batchWord(kind: UInt) -> UInt? { nil }
 }
 
 /// A userdata as cadence_cancel_steal's integer: none for NULL or a negative `intptr_t` (the
@@ -145,7 +148,7 @@ private func stealableKey(_ userdata: UnsafeMutableRawPointer?) -> Int? {
 /// passes the engine (completed by `TickCallback.armed`).
 @inline(__always)
 func tickRegistration(_ fn: cadence_tick_fn?, _ userdata: UnsafeMutableRawPointer?) -> PlainHandler {
-    ((fn.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0, UInt(bitPattern: userdata), 0),
+    ((functionBits(fn), UInt(bitPattern: userdata), 0),
      TickCallback.self)
 }
 

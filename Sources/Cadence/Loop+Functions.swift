@@ -1,22 +1,22 @@
 import Glibc
 
-/// The C API's scheduled timers and its callbacks per loop (cadence_loop_set_callbacks): a fire
-/// function for one-shots armed without one (`cadence_loop_schedule_default`, a binding's hot
-/// path), and a release function called with the userdata of every C registration that ends
-/// without a final call (GLib's `GDestroyNotify`, libuv's `uv_close` callback). A C timer's handle
-/// names its slot (TimerQueues+Handles.swift): every call here finds it under the loop's lock
-/// alone. Package API, for the handle registry (Registry/) and the C layer only.
+/// The C API's scheduled timers and the host's functions per loop (cadence_loop_set_callbacks):
+/// two words that the handlers a host arms read when armed (``PlainTimerHandler/armed(_:loop:)``;
+/// in C, a fire function for one-shots armed without one, `cadence_loop_schedule_default`, and a
+/// release function for registrations that end without a final call). The engine keeps them and
+/// never reads them. A C timer's handle names its slot (TimerQueues+Handles.swift): every call
+/// here finds it under the loop's lock alone. Package API, for the handle registry (Registry/) and
+/// the C layer only.
 extension Loop {
-    /// Sets the fire and release functions for the C callbacks armed from now on; nil clears
-    /// either. Timers armed before keep what they were armed with.
+    /// Sets the host's functions for the registrations armed from now on, as words (0 clears
+    /// either). Timers armed before keep what they were armed with.
     ///
     /// - Throws: ``CadenceError/badHandle`` after ``close()``.
-    package func setFunctions(fire: UnsafeRawPointer?, release: TimerFunction.Release?) throws(CadenceError) {
+    package func setHostFunctions(_ functions: LoopFunctionWords) throws(CadenceError) {
         lock.lock()
         defer { lock.unlock() }
         guard !isClosedFlag else { throw .loopClosed() }
-        defaultFire = fire
-        functionRelease = release
+        hostFunctions = functions
     }
 
     /// Once the loop is closed, the generation each of its timer slots would have next (by slot
@@ -69,23 +69,12 @@ extension Loop {
     /// and the loop's functions set now. Call with the lock held, on an open loop.
     @inline(__always)
     private func armedLocked(_ handler: PlainHandler) throws(CadenceError) -> TimerAction {
-        TimerAction(try handler.type.armed(handler.words, loop: functionWordsLocked))
+        TimerAction(try handler.type.armed(handler.words, loop: hostFunctions))
     }
 
-    /// The fire and release functions set now as bits (0 when not set), read together (a
-    /// registration racing with ``setFunctions(fire:release:)`` gets the old pair or the new one).
-    var functionWords: LoopFunctionWords {
-        lock.lock()
-        defer { lock.unlock() }
-        return functionWordsLocked
-    }
-
-    /// ``functionWords`` with the lock held.
-    @inline(__always)
-    private var functionWordsLocked: LoopFunctionWords {
-        (UInt(bitPattern: defaultFire),
-         functionRelease.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0)
-    }
+    /// The host's functions set now, read together (a registration racing with
+    /// ``setHostFunctions(_:)`` gets the old pair or the new one).
+    var functionWords: LoopFunctionWords { lock.withLock { hostFunctions } }
 
     /// Arms `handler` (``armedLocked(_:)``) as a one-shot (`interval` nil) or repeating timer for a C
     /// handle; returns the handle's bits (``TimerID/handleBits``).
@@ -222,19 +211,5 @@ extension TimerAction {
     /// nothing for an action without one.
     package func finishCancel() {
         if hasRelease { runRelease() }
-    }
-}
-
-extension CadenceError {
-    /// `cadence_loop_schedule_default`, or a NULL callback, on a loop without a fire function.
-    @inline(never)
-    package static func noFireFunction() -> CadenceError {
-        invalidArgument.with("loop must have a fire function, got none (cadence_loop_set_callbacks first)")
-    }
-
-    /// A NULL callback to a registering call, on a loop without a fire function to stand in.
-    @inline(never)
-    package static func nullCallback() -> CadenceError {
-        invalidArgument.with("fn must not be NULL, got NULL (or set the loop's fire function: cadence_loop_set_callbacks)")
     }
 }

@@ -46,13 +46,12 @@ public final class Loop: @unchecked Sendable {
     /// for later ones of the same timer (which a busy repeating timer would start before the
     /// waiter's thread got to run again).
     var callbacksStarted: UInt64 = 0
-    /// The C callbacks set for the timers armed from now on (Loop+Functions.swift): the fire
-    /// function of ``scheduleDefault(after:_:)`` and the release function
-    /// given to every C callback armed, with the userdata of one that ends without a final call.
-    var defaultFire: UnsafeRawPointer?
+    /// The host's functions for the timers armed from now on, as words the handlers it arms read
+    /// (Loop+Functions.swift; in C, the fire function of ``scheduleDefault(after:_:)`` and the
+    /// release function): (0, 0) when not set.
+    var hostFunctions: LoopFunctionWords = (0, 0)
     /// The batch of one-shot fires handed to a binding in one call, if one is set (FireBatch.swift).
     @exclusivity(unchecked) var fireBatch: FireBatch?  // guarded by `lock`, as `queues`
-    var functionRelease: TimerFunction.Release?
     /// The registry's bits of the C handles of timers on this loop (Loop+Functions.swift).
     var handleSource: UInt64 = 0
     /// A C callback's release that a disarm left to the running callback of the same timer (a
@@ -399,7 +398,7 @@ public final class Loop: @unchecked Sendable {
         var due = TimerQueues.Fire()
         while true {
             endCallbackLocked()
-            pass.batchFunction = batchFunction  // a callback may have set or cleared the batch
+            pass.batchKind = batchKind  // a callback may have set or cleared the batch
             guard queues.fireNext(in: pass, now: now, into: &due) else { break }
             fired += 1
             if due.isKept {  // under the lock: the batch is handed over in one call

@@ -86,15 +86,15 @@ package protocol TimerHandler: Sendable {
     func batchWord(kind: UInt) -> UInt?
 }
 
-extension TimerHandler {
+extension TimerHandler {  // the engine's own handlers' defaults; the C layer states its own
     /// No end to observe.
-    package var observesEnd: Bool { false }
+    var observesEnd: Bool { false }
     /// Nothing to do.
-    package func ended() {}
+    func ended() {}
     /// Nothing to hand back.
-    package var handBackKey: Int? { nil }
+    var handBackKey: Int? { nil }
     /// Never batched.
-    package func batchWord(kind: UInt) -> UInt? { nil }
+    func batchWord(kind: UInt) -> UInt? { nil }
 }
 
 /// A ``TimerHandler`` that is plain words (at most three: a C callback's function, userdata and

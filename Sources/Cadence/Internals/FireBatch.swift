@@ -15,12 +15,7 @@ import Glibc
 /// know how far the batch has got, the batch's timers count as running callbacks: a cancel waits
 /// for the whole batch (``Loop/isRunningCallbackLocked(of:)``) and then finds them fired.
 struct FireBatch {
-    /// One fire: `cadence_fire_record`'s layout.
-    struct Record {
-        var userdata: UnsafeMutableRawPointer?
-        var fireDate: Double
-        var source: UInt64
-    }
+    typealias Record = FireRecord
 
     /// The records and the count of calls started, in memory of their own: the batch function
     /// reads and writes them with the loop's lock released, and the loop marks a record there.
@@ -38,9 +33,9 @@ struct FireBatch {
     /// call per batch is a few nanoseconds per fire.
     static let capacity = 256
 
-    /// The function the batch goes to, and the fire function whose one-shots it takes.
+    /// What the batch goes to, and the kind of one-shots it takes (``TimerHandler/batchWord(kind:)``).
     let deliver: DeliverFires
-    let fire: UnsafeRawPointer
+    let kind: UInt
     let storage = Storage()
     var count = 0
     /// The timers of the records, by index.
@@ -50,23 +45,32 @@ struct FireBatch {
     /// Whether the batch is being handed over now (outside the loop's lock).
     var delivering = false
 
-    init(deliver: @escaping DeliverFires, fire: UnsafeRawPointer) {
+    init(deliver: @escaping DeliverFires, kind: UInt) {
         self.deliver = deliver
-        self.fire = fire
+        self.kind = kind
         ids.reserveCapacity(Self.capacity)
     }
 }
 
-/// `cadence_fire_batch_fn`: the records, their count, and the count of calls started.
-package typealias DeliverFires = @convention(c) (UnsafeMutableRawPointer, Int, UnsafeMutablePointer<Int>) -> Void
+/// One fire of a batch, in the layout of C's `cadence_fire_record`: the batched handler's word
+/// (``TimerHandler/batchWord(kind:)``), its fire date (seconds since 1970, as
+/// ``TimerTick/fireDateSeconds``) and its source (0: skip it). A tuple, as ``HandlerWords``: its
+/// elements are read in place from any module.
+package typealias FireRecord = (word: UInt, fireDate: Double, source: UInt64)
+
+/// What a batch is handed to: the records, their count, and the count of calls started, which it
+/// keeps up to date (see ``FireBatch``). Called on the loop's thread, with no lock held.
+package typealias DeliverFires = @Sendable (UnsafeMutablePointer<FireRecord>, Int, UnsafeMutablePointer<Int>) -> Void
 
 extension Loop {
-    /// Sets the function that the one-shots of the loop's fire function are handed to in batches
-    /// (see ``FireBatch``), or clears it with nil; it applies from the next pass.
+    /// Sets what the one-shots whose handlers batch under the host's fire function (the first of
+    /// ``setHostFunctions(_:)``'s words, the batch's kind) are handed to in batches (see
+    /// ``FireBatch``), or clears it with nil; it applies from the next pass.
     ///
+    /// - Returns: false, setting nothing, when a batch is asked for and the host has no fire function.
     /// - Throws: ``CadenceError/badHandle`` after ``close()``; ``CadenceError/invalidArgument``
-    ///   when the loop has no fire function, or while a pass hands a batch over.
-    package func setFireBatch(_ deliver: DeliverFires?) throws(CadenceError) {
+    ///   while a pass hands a batch over.
+    package func setFireBatch(_ deliver: DeliverFires?) throws(CadenceError) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         guard !isClosedFlag else { throw .loopClosed() }
@@ -75,24 +79,24 @@ extension Loop {
         }
         guard let deliver else {
             fireBatch = nil
-            return
+            return true
         }
-        guard let fire = defaultFire else { throw .noFireFunction() }
-        fireBatch = FireBatch(deliver: deliver, fire: fire)
+        guard hostFunctions.fire != 0 else { return false }
+        fireBatch = FireBatch(deliver: deliver, kind: hostFunctions.fire)
+        return true
     }
 
-    /// The function whose one-shots a pass keeps for the batch (``TimerQueues/Pass/batchFunction``).
-    var batchFunction: UnsafeRawPointer? { fireBatch?.fire }
+    /// The kind of one-shots a pass keeps for the batch (``TimerQueues/Pass/batchKind``); 0: none.
+    var batchKind: UInt { fireBatch?.kind ?? 0 }
 
     /// Writes the kept one-shot `fire` into the batch, handing the batch over once it is full.
     /// With the lock held.
     @inline(__always)
     func addToBatchLocked(_ fire: TimerQueues.Fire, seconds: Double, source: UInt64) {
         let index = fireBatch!.count
-        fireBatch!.storage.records[index] = FireBatch.Record(
-            userdata: UnsafeMutableRawPointer(bitPattern: queues.slots[Int(fire.id.slot)].action
-                .batchWord(kind: UInt(bitPattern: fireBatch!.fire)) ?? 0), fireDate: seconds,
-            source: source | fire.id.handleBits)
+        fireBatch!.storage.records[index] = (
+            word: queues.slots[Int(fire.id.slot)].action.batchWord(kind: fireBatch!.kind) ?? 0,
+            fireDate: seconds, source: source | fire.id.handleBits)
         fireBatch!.count = index + 1
         fireBatch!.ids.append(fire.id)
         callbacksStarted &+= 1
@@ -108,7 +112,7 @@ extension Loop {
         fireBatch!.ended = 0
         fireBatch!.delivering = true
         lock.unlock()
-        deliver(UnsafeMutableRawPointer(storage.records), count, storage.started)
+        deliver(storage.records, count, storage.started)
         lock.lock()
         // Set again only after the batch: setFireBatch refuses meanwhile.
         endBatchedLocked(upTo: count)

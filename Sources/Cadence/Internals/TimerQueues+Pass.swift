@@ -8,9 +8,10 @@ extension TimerQueues {
         let withCommon: Bool
         let firstSequence: UInt32
         var tookAll = false
-        /// The function whose one-shots go into a batch (FireBatch.swift): such a one-shot stays
-        /// armed when taken, out of its heaps, until the loop ends it once its call has started.
-        var batchFunction: UnsafeRawPointer?
+        /// The kind of one-shots that go into a batch (FireBatch.swift; 0: no batch): such a
+        /// one-shot stays armed when taken, out of its heaps, until the loop ends it once its call
+        /// has started.
+        var batchKind: UInt = 0
     }
 
     /// Starts a pass in `mode` at `now`. What is due is taken one timer at a time by
@@ -55,7 +56,7 @@ extension TimerQueues {
         var fireDate: Nanoseconds = 0
         var skipped: UInt64 = 0
         var isFinal = false
-        /// A one-shot of the pass's ``Pass/batchFunction``, left armed (its action stays in its
+        /// A one-shot of the pass's ``Pass/batchKind``, left armed (its action stays in its
         /// slot): the loop ends it with ``endKept(_:)``.
         var isKept = false
     }
@@ -134,7 +135,7 @@ extension TimerQueues {
         fire.isFinal = slots[index].interval == 0
         fire.isKept = false
         if fire.isFinal {
-            if let batch = pass.batchFunction, slots[index].action.batchWord(kind: UInt(bitPattern: batch)) != nil {
+            if pass.batchKind != 0, slots[index].action.batchWord(kind: pass.batchKind) != nil {
                 fire.isKept = true
                 return
             }

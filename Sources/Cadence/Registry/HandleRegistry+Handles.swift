@@ -39,8 +39,11 @@ extension HandleRegistry {
     }
 }
 
-/// The C API's calls on any handle, as ``TimerHandles`` for the starts: static functions (no
-/// metadata or retain of the shared registry at run time) with the registry's work inlined.
+/// The C API's hot calls (starting a scheduled timer, and cancelling or releasing any handle),
+/// each one call from the export into the engine, with the registry's look-up and the loop's work
+/// inlined behind it: the exports cannot inline across the module boundary, and a call through
+/// the class (a metadata look-up, a retain of the shared registry) would cost more than the call
+/// itself. A namespace: its static functions need no metadata at run time.
 package enum Handles {
     /// ``HandleRegistry/cancel(_:handingBack:)``.
     package static func cancel(_ id: UInt64, handingBack: Bool) -> (stopped: Bool, key: Int)? {

@@ -17,9 +17,8 @@ extension HandleRegistry {
     @inline(__always)
     private func timerLoop(_ id: UInt64) -> Unmanaged<Loop>? {
         let place = Int(truncatingIfNeeded: id >> 48) & (Self.loopLimit - 1)
-        guard Self.isTimer(id), place < storage.loops.count,
-              let address = UnsafeRawPointer(bitPattern: storage.loops[place].address) else { return nil }
-        return Unmanaged.fromOpaque(address)
+        guard Self.isTimer(id), place < storage.loops.count else { return nil }
+        return storage.loops[place].loop
     }
 
     /// The high bits of the handles of the timers of the loop in place `place`: what the loop
@@ -93,12 +92,8 @@ extension HandleRegistry {
     }
 }
 
-/// The C API's hot calls on scheduled timers (start and stop), each one call from the export into
-/// the engine, with the registry's look-up and the loop's work inlined behind it: the exports
-/// cannot inline across the module boundary, and a call through the class (a metadata look-up, a
-/// retain of the shared registry) would cost more than the call itself. A namespace: its static
-/// functions need no metadata at run time.
-package enum TimerHandles {
+/// The starts of scheduled timers (see ``Handles``).
+extension Handles {
     /// Arms `handler` (a C callback) as a one-shot (`interval` nil) or repeating
     /// timer on the loop behind `loopID` (``Loop/scheduleHandle(after:interval:tolerance:in:missedTicks:_:)``);
     /// returns its handle.

@@ -29,18 +29,18 @@ package final class HandleRegistry: @unchecked Sendable {
         var place: UInt16 = 0
         var owner: UInt64 = 0     // the loop handle this object belongs to (0 for a loop)
         var object: AnyObject?
-        /// For a loop, the loop's address, unretained (`object` holds the reference), so that a
-        /// look-up under the lock borrows the loop without a retain and a release (atomic
-        /// operations, which are most of what the C API adds to a timer's start).
-        var word: UInt64 = 0
+        /// For a loop, the loop unretained (`object` holds the reference), so that a look-up
+        /// under the lock borrows the loop without a retain and a release (atomic operations,
+        /// which are most of what the C API adds to a timer's start).
+        var loop: Unmanaged<Loop>?
     }
 
-    /// A loop as scheduled timers' handles name it (by its place): its address, unretained (its
-    /// handle's slot holds it), 0 when the place is free; and, while the place is free, the
+    /// A loop as scheduled timers' handles name it (by its place): the loop, unretained (its
+    /// handle's slot holds it), nil when the place is free; and, while the place is free, the
     /// generations its successor's timer slots start at (the engine's ``Loop/slotGenerations``
     /// when the last loop there was destroyed).
     struct LoopEntry {
-        var address: UInt = 0
+        var loop: Unmanaged<Loop>?
         var generations: [UInt32] = []
     }
 
@@ -83,8 +83,8 @@ package final class HandleRegistry: @unchecked Sendable {
             place = storage.loops.count
             storage.loops.append(LoopEntry())
         }
-        let address = UInt(bitPattern: Unmanaged.passUnretained(loop).toOpaque())
-        storage.loops[place].address = address
+        let unretained = Unmanaged.passUnretained(loop)
+        storage.loops[place].loop = unretained
         // Lock order: the registry's, the loop's. The loop keeps the generations from now on.
         loop.inheritGenerations(storage.loops[place].generations)
         storage.loops[place].generations = []
@@ -93,7 +93,7 @@ package final class HandleRegistry: @unchecked Sendable {
         storage.slots[index].kind = .loop
         storage.slots[index].place = UInt16(place)
         storage.slots[index].object = loop
-        storage.slots[index].word = UInt64(address)
+        storage.slots[index].loop = unretained
         return id
     }
 
@@ -127,7 +127,7 @@ package final class HandleRegistry: @unchecked Sendable {
             throw .deadHandle("loop", id, kind: "loop")
         }
         let place = Int(storage.slots[index].place)
-        storage.loops[place] = LoopEntry(address: 0, generations: loop.slotGenerations)
+        storage.loops[place] = LoopEntry(loop: nil, generations: loop.slotGenerations)
         storage.freeLoops.append(place)
         Self.free(index, in: &storage)
         for index in storage.slots.indices where storage.slots[index].owner == id {
@@ -217,9 +217,8 @@ package final class HandleRegistry: @unchecked Sendable {
     /// The loop behind a live loop handle, unretained: valid while the lock is held, since the
     /// handle's slot keeps the loop until the handle is removed, which takes the lock.
     func borrowedLoop(_ id: UInt64) -> Unmanaged<Loop>? {
-        guard let index = index(id), storage.slots[index].kind == .loop,
-              let address = UnsafeRawPointer(bitPattern: UInt(storage.slots[index].word)) else { return nil }
-        return Unmanaged.fromOpaque(address)  // only loops are stored as `.loop`
+        guard let index = index(id), storage.slots[index].kind == .loop else { return nil }
+        return storage.slots[index].loop
     }
 
     /// The slot of a live handle (of any kind).
@@ -233,7 +232,7 @@ package final class HandleRegistry: @unchecked Sendable {
     static func free(_ index: Int, in storage: inout Storage) {
         storage.slots[index].object = nil
         storage.slots[index].place = 0
-        storage.slots[index].word = 0
+        storage.slots[index].loop = nil
         storage.slots[index].owner = 0
         storage.slots[index].detached = false
         storage.slots[index].released = false

@@ -13,7 +13,7 @@ import Testing
         let registry = HandleRegistry()
         let loop = Loop.virtual()
         let id = try registry.insert(loop)
-        try loop.setFunctions(fire: nil, release: recordRelease)
+        try loop.setHostFunctions((0, recordReleaseWord))
         return (registry, loop, id)
     }
 
@@ -172,7 +172,7 @@ import Testing
         let registry = HandleRegistry()
         let loop = try Loop()
         let loopID = try registry.insert(loop)
-        try loop.setFunctions(fire: nil, release: recordRelease)
+        try loop.setHostFunctions((0, recordReleaseWord))
         try loop.startThread()
         for round in 0..<20 {
             let record = CallRecord(registry)
@@ -204,7 +204,7 @@ import Testing
         let registry = HandleRegistry()
         let loop = try Loop()
         let loopID = try registry.insert(loop)
-        try loop.setFunctions(fire: nil, release: recordRelease)
+        try loop.setHostFunctions((0, recordReleaseWord))
         try loop.startThread()
         let connectable = try TimerPublisher(every: 0.00002, on: loop, in: .common)
         let publisher = try registry.insert(publisher: connectable.autoconnect(), owner: loopID, of: loop)
@@ -314,16 +314,25 @@ final class CallRecord: @unchecked Sendable {
     }
 }
 
+/// The test handlers' instance side, unused: the engine reads a plain handler through its words.
+private protocol RecordHandler: PlainTimerHandler {}
+
+extension RecordHandler {
+    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+    var observesEnd: Bool { false }
+    func ended() {}
+    var handBackKey: Int? { nil }
+    func batchWord(kind: UInt) -> UInt? { nil }
+}
+
 /// A subscription's handler as the C layer's: its words are a function (any nonzero word: none
 /// is called), the record's userdata and the loop's release function, which its end calls.
-private struct RecordTick: PlainTimerHandler {
+private struct RecordTick: RecordHandler {
     /// What a registration passes: with `function` false, none of its own (the loop's fire
     /// function must stand in, as for a C subscription given a NULL callback).
     static func registration(_ record: CallRecord, function: Bool = true) -> PlainHandler {
         ((function ? 1 : 0, UInt(bitPattern: record.userdata), 0), RecordTick.self)
     }
-
-    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
 
     static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {
         CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1)).called(source: timer, value: nil, final: final)
@@ -332,7 +341,7 @@ private struct RecordTick: PlainTimerHandler {
     static func observesEnd(_ words: HandlerWords) -> Bool { words.2 != 0 }
 
     static func ended(_ words: HandlerWords) {
-        unsafeBitCast(UnsafeRawPointer(bitPattern: words.2)!, to: TimerFunction.Release.self)(
+        unsafeBitCast(UnsafeRawPointer(bitPattern: words.2)!, to: RecordRelease.self)(
             UnsafeMutableRawPointer(bitPattern: words.1))
     }
 
@@ -341,7 +350,7 @@ private struct RecordTick: PlainTimerHandler {
     static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
 
     static func armed(_ words: HandlerWords, loop: LoopFunctionWords) throws(CadenceError) -> PlainHandler {
-        guard words.0 != 0 || loop.fire != 0 else { throw .nullCallback() }
+        guard words.0 != 0 || loop.fire != 0 else { throw .invalidArgument }
         return ((words.0 != 0 ? words.0 : loop.fire, words.1, loop.release), RecordTick.self)
     }
 }
@@ -349,13 +358,12 @@ private struct RecordTick: PlainTimerHandler {
 /// What the countdown's and the poller's test handlers share: a record's words, no ticks, and
 /// ``RecordTick``'s end. (The engine gives no such defaults: they would run unspecialised in the C
 /// layer.)
-private protocol RecordsWithoutTicks: PlainTimerHandler {}
+private protocol RecordsWithoutTicks: RecordHandler {}
 
 extension RecordsWithoutTicks {
     /// What a registration passes.
     static func words(_ record: CallRecord) -> HandlerWords { (1, UInt(bitPattern: record.userdata), 0) }
 
-    func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
     static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
     static func observesEnd(_ words: HandlerWords) -> Bool { RecordTick.observesEnd(words) }
     static func ended(_ words: HandlerWords) { RecordTick.ended(words) }
@@ -385,4 +393,7 @@ private struct RecordPoll: PlainPollHandler, RecordsWithoutTicks {
     }
 }
 
-private let recordRelease: TimerFunction.Release = { userdata in CallRecord.from(userdata).released() }
+/// A release function as a C host passes it (`cadence_release_fn`), and the word the loop keeps.
+private typealias RecordRelease = @convention(c) (UnsafeMutableRawPointer?) -> Void
+private let recordRelease: RecordRelease = { userdata in CallRecord.from(userdata).released() }
+private let recordReleaseWord = UInt(bitPattern: unsafeBitCast(recordRelease, to: UnsafeRawPointer.self))
