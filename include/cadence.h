@@ -11,7 +11,7 @@
  *    CADENCE_EBADF, never a crash, and never names a later object, however often its slot is
  *    reused (a slot whose generations run out is retired: no count wraps). A zero handle ({0}) is
  *    "no handle"; releasing it is a no-op. A scheduled timer's handle names its slot in its
- *    loop's timer table, which stays the handle's until it is released: up to 32,768 loops exist
+ *    loop's timer table, which stays the handle's until it is released: up to 2,048 loops exist
  *    at once, each with up to 16,777,216 scheduled timers armed or with a handle not yet released
  *    (CADENCE_ENOMEM beyond).
  *  - Threads: every function may be called from any thread. Callbacks run on the thread that is

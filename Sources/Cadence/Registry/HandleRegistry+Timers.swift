@@ -1,12 +1,14 @@
 /// Scheduled timers (one-shot and repeating) have no slot in the registry: a timer's handle is
-/// `1 << 63 | place << 48 | bits`, the place of its loop among ``Storage/loops`` and the
+/// `1 << 59 | place << 48 | bits`, the place of its loop among ``Storage/loops`` and the
 /// engine's 48 bits for its timer slot (slot and generation), which the loop keeps for the handle
 /// until it is released (TimerQueues+Handles.swift). A cancel then reads one entry of a small
 /// array here, hot in the cache, and the timer's slot, which it must touch anyway. The loop is
 /// borrowed under the registry's lock, never retained, except by a cancel that must wait for a
 /// running callback. Lock order: the registry's, then the loop's.
 extension HandleRegistry {
-    static let timerTag: UInt64 = 1 << 63
+    /// Bit 59, not 63: every handle is then below 2⁶⁰, which Python keeps in an int of two digits
+    /// (32 bytes, where three take a 48-byte block: 16 bytes of every pending timer's).
+    static let timerTag: UInt64 = 1 << 59
     private static let bitsMask: UInt64 = 1 << 48 - 1
 
     /// Whether `id` has the form of a scheduled timer's handle (live or not).

@@ -1,5 +1,5 @@
 /// Every object the C API has handed out, behind small value handles with a generation count
-/// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`, generations below 2³¹, never
+/// (the sokol_gfx scheme): `id = generation << 32 | (slot + 1)`, generations below 2²⁷, never
 /// reused: a slot is retired when its generations run out (``free(_:in:)``). A stale, released
 /// or foreign id fails the look-up instead of reaching freed memory or a later object; 0 is "no
 /// handle".
@@ -61,8 +61,8 @@ package final class HandleRegistry: @unchecked Sendable {
     /// The registry of the C API.
     package static let shared = HandleRegistry()
 
-    /// How many loops can exist at once: the places a timer handle's 15 bits can name.
-    package static let loopLimit = 1 << 15
+    /// How many loops can exist at once: the places a timer handle's 11 bits can name.
+    package static let loopLimit = 1 << 11
 
     /// An empty registry (the C API's is ``shared``).
     package init() {}
@@ -237,10 +237,10 @@ package final class HandleRegistry: @unchecked Sendable {
         storage.slots[index].detached = false
         storage.slots[index].released = false
         storage.slots[index].starting = false
-        // Generations run from 1 to 2³¹ − 1 and never wrap: 0 is never issued, so a zeroed id
-        // cannot match a slot, nor is 2³¹ or more, so that no id of a slot has the top bit of a
-        // timer's handle. A slot whose last generation was issued is retired for good (40
-        // bytes per 2³¹ handles that one slot has held): no id ever names two objects.
+        // Generations run from 1 to 2²⁷ − 1 and never wrap: 0 is never issued, so a zeroed id
+        // cannot match a slot, nor is 2²⁷ or more, so that no id of a slot has the tag bit of a
+        // timer's handle (bit 59). A slot whose last generation was issued is retired for good
+        // (40 bytes per 2²⁷ handles that one slot has held): no id ever names two objects.
         let generation = storage.slots[index].generation
         guard generation < Self.generationLimit - 1 else {
             storage.slots[index].generation = 0
@@ -251,7 +251,7 @@ package final class HandleRegistry: @unchecked Sendable {
     }
 
     /// One past the last generation a slot's ids carry.
-    static let generationLimit: UInt32 = 1 << 31
+    static let generationLimit: UInt32 = 1 << 27
 }
 
 extension CadenceError {
