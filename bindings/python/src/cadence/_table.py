@@ -40,10 +40,10 @@ def hold(userdata: object) -> int:
     try:
         key = _pop()
     except IndexError:
-        with _growing:  # by an eighth, so that few keys wait unused
+        with _growing:  # by 64 keys: few spare keys wait as int objects (32 bytes each)
             key = len(slots)
-            slots.extend([None] * max(key >> 3, 64))
-            _free.extend(range(len(slots) - 1, key, -1))
+            slots.extend([None] * 64)
+            _free.extend(range(key + 63, key, -1))
     slots[key] = userdata
     return key
 
