@@ -700,12 +700,13 @@ CADENCE_EXPORT int cadence_loop_advance_clock(cadence_loop loop, double seconds)
  * (>= 0, finite; rounded up to whole nanoseconds) from now, while the loop runs in "default", with
  * no tolerance. A one-shot like the others: fire-and-forget (releasing its handle leaves it
  * armed), stopped by cadence_cancel, reset and read by the cadence_timer_* functions; its
- * userdata's end follows cadence_loop_set_callbacks. The cheapest start: four arguments, no mode
- * or callback to check. Errors: CADENCE_EINVAL (out NULL; delay NaN, infinite or negative; the
- * loop has no fire function: "cadence_loop_set_callbacks first"), CADENCE_EBADF, CADENCE_ENOMEM
- * (see "Handles" above); on error nothing is called. Added in 0.4. */
-CADENCE_EXPORT int cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata,
-                                                 cadence_cancellable *_Nullable out);
+ * userdata's end follows cadence_loop_set_callbacks. The cheapest start: three arguments, no mode
+ * or callback to check, and the handle as the result (a binding makes no out-parameter): returns
+ * the new handle's id (> 0, below 2^60: the `id` of a cadence_cancellable), or a negative error
+ * code: CADENCE_EINVAL (delay NaN, infinite or negative; the loop has no fire function:
+ * "cadence_loop_set_callbacks first"), CADENCE_EBADF, CADENCE_ENOMEM (see "Handles" above); on
+ * error nothing is called. Added in 0.4. */
+CADENCE_EXPORT int64_t cadence_loop_schedule_default(cadence_loop loop, double delay, void *_Nullable userdata);
 
 /* A one-shot of the loop's fire function, fire(userdata, fire_date, 0, 1), in "default", due at
  * `fire_date` and up to `tolerance` (seconds >= 0, finite) later, never earlier, whose handle

@@ -68,6 +68,15 @@ static void report_lateness(const uint64_t *ts, long n, uint64_t t0, uint64_t pe
 /* ops rounds: at most PEER_ROUNDS (default 3); no new round once PEER_BUDGET_S (default 8) has passed */
 static uint64_t budget_ns = 8000000000ULL;
 static long fired, target;
+/* cadence_loop_schedule_default with its handle in `*h`, as the other starts give theirs: returns 0
+ * or the error code. */
+static inline int start_default(cadence_loop loop, double delay, cadence_cancellable *h) {
+  int64_t result = cadence_loop_schedule_default(loop, delay, NULL);
+  if (result < 0) return (int)result;
+  h->id = (uint64_t)result;
+  return 0;
+}
+
 /* The loop's fire function (cadence_loop_set_callbacks), which cadence_loop_schedule_default
  * calls: the C API's one-shot in the default mode, as Swift's schedule(after:) is. */
 static void on_fire(void *u, double fire_date, uint64_t skipped, int final) {
@@ -90,7 +99,7 @@ static int ops_rounds(long n, int rounds, int settle, double *st, double *sp, do
     for (long i = n - 1; i > 0; i--) { long j = rnd() % (i + 1), x = perm[i]; perm[i] = perm[j]; perm[j] = x; }
     fired = 0; target = -1;
     double c0 = cpu_ns(); uint64_t a = mono_ns();
-    for (long i = 0; i < n; i++) cadence_loop_schedule_default(loop, delay[i], NULL, &h[i]);
+    for (long i = 0; i < n; i++) start_default(loop, delay[i], &h[i]);
     uint64_t b = mono_ns(); if (settle) usleep(200000); double c1 = cpu_ns();
     st[r] = (double)(b - a) / n; stc[r] = (c1 - c0) / n;
     c0 = cpu_ns(); a = mono_ns();
@@ -103,7 +112,7 @@ static int ops_rounds(long n, int rounds, int settle, double *st, double *sp, do
     /* fire: every timer due within the first millisecond; the clock starts with the run */
     for (long i = 0; i < n; i++) delay[i] = unit() * 1e-3;
     fired = 0; target = n;
-    for (long i = 0; i < n; i++) check(cadence_loop_schedule_default(loop, delay[i], NULL, &h[i]), "schedule");
+    for (long i = 0; i < n; i++) check(start_default(loop, delay[i], &h[i]), "schedule");
     a = mono_ns(); check(cadence_loop_run(loop, "default", 60), "run"); b = mono_ns();
     if (fired != n) { fprintf(stderr, "fired %ld of %ld\n", fired, n); exit(1); }
     fi[r] = (double)(b - a) / n;
@@ -170,7 +179,7 @@ static void scale(long n) {
     uint64_t a0 = mono_ns();
     for (long i = 0; i < n; i += SCALE_BATCH) {
       long end = i + SCALE_BATCH < n ? i + SCALE_BATCH : n; uint64_t a = thread_ns();
-      for (long j = i; j < end; j++) cadence_loop_schedule_default(loop, delay[j], NULL, &h[j]);
+      for (long j = i; j < end; j++) start_default(loop, delay[j], &h[j]);
       bs[ks++] = (double)(thread_ns() - a) / (end - i);
     }
     st[r] = (double)(mono_ns() - a0) / n; a0 = mono_ns();
@@ -185,7 +194,7 @@ static void scale(long n) {
     release_all(h, n);
     for (long i = 0; i < n; i++) delay[i] = unit() * 1e-3;
     fired = 0; target = n; stamp_k = 0;
-    for (long i = 0; i < n; i++) check(cadence_loop_schedule_default(loop, delay[i], NULL, &h[i]), "schedule");
+    for (long i = 0; i < n; i++) check(start_default(loop, delay[i], &h[i]), "schedule");
     uint64_t c0 = thread_ns(); a0 = mono_ns();
     check(cadence_loop_run(loop, "default", 60), "run");
     fi[r] = (double)(mono_ns() - a0) / n;
@@ -210,14 +219,14 @@ static void timeout_pattern(long n) {
   cadence_cancellable *h = malloc(n * sizeof *h); double *bt = malloc(per * sizeof *bt);
   if (!h || !bt) { perror("malloc"); exit(2); }
   fired = 0; target = -1;
-  for (long i = 0; i < n; i++) check(cadence_loop_schedule_default(loop, 10.0 + 10.0 * unit(), NULL, &h[i]), "schedule");
+  for (long i = 0; i < n; i++) check(start_default(loop, 10.0 + 10.0 * unit(), &h[i]), "schedule");
   uint64_t a0 = mono_ns();
   for (long s = 0; s < steps; s += SCALE_BATCH) {
     uint64_t a = thread_ns();
     for (long j = s; j < s + SCALE_BATCH; j++) {
       long i = j % n;
       cadence_cancel(h[i]); cadence_cancellable_release(h[i]);
-      cadence_loop_schedule_default(loop, 10.0 + 10.0 * unit(), NULL, &h[i]);
+      start_default(loop, 10.0 + 10.0 * unit(), &h[i]);
     }
     cadence_loop_run(loop, "default", 0);
     bt[k++] = (double)(thread_ns() - a) / SCALE_BATCH;
@@ -287,7 +296,7 @@ static void mem(void) {
   if (!getenv("CADENCE_BENCH_NO_TRIM")) check(cadence_set_trim_memory(1), "trim");
   long r0 = rss_bytes();
   cadence_cancellable *h = malloc(N * sizeof *h);
-  for (long i = 0; i < N; i++) check(cadence_loop_schedule_default(loop, 3600, NULL, &h[i]), "schedule");
+  for (long i = 0; i < N; i++) check(start_default(loop, 3600, &h[i]), "schedule");
   long r1 = rss_bytes();
   emit("bytes_per_timer", N, (double)(r1 - r0) / N, "B/timer");
 }

@@ -21,15 +21,12 @@ public func cadence_loop_set_fire_batch(_ handle: cadence_loop, _ batch: cadence
 
 @c @implementation
 public func cadence_loop_schedule_default(_ loopHandle: cadence_loop, _ delay: Double,
-                                          _ userdata: UnsafeMutableRawPointer?,
-                                          _ out: UnsafeMutablePointer<cadence_cancellable>?) -> Int32 {
-    guard let out else { return fail(.null("out")) }
-    do {
-        out.pointee = cadence_cancellable(id: try Handles.scheduleDefault(
-            loop: loopHandle.id, after: delay, fireRegistration(userdata)))
-        return 0
+                                          _ userdata: UnsafeMutableRawPointer?) -> Int64 {
+    do {  // a handle is below 2^60 (HandleRegistry+Timers.swift): positive as an Int64
+        return Int64(bitPattern: try Handles.scheduleDefault(loop: loopHandle.id, after: delay,
+                                                             fireRegistration(userdata)))
     } catch {
-        return fail(error)
+        return Int64(fail(error))
     }
 }
 

@@ -113,6 +113,15 @@ static inline bool wait_until(bool (*condition)(void *context), void *context, d
                                              #actual, #expected, a_, e_);                 \
     } while (0)
 
+/* cadence_loop_schedule_default with its handle in `*out`, as the other starts give theirs:
+ * returns 0 or the error code. */
+static inline int schedule_default(cadence_loop loop, double delay, void *userdata, cadence_cancellable *out) {
+    int64_t result = cadence_loop_schedule_default(loop, delay, userdata);
+    if (result < 0) return (int)result;
+    out->id = (uint64_t)result;
+    return 0;
+}
+
 /* Subscribes `fn` to an autoconnect publisher of a new timer (`interval`, `tolerance`, `mode`),
  * so the timer starts now; returns the subscription. The publisher handles stay with the loop
  * until it is destroyed, as the tests' other handles do. */

@@ -102,7 +102,7 @@ static void virtual_batches(void) {
     /* 600 one-shots, the last scheduled due first, all in the first 0.6 s; a repeating timer of
      * the fire function due at 0.3005 s, whose fire splits the batches. */
     for (long k = 1; k <= ONE_SHOTS; k++) {
-        CHECK_OK(cadence_loop_schedule_default(loop, (ONE_SHOTS + 1 - k) * 0.001, (void *)(intptr_t)k,
+        CHECK_OK(schedule_default(loop, (ONE_SHOTS + 1 - k) * 0.001, (void *)(intptr_t)k,
                                                &seen.handles[k]));
     }
     cadence_cancellable repeating;
@@ -137,7 +137,7 @@ static void virtual_batches(void) {
     seen.in_batch = 1;
     for (long j = 1; j <= 3; j++) {
         CHECK_OK(cadence_cancellable_release(seen.handles[j]));
-        CHECK_OK(cadence_loop_schedule_default(loop, 0, (void *)(intptr_t)j, &seen.handles[j]));
+        CHECK_OK(schedule_default(loop, 0, (void *)(intptr_t)j, &seen.handles[j]));
     }
     CHECK_OK(cadence_loop_run_pass(loop, "default"));
     CHECK_EQ(seen.calls, 1);
@@ -197,8 +197,8 @@ static void cancel_waits_for_batch(void) {
     CHECK_OK(cadence_loop_set_callbacks(loop, unused_fire, NULL));
     CHECK_OK(cadence_loop_set_fire_batch(loop, slow_batch));
     cadence_cancellable first, second;
-    CHECK_OK(cadence_loop_schedule_default(loop, 0, (void *)1, &first));
-    CHECK_OK(cadence_loop_schedule_default(loop, 0, (void *)2, &second));
+    CHECK_OK(schedule_default(loop, 0, (void *)1, &first));
+    CHECK_OK(schedule_default(loop, 0, (void *)2, &second));
     CHECK_OK(cadence_loop_start_thread(loop, "default"));
     while (!atomic_load(&started)) sleep_ms(1);
     atomic_store(&cancelling, 1);

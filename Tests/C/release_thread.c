@@ -82,7 +82,7 @@ int main(void) {
     end_while_running(h, &subscription, 1);
 
     /* A one-shot's fire is its final call: a cancel racing with it releases nothing. */
-    CHECK_OK(cadence_loop_schedule_default(loop, 0, &once, &h));
+    CHECK_OK(schedule_default(loop, 0, &once, &h));
     while (!atomic_load(&once.started)) sleep_ms(1);
     atomic_store(&once.ending, 1);
     CHECK_ERR(cadence_cancel(h), CADENCE_EALREADY);
@@ -90,7 +90,7 @@ int main(void) {
     CHECK_OK(cadence_cancellable_release(h));
 
     /* Destroyed with a pending timer: released inside cadence_loop_close, on this thread. */
-    CHECK_OK(cadence_loop_schedule_default(loop, 3600, &pending, &h));
+    CHECK_OK(schedule_default(loop, 3600, &pending, &h));
     CHECK_OK(cadence_loop_stop_thread(loop));
     CHECK_OK(cadence_loop_close(loop));
     CHECK_EQ(atomic_load(&pending.releases), 1);

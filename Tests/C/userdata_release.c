@@ -90,8 +90,8 @@ static void schedule_default_fires(void) {
     cadence_loop loop = virtual_loop();
     reg a = {0}, b = {0};
     cadence_cancellable ha, hb;
-    CHECK_OK(cadence_loop_schedule_default(loop, 0.25, &a, &ha));
-    CHECK_OK(cadence_loop_schedule_default(loop, 0, &b, &hb));
+    CHECK_OK(schedule_default(loop, 0.25, &a, &ha));
+    CHECK_OK(schedule_default(loop, 0, &b, &hb));
     double fire_date = 0;
     CHECK_OK(cadence_timer_fire_date(ha, &fire_date));
     CHECK_EQ(llround(fire_date * 1000), 250);
@@ -148,7 +148,7 @@ static void cancel_and_give_up(void) {
     cadence_loop loop = virtual_loop();
     reg cancelled = {0}, given_up = {0}, forgotten = {0}, detached = {0}, sub = {0}, countdown = {0}, poller = {0};
     cadence_cancellable hc, hg, hf, hd, hn, hp;
-    CHECK_OK(cadence_loop_schedule_default(loop, 1, &cancelled, &hc));
+    CHECK_OK(schedule_default(loop, 1, &cancelled, &hc));
     CHECK_OK(cadence_loop_schedule_repeating(loop, 0, 0.1, 0, CADENCE_MISSED_TICKS_SKIP, "default", on_tick,
                                              &given_up, &hg));
     CHECK_OK(cadence_loop_schedule(loop, 0.5, 0, "default", on_tick, &forgotten, &hf));
@@ -229,7 +229,7 @@ static void destroy_releases(void) {
     cadence_cancellable h[9];
     cadence_publisher timer;
     CHECK_OK(cadence_loop_schedule(loop, 5, 0, "default", on_tick, &once, &h[0]));
-    CHECK_OK(cadence_loop_schedule_default(loop, 5, &dflt, &h[1]));
+    CHECK_OK(schedule_default(loop, 5, &dflt, &h[1]));
     CHECK_OK(cadence_loop_schedule_repeating(loop, 1, 1, 0, CADENCE_MISSED_TICKS_SKIP, "common", on_tick, &every,
                                              &h[2]));
     CHECK_OK(cadence_publisher_create(loop, 1, 0, "default", &timer));
@@ -313,8 +313,8 @@ static void cancel_steal(void) {
     cadence_loop loop = virtual_loop();
     reg once = {0}, every = {0}, sub = {0}, count = {0}, poll = {0}, own = {.cancel_self = 2},
         own_sub = {.cancel_self = 2};
-    cadence_cancellable a, b, c, n, p;
-    CHECK_OK(cadence_loop_schedule_default(loop, 0.5, &once, &a));
+    cadence_cancellable a = {0}, b, c, n, p;
+    CHECK_OK(schedule_default(loop, 0.5, &once, &a));
     CHECK_OK(cadence_loop_schedule_repeating(loop, 0.5, 0.5, 0, CADENCE_MISSED_TICKS_SKIP, "default", on_tick,
                                              &every, &b));
     CHECK_OK(cadence_loop_schedule(loop, 0.5, 0, "default", on_tick, NULL, &c));
@@ -413,7 +413,7 @@ static void on_release_reentering(void *userdata) {
     reentries++;
     cadence_cancellable h;
     /* The loop that released may be destroyed already: then the other one. */
-    int rc = cadence_loop_schedule_default(reentry_loop, 0.5, &chained, &h);
+    int rc = schedule_default(reentry_loop, 0.5, &chained, &h);
     if (rc == CADENCE_EBADF) {
         CHECK_OK(cadence_loop_schedule(other_loop, 0.5, 0, "default", on_tick, &chained, &h));
     } else {
@@ -439,7 +439,7 @@ static void release_reenters(void) {
     cadence_cancellable ha, hs, hp;
     CHECK_OK(cadence_loop_schedule_repeating(reentry_loop, 0.1, 0.1, 0, CADENCE_MISSED_TICKS_SKIP, "default",
                                              on_tick, &a, &ha));
-    CHECK_OK(cadence_loop_schedule_default(reentry_loop, 3, &victim, &reentry_victim));
+    CHECK_OK(schedule_default(reentry_loop, 3, &victim, &reentry_victim));
     hs = subscribe_autoconnect(reentry_loop, 0.1, 0, "default", on_tick, &sub);
     CHECK_OK(cadence_loop_schedule(reentry_loop, 9, 0, "default", on_tick, &pending, &hp));
     CHECK_OK(cadence_loop_run(reentry_loop, "default", 0.15));
@@ -516,7 +516,7 @@ static void only_while_set(void) {
     CHECK_OK(cadence_loop_schedule_repeating(loop, 1, 1, 0, CADENCE_MISSED_TICKS_SKIP, "default", on_tick,
                                              &after, &ha));
     cadence_cancellable h;
-    CHECK_ERR_MSG(cadence_loop_schedule_default(loop, 1, &after, &h), CADENCE_EINVAL,
+    CHECK_ERR_MSG(schedule_default(loop, 1, &after, &h), CADENCE_EINVAL,
                   "cadence_loop_schedule_default: loop must have a fire function, got none "
                   "(cadence_loop_set_callbacks first)");
     CHECK_OK(cadence_cancel(hb));
@@ -536,20 +536,18 @@ static void bad_input(void) {
     CHECK_OK(cadence_loop_create_virtual(&loop));
     reg r = {0};
     cadence_cancellable h = {0};
-    CHECK_ERR_MSG(cadence_loop_schedule_default(loop, 1, &r, &h), CADENCE_EINVAL,
+    CHECK_ERR_MSG(schedule_default(loop, 1, &r, &h), CADENCE_EINVAL,
                   "cadence_loop_schedule_default: loop must have a fire function, got none "
                   "(cadence_loop_set_callbacks first)");
     CHECK_EQ(h.id, 0);  /* out is written only on success */
     CHECK_OK(cadence_loop_set_callbacks(loop, on_fire, on_release));
-    CHECK_ERR_MSG(cadence_loop_schedule_default(loop, NAN, &r, &h), CADENCE_EINVAL,
+    CHECK_ERR_MSG(schedule_default(loop, NAN, &r, &h), CADENCE_EINVAL,
                   "cadence_loop_schedule_default: delay must be >= 0 and finite, got nan");
-    CHECK_ERR_MSG(cadence_loop_schedule_default(loop, -1, &r, &h), CADENCE_EINVAL,
+    CHECK_ERR_MSG(schedule_default(loop, -1, &r, &h), CADENCE_EINVAL,
                   "cadence_loop_schedule_default: delay must be >= 0 and finite, got -1.0");
-    CHECK_ERR_MSG(cadence_loop_schedule_default(loop, INFINITY, &r, &h), CADENCE_EINVAL,
+    CHECK_ERR_MSG(schedule_default(loop, INFINITY, &r, &h), CADENCE_EINVAL,
                   "cadence_loop_schedule_default: delay must be >= 0 and finite, got inf");
-    CHECK_ERR_MSG(cadence_loop_schedule_default(loop, 1, &r, NULL), CADENCE_EINVAL,
-                  "cadence_loop_schedule_default: out must not be NULL, got NULL");
-    CHECK_ERR_MSG(cadence_loop_schedule_default((cadence_loop){0}, 1, &r, &h), CADENCE_EBADF,
+    CHECK_ERR_MSG(schedule_default((cadence_loop){0}, 1, &r, &h), CADENCE_EBADF,
                   "cadence_loop_schedule_default: loop must be a live loop handle, got 0x0 "
                   "(released, destroyed with its loop, of another kind, or never made)");
     CHECK_ERR_MSG(cadence_loop_set_callbacks((cadence_loop){0}, on_fire, on_release), CADENCE_EBADF,
@@ -563,8 +561,8 @@ static void bad_input(void) {
     CHECK_ERR(cadence_poller_start(loop, -1, 0, on_poll, &r, &h), CADENCE_EINVAL);
 
     /* Detach: 0, twice a no-op; dead handles EBADF with the message of the other calls. */
-    cadence_cancellable once;
-    CHECK_OK(cadence_loop_schedule_default(loop, 1, &r, &once));
+    cadence_cancellable once = {0};
+    CHECK_OK(schedule_default(loop, 1, &r, &once));
     CHECK_OK(cadence_cancellable_detach(once));
     CHECK_OK(cadence_cancellable_detach(once));
     CHECK_OK(cadence_cancellable_release(once));
@@ -582,7 +580,7 @@ static void bad_input(void) {
     check_one_end(&r);
     CHECK_OK(cadence_loop_close(loop));
     CHECK_ERR(cadence_loop_set_callbacks(loop, on_fire, on_release), CADENCE_EBADF);
-    CHECK_ERR(cadence_loop_schedule_default(loop, 1, &r, &h), CADENCE_EBADF);
+    CHECK_ERR(schedule_default(loop, 1, &r, &h), CADENCE_EBADF);
     check_one_end(&r);
 }
 

@@ -110,7 +110,7 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, _d, _d, _char_p, _out], "publisher_create timer_publish"),
     (_int, [Handle, _fn, _key, _out], "publisher_subscribe"),
     (_int, [Handle, _d, _d, _char_p, _fn, _key, _out], "*loop_schedule"),
-    (_int, [Handle, _d, _key, _out], "*loop_schedule_default"),
+    (ctypes.c_int64, [Handle, _d, _key], "*loop_schedule_default"),  # the handle, or an error
     (_int, [Handle, _d, _d, _key, _out], "*loop_schedule_transient"),
     # Arrays as addresses (array.array's buffer_info()): userdata and handles are 64-bit words.
     (_int, [Handle, _key, _vp, _vp, _vp, _vp], "*loop_schedule_transient_batch"),

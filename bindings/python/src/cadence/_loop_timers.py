@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .loop import Loop
 
 _lib_ = _lib.lib
-_Handle, _hold, _drop, _new = _lib.Handle, _table.hold, _table.drop, object.__new__
+_hold, _drop, _new = _table.hold, _table.drop, object.__new__
 _schedule_default = _lib_.cadence_loop_schedule_default
 
 
@@ -142,13 +142,13 @@ class TimerMaking:
             and mode == "default"
             and type(delay) is float
             and callable(callback)
-        ):  # the hot path: one C call of four arguments
-            key, out = _hold(callback), _Handle()
-            if code := _schedule_default(self._state.handle, delay, key, out):
+        ):  # the hot path: one C call of three arguments, which returns the handle
+            key = _hold(callback)
+            if (handle := _schedule_default(self._state.handle, delay, key)) < 0:
                 _drop(key)
-                raise error_for(code, "Loop.schedule")
+                raise error_for(handle, "Loop.schedule")
             timer = _new(ScheduledTimer)  # __init__'s work without its call: the hot path
-            timer._handle = out.value
+            timer._handle = handle
             return timer
         where = "Loop.schedule"
         after = _state.seconds(delay, where, "delay")
