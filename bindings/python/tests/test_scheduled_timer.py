@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import math
+import sys
 import time
 
 import pytest
@@ -221,3 +222,21 @@ def test_a_scheduled_timer_is_an_object_not_a_number(virtual_loop: cadence.Loop)
         first.extra = 1  # type: ignore[attr-defined]  # __slots__: nothing else per timer
     assert first.cancel()
     assert second.cancel()
+
+
+def test_a_timer_and_its_handle_stay_small(loop: cadence.Loop) -> None:
+    """What keeps a pending timer under asyncio's bytes (make bench's ``bytes_per_timer``): its
+    handle is an int below 2**60, two 30-bit digits (a 32-byte block; three digits take 48), and
+    the callback table grows by 64 keys, whose spare keys wait as int objects."""
+    from cadence import _table
+
+    count = len(_table._free) + 1000  # past the keys other tests freed: the table grows
+    timers = [loop.schedule(3600.0, lambda tick: None) for _ in range(count)]
+    timers += [loop.schedule(3600.0, lambda tick: None, tolerance=0.5) for _ in range(10)]
+    handles = [timer._handle for timer in timers]
+    assert all(0 < handle < 2**60 for handle in handles)
+    assert max(map(sys.getsizeof, handles)) <= 32
+    assert len(_table._free) < 64
+    assert len(_table.slots) % 64 == 1  # key 0, then chunks of 64
+    for timer in timers:
+        timer.cancel()
