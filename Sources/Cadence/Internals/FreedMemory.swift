@@ -2,9 +2,12 @@ import CLibUV
 import Glibc
 import Synchronization
 
-/// Gives memory back to the system after a timer table has grown, and after its timers are gone.
+/// How the timer tables grow, and how they give memory back after growing and once their timers
+/// are gone.
 ///
-/// A table that grows moves to a buffer twice its size and frees the old one; once glibc's
+/// A small table that grows moves to a buffer twice its size and frees the old one; a large one
+/// moves once more, to room for as many entries as it can ever hold, and grows in place from then
+/// on (``grow(_:limit:)``). Once glibc's
 /// allocator has raised its mmap threshold (it does after the first large free), such buffers
 /// come from the heap and their pages stay resident after they are freed, until something reuses
 /// them. At 10⁶ timers that was about 17 bytes per timer of resident memory nobody used
@@ -32,13 +35,47 @@ package enum FreedMemory {
     /// How many `malloc_trim(0)` calls the tables have made in this process.
     package static let trimCount = Atomic<UInt64>(0)
 
-    /// Appends `element` to an engine table, giving the old buffer back if the table grew.
+    /// Appends `element` to an engine table, giving the old buffer back if the table grew. A
+    /// table that outgrows ``reservedAfter`` elements moves once to a buffer of `limit` (see
+    /// ``grow(_:limit:)``).
     @inline(__always)
-    static func append<Element>(_ element: Element, to table: inout ContiguousArray<Element>) {
-        let grows = table.count == table.capacity
+    static func append<Element>(_ element: Element, to table: inout ContiguousArray<Element>, limit: Int) {
+        if table.count == table.capacity { grow(&table, limit: limit) }
         table.append(element)
-        if grows { release(afterGrowingTo: table.capacity * MemoryLayout<Element>.stride) }
     }
+
+    /// How many elements a table holds before it reserves its `limit` (``grow(_:limit:)``): its
+    /// one move then copies at most 2¹⁴ elements (1.3 MB of timer slots, about 0.2 ms).
+    static let reservedAfter = 1 << 14
+
+    /// Grows a full table. A small one doubles, as an array does. One past ``reservedAfter``
+    /// elements moves once to a buffer of `limit` elements, the most it can hold, and never moves
+    /// again: the allocator maps a buffer that large straight from the kernel, whose pages take
+    /// memory only when first written, so the reservation costs address space, not memory (a
+    /// loop's timer slots: 2²⁴ × 80 bytes, 1.3 GB of the 128 TB a process has), and no start pays
+    /// for copying the table again (at 10⁷ timers a doubling copied 800 MB inside one start,
+    /// 8 µs per start over its batch of 1,000). Where address space is scarce (an `RLIMIT_AS`, or
+    /// strict overcommit, which charges untouched pages) tables double all the way, as before.
+    @inline(never)  // off the hot paths that check for growth
+    static func grow<Element>(_ table: inout ContiguousArray<Element>, limit: Int) {
+        let capacity = table.capacity
+        if capacity >= reservedAfter && capacity < limit && reservesAddressSpace {
+            table.reserveCapacity(limit)
+        } else {
+            table.reserveCapacity(Swift.max(16, capacity * 2))
+        }
+        release(afterGrowingTo: table.capacity * MemoryLayout<Element>.stride)
+    }
+
+    /// Whether the tables may reserve their limits: no limit on the address space, and the kernel
+    /// does not charge untouched pages (`vm.overcommit_memory` is not 2).
+    static let reservesAddressSpace: Bool = {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur == rlim_t.max else { return false }  // RLIM_INFINITY
+        guard let file = fopen("/proc/sys/vm/overcommit_memory", "r") else { return true }
+        defer { fclose(file) }
+        return fgetc(file) != Int32(UInt8(ascii: "2"))
+    }()
 
     /// Call after a table's buffer grew to `capacityBytes` (the handle registry calls it directly,
     /// for its array of slots).

@@ -28,6 +28,10 @@ struct TimerHeapEntry {
 /// A 4-ary heap does fewer levels of work per insert and removal than a binary one (measured in
 /// the peers' LIMITS notes).
 struct TimerHeap {
+    /// The entries a heap reserves room for once it is large (``FreedMemory/grow(_:limit:)``): a
+    /// loop's most timers, twice over for stale entries (beyond it, it doubles).
+    static let entryLimit = 2 * TimerID.handleSlotLimit
+
     private(set) var entries: ContiguousArray<TimerHeapEntry> = []
     /// How many entries are known to be stale (kept by the owner, who can tell them).
     var staleCount = 0
@@ -37,7 +41,7 @@ struct TimerHeap {
 
     @inline(__always)
     mutating func insert(_ entry: TimerHeapEntry) {
-        FreedMemory.append(entry, to: &entries)
+        FreedMemory.append(entry, to: &entries, limit: Self.entryLimit)
         siftUp(entries.count - 1)
     }
 

@@ -320,7 +320,7 @@ struct TimerQueues {
             madeSlots += 1
             if index == slots.count {
                 let generation = index < inheritedGenerations.count ? inheritedGenerations[index] : 1
-                FreedMemory.append(TimerSlot(generation: generation), to: &slots)
+                FreedMemory.append(TimerSlot(generation: generation), to: &slots, limit: TimerID.handleSlotLimit)
             }
             if slots[index].generation < TimerID.generationLimit { return UInt32(index) }
         }

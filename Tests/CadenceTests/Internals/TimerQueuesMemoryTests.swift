@@ -121,4 +121,21 @@ import Testing
         var heap = queues.heaps[0].takeEntries()
         #expect(residentPagesPastEnd(of: &heap) == 0)
     }
+
+    /// Once it is full past `FreedMemory.reservedAfter` slots, a table moves once, to room for every slot a loop
+    /// can have, and never again: no later start copies the table (the tail of `make bench`'s
+    /// scale table); the room takes memory only where slots are written.
+    @Test func aLargeTableMovesOnceAndThenGrowsInPlace() throws {
+        try #require(FreedMemory.reservesAddressSpace)
+        var queues = TimerQueues()
+        for _ in 0...(2 * FreedMemory.reservedAfter) { _ = arm(&queues) }  // past a doubling beyond it
+        #expect(queues.slots.capacity >= TimerID.handleSlotLimit)
+        let heap = queues.heap(TimerQueues.defaultIndex, .exact)
+        #expect(queues.heaps[heap].entries.capacity >= TimerHeap.entryLimit)
+        let buffer = queues.slots.withUnsafeBufferPointer { $0.baseAddress }
+        for _ in 0..<(4 * FreedMemory.reservedAfter) { _ = arm(&queues) }
+        #expect(queues.slots.withUnsafeBufferPointer { $0.baseAddress } == buffer)
+        #expect(residentPagesPastEnd(of: &queues.slots) < 64)  // the reserved room is not memory
+    }
+
 }
