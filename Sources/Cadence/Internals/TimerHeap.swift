@@ -35,6 +35,9 @@ struct TimerHeap {
     private(set) var entries: ContiguousArray<TimerHeapEntry> = []
     /// How many entries are known to be stale (kept by the owner, who can tell them).
     var staleCount = 0
+    /// The next entry the owner's sweep for stale entries looks at, going towards the root
+    /// (``TimerQueues/noteStale(_:)``); -1 when it starts again from the last entry.
+    var sweepIndex = -1
 
     var count: Int { entries.count }
     var first: TimerHeapEntry? { entries.first }
@@ -63,6 +66,31 @@ struct TimerHeap {
             }
             Self.siftUp(last, from: hole, in: heap)
         }
+    }
+
+    /// The count at which the pages past the entries last went back (``releasePagesOnceShrunk()``);
+    /// `Int.max` when none have since the heap last grew past twice that.
+    private var releasedAt = Int.max
+
+    /// Gives the pages past the entries back (``FreedMemory/releasePages(pastEndOf:)``) once the
+    /// heap has shrunk to a quarter of its buffer and to half of where they last went back: a
+    /// heap emptied a few entries at a time (a sweep) keeps at most as much memory again as its
+    /// entries take, for one `madvise` per halving.
+    mutating func releasePagesOnceShrunk() {
+        if releasedAt != .max && entries.count > 2 * releasedAt { releasedAt = .max }
+        guard entries.count * 4 <= entries.capacity, releasedAt == .max || entries.count * 2 <= releasedAt else { return }
+        releasedAt = entries.count
+        FreedMemory.releasePages(pastEndOf: &entries)
+    }
+
+    /// Removes the entry at `index`: the last entry takes its place and moves up or down to where
+    /// heap order puts it. O(log n); O(1) for most leaves.
+    mutating func remove(at index: Int) {
+        let last = entries.removeLast()
+        guard index < entries.count else { return }  // it was the last
+        entries[index] = last
+        siftDown(index)
+        siftUp(index)  // a no-op if it moved down: its place then holds a child, after its parent
     }
 
     /// Moves the entries out, leaving the heap empty, so that the caller can edit them in their
