@@ -466,6 +466,28 @@ def print_scale(path):
         for (impl, n), values in sorted(timeout.items(), key=lambda kv: list(SCALE_NAMES).index(kv[0][0])):
             print(f"| {SCALE_NAMES[impl]} | {n_label(n)} | " + " | ".join(fmt(v) for v in values) + " |")
         print()
+    giveback = {
+        (impl, n): [raw.get((metric, impl, n)) for metric in GIVEBACK]
+        for (metric, impl, n) in raw
+        if metric == GIVEBACK[0]
+    }
+    if giveback:
+        print("### Memory given back\n")
+        print(
+            "N timers armed, then all cancelled, no process-wide trim: the process's resident "
+            "bytes per timer over where it started, at the peak and once the loop has had quiet "
+            "pass ends (an emptied table gives its pages back), and the kept share of the peak.\n"
+        )
+        print("| impl | N | peak B/timer | kept B/timer | kept share |")
+        print("|---|---:|---:|---:|---:|")
+        for (impl, n), (peak, kept, share) in sorted(giveback.items()):
+            shown = "—" if share is None else f"{100 * share:.1f} %"
+            print(f"| {SCALE_NAMES[impl]} | {n_label(n)} | {fmt(peak)} | {fmt(kept)} | {shown} |")
+        print()
+
+
+#: The give-back step's metrics (CadenceBench giveback N): peak, kept, kept share.
+GIVEBACK = ("giveback_peak_bytes_per_timer", "giveback_kept_bytes_per_timer", "giveback_kept_share")
 
 
 def print_cross_check(ours, peers, kit):

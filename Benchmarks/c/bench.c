@@ -292,7 +292,7 @@ static void wake(void) {
 static void mem(void) {
   enum { N = 1000000 };
   /* A program that arms a million timers and watches its memory opts in to the trim that hands a
-   * grown table's old buffers back (off by default since 0.5; 0.4 always trimmed). */
+   * grown table's old buffers back (off by default since 0.4; 0.3 always trimmed). */
   if (!getenv("CADENCE_BENCH_NO_TRIM")) check(cadence_set_trim_memory(1), "trim");
   long r0 = rss_bytes();
   cadence_cancellable *h = malloc(N * sizeof *h);

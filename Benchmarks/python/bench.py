@@ -297,7 +297,7 @@ def wake(loop):
 def mem(loop):
     N = 1000000
     # A program that arms a million timers and watches its memory opts in to the trim that hands
-    # a grown table's old buffers back (off by default since 0.5; 0.4 always trimmed).
+    # a grown table's old buffers back (off by default since 0.4; 0.3 always trimmed).
     if not os.environ.get("CADENCE_BENCH_NO_TRIM"):
         cadence.set_trim_memory(True)
     gc.collect()
