@@ -4,7 +4,8 @@
 /// or foreign id fails the look-up instead of reaching freed memory or a later object; 0 is "no
 /// handle".
 /// Scheduled timers have no slot here: their handles name a loop's place and the engine's own
-/// timer slot (HandleRegistry+Timers.swift), marked by the top bit, which no id of a slot has.
+/// timer slot (HandleRegistry+Timers.swift), marked by bit 59 with no bit above it, which no id
+/// of a slot has.
 ///
 /// The registry keeps what a handle is (its kind, its loop, whether it was detached or released)
 /// and what it names; what the named work does when cancelled or given up is the work's own
