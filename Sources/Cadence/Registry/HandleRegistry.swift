@@ -263,10 +263,10 @@ extension CadenceError {
                        + "(released, destroyed with its loop, of another kind, or never made)")
     }
 
-    /// A loop made when `limit` loops exist.
+    /// A loop made when `limit` loops exist: it would be loop `limit + 1`.
     @inline(never)
     static func tooManyLoops(_ limit: Int) -> CadenceError {
-        outOfMemory.with("loops must number fewer than \(limit) at once for timer handles to "
-                         + "name a new one, got \(limit)")
+        outOfMemory.with("loops must number at most \(limit) at once (a timer handle names its loop "
+                         + "in \(limit.trailingZeroBitCount) bits), got \(limit + 1) (destroy one first)")
     }
 }
