@@ -1,6 +1,7 @@
-"""The callback table (cadence._table) under abuse: failed starts, threads racing its growth,
-and a long run of starts and cancels. Every free key holds nothing and appears once, key 0 is
-never free, and what the table holds is exactly what is live."""
+"""The callback table (cadence._table) under abuse: failed starts (bad delays, a closed loop, the
+loop past the limit), threads racing its growth, and a long run of starts and cancels. Every free
+key holds nothing and appears once, key 0 is never free, and what the table holds is exactly what
+is live."""
 
 from __future__ import annotations
 
@@ -92,4 +93,34 @@ def test_starts_and_cancels_reuse_their_keys(virtual_loop: cadence.Loop) -> None
     for _ in range(200_000):
         virtual_loop.schedule(1.0, _tick).cancel()
     assert len(_table.slots) <= size + 64  # one growth at most: the keys come back
+    assert _check_table() == held
+
+
+def test_the_loop_past_the_limit_is_out_of_memory_and_holds_nothing() -> None:
+    loops: list[cadence.Loop] = []
+    held = _check_table()
+    try:
+        while len(loops) < 2048:  # the limit is 2,048 at once, these and any other test's
+            try:
+                loops.append(cadence.Loop.virtual())
+            except cadence.OutOfMemory:
+                break
+        with pytest.raises(cadence.OutOfMemory) as info:
+            cadence.Loop.virtual()
+        assert str(info.value) == (
+            "Loop.virtual: loops must number at most 2048 at once (a timer handle names its loop "
+            "in 11 bits), got 2049 (destroy one first)"
+        )
+        assert _check_table() == held
+        fired: list[float] = []
+        loops[-1].schedule(1.0, lambda tick: fired.append(tick.fire_date))
+        loops[-1].run(2.0)
+        assert fired == [1.0]  # the loop in the last place
+    finally:
+        for loop in loops:
+            loop.close()
+    assert _check_table() == held
+    with cadence.Loop.virtual() as again:  # the places are free again
+        again.schedule(0.5, _tick)
+        again.run(1.0)
     assert _check_table() == held
