@@ -799,7 +799,8 @@ typedef void (*cadence_fire_batch_fn)(cadence_fire_record *_Nonnull records, siz
  * for a running callback (see cadence_cancel), and then returns CADENCE_EALREADY: so once it
  * returns, no call for that timer starts.
  * `batch` runs on the thread running the loop, with no Cadence lock held: it may call any
- * Cadence function, except this one on the same loop (CADENCE_EINVAL).
+ * Cadence function, except this one on the same loop (CADENCE_EINVAL). From another thread, this
+ * call waits while a batch is handed over, until `batch` returns (as a cancel does).
  * Errors: CADENCE_EINVAL (batch set and the loop has no fire function; called from `batch`),
  * CADENCE_EBADF. Added in 0.4. */
 CADENCE_EXPORT int cadence_loop_set_fire_batch(cadence_loop loop, cadence_fire_batch_fn _Nullable batch);

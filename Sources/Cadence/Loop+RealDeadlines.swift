@@ -14,6 +14,10 @@ import Glibc
 /// millisecond found there is the sleep (the later one if both ends show one: late, never early).
 /// Otherwise the sleep is not a whole number of milliseconds, and it is rounded up from the far
 /// end of the span, which is never short of it.
+/// What no rule can tell apart: a sleep just past a whole millisecond (by less than the time from
+/// the read to the hand-over, or by about a preemption after the read) hands over what the whole
+/// millisecond would, and is read as it, so it ends that much early; the result is never below
+/// `low`, the time left at the hand-over.
 extension Loop {
     /// Notes, on a virtual loop, that a job starts on the calling thread. Called by the thread
     /// running the loop, before each job.

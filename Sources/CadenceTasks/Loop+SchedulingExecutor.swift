@@ -9,9 +9,9 @@ import Cadence
 ///
 /// The Swift runtime hands the job that ends the sleep to the executor of the sleeping task, with
 /// the deadline and tolerance; the loop arms a one-shot timer in ``RunLoopMode/common`` with them,
-/// so the sleep never ends early, coalesces with the loop's other timers and sleeps within its
-/// tolerance, and the loop must be running for it to end (as for ``LoopClock``). A cancelled sleep
-/// frees its timer before `Task.cancel()` returns. Importing this module is what opts a program
+/// so the sleep never ends early (on a virtual loop, but for the exception below), coalesces with
+/// the loop's other timers and sleeps within its tolerance, and the loop must be running for it to
+/// end (as for ``LoopClock``). A cancelled sleep frees its timer before `Task.cancel()` returns. Importing this module is what opts a program
 /// in: without it the runtime sends such sleeps to Dispatch (which ignores tolerance on Linux).
 ///
 /// Deadlines of other clocks are converted at the call: `ContinuousClock` (CLOCK_BOOTTIME on
@@ -23,7 +23,10 @@ import Cadence
 /// from the start of the task's job and the job's running time, whatever the thread's load, and
 /// `Task.sleep(for: .milliseconds(1500))` sleeps exactly 1.5 virtual seconds. Such a sleep within
 /// a few microseconds of a whole millisecond is that millisecond; any other is rounded up to the
-/// next one, never less. A delay (``enqueue(_:after:tolerance:clock:)``) is exact to the
+/// next one, never less. The one exception to "never early" is on a virtual loop: a sleep past a
+/// whole millisecond by less than the runtime's hand-over (about a microsecond), or by about a
+/// preemption after the task's clock read, hands the loop what the whole millisecond would, and
+/// is read as it (`.nanoseconds(1)` sleeps no virtual time, `.nanoseconds(1_000_001)` 1 ms). A delay (``enqueue(_:after:tolerance:clock:)``) is exact to the
 /// nanosecond. Code that must be exact at any resolution sleeps on ``Loop/clock`` (see
 /// <doc:ClocksAndAsyncCode>). A clock whose durations are not `Duration` sleeps on its own clock
 /// in a task, then queues the job on the loop.

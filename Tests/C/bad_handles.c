@@ -1,6 +1,7 @@
 /* Bad handles to every function of cadence.h that takes one: zero, made up, stale after release,
- * released twice, of the wrong kind, or belonging to a destroyed loop. Each gives CADENCE_EBADF
- * (releasing a zero handle is a no-op), never calls a callback, and disturbs nothing else. */
+ * released twice, of the wrong kind, forged from a live one, or belonging to a destroyed loop.
+ * Each gives CADENCE_EBADF (releasing a zero handle is a no-op), never calls a callback, and
+ * disturbs nothing else. */
 #include "recorder.h"
 
 static recorder never;  /* the callback passed with bad handles; must stay at 0 */
@@ -115,6 +116,35 @@ static void wrong_kind_and_stale(cadence_loop loop) {
     CHECK_OK(cadence_cancellable_release(reused_poller));
 }
 
+/* Ids that no call ever issued but that look like a live timer's handle: its id with any of bits
+ * 60 to 63 set (a scheduled timer's handle is below 2^60, tagged by bit 59; earlier versions
+ * tagged bit 63). None names the timer: each is CADENCE_EBADF for every call, and the timer stays
+ * armed. */
+static void forged_timer_handles(cadence_loop loop) {
+    cadence_cancellable once;
+    CHECK_OK(cadence_loop_schedule(loop, 10, 0, "default", record_tick, &never, &once));
+    CHECK(once.id >> 59 == 1);                 /* the form of a timer's handle */
+    for (int bit = 60; bit < 64; bit++) {
+        cadence_cancellable forged = {once.id | 1ull << bit};
+        double seconds;
+        int flag;
+        CHECK_ERR(cadence_timer_fire_date(forged, &seconds), CADENCE_EBADF);
+        CHECK_ERR(cadence_timer_interval(forged, &seconds), CADENCE_EBADF);
+        CHECK_ERR(cadence_timer_has_ref(forged, &flag), CADENCE_EBADF);
+        CHECK_ERR(cadence_timer_unref(forged), CADENCE_EBADF);
+        CHECK_ERR(cadence_timer_reset(forged, 1), CADENCE_EBADF);
+        CHECK_ERR(cadence_cancellable_detach(forged), CADENCE_EBADF);
+        check_bad_cancellable(forged);         /* cancel, is_cancelled, release */
+    }
+    /* The form earlier versions issued: bit 63 instead of bit 59. */
+    check_bad_cancellable((cadence_cancellable){(once.id & ~(1ull << 59)) | 1ull << 63});
+    double fire_date;
+    CHECK_OK(cadence_timer_fire_date(once, &fire_date));
+    CHECK(fire_date > 0);
+    CHECK_OK(cadence_cancel(once));            /* still armed: none of the above stopped it */
+    CHECK_OK(cadence_cancellable_release(once));
+}
+
 /* Every handle of a destroyed loop is stale: its publishers, subscriptions, connections and
  * one-shots (destroy_live_timers.c destroys a loop whose timers are still running). */
 static void destroyed_loop(void) {
@@ -186,6 +216,7 @@ int main(void) {
     never.loop = loop;
     made_up_handles();
     wrong_kind_and_stale(loop);
+    forged_timer_handles(loop);
     destroyed_loop();
     messages();
 

@@ -5,8 +5,9 @@
  * its call started (`*started`): from the call for an earlier record it reads as pending, its
  * cancel stops it (stealing its userdata) and its reset moves it, and either sets the record's
  * source to 0, which the batch function skips, as without a batch; a record already started
- * reads as fired. A cancel from another thread waits for the batch. Bad input: no fire function,
- * a call from the batch, a stale loop. NULL goes back to one call per fire. */
+ * reads as fired. A cancel from another thread waits for the batch, and so does a change of the
+ * batch from another thread. Bad input: no fire function, a call from the batch, a stale loop.
+ * NULL goes back to one call per fire. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -210,8 +211,53 @@ static void cancel_waits_for_batch(void) {
     CHECK_OK(cadence_loop_close(loop));
 }
 
+/* Part 5: a batch cleared, or set again, from another thread while one is handed over: the call
+ * waits for the batch and succeeds (only the batch function's own call is refused), and the next
+ * pass follows it. */
+static atomic_int slow_calls, fires_alone;
+
+static void count_fire(void *userdata, double fire_date, uint64_t skipped, int final) {
+    (void)userdata, (void)fire_date, (void)skipped, (void)final;
+    atomic_fetch_add(&fires_alone, 1);
+}
+
+static void slow_batch_of_one(cadence_fire_record *records, size_t count, size_t *calls_started) {
+    (void)records;
+    *calls_started = count;
+    atomic_fetch_add(&slow_calls, 1);
+    atomic_store(&started, 1);
+    sleep_ms(50);  /* the other thread's call comes meanwhile */
+    atomic_store(&returned, 1);
+}
+
+static void set_from_another_thread(cadence_fire_batch_fn batch) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create(&loop));
+    CHECK_OK(cadence_loop_set_callbacks(loop, count_fire, NULL));
+    CHECK_OK(cadence_loop_set_fire_batch(loop, slow_batch_of_one));
+    atomic_store(&started, 0), atomic_store(&returned, 0);
+    atomic_store(&slow_calls, 0), atomic_store(&fires_alone, 0);
+    cadence_cancellable first, second;
+    CHECK_OK(schedule_default(loop, 0, (void *)1, &first));
+    CHECK_OK(cadence_loop_start_thread(loop, "default"));
+    while (!atomic_load(&started)) sleep_ms(1);
+    CHECK_OK(cadence_loop_set_fire_batch(loop, batch));
+    CHECK_EQ(atomic_load(&returned), 1);  /* it waited for the batch */
+    CHECK_OK(schedule_default(loop, 0, (void *)2, &second));
+    double deadline = test_monotonic() + 10;
+    while (atomic_load(&slow_calls) + atomic_load(&fires_alone) < 2 && test_monotonic() < deadline) sleep_ms(1);
+    CHECK_OK(cadence_loop_stop_thread(loop));
+    CHECK_EQ(atomic_load(&slow_calls), batch ? 2 : 1);  /* the second fire: per the new setting */
+    CHECK_EQ(atomic_load(&fires_alone), batch ? 0 : 1);
+    CHECK_OK(cadence_cancellable_release(first));
+    CHECK_OK(cadence_cancellable_release(second));
+    CHECK_OK(cadence_loop_close(loop));
+}
+
 int main(void) {
     virtual_batches();
     cancel_waits_for_batch();
+    set_from_another_thread(NULL);
+    set_from_another_thread(slow_batch_of_one);
     return 0;
 }

@@ -67,15 +67,24 @@ extension Loop {
     /// ``setHostFunctions(_:)``'s words, the batch's kind) are handed to in batches (see
     /// ``FireBatch``), or clears it with nil; it applies from the next pass.
     ///
+    /// A call from another thread while a batch is handed over waits for it, as a cancel does: the
+    /// pass reads the batch again once its function returns.
+    ///
     /// - Returns: false, setting nothing, when a batch is asked for and the host has no fire function.
     /// - Throws: ``CadenceError/badHandle`` after ``close()``; ``CadenceError/invalidArgument``
-    ///   while a pass hands a batch over.
+    ///   from the function of the batch being handed over.
     package func setFireBatch(_ deliver: DeliverFires?) throws(CadenceError) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         guard !isClosedFlag else { throw .loopClosed() }
-        guard fireBatch?.delivering != true else {
-            throw .invalidArgument.with("batch must not change while one is delivered, got a call from its function")
+        if fireBatch?.delivering == true {
+            guard pthread_equal(runningThread, pthread_self()) == 0 else {
+                throw .invalidArgument.with("batch must not change while one is delivered, got a call from its function")
+            }
+            callbackWaiters += 1
+            while fireBatch?.delivering == true { lock.wait() }
+            callbackWaiters -= 1
+            guard !isClosedFlag else { throw .loopClosed() }
         }
         guard let deliver else {
             fireBatch = nil

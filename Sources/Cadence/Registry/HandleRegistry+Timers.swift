@@ -11,9 +11,11 @@ extension HandleRegistry {
     static let timerTag: UInt64 = 1 << 59
     private static let bitsMask: UInt64 = 1 << 48 - 1
 
-    /// Whether `id` has the form of a scheduled timer's handle (live or not).
+    /// Whether `id` has the form of a scheduled timer's handle (live or not): bit 59 set and no
+    /// bit above it, so that an id with any of bits 60 to 63 set (none was ever issued; handles
+    /// of earlier versions had bit 63) never names the timer its low bits name.
     @inline(__always)
-    static func isTimer(_ id: UInt64) -> Bool { id & timerTag != 0 }
+    static func isTimer(_ id: UInt64) -> Bool { id >> 59 == 1 }
 
     /// The loop that a timer handle names, borrowed: valid while the lock is held.
     @inline(__always)

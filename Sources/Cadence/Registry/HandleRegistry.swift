@@ -4,7 +4,8 @@
 /// or foreign id fails the look-up instead of reaching freed memory or a later object; 0 is "no
 /// handle".
 /// Scheduled timers have no slot here: their handles name a loop's place and the engine's own
-/// timer slot (HandleRegistry+Timers.swift), marked by the top bit, which no id of a slot has.
+/// timer slot (HandleRegistry+Timers.swift), marked by bit 59 with no bit above it, which no id
+/// of a slot has.
 ///
 /// The registry keeps what a handle is (its kind, its loop, whether it was detached or released)
 /// and what it names; what the named work does when cancelled or given up is the work's own
@@ -262,10 +263,10 @@ extension CadenceError {
                        + "(released, destroyed with its loop, of another kind, or never made)")
     }
 
-    /// A loop made when `limit` loops exist.
+    /// A loop made when `limit` loops exist: it would be loop `limit + 1`.
     @inline(never)
     static func tooManyLoops(_ limit: Int) -> CadenceError {
-        outOfMemory.with("loops must number fewer than \(limit) at once for timer handles to "
-                         + "name a new one, got \(limit)")
+        outOfMemory.with("loops must number at most \(limit) at once (a timer handle names its loop "
+                         + "in \(limit.trailingZeroBitCount) bits), got \(limit + 1) (destroy one first)")
     }
 }
