@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// A real clock's deadline read on a virtual loop.
 ///
@@ -24,7 +25,7 @@ extension Loop {
     func noteJobStart() {
         let cpu = Self.threadCPUNanoseconds()
         let start = JobStart(thread: pthread_self(), real: ContinuousClock.now, cpu: cpu)
-        lock.withLock { jobStart = start }
+        jobStart.withLock { $0 = start }
     }
 
     /// The virtual nanoseconds a sleep of the real clock lasts, given `left`, the time to its
@@ -34,7 +35,7 @@ extension Loop {
     package func virtualTimeLeft(realTimeLeft left: Duration) -> Int64 {
         let now = ContinuousClock.now
         let cpu = Self.threadCPUNanoseconds()
-        let start = lock.withLock { jobStart }
+        let start = jobStart.withLock { $0 }
         let low = Self.wholeNanoseconds(left)
         guard let start, pthread_equal(start.thread, pthread_self()) != 0 else {
             return Self.sleepLength(low: low, span: 0, running: 0)  // not in a job of this loop
@@ -76,7 +77,7 @@ extension Loop {
 
 /// When the job running on a virtual loop's thread started, by the real clock and by the thread's
 /// CPU clock.
-struct JobStart {
+struct JobStart: Sendable {
     let thread: pthread_t
     let real: ContinuousClock.Instant
     let cpu: Int64

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// The library's version, "major.minor.patch", the same as `cadence_version_string()` in C.
 public let cadenceVersion = "0.4.0"
@@ -91,8 +92,9 @@ public final class Loop: @unchecked Sendable {
     var sleepers: [UInt: (job: DelayedJob, timer: TimerID)] = [:]
     /// The tasks whose sleeps ended in a virtual run and that have not come back yet.
     var resuming: Set<UInt> = []
-    /// On a virtual loop, when the job running now started (Loop+RealDeadlines.swift).
-    var jobStart: JobStart?
+    /// On a virtual loop, when the job running now started (Loop+RealDeadlines.swift). A lock of
+    /// its own, held for a copy: a job may start where the loop's lock is held.
+    let jobStart = Mutex<JobStart?>(nil)
 
     /// Creates a loop on libuv's monotonic clock.
     ///
