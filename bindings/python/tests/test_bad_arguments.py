@@ -421,7 +421,7 @@ def test_busy_and_closed_loops_say_what_is_wrong(live: Objects) -> None:
         "or attach_asyncio?)"
     ]
     live.virtual.close()
-    with pytest.raises(BH, match=r"^Loop\.now: loop must be a live loop handle, got 0x0 "):
+    with pytest.raises(BH, match=r"^Loop\.now: loop must be open, got a closed loop$"):
         live.virtual.now()
 
 
@@ -478,3 +478,22 @@ def test_tick_is_immutable() -> None:
 def test_tick_fields_show_their_types() -> None:
     """help(cadence.Tick) shows float and int, not forward references."""
     assert str(inspect.signature(Tick)) == "(fire_date: float, skipped: int)"
+
+
+def test_a_closed_loop_says_it_is_closed_in_every_call() -> None:
+    """A call on a closed loop names the cause, as Swift's ``CadenceError.loopClosed`` does, not
+    the C layer's list of causes of a dead handle."""
+    loop = cadence.Loop()
+    loop.close()
+    calls: dict[str, Callable[[], object]] = {
+        "Loop.schedule": lambda: loop.schedule(1.0, lambda tick: None),
+        "Loop.schedule ": lambda: loop.schedule(1.0, lambda tick: None, tolerance=0.1),
+        "Loop.run": lambda: loop.run(0.01),
+        "Loop.now": loop.now,
+        "Loop.stop": loop.stop,
+        "Loop.add_mode": lambda: loop.add_mode("tracking"),
+    }
+    for where, call in calls.items():
+        with pytest.raises(cadence.BadHandle) as raised:
+            call()
+        assert str(raised.value) == f"{where.strip()}: loop must be open, got a closed loop"

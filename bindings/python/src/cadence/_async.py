@@ -290,5 +290,5 @@ def deliver_errors(state: LoopState, aloop: asyncio.AbstractEventLoop, owner: ob
 
 def descriptor(state: LoopState, where: str) -> int:
     """The loop's descriptor (``cadence_loop_fd``); errors name ``where``."""
-    check(_lib.lib.cadence_loop_fd(state.handle, out := ctypes.c_int()), where)
+    check(_lib.lib.cadence_loop_fd(state.handle, out := ctypes.c_int()), where, state)
     return out.value

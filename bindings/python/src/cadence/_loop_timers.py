@@ -146,7 +146,7 @@ class TimerMaking:
             key = _hold(callback)
             if (handle := _schedule_default(self._state.handle, delay, key)) < 0:
                 _drop(key)
-                raise error_for(handle, "Loop.schedule")
+                raise error_for(handle, "Loop.schedule", self)
             timer = _new(ScheduledTimer)  # __init__'s work without its call: the hot path
             timer._handle = handle
             return timer
@@ -168,7 +168,7 @@ class TimerMaking:
             policy = policy_value(chosen, where)
             function = _lib_.cadence_loop_schedule_repeating
             times = (state.handle, after, every, late, policy, encoded, None)
-        return ScheduledTimer(subscribe(function, where, callback, weak, *times))
+        return ScheduledTimer(subscribe(function, where, callback, weak, *times, loop=self))
 
     def countdown(
         self,

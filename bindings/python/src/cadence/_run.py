@@ -57,7 +57,7 @@ def run(state: LoopState, name: bytes, seconds: float | None, where: str) -> Non
     finally:
         state.release()
     state.raise_errors()
-    check(code, where)
+    check(code, where, state)
 
 
 def drive(state: LoopState, mode: bytes, seconds: float | None, where: str) -> int:

@@ -104,6 +104,11 @@ class LoopState:
             RUNS.append(self.runner)
         return True
 
+    @property
+    def closed(self) -> bool:
+        """Whether the loop is closed (its handle is gone)."""
+        return not self.handle
+
     def release(self) -> None:
         """Records that this thread's run is over."""
         runner, self.runner = self.runner, None

@@ -153,6 +153,8 @@ RUNNING_OR_THREAD = (
 )
 #: How a BadHandle ends for a handle whose loop the binding knows is closed.
 LOOP_CLOSED = "(its loop was closed, which closes every object made from it)"
+#: A closed loop's own calls, in the engine's words (Swift's ``CadenceError.loopClosed``).
+LOOP_IS_CLOSED = "loop must be open, got a closed loop"
 
 
 def last_detail() -> str:
@@ -172,7 +174,9 @@ def error_for(code: int, context: str = "", loop: Any = None) -> CadenceError:
     C layer's list of possible causes."""
     detail = last_detail()
     if code == EBADF and loop is not None and loop.closed:
-        detail = f"{detail.partition(' (')[0]} {LOOP_CLOSED}"
+        head = detail.partition(" (")[0]
+        own = head.startswith("loop must be a live loop handle")  # a call on the loop itself
+        detail = LOOP_IS_CLOSED if own else f"{head} {LOOP_CLOSED}"
     return _BY_CODE.get(code, CadenceError)(code, context, detail)
 
 

@@ -219,7 +219,7 @@ class Loop(TimerMaking, OwnThread):
         """
         # A run driven from Python waits on the descriptor, which C's stop makes readable.
         self._state.stopping = True
-        check(_lib_.cadence_loop_stop(self._state.handle), "Loop.stop")
+        check(_lib_.cadence_loop_stop(self._state.handle), "Loop.stop", self)
 
     @property
     def running(self) -> bool:
@@ -244,7 +244,9 @@ class Loop(TimerMaking, OwnThread):
             BadHandle: the loop is closed.
         """
         where = "Loop.add_mode"
-        check(_lib_.cadence_loop_add_mode(self._state.handle, _state.mode(name, where)), where)
+        check(
+            _lib_.cadence_loop_add_mode(self._state.handle, _state.mode(name, where)), where, self
+        )
 
     def add_common_mode(self, name: str) -> None:
         """Registers ``name`` (if needed) as a common mode: timers in ``"common"``, existing ones
@@ -255,13 +257,13 @@ class Loop(TimerMaking, OwnThread):
         """
         where = "Loop.add_common_mode"
         encoded = _state.mode(name, where)
-        check(_lib_.cadence_loop_add_common_mode(self._state.handle, encoded), where)
+        check(_lib_.cadence_loop_add_common_mode(self._state.handle, encoded), where, self)
 
     # ---- Clock ----
 
     def _read(self, what: str, out: Any, where: str = "") -> Any:
         function = getattr(_lib_, f"cadence_loop_{what}")
-        check(function(self._state.handle, out), where or f"Loop.{what}")
+        check(function(self._state.handle, out), where or f"Loop.{what}", self)
         return out.value
 
     def now(self) -> float:
@@ -319,7 +321,7 @@ class Loop(TimerMaking, OwnThread):
 
     def _jump_clock(self, seconds: float, where: str) -> None:
         value = _state.seconds(seconds, where, "seconds")
-        check(_lib_.cadence_loop_jump_clock(self._state.handle, value), where)
+        check(_lib_.cadence_loop_jump_clock(self._state.handle, value), where, self)
 
     def advance_clock(self, seconds: float) -> None:
         """The former name of :meth:`jump_clock` (deprecated in 0.4, removed in 0.5): warns with
@@ -440,7 +442,9 @@ class Loop(TimerMaking, OwnThread):
         """
         where = "Loop.alive"
         out = ctypes.c_int()
-        check(_lib_.cadence_loop_alive(self._state.handle, _state.mode(mode, where), out), where)
+        check(
+            _lib_.cadence_loop_alive(self._state.handle, _state.mode(mode, where), out), where, self
+        )
         return bool(out.value)
 
     def fileno(self) -> int:
@@ -478,7 +482,7 @@ class Loop(TimerMaking, OwnThread):
             raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)
         code = state.run_pass(name)
         state.raise_errors()
-        check(code, where)
+        check(code, where, state)
 
     # ---- Lifetime ----
 
