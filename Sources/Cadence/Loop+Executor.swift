@@ -98,6 +98,7 @@ extension Loop: TaskExecutor {
         } else {
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
+        if hasVirtualClock { noteJobEnd() }
     }
 
     /// One serial queue for the jobs of every closed loop: serial, so that an actor on a closed

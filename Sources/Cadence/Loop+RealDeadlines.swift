@@ -28,6 +28,13 @@ extension Loop {
         jobStart.withLock { $0 = start }
     }
 
+    /// Notes that the job ended: a sleep handed over outside a job of the loop (a task that runs
+    /// elsewhere for a moment) must not read its time left from a job that ended long before,
+    /// which would make it late.
+    func noteJobEnd() {
+        jobStart.withLock { $0 = nil }
+    }
+
     /// The virtual nanoseconds a sleep of the real clock lasts, given `left`, the time to its
     /// deadline read just before the call (see above). Never negative; saturates at `Int64.max`.
     ///

@@ -7,7 +7,7 @@ import Testing
 /// virtual time, the same on every run.
 @Suite struct TaskSleepDriverTests {
     /// A task on the loop ticking with `Task.sleep` and a second one with `ContinuousClock`;
-    /// returns the timeline after advancing to 1 s.
+    /// returns the timeline after advancing to 2 s (every sleep ends by 1 s).
     func tickingTimeline() async throws -> [String] {
         let loop = Loop.virtual()
         defer { try? loop.close() }
@@ -27,7 +27,9 @@ import Testing
         }
         try await loop.advance(to: start + .milliseconds(600))
         let middle = recorder.events
-        try await loop.advance(to: start + .seconds(1))
+        // Past the last sleep's end, so that one read late shows in the timeline instead of
+        // leaving its task asleep, and this test waiting for it, for ever.
+        try await loop.advance(to: start + .seconds(2))
         try await sleeper.value
         try await continuous.value
         #expect(middle == ["s1@250", "c1@300", "s2@500", "c2@600"])  // due at 600: in the run that reached it
