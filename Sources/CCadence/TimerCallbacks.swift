@@ -13,6 +13,7 @@ struct TickCallback: CCallback, @unchecked Sendable {  // plain words; the calle
     let function: cadence_tick_fn
     let userdata: UnsafeMutableRawPointer?
     let release: cadence_release_fn?
+    static let kind = HandlerKinds.register(Self.self)
 
     func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {
         var tick = cadence_tick(fire_date: tick.fireDateSeconds, skipped: UInt64(tick.skipped),
@@ -35,6 +36,7 @@ struct FireCallback: CCallback, @unchecked Sendable {  // plain words, as TickCa
     let function: cadence_fire_fn
     let userdata: UnsafeMutableRawPointer?
     let release: cadence_release_fn?
+    static let kind = HandlerKinds.register(Self.self)
 
     func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {
         function(userdata, tick.fireDateSeconds, UInt64(tick.skipped), final ? 1 : 0)
@@ -60,6 +62,7 @@ struct CountdownCallback: CCallback, PlainCountdownHandler, @unchecked Sendable 
     let function: cadence_countdown_fn
     let userdata: UnsafeMutableRawPointer?
     let release: cadence_release_fn?
+    static let kind = HandlerKinds.register(Self.self)
 
     /// A countdown's events come through `countdown`, never a tick.
     func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
@@ -82,6 +85,7 @@ struct PollCallback: CCallback, PlainPollHandler, @unchecked Sendable {  // plai
     let function: cadence_poll_fn
     let userdata: UnsafeMutableRawPointer?
     let release: cadence_release_fn?
+    static let kind = HandlerKinds.register(Self.self)
 
     /// A poller's polls come through `poll`, never a tick.
     func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}

@@ -26,14 +26,24 @@ extension Loop {
              action: consuming TimerAction) throws(CadenceError) -> TimerID {
         lock.lock()
         defer { lock.unlock() }
+        let modeIndex: Int
+        do {
+            modeIndex = try modeIndexLocked(of: mode)
+        } catch {
+            action.discard()
+            throw error
+        }
         return try armLocked(delay: delay, at: nil, interval: interval, tolerance: tolerance,
-                             missedTicks: missedTicks, modeIndex: try modeIndexLocked(of: mode), action: action)
+                             missedTicks: missedTicks, modeIndex: modeIndex, action: action)
     }
 
     func armLocked(delay: Nanoseconds, at fireDate: Nanoseconds?, interval: Nanoseconds,
                    tolerance: Nanoseconds, missedTicks: MissedTickPolicy, modeIndex: Int,
                    action: consuming TimerAction, held: Bool = false) throws(CadenceError) -> TimerID {
-        guard !isClosedFlag else { throw .loopClosed() }
+        guard !isClosedFlag else {
+            action.discard()
+            throw .loopClosed()
+        }
         let first = fireDate ?? timeSource.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
                             missedTicks: missedTicks, modeIndex: modeIndex, action: action, held: held)
@@ -64,7 +74,8 @@ extension Loop {
     private func refuseHandle(_ id: TimerID) throws(CadenceError) {
         var action = TimerAction.idle
         let index = Int(id.slot)
-        _ = queues.disarm(id, releasing: &action)  // dropped, not ended: the registering call fails
+        _ = queues.disarm(id, releasing: &action)
+        action.discard()  // not ended: the registering call fails
         queues.releaseHandle(at: index)
         throw .outOfMemory.with("loop must have fewer than \(TimerID.handleSlotLimit) timers armed for C "
                                 + "handles to name a new one, got \(index) slots in use")
@@ -109,21 +120,11 @@ extension Loop {
         lock.lock()
         let disarmed = disarmLocked(id, releasing: &action)
         waitForCallbackLocked(of: id)
-        lock.unlock()
-        if action.hasRelease { releaseAfterWait(id, action) }
-        return disarmed
-    }
-
-    /// Runs the release of a C callback that ``disarmAndWait(_:)`` took out, or leaves it to the
-    /// callback of `id` running on this thread (a timer cancelling itself: it cannot change
-    /// meanwhile). Out of line: Swift's cancels never come here.
-    @inline(never)
-    private func releaseAfterWait(_ id: TimerID, _ action: TimerAction) {
-        var action = action
-        lock.lock()
+        // A timer cancelling itself: its end waits for its callback, which runs on this thread.
         deferReleaseIfFiringLocked(id, &action, onAnyThread: false)
         lock.unlock()
         if action.hasRelease { action.runRelease() }
+        return disarmed
     }
 
     /// Whether a callback of `id` runs now, on another thread than this one (or `id` is in the

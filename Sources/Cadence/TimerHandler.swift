@@ -11,17 +11,19 @@
 // subscriptions; `cadence_countdown_fn` and `cadence_poll_fn` through `PlainCountdownHandler` and
 // `PlainPollHandler`, whose events are not ticks), whose `ended()` calls the loop's release
 // function with the userdata (GLib's `GDestroyNotify`). A scheduled timer's slot knows its end;
-// the kinds made of closures keep it in a `HandlerLife`. Swift closures (`schedule`, publishers,
-// sleeps, jobs) are kept as closures: their end is the release of what they captured.
+// the kinds made of closures keep it in a `HandlerLife`. A Swift closure a timer runs
+// (`schedule`, publishers, sleeps, jobs) is one more plain handler, `ClosureHandler`: its end is
+// the release of what it captured, on its final fire or its end like any other.
 //
 // Storage without allocation or value witnesses: a timer slot keeps a handler that is plain
-// words (`PlainTimerHandler`, three words: `HandlerWords`) as those words and its type, in
-// `TimerAction` beside a closure. Calls go through the type's witness table (one indirect call
-// into the conforming module's own concrete code); copying, moving and dropping a slot's action
-// is copying words and one closure context, as before the seam. A registration passes its words
+// words (`PlainTimerHandler`, three words: `HandlerWords`) as those words and its type's byte
+// (`HandlerKinds`), in `TimerAction`: a slot is plain data, 64 bytes. Calls go through the type's
+// witness table (one indirect call into the conforming module's own concrete code; a closure's
+// in place); copying and moving a slot's action is copying words. A registration passes its words
 // and type; under the loop's lock the type completes them with the loop's host functions
 // (`armed(_:loop:)`, one witness call, no closure). Measured (Benchmarks/profile.py, instructions
-// per operation against the engine before the seam): an existential (`any TimerHandler`) in the
+// per operation against the engine before the seam): a closure beside the words, 96-byte slots
+// (128 bytes per Swift timer in `CadenceBench mem`, 96 now); an existential (`any TimerHandler`) in the
 // slot cost 110 to 140 more per start and fire, its assign and destroy going through the
 // runtime's value witnesses; a closure making the handler under the lock, 80 more per C start;
 // generic defaults for the requirements below ran unspecialised in the C layer (230 per cancel),
@@ -121,6 +123,10 @@ package protocol PlainTimerHandler: TimerHandler {
     ///
     /// - Throws: what the registration cannot arm (no fire function to stand in).
     static func armed(_ words: HandlerWords, loop: LoopFunctionWords) throws(CadenceError) -> PlainHandler
+
+    /// The byte a timer's slot names this type by: `static let kind = HandlerKinds.register(Self.self)`
+    /// in the conforming type (HandlerKinds.swift).
+    static var kind: UInt8 { get }
 }
 
 /// A ``PlainTimerHandler`` for a countdown's events (`cadence_countdown_start`): its

@@ -23,11 +23,14 @@ struct TimerID: Hashable, Sendable {
 /// Slots live in one contiguous array and are reused, so arming a timer allocates nothing once
 /// the table has grown to the number of timers in use. Read and written under the loop's lock.
 struct TimerSlot {
-    /// The next fire date on the timer's grid (monotonic ns).
-    var fireDate: Nanoseconds = 0
-    /// The repeat interval; 0 for a one-shot timer.
-    var interval: Nanoseconds = 0
-    var tolerance: Nanoseconds = 0
+    /// The armed timer's action; ``TimerAction/idle`` otherwise. First: its 25 bytes leave 7 of
+    /// its last word to the small fields after it (Swift places a field at the size of the one
+    /// before, not its stride), so that a slot is 64 bytes, one cache line.
+    var action = TimerAction.idle
+    var missedTicks = MissedTickPolicy.skip
+    /// The index of the timer's mode: 16 bits, so that the small fields fit beside the action
+    /// (``TimerQueues/modeLimit``).
+    var modeIndex: UInt16 = 0
     /// The timer's scheduling sequence: given when it is armed or reset, kept by the re-queue
     /// after each fire, so that ties fire in scheduling order on every tick. Entries of this slot
     /// with another sequence belong to an earlier timer (or to this one before a reset) and are
@@ -36,10 +39,6 @@ struct TimerSlot {
     var sequence: UInt32 = 0
     /// Bumped when the timer ends, so that ids of the slot's earlier timers no longer match.
     var generation: UInt32
-    /// The index of the timer's mode: 16 bits, so that the slot with its flags fits 40 bytes
-    /// before its action (``TimerQueues/modeLimit``).
-    var modeIndex: UInt16 = 0
-    var missedTicks = MissedTickPolicy.skip
     /// Whether the timer has entries in its mode's heaps (false while it is being fired).
     var isQueued = false
     /// Whether the slot holds an armed timer.
@@ -49,8 +48,11 @@ struct TimerSlot {
     var isReferenced = true
     /// Whether a C handle names the slot, and how (TimerQueues+Handles.swift).
     var handle = HandleState.none
-    /// The armed timer's action; ``TimerAction/idle`` otherwise.
-    var action = TimerAction.idle
+    /// The next fire date on the timer's grid (monotonic ns).
+    var fireDate: Nanoseconds = 0
+    /// The repeat interval; 0 for a one-shot timer.
+    var interval: Nanoseconds = 0
+    var tolerance: Nanoseconds = 0
 
     init(generation: UInt32 = 1) { self.generation = generation }
 

@@ -187,6 +187,7 @@ private struct CHandles {
 /// Records the handle each fire names, as a C callback's source would, in the `Recorder` its
 /// first word names (unretained: the test keeps it).
 private struct SourceRecorder: PlainTimerHandler {
+    static let kind = HandlerKinds.register(Self.self)
     let fired: Recorder<UInt64>
 
     func fired(_ tick: TimerTick, timer: UInt64, final: Bool) { fired.append(timer) }

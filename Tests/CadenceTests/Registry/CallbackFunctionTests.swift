@@ -328,6 +328,7 @@ extension RecordHandler {
 /// A subscription's handler as the C layer's: its words are a function (any nonzero word: none
 /// is called), the record's userdata and the loop's release function, which its end calls.
 private struct RecordTick: RecordHandler {
+    static let kind = HandlerKinds.register(Self.self)
     /// What a registration passes: with `function` false, none of its own (the loop's fire
     /// function must stand in, as for a C subscription given a NULL callback).
     static func registration(_ record: CallRecord, function: Bool = true) -> PlainHandler {
@@ -377,6 +378,7 @@ extension RecordsWithoutTicks {
 
 /// A countdown's handler as the C layer's (see ``RecordTick``): a finished event records -1.
 private struct RecordCountdown: PlainCountdownHandler, RecordsWithoutTicks {
+    static let kind = HandlerKinds.register(Self.self)
     static func countdown(_ words: HandlerWords, remaining: Int, finished: Bool, date: Double, source: UInt64) {
         CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1))
             .called(source: source, value: finished ? -1 : Int64(remaining), final: finished)
@@ -386,6 +388,7 @@ private struct RecordCountdown: PlainCountdownHandler, RecordsWithoutTicks {
 /// A poller's handler as the C layer's (see ``RecordTick``): records each poll's number, and
 /// finishes it at once if its record says so.
 private struct RecordPoll: PlainPollHandler, RecordsWithoutTicks {
+    static let kind = HandlerKinds.register(Self.self)
     static func poll(_ words: HandlerWords, number: Int, date: Double, source: UInt64) {
         let record = CallRecord.from(UnsafeMutableRawPointer(bitPattern: words.1))
         record.called(source: source, value: Int64(number), final: false)
