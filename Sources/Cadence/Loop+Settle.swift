@@ -55,13 +55,13 @@ extension Loop {
         while settlingJobs && pthread_equal(runningThread, pthread_self()) == 0 { lock.wait() }
     }
 
-    /// Has a thread of the system's pool run the jobs waiting on an idle virtual loop. Call with
-    /// the lock held: from ``queue(_:onActor:)`` when nothing runs the loop, and wherever a run
-    /// ends (a job may have come after its last look).
+    /// Has the loop's own queue (``idleJobsQueue``) run the jobs waiting on an idle virtual loop.
+    /// Call with the lock held: from ``queue(_:onActor:)`` when nothing runs the loop, and
+    /// wherever a run ends (a job may have come after its last look).
     func runIdleJobsLaterLocked() {
-        guard isVirtual, !isRunningFlag, !isClosedFlag, !idleJobsQueued, !jobs.isEmpty else { return }
+        guard let idleJobsQueue, !isRunningFlag, !isClosedFlag, !idleJobsQueued, !jobs.isEmpty else { return }
         idleJobsQueued = true
-        DispatchQueue.global().async {
+        idleJobsQueue.async {
             self.lock.withLock { self.idleJobsQueued = false }
             self.runIdleJobs()
         }

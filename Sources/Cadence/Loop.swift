@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -85,6 +86,10 @@ public final class Loop: @unchecked Sendable {
     /// and whether a thread of the pool has been asked to (Loop+Settle.swift).
     var settlingJobs = false
     var idleJobsQueued = false
+    /// Where an idle virtual loop's jobs are run (Loop+Settle.swift): a serial queue of its own,
+    /// which gets a thread even while the system's pool is busy (on Linux the pool is also Swift
+    /// concurrency's, which blocking code can fill); nil on a real loop.
+    let idleJobsQueue: DispatchQueue?
     /// The jobs of tasks and actors waiting to run on the loop (Loop+Executor.swift).
     let jobs = JobQueue()
     /// The jobs queued with a deadline from a task, by the task's address, and their timers
@@ -107,6 +112,7 @@ public final class Loop: @unchecked Sendable {
         self.timeSource = timeSource
         isHosted = (timeSource as? UVBackend)?.isHosted ?? false
         hasVirtualClock = timeSource is VirtualClock
+        idleJobsQueue = hasVirtualClock ? DispatchQueue(label: "cadence.virtual-loop.jobs") : nil
         jobs.loop = self
     }
 

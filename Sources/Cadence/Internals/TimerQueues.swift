@@ -18,11 +18,15 @@ struct TimerQueues {
     /// The three heaps of a mode, at `heaps[3 * mode + kind]`.
     enum Kind: Int, CaseIterable {
         case exact, tolerant, windows
+
+        /// `allCases.count` as a constant: the array `allCases` makes is folded away only in an
+        /// optimised build, and ``heap(_:_:)`` runs on every start, cancel and fire.
+        static let count = 3
     }
 
     // The storage that the firing pass (TimerQueues+Pass.swift) and the wake-up rule
     // (TimerQueues+Wake.swift) use is internal rather than private for them alone.
-    var heaps = [TimerHeap](repeating: TimerHeap(), count: 2 * Kind.allCases.count)
+    var heaps = [TimerHeap](repeating: TimerHeap(), count: 2 * Kind.count)
     var slots: ContiguousArray<TimerSlot> = []
     private var freeSlots: [UInt32] = []
     /// How many slots, from 0, timers have taken since the table last emptied; the slots past
@@ -84,7 +88,7 @@ struct TimerQueues {
         }
         guard isCommon.count < Self.modeLimit else { throw .tooManyModes(mode) }
         indexByName[mode] = isCommon.count
-        heaps += [TimerHeap](repeating: TimerHeap(), count: Kind.allCases.count)
+        heaps += [TimerHeap](repeating: TimerHeap(), count: Kind.count)
         isCommon.append(common)
         referencedCount.append()
     }
@@ -327,7 +331,7 @@ struct TimerQueues {
     }
 
     @inline(__always)
-    func heap(_ mode: Int, _ kind: Kind) -> Int { Kind.allCases.count * mode + kind.rawValue }
+    func heap(_ mode: Int, _ kind: Kind) -> Int { Kind.count * mode + kind.rawValue }
 
     /// The heap that orders the timer in slot `index` by fire date: its mode's exact heap
     /// without tolerance, its tolerant heap with.

@@ -42,8 +42,10 @@ final class Locked<Value: Sendable>: Sendable {
 /// What `operation` returns, or nil if it has not returned within `timeout` of real time: for an
 /// await that must fail a test when it hangs, instead of hanging the suite (a task's `result`
 /// ignores the cancellation of its awaiter, so `.timeLimit` alone would not end such a wait). A
-/// hung operation is left behind.
-func withTimeout<T: Sendable>(_ timeout: Duration = .seconds(10),
+/// hung operation is left behind. 30 s by default: the tests share the system's pool with
+/// tests that block it for seconds on a loaded machine (see `offThePool`), and a finished
+/// operation and an expired timeout that both wait for a thread may be taken in either order.
+func withTimeout<T: Sendable>(_ timeout: Duration = .seconds(30),
                               _ operation: @escaping @Sendable () async -> T) async -> T? {
     await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
         let pending = Locked<CheckedContinuation<T?, Never>?>(continuation)

@@ -1,4 +1,6 @@
 import Cadence
+import Dispatch
+import Glibc
 import Testing
 
 /// An idle virtual loop runs the jobs that come to it at once, so that a task or actor of the
@@ -11,7 +13,8 @@ import Testing
         let loop = Loop.virtual()
         let task = Task(executorPreference: loop) { try await loop.clock.sleep(for: .seconds(100)) }
         try loop.run(for: 1); task.cancel()
-        guard let result = await withTimeout(.seconds(10), { await task.result }) else { return nil }
+        let awaited = await withTimeout { await task.result }
+        guard let result = awaited else { return nil }
         return (result, loop.armedTimerCount)
     }
 
@@ -110,5 +113,28 @@ import Testing
         try await loop.settle()  // nothing waiting: returns at once
         try loop.close()
         await #expect(throws: CadenceError.badHandle) { try await loop.settle() }
+    }
+
+    /// The jobs of an idle virtual loop run on a queue of the loop's own, not on the system's
+    /// pool: a task of the loop completes while blocking work fills every thread of that pool
+    /// (on Linux also Swift concurrency's, where a busy test suite or program can fill it).
+    @Test func anIdleLoopsJobsRunWhileThePoolIsBusy() {
+        let loop = Loop.virtual()
+        let threads = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let gate = DispatchSemaphore(value: 0), busy = DispatchSemaphore(value: 0)
+        for _ in 0...threads {
+            DispatchQueue.global().async {
+                busy.signal()
+                gate.wait()
+            }
+        }
+        for _ in 0..<threads { busy.wait() }  // every thread of the pool waits at the gate
+        let done = DispatchSemaphore(value: 0)
+        Task(executorPreference: loop) { done.signal() }
+        // The pool itself adds a thread after 2 s of being blocked (libdispatch's monitor): a job
+        // left to it runs then; on the loop's queue it runs in microseconds.
+        let ran = done.wait(timeout: .now() + .seconds(1)) == .success
+        for _ in 0...threads { gate.signal() }
+        #expect(ran)
     }
 }

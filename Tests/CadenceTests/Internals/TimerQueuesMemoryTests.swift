@@ -5,7 +5,7 @@ import Testing
 /// A timer table gives its memory back once its timers are gone (FreedMemory.swift): a large
 /// table that stays empty through two pass ends keeps its buffers but not their pages, and its
 /// slots' generations, so that no id names a later timer; one that fills again first keeps all.
-@Suite struct TimerQueuesMemoryTests {
+@Suite(.serialized) struct TimerQueuesMemoryTests {  // CPU-heavy: one at a time on the shared pool
     static let many = 2 * TimerQueues.slotsKeptEmpty
     /// Enough timers for their heap's buffer to be large too (a heap entry is smaller than a slot).
     static let manyEntries = 2 * FreedMemory.threshold / MemoryLayout<TimerHeapEntry>.stride

@@ -4,6 +4,10 @@ import Testing
 /// The per-mode count of referenced armed timers follows every way a timer is armed and ends,
 /// a reused slot included, so that a run until idle never scans the timers.
 @Suite struct TimerQueuesReferencesTests {
+    @Test func theKindCountIsTheNumberOfKinds() {
+        #expect(TimerQueues.Kind.count == TimerQueues.Kind.allCases.count)
+    }
+
     @Test func theCountFollowsArmFireDisarmReuseAndRemoveAll() throws {
         var queues = TimerQueues()
         try queues.register(RunLoopMode("other"), common: false)
