@@ -1,0 +1,53 @@
+@testable import Cadence
+import Testing
+
+/// A loop's batch of one-shots (a binding's `cadence_loop_set_fire_batch`) is handed over with the
+/// lock released, between the pass taking the next timer and calling it: a repeating timer
+/// cancelled meanwhile, from the batch or from another thread, must not be called (its cancel
+/// returned true), and what its action captured, let go by that cancel, must not be touched.
+@Suite struct BatchedFireCancelTests {
+    /// A one-shot of the loop's fire function, as C's `cadence_loop_schedule` with `fn` NULL: its
+    /// fires go to the loop's batch (its batch word is its userdata).
+    enum BatchedOneShot: PlainTimerHandler {
+        static let kind = HandlerKinds.register(Self.self)
+        static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
+        static func observesEnd(_ words: HandlerWords) -> Bool { false }
+        static func ended(_ words: HandlerWords) {}
+        static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+        static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { words.0 == kind ? words.1 : nil }
+        static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {
+            ((loop.fire, words.1, 0), Self.self)
+        }
+        func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+    }
+
+    final class Captured: Sendable {
+        let calls = Shared(0)
+    }
+
+    @Test func aRepeatingTimerCancelledByTheBatchBeforeItIsNeitherCalledNorUsedAfterItsRelease() throws {
+        let loop = Loop.virtual()
+        try loop.setHostFunctions((fire: 1, release: 0))  // a fire word for the batch's kind
+        let repeating = Shared<ScheduledTimer?>(nil), cancelled = Shared<Bool?>(nil), batched = Shared(0)
+        #expect(try loop.setFireBatch { _, count, started in
+            batched.value += count
+            started.pointee = count
+            cancelled.value = repeating.value?.cancel()  // the repeating timer, taken and not yet called
+            repeating.value = nil
+        })
+        _ = try loop.scheduleDefault(after: 1, ((0, 7, 0), BatchedOneShot.self))  // first at 1 s: batched
+        var captured: Captured? = Captured()
+        weak let watched = captured
+        let calls = captured!.calls
+        repeating.value = try loop.schedule(after: 1, interval: 1) { [captured] _ in
+            captured!.calls.value += 1
+        }
+        captured = nil
+        try loop.run(for: 3.5)
+        #expect(batched.value == 1)
+        #expect(cancelled.value == true)
+        #expect(calls.value == 0)  // cancelled before its call started
+        #expect(watched == nil)
+        try loop.close()
+    }
+}
