@@ -114,8 +114,10 @@ extension Loop {
 
     /// Hands the batch written so far over (none: nothing), with the lock released meanwhile;
     /// then ends the timers of its records not ended yet, and wakes the cancels that waited.
-    func deliverBatchLocked() {
-        guard let count = fireBatch?.count, count > 0 else { return }
+    /// Returns whether it handed one over (so the lock was released meanwhile).
+    @discardableResult
+    func deliverBatchLocked() -> Bool {
+        guard let count = fireBatch?.count, count > 0 else { return false }
         let storage = fireBatch!.storage, deliver = fireBatch!.deliver
         storage.started.pointee = 0
         fireBatch!.ended = 0
@@ -129,6 +131,7 @@ extension Loop {
         fireBatch!.ids.removeAll(keepingCapacity: true)
         fireBatch!.delivering = false
         if callbackWaiters > 0 { lock.signalAll() }
+        return true
     }
 
     /// Ends the timers of the records before `end` that are still kept: their calls have started.
