@@ -21,6 +21,22 @@ import Testing
         func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
     }
 
+    /// A repeating handler with a release, as a C callback with the loop's release function:
+    /// counts its calls and ends, and its calls after its end.
+    enum CountingRepeating: PlainTimerHandler {
+        static let kind = HandlerKinds.register(Self.self)
+        static let seen = Shared((calls: 0, ends: 0, callsAfterEnd: 0))
+        static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {
+            seen.update { $0.calls += 1; if $0.ends > 0 { $0.callsAfterEnd += 1 } }
+        }
+        static func observesEnd(_ words: HandlerWords) -> Bool { true }
+        static func ended(_ words: HandlerWords) { seen.update { $0.ends += 1 } }
+        static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+        static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
+        static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler { (words, Self.self) }
+        func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+    }
+
     final class Captured: Sendable {
         let calls = Shared(0)
     }
@@ -48,6 +64,26 @@ import Testing
         #expect(cancelled.value == true)
         #expect(calls.value == 0)  // cancelled before its call started
         #expect(watched == nil)
+        try loop.close()
+    }
+
+    /// The same for a handler with a release (a C callback): it is not called after its release.
+    @Test func aRepeatingCallbackCancelledByTheBatchBeforeItIsNotCalledAfterItsRelease() throws {
+        let loop = Loop.virtual()
+        try loop.setHostFunctions((fire: 1, release: 0))
+        let repeating = Shared<TimerID?>(nil), cancelled = Shared<Bool?>(nil)
+        #expect(try loop.setFireBatch { _, count, started in
+            started.pointee = count
+            if let id = repeating.value { cancelled.value = loop.disarm(id) }
+            repeating.value = nil
+        })
+        _ = try loop.scheduleDefault(after: 1, ((0, 7, 0), BatchedOneShot.self))
+        repeating.value = try loop.arm(delay: 1_000_000_000, interval: 1_000_000_000, tolerance: 0,
+                                       modeIndex: TimerQueues.defaultIndex,
+                                       action: TimerAction(((1, 2, 3), CountingRepeating.self)))
+        try loop.run(for: 3.5)
+        #expect(cancelled.value == true)
+        #expect(CountingRepeating.seen.value == (calls: 0, ends: 1, callsAfterEnd: 0))
         try loop.close()
     }
 }
