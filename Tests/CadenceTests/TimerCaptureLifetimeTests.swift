@@ -187,4 +187,25 @@ import Testing
         try loop.close()
         #expect(freed.value == 2 * perThread && fired.value == 2 * perThread / 3)
     }
+
+    @Test func anAutoconnectPublisherJoinedAndLeftFromTwoThreadsWhileItTicksEndsWithNoTimer() throws {
+        let loop = try Loop()
+        try loop.startThread()
+        let publisher = try TimerPublisher(every: 0.0001, on: loop).autoconnect()
+        let ticks = Shared(0)
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            for index in 0..<1_500 {
+                let subscription = index % 2 == 0
+                    ? publisher.sink { _ in ticks.update { $0 += 1 } } as AnyObject
+                    : publisher.subscribe { _ in ticks.update { $0 += 1 } } as AnyObject
+                if index % 3 == 0 { usleep(50) }  // let some ticks through
+                withExtendedLifetime(subscription) {}
+            }
+        }
+        #expect(waitUntil { loop.armedTimerCount == 0 })
+        try loop.stopThread()
+        try loop.close()
+        withExtendedLifetime(publisher) {}
+    }
 }
+
