@@ -409,9 +409,10 @@ public final class Loop: @unchecked Sendable {
             }
             // What comes before this fire, handed over with the lock released: a repeating timer
             // cancelled meanwhile is not called (its cancel stopped it, and released what its
-            // action captured: `due.action` is a copy that owns nothing). A one-shot was ended
-            // by its take, so its call stays (a cancel meanwhile returned false).
-            if deliverBatchLocked(), !due.isFinal, !queues.isArmed(due.id) {
+            // action captured: `due.action` is a copy that owns nothing), nor one reset meanwhile
+            // (re-armed during the pass). A one-shot was ended by its take, so its call stays (a
+            // cancel or reset meanwhile failed).
+            if hasBatchToDeliverLocked, !deliverBatchKeeping(due) {
                 due.action = .idle
                 fired -= 1
                 continue

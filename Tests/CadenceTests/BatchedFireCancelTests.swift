@@ -86,4 +86,23 @@ import Testing
         #expect(CountingRepeating.seen.value == (calls: 0, ends: 1, callsAfterEnd: 0))
         try loop.close()
     }
+
+    /// A reset in that window re-arms the timer during the pass: it is not called in the pass
+    /// (with the fire date the reset replaced), but at its new fire date.
+    @Test func aRepeatingTimerResetByTheBatchBeforeItFiresAtItsNewDateOnly() throws {
+        let v = VirtualLoop()
+        try v.loop.setHostFunctions((fire: 1, release: 0))
+        let repeating = Shared<ScheduledTimer?>(nil), dates = Shared<[Int]>([])
+        #expect(try v.loop.setFireBatch { _, count, started in
+            started.pointee = count
+            try? repeating.value?.reset(after: 0.25)
+        })
+        _ = try v.loop.scheduleDefault(after: 1, ((0, 7, 0), BatchedOneShot.self))
+        repeating.value = try v.loop.schedule(after: 1, interval: 1) { tick in dates.update { $0.append(tick.milliseconds) } }
+        try v.loop.run(for: 2.5)
+        #expect(dates.value == [1250, 2250])
+        repeating.value = nil
+        try v.loop.close()
+    }
 }
+
