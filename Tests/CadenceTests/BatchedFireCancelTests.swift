@@ -64,6 +64,7 @@ import Testing
         #expect(cancelled.value == true)
         #expect(calls.value == 0)  // cancelled before its call started
         #expect(watched == nil)
+        _ = try loop.setFireBatch(nil)  // its function holds the loop
         try loop.close()
     }
 
@@ -84,6 +85,7 @@ import Testing
         try loop.run(for: 3.5)
         #expect(cancelled.value == true)
         #expect(CountingRepeating.seen.value == (calls: 0, ends: 1, callsAfterEnd: 0))
+        _ = try loop.setFireBatch(nil)  // its function holds the loop
         try loop.close()
     }
 
@@ -102,6 +104,7 @@ import Testing
         try v.loop.run(for: 2.5)
         #expect(dates.value == [1250, 2250])
         repeating.value = nil
+        _ = try v.loop.setFireBatch(nil)
         try v.loop.close()
     }
 }
