@@ -413,7 +413,16 @@ public final class Loop: @unchecked Sendable {
                 addToBatchLocked(due, seconds: MonotonicClock.seconds(due.fireDate, offset: offset), source: source)
                 continue
             }
-            deliverBatchLocked()  // what comes before this fire
+            // What comes before this fire, handed over with the lock released: a repeating timer
+            // cancelled meanwhile is not called (its cancel stopped it, and released what its
+            // action captured: `due.action` is a copy that owns nothing), nor one reset meanwhile
+            // (re-armed during the pass). A one-shot was ended by its take, so its call stays (a
+            // cancel or reset meanwhile failed).
+            if hasBatchToDeliverLocked, !deliverBatchKeeping(due) {
+                due.action = .idle
+                fired -= 1
+                continue
+            }
             firing = due.id
             callbacksStarted &+= 1
             lock.unlock()

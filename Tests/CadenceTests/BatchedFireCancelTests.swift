@@ -1,0 +1,111 @@
+@testable import Cadence
+import Testing
+
+/// A loop's batch of one-shots (a binding's `cadence_loop_set_fire_batch`) is handed over with the
+/// lock released, between the pass taking the next timer and calling it: a repeating timer
+/// cancelled meanwhile, from the batch or from another thread, must not be called (its cancel
+/// returned true), and what its action captured, let go by that cancel, must not be touched.
+@Suite struct BatchedFireCancelTests {
+    /// A one-shot of the loop's fire function, as C's `cadence_loop_schedule` with `fn` NULL: its
+    /// fires go to the loop's batch (its batch word is its userdata).
+    enum BatchedOneShot: PlainTimerHandler {
+        static let kind = HandlerKinds.register(Self.self)
+        static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {}
+        static func observesEnd(_ words: HandlerWords) -> Bool { false }
+        static func ended(_ words: HandlerWords) {}
+        static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+        static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { words.0 == kind ? words.1 : nil }
+        static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler {
+            ((loop.fire, words.1, 0), Self.self)
+        }
+        func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+    }
+
+    /// A repeating handler with a release, as a C callback with the loop's release function:
+    /// counts its calls and ends, and its calls after its end.
+    enum CountingRepeating: PlainTimerHandler {
+        static let kind = HandlerKinds.register(Self.self)
+        static let seen = Shared((calls: 0, ends: 0, callsAfterEnd: 0))
+        static func fired(_ words: HandlerWords, _ tick: TimerTick, timer: UInt64, final: Bool) {
+            seen.update { $0.calls += 1; if $0.ends > 0 { $0.callsAfterEnd += 1 } }
+        }
+        static func observesEnd(_ words: HandlerWords) -> Bool { true }
+        static func ended(_ words: HandlerWords) { seen.update { $0.ends += 1 } }
+        static func handBackKey(_ words: HandlerWords) -> Int? { nil }
+        static func batchWord(_ words: HandlerWords, kind: UInt) -> UInt? { nil }
+        static func armed(_ words: HandlerWords, loop: LoopFunctionWords) -> PlainHandler { (words, Self.self) }
+        func fired(_ tick: TimerTick, timer: UInt64, final: Bool) {}
+    }
+
+    final class Captured: Sendable {
+        let calls = Shared(0)
+    }
+
+    @Test func aRepeatingTimerCancelledByTheBatchBeforeItIsNeitherCalledNorUsedAfterItsRelease() throws {
+        let loop = Loop.virtual()
+        try loop.setHostFunctions((fire: 1, release: 0))  // a fire word for the batch's kind
+        let repeating = Shared<ScheduledTimer?>(nil), cancelled = Shared<Bool?>(nil), batched = Shared(0)
+        #expect(try loop.setFireBatch { _, count, started in
+            batched.value += count
+            started.pointee = count
+            cancelled.value = repeating.value?.cancel()  // the repeating timer, taken and not yet called
+            repeating.value = nil
+        })
+        _ = try loop.scheduleDefault(after: 1, ((0, 7, 0), BatchedOneShot.self))  // first at 1 s: batched
+        var captured: Captured? = Captured()
+        weak let watched = captured
+        let calls = captured!.calls
+        repeating.value = try loop.schedule(after: 1, interval: 1) { [captured] _ in
+            captured!.calls.value += 1
+        }
+        captured = nil
+        try loop.run(for: 3.5)
+        #expect(batched.value == 1)
+        #expect(cancelled.value == true)
+        #expect(calls.value == 0)  // cancelled before its call started
+        #expect(watched == nil)
+        _ = try loop.setFireBatch(nil)  // its function holds the loop
+        try loop.close()
+    }
+
+    /// The same for a handler with a release (a C callback): it is not called after its release.
+    @Test func aRepeatingCallbackCancelledByTheBatchBeforeItIsNotCalledAfterItsRelease() throws {
+        let loop = Loop.virtual()
+        try loop.setHostFunctions((fire: 1, release: 0))
+        let repeating = Shared<TimerID?>(nil), cancelled = Shared<Bool?>(nil)
+        #expect(try loop.setFireBatch { _, count, started in
+            started.pointee = count
+            if let id = repeating.value { cancelled.value = loop.disarm(id) }
+            repeating.value = nil
+        })
+        _ = try loop.scheduleDefault(after: 1, ((0, 7, 0), BatchedOneShot.self))
+        repeating.value = try loop.arm(delay: 1_000_000_000, interval: 1_000_000_000, tolerance: 0,
+                                       modeIndex: TimerQueues.defaultIndex,
+                                       action: TimerAction(((1, 2, 3), CountingRepeating.self)))
+        try loop.run(for: 3.5)
+        #expect(cancelled.value == true)
+        #expect(CountingRepeating.seen.value == (calls: 0, ends: 1, callsAfterEnd: 0))
+        _ = try loop.setFireBatch(nil)  // its function holds the loop
+        try loop.close()
+    }
+
+    /// A reset in that window re-arms the timer during the pass: it is not called in the pass
+    /// (with the fire date the reset replaced), but at its new fire date.
+    @Test func aRepeatingTimerResetByTheBatchBeforeItFiresAtItsNewDateOnly() throws {
+        let v = VirtualLoop()
+        try v.loop.setHostFunctions((fire: 1, release: 0))
+        let repeating = Shared<ScheduledTimer?>(nil), dates = Shared<[Int]>([])
+        #expect(try v.loop.setFireBatch { _, count, started in
+            started.pointee = count
+            try? repeating.value?.reset(after: 0.25)
+        })
+        _ = try v.loop.scheduleDefault(after: 1, ((0, 7, 0), BatchedOneShot.self))
+        repeating.value = try v.loop.schedule(after: 1, interval: 1) { tick in dates.update { $0.append(tick.milliseconds) } }
+        try v.loop.run(for: 2.5)
+        #expect(dates.value == [1250, 2250])
+        repeating.value = nil
+        _ = try v.loop.setFireBatch(nil)
+        try v.loop.close()
+    }
+}
+
