@@ -23,7 +23,7 @@ extension Loop {
     /// index; past every one handed out): a loop that takes its place among the registry's loops
     /// starts its slots there (``inheritGenerations(_:)``), so that no handle of this one names a
     /// timer of that one (TimerQueues+Generations.swift).
-    package var slotGenerations: [UInt32] {
+    var slotGenerations: SlotGenerations {
         lock.lock()
         defer { lock.unlock() }
         return queues.inheritedGenerations
@@ -31,7 +31,7 @@ extension Loop {
 
     /// Makes this new loop's timer slots start at `generations` (by slot index), a closed loop's
     /// ``slotGenerations``; called before its first timer.
-    package func inheritGenerations(_ generations: [UInt32]) {
+    func inheritGenerations(_ generations: SlotGenerations) {
         lock.lock()
         queues.inheritGenerations(generations)
         lock.unlock()

@@ -12,30 +12,28 @@
 /// - when the table empties, the next timers take slots 0, 1, 2, … again, but the slots stay,
 ///   with their generations, and retired ones are skipped (``nextSlot()``);
 /// - a large table that empties drops its slots (``giveSlotsBack()``), but their generations stay
-///   in ``inheritedGenerations``, and the slots made again start there;
+///   in ``inheritedGenerations`` (a floor per chunk of slots: SlotGenerations.swift), and the
+///   slots made again start there;
 /// - closing the loop drops the slots, but their generations stay in ``inheritedGenerations``;
 ///   the handle registry gives them to the next loop in the same place, whose timer handles have
 ///   the same place bits, and that loop's slots start there (``inheritGenerations(_:)``);
 /// - ``age(by:)``, for tests, only moves generations forward.
 extension TimerQueues {
     /// Moves the generations of the table's slots past every one handed out, into
-    /// ``inheritedGenerations`` (one entry per slot index any loop of this place has made):
+    /// ``inheritedGenerations`` (per chunk of slot indexes any loop of this place has made):
     /// for ``removeAll()``, when the loop closes, and ``giveSlotsBack()``.
     mutating func keepGenerations() {
-        if inheritedGenerations.count < slots.count {
-            inheritedGenerations += repeatElement(1, count: slots.count - inheritedGenerations.count)
-        }
         // A slot starts at its inherited generation and only moves on: it is never behind it. A
         // slot with a timer or a handle has handed its generation out; a free one has not.
         for index in slots.indices {
             let inUse = slots[index].isArmed || slots[index].handle != .none
-            inheritedGenerations[index] = slots[index].generation + (inUse ? 1 : 0)
+            inheritedGenerations.raise(index, to: slots[index].generation + (inUse ? 1 : 0))
         }
     }
 
     /// Makes the slots this table makes start at `generations` (by index): a closed loop's
     /// ``inheritedGenerations``, given to a new loop, with no timer yet, that takes its place.
-    mutating func inheritGenerations(_ generations: [UInt32]) {
+    mutating func inheritGenerations(_ generations: SlotGenerations) {
         assert(slots.isEmpty, "a loop inherits generations before its first timer")
         inheritedGenerations = generations
     }
@@ -51,7 +49,7 @@ extension TimerQueues {
             UInt32(min(UInt64(generation) + UInt64(reuses), UInt64(TimerID.generationLimit)))
         }
         for index in slots.indices { slots[index].generation = aged(slots[index].generation) }
-        for index in inheritedGenerations.indices { inheritedGenerations[index] = aged(inheritedGenerations[index]) }
+        inheritedGenerations.age(by: reuses)
         return true
     }
 }

@@ -36,7 +36,7 @@ struct TimerQueues {
     /// the slots of this loop's predecessor in its registry place, so that no handle of that
     /// loop names a timer of this one (TimerQueues+Generations.swift); after ``removeAll()`` or
     /// ``giveSlotsBack()``, this loop's own.
-    var inheritedGenerations: [UInt32] = []
+    var inheritedGenerations = SlotGenerations()
     private var indexByName: [RunLoopMode: Int] = [.default: 0, .common: 1]
     /// Whether each mode is registered as common (`common` itself is not a mode to run in).
     var isCommon = [true, false]
@@ -304,7 +304,7 @@ struct TimerQueues {
     static let slotsKeptEmpty = FreedMemory.threshold / MemoryLayout<TimerSlot>.stride
 
     /// Gives the memory of an empty table's slots back to the system, keeping their generations
-    /// (4 bytes a slot instead of a slot) in ``inheritedGenerations``, as a close does: the next
+    /// (per chunk of slots: SlotGenerations.swift) in ``inheritedGenerations``, as a close does: the next
     /// timers make their slots anew from there (``nextSlot()``), in the buffer the slots had, so
     /// arming as many timers again allocates and copies nothing. O(n) for n slots, once per
     /// emptying of a table that n arms have filled again: O(1) per arm, amortized.
@@ -323,8 +323,7 @@ struct TimerQueues {
             let index = madeSlots
             madeSlots += 1
             if index == slots.count {
-                let generation = index < inheritedGenerations.count ? inheritedGenerations[index] : 1
-                FreedMemory.append(TimerSlot(generation: generation), to: &slots, limit: TimerID.handleSlotLimit)
+                FreedMemory.append(TimerSlot(generation: inheritedGenerations.start(of: index)), to: &slots, limit: TimerID.handleSlotLimit)
             }
             if slots[index].generation < TimerID.generationLimit { return UInt32(index) }
         }

@@ -42,7 +42,7 @@ package final class HandleRegistry: @unchecked Sendable {
     /// when the last loop there was destroyed).
     struct LoopEntry {
         var loop: Unmanaged<Loop>?
-        var generations: [UInt32] = []
+        var generations = SlotGenerations()
     }
 
     struct Storage {
@@ -88,7 +88,7 @@ package final class HandleRegistry: @unchecked Sendable {
         storage.loops[place].loop = unretained
         // Lock order: the registry's, the loop's. The loop keeps the generations from now on.
         loop.inheritGenerations(storage.loops[place].generations)
-        storage.loops[place].generations = []
+        storage.loops[place].generations = SlotGenerations()
         loop.setHandleSource(Self.timerSource(place: place))
         let (index, id) = Self.reserve(in: &storage)
         storage.slots[index].kind = .loop
