@@ -167,7 +167,7 @@ extension Loop {
             return .invalid  // a second release of a released, detached handle too
         }
         let id = queues.id(ofSlot: index)
-        let stop = !givingUp || queues.slots[index].interval > 0 && queues.slots[index].handle == .held
+        let stop = !givingUp || queues.interval(at: index) > 0 && queues.slots[index].handle == .held
         var stopped = false, running = false
         if stop {
             stopped = disarmLocked(id, releasing: &release)

@@ -59,7 +59,7 @@ extension TimerQueues {
     /// one's once the timer ends; a detached handle of an armed repeating timer stays valid until
     /// then (a one-shot's does not: detaching changes nothing for a one-shot).
     mutating func releaseHandle(at index: Int) {
-        if slots[index].isArmed && slots[index].handle == .detached && slots[index].interval > 0 {
+        if slots[index].isArmed && slots[index].handle == .detached && interval(at: index) > 0 {
             slots[index].handle = .released
             return
         }

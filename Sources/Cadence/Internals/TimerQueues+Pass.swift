@@ -129,10 +129,11 @@ extension TimerQueues {
     private mutating func take(_ entry: TimerHeapEntry, in pass: Pass, now: Nanoseconds, into fire: inout Fire) {
         let index = Int(entry.slot)
         slots[index].isQueued = false
-        if slots[index].tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
+        let interval = interval(at: index), tolerance = tolerance(at: index)
+        if tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
         fire.id = TimerID(slot: entry.slot, generation: slots[index].generation)
-        (fire.fireDate, fire.skipped) = slots[index].advance(now: now)
-        fire.isFinal = slots[index].interval == 0
+        (fire.fireDate, fire.skipped) = slots[index].advance(now: now, interval: interval, tolerance: tolerance)
+        fire.isFinal = interval == 0
         fire.isKept = false
         if fire.isFinal {
             if pass.batchKind != 0, slots[index].action.batchWord(kind: pass.batchKind) != nil {

@@ -16,6 +16,12 @@ struct TimerQueues {
     static let modeLimit = 1 << 16
 
     /// The three heaps of a mode, at `heaps[3 * mode + kind]`.
+    /// A repeating or tolerant timer's interval and tolerance (ns).
+    struct Timing {
+        var interval: Nanoseconds = 0
+        var tolerance: Nanoseconds = 0
+    }
+
     enum Kind: Int, CaseIterable {
         case exact, tolerant, windows
 
@@ -28,6 +34,11 @@ struct TimerQueues {
     // (TimerQueues+Wake.swift) use is internal rather than private for them alone.
     var heaps = [TimerHeap](repeating: TimerHeap(), count: 2 * Kind.count)
     var slots: ContiguousArray<TimerSlot> = []
+    /// The intervals and tolerances of armed timers that have one (``TimerSlot/timing``); entry 0
+    /// stands for none. Kept out of the slots, which most timers (one-shots without tolerance)
+    /// would fill with zeros: 16 bytes a slot.
+    private(set) var timings: ContiguousArray<Timing> = [Timing()]
+    private var freeTimings: [UInt32] = []
     private var freeSlots: [UInt32] = []
     /// How many slots, from 0, timers have taken since the table last emptied; the slots past
     /// them are kept only for their generations, and the next timers take them in order.
@@ -104,8 +115,7 @@ struct TimerQueues {
         let slot = freeSlots.popLast() ?? nextSlot()
         let index = Int(slot)
         slots[index].fireDate = fireDate
-        slots[index].interval = interval
-        slots[index].tolerance = tolerance
+        slots[index].timing = interval == 0 && tolerance == 0 ? 0 : keepTiming(Timing(interval: interval, tolerance: tolerance))
         slots[index].missedTicks = missedTicks
         slots[index].modeIndex = UInt16(modeIndex)
         slots[index].action = action
@@ -144,7 +154,7 @@ struct TimerQueues {
         guard slots[index].isQueued else { return }
         slots[index].isQueued = false
         noteStale(fireDateHeap(of: index))
-        if slots[index].tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
+        if tolerance(at: index) > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
     }
 
     /// Moves an armed timer to a new fire date (a repeating one starts a new grid there) and gives
@@ -165,8 +175,8 @@ struct TimerQueues {
     /// The next fire date, interval and tolerance of an armed timer; nil if `id` is not armed.
     func schedule(of id: TimerID) -> (fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds)? {
         guard isArmed(id) else { return nil }
-        let slot = slots[Int(id.slot)]
-        return (slot.fireDate, slot.interval, slot.tolerance)
+        let index = Int(id.slot)
+        return (slots[index].fireDate, interval(at: index), tolerance(at: index))
     }
 
     /// Ends every timer and returns their actions, for the caller to release outside the lock.
@@ -178,6 +188,7 @@ struct TimerQueues {
         keepGenerations()
         slots.removeAll()
         freeSlots.removeAll()
+        forgetTimings()
         madeSlots = 0
         deferred.removeAll()
         for index in heaps.indices { heaps[index] = TimerHeap() }
@@ -204,7 +215,7 @@ struct TimerQueues {
             return false
         }
         let mode = Int(slots[index].modeIndex)
-        let tolerance = slots[index].tolerance
+        let tolerance = tolerance(at: index)
         if tolerance == 0 { return heap == self.heap(mode, .exact) && entry.key == slots[index].fireDate }
         if heap == self.heap(mode, .tolerant) { return entry.key == slots[index].fireDate }
         return heap == self.heap(mode, .windows) && entry.key == slots[index].fireDate.saturatingAdd(tolerance)
@@ -222,7 +233,7 @@ struct TimerQueues {
         } else {
             heaps[fireDateHeap(of: index)].insert(entry)
         }
-        let tolerance = slots[index].tolerance
+        let tolerance = tolerance(at: index)
         if tolerance > 0 {
             heaps[heap(mode, .windows)].insert(TimerHeapEntry(key: entry.key.saturatingAdd(tolerance),
                                                         sequence: entry.sequence, slot: slot))
@@ -237,6 +248,10 @@ struct TimerQueues {
         swap(&action, &slots[index].action)
         slots[index].action = .idle
         slots[index].isArmed = false
+        if slots[index].timing != 0 {
+            freeTimings.append(slots[index].timing)
+            slots[index].timing = 0
+        }
         if slots[index].isReferenced { referencedCount[Int(slots[index].modeIndex)] &-= 1 }
         count -= 1
         switch slots[index].handle {
@@ -270,6 +285,7 @@ struct TimerQueues {
     mutating func restartFromFirstSlot() {
         madeSlots = 0
         freeSlots.removeAll(keepingCapacity: true)
+        forgetTimings()
         for index in heaps.indices { heaps[index].removeAll() }
         emptyings &+= 1
     }
@@ -332,11 +348,41 @@ struct TimerQueues {
     @inline(__always)
     func heap(_ mode: Int, _ kind: Kind) -> Int { Kind.count * mode + kind.rawValue }
 
+    /// The interval of the armed timer in slot `index` (0: a one-shot).
+    @inline(__always)
+    func interval(at index: Int) -> Nanoseconds {
+        slots[index].timing == 0 ? 0 : timings[Int(slots[index].timing)].interval
+    }
+
+    /// The tolerance of the armed timer in slot `index`.
+    @inline(__always)
+    func tolerance(at index: Int) -> Nanoseconds {
+        slots[index].timing == 0 ? 0 : timings[Int(slots[index].timing)].tolerance
+    }
+
+    /// An entry of ``timings`` holding `timing`: a free one, or a new one.
+    private mutating func keepTiming(_ timing: Timing) -> UInt32 {
+        if let free = freeTimings.popLast() {
+            timings[Int(free)] = timing
+            return free
+        }
+        timings.append(timing)
+        return UInt32(timings.count - 1)
+    }
+
+    /// Empties ``timings``, for a table with no timer armed (its memory goes too once large).
+    private mutating func forgetTimings() {
+        let large = timings.capacity * MemoryLayout<Timing>.stride >= FreedMemory.threshold
+        timings.removeAll(keepingCapacity: !large)
+        timings.append(Timing())
+        freeTimings.removeAll(keepingCapacity: !large)
+    }
+
     /// The heap that orders the timer in slot `index` by fire date: its mode's exact heap
     /// without tolerance, its tolerant heap with.
     @inline(__always)
     func fireDateHeap(of index: Int) -> Int {
-        heap(Int(slots[index].modeIndex), slots[index].tolerance == 0 ? .exact : .tolerant)
+        heap(Int(slots[index].modeIndex), tolerance(at: index) == 0 ? .exact : .tolerant)
     }
 
     /// Counts one more stale entry in a heap. Once stale entries make up half of it, each one

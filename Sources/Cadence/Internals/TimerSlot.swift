@@ -25,9 +25,11 @@ struct TimerID: Hashable, Sendable {
 struct TimerSlot {
     /// The armed timer's action; ``TimerAction/idle`` otherwise. First: its 25 bytes leave 7 of
     /// its last word to the small fields after it (Swift places a field at the size of the one
-    /// before, not its stride), so that a slot is 64 bytes, one cache line.
+    /// before, not its stride), so that a slot is 48 bytes: with its heap entry (16), 64 bytes
+    /// per armed timer.
     var action = TimerAction.idle
-    var missedTicks = MissedTickPolicy.skip
+    /// ``isQueued``, ``isArmed``, ``isReferenced``, ``handle`` and ``missedTicks``, as bits.
+    private var flags: UInt8 = Self.referencedBit
     /// The index of the timer's mode: 16 bits, so that the small fields fit beside the action
     /// (``TimerQueues/modeLimit``).
     var modeIndex: UInt16 = 0
@@ -39,37 +41,79 @@ struct TimerSlot {
     var sequence: UInt32 = 0
     /// Bumped when the timer ends, so that ids of the slot's earlier timers no longer match.
     var generation: UInt32
-    /// Whether the timer has entries in its mode's heaps (false while it is being fired).
-    var isQueued = false
-    /// Whether the slot holds an armed timer.
-    var isArmed = false
-    /// Whether the armed timer keeps a run until idle going (libuv's `uv_ref`); see
-    /// TimerQueues+References.swift.
-    var isReferenced = true
-    /// Whether a C handle names the slot, and how (TimerQueues+Handles.swift).
-    var handle = HandleState.none
+    /// The armed timer's interval and tolerance, as its entry in the table's
+    /// ``TimerQueues/timings``; 0 for a one-shot without tolerance (a server's timeouts: most
+    /// timers), which keeps them nowhere.
+    var timing: UInt32 = 0
     /// The next fire date on the timer's grid (monotonic ns).
     var fireDate: Nanoseconds = 0
-    /// The repeat interval; 0 for a one-shot timer.
-    var interval: Nanoseconds = 0
-    var tolerance: Nanoseconds = 0
+
+    private static let queuedBit: UInt8 = 1, armedBit: UInt8 = 2, referencedBit: UInt8 = 4
+    private static let handleShift: UInt8 = 3, handleMask: UInt8 = 0b111 << 3
+    private static let missedShift: UInt8 = 6, missedMask: UInt8 = 0b11 << 6
+
+    @inline(__always)
+    private mutating func set(_ bit: UInt8, _ on: Bool) { flags = on ? flags | bit : flags & ~bit }
+
+    /// Whether the timer has entries in its mode's heaps (false while it is being fired).
+    var isQueued: Bool {
+        get { flags & Self.queuedBit != 0 }
+        set { set(Self.queuedBit, newValue) }
+    }
+    /// Whether the slot holds an armed timer.
+    var isArmed: Bool {
+        get { flags & Self.armedBit != 0 }
+        set { set(Self.armedBit, newValue) }
+    }
+    /// Whether the armed timer keeps a run until idle going (libuv's `uv_ref`); see
+    /// TimerQueues+References.swift.
+    var isReferenced: Bool {
+        get { flags & Self.referencedBit != 0 }
+        set { set(Self.referencedBit, newValue) }
+    }
+    /// Whether a C handle names the slot, and how (TimerQueues+Handles.swift).
+    var handle: HandleState {
+        get { HandleState(rawValue: (flags & Self.handleMask) >> Self.handleShift).unsafelyUnwrapped }
+        set { flags = flags & ~Self.handleMask | newValue.rawValue << Self.handleShift }
+    }
+    var missedTicks: MissedTickPolicy {
+        get {
+            switch (flags & Self.missedMask) >> Self.missedShift {
+            case 0: .skip
+            case 1: .burst
+            default: .delay
+            }
+        }
+        set {
+            let bits: UInt8 = switch newValue {
+            case .skip: 0
+            case .burst: 1
+            case .delay: 2
+            }
+            flags = flags & ~Self.missedMask | bits << Self.missedShift
+        }
+    }
 
     init(generation: UInt32 = 1) { self.generation = generation }
 
     /// The ordinary lateness of a fire, which a ``MissedTickPolicy/delay`` timer does not count
     /// as late: its tolerance, but at least 5 ms (tokio's threshold for its `Delay`) or half the
     /// interval if that is less, so that a wake-up's own latency never moves the grid.
-    var lateAfter: Nanoseconds { max(tolerance, min(5_000_000, interval / 2)) }
+    static func lateAfter(interval: Nanoseconds, tolerance: Nanoseconds) -> Nanoseconds {
+        max(tolerance, min(5_000_000, interval / 2))
+    }
 
-    /// Fires the timer at `now` (≥ ``fireDate``): returns the fire date to report and the number
-    /// of grid points skipped, and moves a repeating timer to its next fire date.
+    /// Fires the timer at `now` (≥ ``fireDate``), whose `interval` (0: a one-shot) and
+    /// `tolerance` are kept in its table: returns the fire date to report and the number of grid
+    /// points skipped, and moves a repeating timer to its next fire date.
     ///
     /// With ``MissedTickPolicy/skip`` the reported fire date is the latest grid point not after
     /// `now`, so a late timer fires once and its grid never drifts (Apple's `Timer`). With
-    /// ``MissedTickPolicy/delay`` a fire more than ``lateAfter`` after its fire date, or an
+    /// ``MissedTickPolicy/delay`` a fire more than ``lateAfter(interval:tolerance:)`` after its fire date, or an
     /// interval or more after it, restarts the grid one interval after `now`; any other keeps the
     /// grid.
-    mutating func advance(now: Nanoseconds) -> (fireDate: Nanoseconds, skipped: UInt64) {
+    mutating func advance(now: Nanoseconds, interval: Nanoseconds,
+                          tolerance: Nanoseconds) -> (fireDate: Nanoseconds, skipped: UInt64) {
         let due = fireDate
         guard interval > 0 else { return (due, 0) }
         switch missedTicks {
@@ -84,7 +128,8 @@ struct TimerSlot {
         case .delay:
             // Late, or so late that the next grid point has passed too: a new grid from now.
             let onGrid = due.saturatingAdd(interval)
-            fireDate = now - due > lateAfter || onGrid <= now ? now.saturatingAdd(interval) : onGrid
+            let late = Self.lateAfter(interval: interval, tolerance: tolerance)
+            fireDate = now - due > late || onGrid <= now ? now.saturatingAdd(interval) : onGrid
             return (due, 0)
         }
     }

@@ -3,6 +3,25 @@ import Testing
 
 /// Timer slots are reused; a handle names the timer it was made for, never a later one.
 @Suite struct TimerSlotTests {
+    /// A slot's small fields share one byte (TimerSlot.swift): each keeps its value whatever the
+    /// others are set to.
+    @Test func theFlagsOfASlotAreIndependent() {
+        var slot = TimerSlot()
+        #expect(!slot.isQueued && !slot.isArmed && slot.isReferenced && slot.handle == .none && slot.missedTicks == .skip)
+        for handle in [HandleState.none, .held, .detached, .released, .transient] {
+            for policy in MissedTickPolicy.allCases {
+                for bits in 0..<8 {
+                    slot.handle = handle
+                    slot.missedTicks = policy
+                    (slot.isQueued, slot.isArmed, slot.isReferenced) = (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0)
+                    #expect(slot.handle == handle && slot.missedTicks == policy)
+                    #expect(slot.isQueued == (bits & 1 != 0) && slot.isArmed == (bits & 2 != 0)
+                            && slot.isReferenced == (bits & 4 != 0))
+                }
+            }
+        }
+    }
+
     @Test func aStaleHandleNeverReachesTheTimerThatReusedItsSlot() throws {
         let v = VirtualLoop()
         let fired = Recorder<String>()
