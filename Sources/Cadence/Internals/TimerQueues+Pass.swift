@@ -118,8 +118,13 @@ extension TimerQueues {
         return false
     }
 
+    /// ``isLive(_:in:)`` for an entry taken from its slot's fire-date heap, whichever it is:
+    /// there, an entry is live when its sequence and key are its queued timer's.
     private func isLiveTaken(_ entry: TimerHeapEntry) -> Bool {
-        Int(entry.slot) < slots.count && isLive(entry, in: fireDateHeap(of: Int(entry.slot)))
+        let index = Int(entry.slot)
+        guard index < slots.count else { return false }
+        let slot = slots[index]  // read once: plain data, 48 bytes
+        return slot.isQueued && slot.sequence == entry.sequence && slot.fireDate == entry.key
     }
 
     /// Takes the live timer of `entry`, which has left its heap, into `fire`: a repeating one
@@ -129,7 +134,8 @@ extension TimerQueues {
     private mutating func take(_ entry: TimerHeapEntry, in pass: Pass, now: Nanoseconds, into fire: inout Fire) {
         let index = Int(entry.slot)
         slots[index].isQueued = false
-        let interval = interval(at: index), tolerance = tolerance(at: index)
+        let timing = slots[index].timing == 0 ? Timing() : timings[Int(slots[index].timing)]
+        let interval = timing.interval, tolerance = timing.tolerance
         if tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
         fire.id = TimerID(slot: entry.slot, generation: slots[index].generation)
         (fire.fireDate, fire.skipped) = slots[index].advance(now: now, interval: interval, tolerance: tolerance)

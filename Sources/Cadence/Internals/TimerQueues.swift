@@ -211,29 +211,31 @@ struct TimerQueues {
     /// date, so taking it is still right (the timer's other entry then goes stale).
     func isLive(_ entry: TimerHeapEntry, in heap: Int) -> Bool {
         let index = Int(entry.slot)
-        guard index < slots.count, slots[index].isQueued, slots[index].sequence == entry.sequence else {
-            return false
-        }
-        let mode = Int(slots[index].modeIndex)
-        let tolerance = tolerance(at: index)
-        if tolerance == 0 { return heap == self.heap(mode, .exact) && entry.key == slots[index].fireDate }
-        if heap == self.heap(mode, .tolerant) { return entry.key == slots[index].fireDate }
-        return heap == self.heap(mode, .windows) && entry.key == slots[index].fireDate.saturatingAdd(tolerance)
+        guard index < slots.count else { return false }
+        let slot = slots[index]  // read once: plain data, 48 bytes
+        guard slot.isQueued, slot.sequence == entry.sequence else { return false }
+        let mode = Int(slot.modeIndex)
+        let tolerance = slot.timing == 0 ? 0 : timings[Int(slot.timing)].tolerance
+        if tolerance == 0 { return heap == self.heap(mode, .exact) && entry.key == slot.fireDate }
+        if heap == self.heap(mode, .tolerant) { return entry.key == slot.fireDate }
+        return heap == self.heap(mode, .windows) && entry.key == slot.fireDate.saturatingAdd(tolerance)
     }
 
     /// Queues the timer in `slot` at its fire date under its scheduling sequence; `deferring`
     /// holds its fire-date entry in ``deferred`` until the pass ends, instead of its heap.
     mutating func enqueue(_ slot: UInt32, deferring: Bool = false) {
         let index = Int(slot)
-        let mode = Int(slots[index].modeIndex)
-        let entry = TimerHeapEntry(key: slots[index].fireDate, sequence: slots[index].sequence, slot: slot)
         slots[index].isQueued = true
+        let queued = slots[index]  // read once: plain data, 48 bytes
+        let mode = Int(queued.modeIndex)
+        let entry = TimerHeapEntry(key: queued.fireDate, sequence: queued.sequence, slot: slot)
+        let tolerance = queued.timing == 0 ? 0 : timings[Int(queued.timing)].tolerance
+        let fireDateHeap = heap(mode, tolerance == 0 ? .exact : .tolerant)
         if deferring {
-            deferred.append((entry, fireDateHeap(of: index)))
+            deferred.append((entry, fireDateHeap))
         } else {
-            heaps[fireDateHeap(of: index)].insert(entry)
+            heaps[fireDateHeap].insert(entry)
         }
-        let tolerance = tolerance(at: index)
         if tolerance > 0 {
             heaps[heap(mode, .windows)].insert(TimerHeapEntry(key: entry.key.saturatingAdd(tolerance),
                                                         sequence: entry.sequence, slot: slot))
