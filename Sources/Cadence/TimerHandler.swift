@@ -17,13 +17,13 @@
 //
 // Storage without allocation or value witnesses: a timer slot keeps a handler that is plain
 // words (`PlainTimerHandler`, three words: `HandlerWords`) as those words and its type's byte
-// (`HandlerKinds`), in `TimerAction`: a slot is plain data, 64 bytes. Calls go through the type's
+// (`HandlerKinds`), in `TimerAction`: a slot is plain data, 48 bytes. Calls go through the type's
 // witness table (one indirect call into the conforming module's own concrete code; a closure's
 // in place); copying and moving a slot's action is copying words. A registration passes its words
 // and type; under the loop's lock the type completes them with the loop's host functions
 // (`armed(_:loop:)`, one witness call, no closure). Measured (Benchmarks/profile.py, instructions
 // per operation against the engine before the seam): a closure beside the words, 96-byte slots
-// (128 bytes per Swift timer in `CadenceBench mem`, 96 now); an existential (`any TimerHandler`) in the
+// (128 bytes per Swift timer in `CadenceBench mem`; with the small fields as bits and intervals and tolerances apart, 80); an existential (`any TimerHandler`) in the
 // slot cost 110 to 140 more per start and fire, its assign and destroy going through the
 // runtime's value witnesses; a closure making the handler under the lock, 80 more per C start;
 // generic defaults for the requirements below ran unspecialised in the C layer (230 per cancel),
