@@ -22,8 +22,9 @@
 // in place); copying and moving a slot's action is copying words. A registration passes its words
 // and type; under the loop's lock the type completes them with the loop's host functions
 // (`armed(_:loop:)`, one witness call, no closure). Measured (Benchmarks/profile.py, instructions
-// per operation against the engine before the seam): a closure beside the words, 96-byte slots
-// (128 bytes per Swift timer in `CadenceBench mem`; with the small fields as bits and intervals and tolerances apart, 80); an existential (`any TimerHandler`) in the
+// per operation against the engine before the seam): a closure beside the words made 96-byte
+// slots (128 bytes per Swift timer in `CadenceBench mem`; 80 now, with the small fields as bits
+// and intervals and tolerances in a table apart); an existential (`any TimerHandler`) in the
 // slot cost 110 to 140 more per start and fire, its assign and destroy going through the
 // runtime's value witnesses; a closure making the handler under the lock, 80 more per C start;
 // generic defaults for the requirements below ran unspecialised in the C layer (230 per cancel),
