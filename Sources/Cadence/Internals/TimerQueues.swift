@@ -9,19 +9,26 @@
 ///
 /// Mode names are interned to small indices when a timer is created, so arming and firing never
 /// hash a string. Index 0 is `default`, index 1 is the `common` pseudo-mode.
+///
+/// Memory per armed timer: a 48-byte slot (TimerSlot.swift: the action's words and kind, the
+/// small fields as bits, the fire date) and a 16-byte heap entry, 64 bytes; a repeating or
+/// tolerant timer adds a 16-byte ``Timing``. Measured with `CadenceBench mem` (N = 10⁶, the
+/// program's 16-byte handles included): 128 bytes per timer with a 96-byte slot (a closure
+/// field beside the C words, interval and tolerance in every slot), 96 with a 64-byte one, 80
+/// now; libuv's `uv_timer_t` program, 152.
 struct TimerQueues {
     static let defaultIndex = 0
     static let commonIndex = 1
     /// How many modes a loop can have, `default` and `common` included (a slot's 16-bit index).
     static let modeLimit = 1 << 16
 
-    /// The three heaps of a mode, at `heaps[3 * mode + kind]`.
     /// A repeating or tolerant timer's interval and tolerance (ns).
     struct Timing {
         var interval: Nanoseconds = 0
         var tolerance: Nanoseconds = 0
     }
 
+    /// The three heaps of a mode, at `heaps[3 * mode + kind]`.
     enum Kind: Int, CaseIterable {
         case exact, tolerant, windows
 
