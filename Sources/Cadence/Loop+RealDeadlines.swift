@@ -35,12 +35,24 @@ extension Loop {
         jobStart.withLock { $0 = nil }
     }
 
-    /// The virtual nanoseconds a sleep of the real clock lasts, given `left`, the time to its
+    /// The virtual nanoseconds a sleep until `deadline` of `ContinuousClock` lasts (see above):
+    /// the time left and the job's span read from one reading of the clock, so that a preemption
+    /// between two readings cannot widen the span. Never negative; saturates at `Int64.max`.
+    package func virtualTimeLeft(until deadline: ContinuousClock.Instant) -> Int64 {
+        let now = ContinuousClock.now
+        return virtualTimeLeft(left: now.duration(to: deadline), at: now)
+    }
+
+    /// The virtual nanoseconds a sleep of another real clock lasts, given `left`, the time to its
     /// deadline read just before the call (see above). Never negative; saturates at `Int64.max`.
     ///
     /// - Parameter left: the deadline minus the real clock's reading.
     package func virtualTimeLeft(realTimeLeft left: Duration) -> Int64 {
-        let now = ContinuousClock.now
+        virtualTimeLeft(left: left, at: ContinuousClock.now)
+    }
+
+    /// The rule for a time `left` read at `now` (or just before).
+    private func virtualTimeLeft(left: Duration, at now: ContinuousClock.Instant) -> Int64 {
         let cpu = Self.threadCPUNanoseconds()
         let start = jobStart.withLock { $0 }
         let low = Self.wholeNanoseconds(left)

@@ -46,6 +46,10 @@ import Cadence
            let deadline = instant as? LoopClock.Instant {
             return enqueue(unowned, at: deadline.nanoseconds, tolerance: nanoseconds(tolerance))
         }
+        if isVirtual, let deadline = instant as? ContinuousClock.Instant {  // `Task.sleep(for:)`
+            return enqueue(unowned, at: self.deadline(after: .nanoseconds(virtualTimeLeft(until: deadline))),
+                           tolerance: nanoseconds(tolerance))
+        }
         guard let left = clock.now.duration(to: instant) as? Duration else {
             return enqueueLater(unowned, at: instant, tolerance: tolerance, clock: clock)
         }
