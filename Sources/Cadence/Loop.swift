@@ -358,12 +358,14 @@ public final class Loop: @unchecked Sendable {
         runIdleJobs()  // a virtual loop's jobs that came before the close ran then, on the open loop
         // Checked and closed under one lock, so that no run can start in between.
         var sleeping: [UInt: (job: DelayedJob, timer: TimerID)] = [:]
+        var batch: FireBatch?  // let go after the lock too: its function may hold the loop
         let actions = try lock.withLock { () throws(CadenceError) -> [TimerAction]? in
             waitForIdleJobsLocked()
             // The thread first: a loop with one is running, and stopping the thread is the remedy.
             guard ownThread == nil else { throw CadenceError.hasOwnThread("be closed").in("Loop.close()") }
             guard !isRunningFlag else { throw CadenceError.alreadyRunning("be closed").in("Loop.close()") }
             swap(&sleeping, &sleepers)  // released after the lock, with the timers' actions
+            swap(&batch, &fireBatch)
             return closeLocked()
         }
         // The timers' actions are released here, after the lock (see `disarm`).

@@ -64,7 +64,6 @@ import Testing
         #expect(cancelled.value == true)
         #expect(calls.value == 0)  // cancelled before its call started
         #expect(watched == nil)
-        _ = try loop.setFireBatch(nil)  // its function holds the loop
         try loop.close()
     }
 
@@ -85,7 +84,6 @@ import Testing
         try loop.run(for: 3.5)
         #expect(cancelled.value == true)
         #expect(CountingRepeating.seen.value == (calls: 0, ends: 1, callsAfterEnd: 0))
-        _ = try loop.setFireBatch(nil)  // its function holds the loop
         try loop.close()
     }
 
@@ -104,8 +102,24 @@ import Testing
         try v.loop.run(for: 2.5)
         #expect(dates.value == [1250, 2250])
         repeating.value = nil
-        _ = try v.loop.setFireBatch(nil)
         try v.loop.close()
+    }
+
+    /// Closing a loop lets go of its batch function, which may hold the loop: the loop is freed
+    /// once its last other reference goes.
+    @Test func aCloseLetsGoOfTheBatchFunction() throws {
+        weak var watched: Loop?
+        do {
+            let loop = Loop.virtual()
+            watched = loop
+            try loop.setHostFunctions((fire: 1, release: 0))
+            #expect(try loop.setFireBatch { _, count, started in
+                started.pointee = count
+                withExtendedLifetime(loop) {}  // holds the loop
+            })
+            try loop.close()
+        }
+        #expect(watched == nil)
     }
 }
 
