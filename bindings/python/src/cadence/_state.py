@@ -23,7 +23,7 @@ import threading
 import weakref
 from typing import Any, Callable
 
-from . import _batch, _lib, _table
+from . import _batch, _cancels, _lib, _table
 from .errors import InvalidArgument, check, error_for
 from .tick import Tick
 
@@ -92,6 +92,7 @@ class LoopState:
         before it starts, or (False) that it no longer can. Idempotent."""
         if value and self not in RUNS:
             RUNS.append(self)
+            _cancels.flush()  # a hand-over: the recorded cancels go to C first
         elif not value and self in RUNS:  # two stop_thread calls say False twice
             RUNS.remove(self)
 
@@ -102,6 +103,7 @@ class LoopState:
                 return False
             self.runner, self.stopping = threading.get_ident(), False
             RUNS.append(self.runner)
+        _cancels.flush()  # before any pass of the run, and on this run's thread's behalf
         return True
 
     @property
@@ -119,6 +121,7 @@ class LoopState:
         """One pass on this thread (``cadence_loop_run_pass``), recorded in :data:`RUNS`."""
         RUNS.append(runner := threading.get_ident())
         try:
+            _cancels.flush()
             return int(_lib.lib.cadence_loop_run_pass(self.handle, mode))
         finally:
             RUNS.remove(runner)
@@ -166,7 +169,8 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
     new, tick_type, slots, steal = tuple.__new__, Tick, _table.slots, _table.steal  # cells
-    drop_all = _table.drop_all
+    drop_all, let_go = _table.drop_all, _cancels.LET_GO
+    pending, flush = _cancels.PENDING, _cancels.flush  # recorded cancels (_cancels)
     views = _batch.Views()
     flag = _table.UNTIMED
     owner = weakref.ref(state)  # held weakly: the state is freed without the cycle collector
@@ -181,22 +185,26 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             return
         # A final call: C passes the key no more, so it is free already.
         callback = steal(key) if final else slots[key]
+        if callback is let_go:  # a recorded cancel C has not had yet: never called
+            flush()
+            return
         try:
             callback(new(tick_type, (date, skipped)))
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
+        if pending:  # the cancels this callback made, before C fires anything else
+            flush()
 
     def call(function: Any, *args: Any) -> None:
         try:
             function(*args)
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
+        if pending:
+            flush()
 
     def release(key: int) -> None:  # every stop that hands no key back comes here
-        try:
-            end(key)
-        except BaseException as error:  # noqa: BLE001 - routed, never into C
-            fail(error)
+        call(end, key)
 
     def batch(address: int, count: int, started: int) -> None:  # one-shots' fires (_batch)
         keys, dates = views.read(address, count, started)
@@ -211,7 +219,10 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
                 try:
                     if key < flag:
                         called.append(key)
-                        slots[key](new(tick_type, (dates[index], 0)))
+                        callback = slots[key]
+                        slots[key] = None  # its call has started: a cancel now asks C
+                        if callback is not let_go:  # else a recorded cancel: never called
+                            callback(new(tick_type, (dates[index], 0)))
                     else:  # untimed: no Tick to make
                         called.append(key := key - flag)
                         slots[key]()
@@ -219,6 +230,8 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
                     fail(error)
         finally:
             drop_all(called)
+            if pending:  # the cancels the batch's callbacks made, before C's next step
+                flush()
 
     def countdown(raw: Any, key: int) -> None:
         event = raw[0]
@@ -230,7 +243,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         call(slots[key].poll, event.source, event.number, event.date)
 
     functions = (fire, release, countdown, poll, batch)
-    GLUE.update(f.__code__ for f in (*functions, call, fail))
+    GLUE.update(f.__code__ for f in (*functions, call, fail, flush, _cancels.steal_all))
     kinds: Any = _lib.CALLBACK_TYPES
     return tuple(kind(f) for kind, f in zip(kinds, functions))
 

@@ -10,21 +10,27 @@ ctypes call to ``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callba
 the same way).
 
 Only :func:`hold`, :func:`drop` and :func:`steal` (and their forms for many keys at once, for
-the hot paths) change the table; the C callbacks read :data:`slots` directly to call a
-registration that goes on (a repeating timer's tick, a fire in a batch). Threads: any; each
-step is one list operation, atomic under the GIL, and growth takes a lock.
+the hot paths) change the table (and :data:`owners` beside it, as it says); the C callbacks
+read :data:`slots` directly to call a registration that goes on (a repeating timer's tick, a
+fire in a batch). Threads: any; each step is one list operation, atomic under the GIL, and
+growth takes a lock.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Callable
 
 #: The userdata of each live registration at its key, None at the free keys. Read it; change it
 #: only through this module's functions.
 #: Key 0 is never handed out: as a userdata it is NULL, which C never hands back
 #: (``cadence_cancel_steal``), so its registration's cancel would take the release path.
 slots: list[Any] = [None]
+#: Beside each key, the handle (the very int object) of the :class:`~cadence.ScheduledTimer`
+#: that the scheduling call made with it, 0 for every other registration: :func:`hold` clears
+#: it. While the key's slot still holds a callback, that timer has not been called, cancelled or
+#: ended: what lets a cancel know without C that its timer is pending (``_cancels``).
+owners: list[Any] = [0]
 _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _pop = _free.pop
 _growing = threading.Lock()
@@ -32,6 +38,9 @@ _growing = threading.Lock()
 #: (no :class:`~cadence.Tick` to make: asyncio's one-shots); :func:`steal` takes such a key
 #: back as it is.
 UNTIMED = 1 << 48
+#: What frees keys before the table grows: ``_cancels`` puts its flush here, so that the keys
+#: that recorded cancels hold (never more than the table has) come back first.
+BEFORE_GROWTH: list[Callable[[], None]] = [lambda: None]
 
 
 def hold(userdata: object) -> int:
@@ -40,11 +49,24 @@ def hold(userdata: object) -> int:
     try:
         key = _pop()
     except IndexError:
-        with _growing:  # by 64 keys: few spare keys wait as int objects (32 bytes each)
+        key = _grow()
+    slots[key] = userdata
+    owners[key] = 0
+    return key
+
+
+def _grow() -> int:
+    """A free key once no key is free: first those of the recorded cancels (handed to C then,
+    :data:`BEFORE_GROWTH`), else 64 new ones."""
+    BEFORE_GROWTH[0]()
+    with _growing:  # by 64 keys: few spare keys wait as int objects (32 bytes each)
+        try:
+            return _pop()
+        except IndexError:
             key = len(slots)
             slots.extend([None] * 64)
+            owners.extend([0] * 64)
             _free.extend(range(key + 63, key, -1))
-    slots[key] = userdata
     return key
 
 
@@ -52,7 +74,7 @@ def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
     """:func:`hold` of each item, in one call (a loop turn's starts); returns their keys, each
     with ``flag`` added (:data:`UNTIMED` for callbacks that take no argument)."""
     keys: list[int] = []
-    add, pop, table = keys.append, _pop, slots  # locals: this loop is a hot path
+    add, pop, table, owner = keys.append, _pop, slots, owners  # locals: this loop is a hot path
     for item in userdata:
         try:
             key = pop()
@@ -60,6 +82,7 @@ def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
             key = hold(item)
         else:
             table[key] = item
+            owner[key] = 0
         add(key + flag)
     return keys
 
@@ -93,5 +116,6 @@ def steal(key: int) -> Any:
 
 
 def held() -> int:
-    """How many userdata the table holds now (for tests and leak checks)."""
+    """How many userdata the table holds now (for tests and leak checks; a deferred cancel's
+    key is held until its flush, ``_cancels.flush``)."""
     return len(slots) - 1 - len(_free)
