@@ -28,7 +28,7 @@ def test_a_cancel_is_recorded_then_handed_over_at_the_next_pass(loop: cadence.Lo
     calls: list[str] = []
     timer = loop.schedule(1.0, _fire(calls, "t"))
     assert timer.cancel() is True
-    assert _cancels.PENDING == [timer._handle]  # recorded, not yet in C
+    assert [timer._handle] == _cancels.PENDING  # recorded, not yet in C
     assert _table.slots[timer._key] is _cancels.LET_GO  # the callback is let go at once
     loop.run(0)
     assert _cancels.PENDING == []
