@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -20,7 +20,7 @@ def loop() -> Iterator[cadence.Loop]:
         yield fresh
 
 
-def _fire(calls: list[str], name: str) -> object:
+def _fire(calls: list[str], name: str) -> Callable[[cadence.Tick], object]:
     return lambda tick: calls.append(name)
 
 
