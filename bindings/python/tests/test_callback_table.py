@@ -94,7 +94,7 @@ def test_starts_and_cancels_reuse_their_keys(virtual_loop: cadence.Loop) -> None
     size = len(_table.slots)
     for _ in range(200_000):
         virtual_loop.schedule(1.0, _tick).cancel()
-    assert len(_table.slots) <= size + 64  # one growth at most: the keys come back
+    assert len(_table.slots) <= size + 128  # one growth at most: the keys come back
     assert _check_table() == held
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .loop import Loop
 
 _lib_ = _lib.lib
-_hold, _drop, _new, _owners = _table.hold, _table.drop, object.__new__, _table.owners
+_hold, _drop, _new, _slots = _table.hold, _table.drop, object.__new__, _table.slots
 _schedule_default = _lib_.cadence_loop_schedule_default
 
 
@@ -145,17 +145,17 @@ class TimerMaking:
         ):  # the hot path: one C call of three arguments, which returns the handle
             key = _hold(callback)
             timer = _new(ScheduledTimer)  # __init__'s work without its call: the hot path
-            # The key's owner (_table.owners), marked with the timer until C answers: a fire on
-            # another thread meanwhile clears the mark, and the timer is then never taken for
-            # pending.
-            _owners[key] = timer
+            # The key's owner (_table.OWNER), marked with the timer until C answers: a fire on
+            # another thread meanwhile empties the slot (and a new hold clears the mark), so the
+            # timer is then never taken for pending.
+            _slots[key + 1] = timer
             if (handle := _schedule_default(self._state.handle, delay, key)) < 0:
-                timer._handle = timer._key = _owners[key] = 0
+                timer._handle = timer._key = _slots[key + 1] = 0
                 _drop(key)
                 raise error_for(handle, "Loop.schedule", self)
             timer._handle, timer._key = handle, key
-            if _owners[key] is timer:
-                _owners[key] = handle
+            if _slots[key + 1] is timer:
+                _slots[key + 1] = handle
             return timer
         where = "Loop.schedule"
         after = _state.seconds(delay, where, "delay")

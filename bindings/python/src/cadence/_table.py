@@ -1,19 +1,19 @@
 """The callback table: the one place that holds, for C, the userdata of every registration.
 
-The userdata of every scheduled timer, subscription, countdown and poller (of every loop) is a key
-into one list, which holds its Python object (the callback itself for a plain timer or
-subscription) until C says the userdata is dead: a call with ``final`` set, a countdown's
-finished call, a cancel, which C hands the key back to (``cadence_cancel_steal``, for every
-kind), or the loop's release function (given up, ended by its publisher, or the loop destroyed);
-the key is then free for the next registration. A list and its free keys cost less than a
-ctypes call to ``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callbacks in a table
-the same way).
+The userdata of every scheduled timer, subscription, countdown and poller (of every loop) is a
+key (an even index) into one list, which holds its Python object (the callback itself for a
+plain timer or subscription) until C says the userdata is dead: a call with ``final`` set, a
+countdown's finished call, a cancel, which C hands the key back to (``cadence_cancel_steal``,
+for every kind), or the loop's release function (given up, ended by its publisher, or the loop
+destroyed); the key is then free for the next registration. A list and its free keys cost less
+than a ctypes call to ``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callbacks in a
+table the same way).
 
 Only :func:`hold`, :func:`drop` and :func:`steal` (and their forms for many keys at once, for
-the hot paths) change the table (and :data:`owners` beside it, as it says); the C callbacks
-read :data:`slots` directly to call a registration that goes on (a repeating timer's tick, a
-fire in a batch). Threads: any; each step is one list operation, atomic under the GIL, and
-growth takes a lock.
+the hot paths) change the table (and each key's owner beside it, as :data:`OWNER` says); the C
+callbacks read :data:`slots` directly to call a registration that goes on (a repeating timer's
+tick, a fire in a batch). Threads: any; each step is one list operation, atomic under the GIL,
+and growth takes a lock.
 """
 
 from __future__ import annotations
@@ -21,16 +21,17 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-#: The userdata of each live registration at its key, None at the free keys. Read it; change it
-#: only through this module's functions.
+#: The userdata of each live registration at its key, None at the free keys, and the key's owner
+#: right after it (:data:`OWNER`). Read it; change it only through this module's functions.
 #: Key 0 is never handed out: as a userdata it is NULL, which C never hands back
 #: (``cadence_cancel_steal``), so its registration's cancel would take the release path.
-slots: list[Any] = [None]
-#: Beside each key, the handle (the very int object) of the :class:`~cadence.ScheduledTimer`
-#: that the scheduling call made with it, 0 for every other registration: :func:`hold` clears
-#: it. While the key's slot still holds a callback, that timer has not been called, cancelled or
-#: ended: what lets a cancel know without C that its timer is pending (``_cancels``).
-owners: list[Any] = [0]
+slots: list[Any] = [None, 0]
+#: Where a key's owner is, from the key: the handle (the very int object) of the
+#: :class:`~cadence.ScheduledTimer` that the scheduling call made with the key, 0 for every other
+#: registration (:func:`hold` clears it). While the key's slot still holds a callback, that timer
+#: has not been called, cancelled or ended: what lets a cancel know without C that its timer is
+#: pending (``_cancels``). Beside the slot, in the same cache line: a cancel reads both.
+OWNER = 1
 _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _pop = _free.pop
 _growing = threading.Lock()
@@ -51,7 +52,7 @@ def hold(userdata: object) -> int:
     except IndexError:
         key = _grow()
     slots[key] = userdata
-    owners[key] = 0
+    slots[key + OWNER] = 0
     return key
 
 
@@ -63,10 +64,9 @@ def _grow() -> int:
         try:
             return _pop()
         except IndexError:
-            key = len(slots)
-            slots.extend([None] * 64)
-            owners.extend([0] * 64)
-            _free.extend(range(key + 63, key, -1))
+            key = len(slots)  # even
+            slots.extend([None, 0] * 64)
+            _free.extend(range(key + 126, key, -2))
     return key
 
 
@@ -74,7 +74,7 @@ def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
     """:func:`hold` of each item, in one call (a loop turn's starts); returns their keys, each
     with ``flag`` added (:data:`UNTIMED` for callbacks that take no argument)."""
     keys: list[int] = []
-    add, pop, table, owner = keys.append, _pop, slots, owners  # locals: this loop is a hot path
+    add, pop, table = keys.append, _pop, slots  # locals: this loop is a hot path
     for item in userdata:
         try:
             key = pop()
@@ -82,7 +82,7 @@ def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
             key = hold(item)
         else:
             table[key] = item
-            owner[key] = 0
+            table[key + 1] = 0  # OWNER
         add(key + flag)
     return keys
 
@@ -118,4 +118,4 @@ def steal(key: int) -> Any:
 def held() -> int:
     """How many userdata the table holds now (for tests and leak checks; a deferred cancel's
     key is held until its flush, ``_cancels.flush``)."""
-    return len(slots) - 1 - len(_free)
+    return len(slots) // 2 - 1 - len(_free)

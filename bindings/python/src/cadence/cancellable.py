@@ -40,7 +40,7 @@ _steal = _lib_.cadence_cancel_steal
 _held = ctypes.PyDLL(_lib.path).cadence_cancel_steal if _lib.GIL else _steal
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
 _runs, _drop, _end = _state.RUNS, _table.drop, _state.end
-_pending, _flush, _slots, _owners = _cancels.PENDING, _cancels.flush, _table.slots, _table.owners
+_pending, _flush, _slots = _cancels.PENDING, _cancels.flush, _table.slots
 _ident, _DEFER = threading.get_ident, _lib.GIL  # without a GIL nothing is deferred (_cancels)
 _LET_GO = _cancels.LET_GO
 _release = _lib_.cadence_cancellable_release
@@ -279,7 +279,7 @@ class ScheduledTimer(Cancellable):
         # checks to the record nothing is a call or a backward jump, where the GIL could pass to
         # a thread that fires it, starts a run or cancels it too.
         me = _ident() if _runs else 0
-        if _owners[key] is handle and _DEFER:
+        if _slots[key + 1] is handle and _DEFER:  # its owner (_table.OWNER)
             callback = _slots[key]
             if callback is _LET_GO:  # recorded already: this call did not cancel
                 return False
