@@ -186,3 +186,55 @@ def test_a_cancel_from_another_thread_while_a_loop_runs_goes_to_c_at_once() -> N
         real.schedule(0.0, lambda tick: done.set())
         assert done.wait(5.0)
         assert calls == ["slow"]  # "pending" never ran
+
+
+def test_every_scheduled_timer_but_a_weak_one_is_recorded(loop: cadence.Loop) -> None:
+    repeating = loop.schedule(1.0, lambda tick: None, interval=1.0)
+    late = loop.schedule(1.0, lambda tick: None, tolerance=0.5, mode="common")
+    target = _Target()
+    weak = loop.schedule(1.0, target.method, weak=True)
+    assert [repeating.cancel(), late.cancel()] == [True, True]
+    assert [repeating._handle, late._handle] == _cancels.PENDING
+    assert weak.cancel() is True
+    assert [repeating._handle, late._handle] == _cancels.PENDING  # a weak one went to C
+    assert [repeating.cancel(), late.cancel(), weak.cancel()] == [False] * 3
+    assert loop.armed_timer_count == 0
+
+
+class _Target:
+    def method(self, tick: cadence.Tick) -> None:
+        """A bound method to hold weakly."""
+
+
+def test_a_repeating_timer_cancelled_in_a_pass_is_not_called_again(loop: cadence.Loop) -> None:
+    """Two repeating timers due together: the first cancels the second, which C hands over
+    only after the first's callback (and its flush)."""
+    calls: list[str] = []
+    second: list[cadence.ScheduledTimer] = []
+
+    def first(tick: cadence.Tick) -> None:
+        calls.append("first")
+        if len(calls) == 3:
+            assert second[0].cancel() is True
+
+    kept = loop.schedule(1.0, first, interval=1.0)
+    second.append(loop.schedule(1.0, _fire(calls, "second"), interval=1.0))
+    loop.run(3.5)
+    assert calls == ["first", "second", "first", "first"]  # cancelled at 2, before its call
+    kept.cancel()
+
+
+def test_a_repeating_timer_cancelling_itself(loop: cadence.Loop) -> None:
+    ticks: list[float] = []
+    answers: list[bool] = []
+    timers: list[cadence.ScheduledTimer] = []
+
+    def tick(at: cadence.Tick) -> None:
+        ticks.append(at.fire_date)
+        if len(ticks) == 2:
+            answers.append(timers[0].cancel())
+
+    timers.append(loop.schedule(1.0, tick, interval=1.0))
+    loop.run_until_idle()
+    assert (ticks, answers, loop.now()) == ([1.0, 2.0], [True], 2.0)
+    assert timers[0].cancel() is False

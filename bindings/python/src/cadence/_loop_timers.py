@@ -175,7 +175,19 @@ class TimerMaking:
             policy = policy_value(chosen, where)
             function = _lib_.cadence_loop_schedule_repeating
             times = (state.handle, after, every, late, policy, encoded, None)
-        return ScheduledTimer(subscribe(function, where, callback, weak, *times, loop=self))
+        if weak is not False or not callable(callback):  # held weakly, or refused
+            return ScheduledTimer(subscribe(function, where, callback, weak, *times, loop=self))
+        key = _hold(callback)  # as the hot path, with C's out argument
+        timer = ScheduledTimer(0)
+        _slots[key + 1] = timer
+        if code := function(*times, key, out := _lib.Handle()):
+            _slots[key + 1] = 0
+            _drop(key)
+            raise error_for(code, where, self)
+        timer._handle, timer._key = (handle := int(out.value)), key
+        if _slots[key + 1] is timer:
+            _slots[key + 1] = handle
+        return timer
 
     def countdown(
         self,

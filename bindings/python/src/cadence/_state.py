@@ -183,13 +183,15 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         if key >= flag:  # a one-shot (final) whose callback takes nothing
             call(steal(key))
             return
+        tick = new(tick_type, (date, skipped))  # first: no allocation (a collection, whose
+        # finalizers may cancel) between the check and the call
         # A final call: C passes the key no more, so it is free already.
         callback = steal(key) if final else slots[key]
         if callback is let_go:  # a recorded cancel C has not had yet: never called
             flush()
             return
         try:
-            callback(new(tick_type, (date, skipped)))
+            callback(tick)
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
         if pending:  # the cancels this callback made, before C fires anything else
@@ -219,10 +221,11 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
                 try:
                     if key < flag:
                         called.append(key)
+                        tick = new(tick_type, (dates[index], 0))  # before the check, as in fire
                         callback = slots[key]
                         slots[key] = None  # its call has started: a cancel now asks C
                         if callback is not let_go:  # else a recorded cancel: never called
-                            callback(new(tick_type, (dates[index], 0)))
+                            callback(tick)
                     else:  # untimed: no Tick to make
                         called.append(key := key - flag)
                         slots[key]()
