@@ -24,6 +24,7 @@ def _check_table() -> int:
     assert len(set(free)) == len(free), "a key is free twice"
     assert 0 not in free
     assert all(_table.slots[key] is None for key in free), "a free key holds something"
+    assert all(_table.slots[key + _table.OWNER] == 0 for key in free), "a free key has an owner"
     return _table.held()
 
 

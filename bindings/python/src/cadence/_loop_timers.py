@@ -146,8 +146,8 @@ class TimerMaking:
             key = _hold(callback)
             timer = _new(ScheduledTimer)  # __init__'s work without its call: the hot path
             # The key's owner (_table.OWNER), marked with the timer until C answers: a fire on
-            # another thread meanwhile empties the slot (and a new hold clears the mark), so the
-            # timer is then never taken for pending.
+            # another thread meanwhile empties the slot or frees the key (which clears the mark),
+            # so the timer is then never taken for pending.
             _slots[key + 1] = timer
             if (handle := _schedule_default(self._state.handle, delay, key)) < 0:
                 timer._handle = timer._key = _slots[key + 1] = 0

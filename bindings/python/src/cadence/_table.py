@@ -28,9 +28,10 @@ from typing import Any, Callable
 slots: list[Any] = [None, 0]
 #: Where a key's owner is, from the key: the handle (the very int object) of the
 #: :class:`~cadence.ScheduledTimer` that the scheduling call made with the key, 0 for every other
-#: registration (:func:`hold` clears it). While the key's slot still holds a callback, that timer
-#: has not been called, cancelled or ended: what lets a cancel know without C that its timer is
-#: pending (``_cancels``). Beside the slot, in the same cache line: a cancel reads both.
+#: registration and at every free key (freeing a key clears it, so that no handle outlives its
+#: timer here). While the key's slot still holds a callback, that timer has not been called,
+#: cancelled or ended: what lets a cancel know without C that its timer is pending
+#: (``_cancels``). Beside the slot, in the same cache line: a cancel reads both.
 OWNER = 1
 _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _pop = _free.pop
@@ -52,7 +53,6 @@ def hold(userdata: object) -> int:
     except IndexError:
         key = _grow()
     slots[key] = userdata
-    slots[key + OWNER] = 0
     return key
 
 
@@ -82,7 +82,6 @@ def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
             key = hold(item)
         else:
             table[key] = item
-            table[key + 1] = 0  # OWNER
         add(key + flag)
     return keys
 
@@ -92,14 +91,17 @@ def drop(key: int) -> None:
     :data:`UNTIMED`: every cancel pays for this call, so it tests nothing): C said it is dead (or
     never took it)."""
     slots[key] = None
+    slots[key + 1] = 0  # OWNER
     _free.append(key)
 
 
 def drop_all(keys: list[int]) -> None:
     """:func:`drop` of each key, in one call; the keys without :data:`UNTIMED` (a batch of
     fires frees the keys of its calls at its end)."""
+    table = slots
     for key in keys:
-        slots[key] = None
+        table[key] = None
+        table[key + 1] = 0  # OWNER
     _free.extend(keys)
 
 
@@ -111,6 +113,7 @@ def steal(key: int) -> Any:
         key -= UNTIMED
     userdata = slots[key]
     slots[key] = None
+    slots[key + 1] = 0  # OWNER
     _free.append(key)
     return userdata
 
