@@ -4,12 +4,12 @@ Cadence's own scheduled timers, and (through :func:`steal_all`) those of :mod:`c
 A ctypes call costs as much as the rest of a cancel, so :meth:`ScheduledTimer.cancel
 <cadence.ScheduledTimer.cancel>` of a timer that Python knows to be pending records it and
 returns True at once, and :func:`flush` then cancels every recorded timer in one C call. Python
-knows a timer is pending while the key of its callback is still its own (``_table.OWNER``) and
-its slot still holds the callback: a call, a cancel, a release or its loop's close empties the
-slot first. Recording puts :data:`LET_GO` in the slot (the callback is let go at once, as C's
-cancel does, while the key stays held until C has the cancel): a second cancel then returns
-False, and a dispatcher that C hands the timer to before the flush skips it, so no call starts
-after ``cancel()`` returned, whenever the flush comes.
+knows a timer is pending while the slot of its key still holds its callback: a timer's key is its
+own while the timer lives (``_table.OWNER``), and a call, a cancel, a release or its loop's close
+empties the slot first. Recording puts :data:`LET_GO` in the slot (the callback is let go at
+once, as C's cancel does, while the key stays held until C has the cancel): a second cancel then
+returns False, and a dispatcher that C hands the timer to before the flush skips it, so no call
+starts after ``cancel()`` returned, whenever the flush comes.
 
 A cancel is recorded only when no thread can be calling a loop's callbacks (``_state.RUNS`` is
 empty) or the caller is the one thread that can (a callback, or a run's own thread between

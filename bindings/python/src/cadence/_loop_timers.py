@@ -144,18 +144,13 @@ class TimerMaking:
             and callable(callback)
         ):  # the hot path: one C call of three arguments, which returns the handle
             key = _hold(callback)
-            timer = _new(ScheduledTimer)  # __init__'s work without its call: the hot path
-            # The key's owner (_table.OWNER), marked with the timer until C answers: a fire on
-            # another thread meanwhile empties the slot or frees the key (which clears the mark),
-            # so the timer is then never taken for pending.
-            _slots[key + 1] = timer
+            _slots[key + 1] = 1  # owned by the timer (_table.OWNER), before C can end it
             if (handle := _schedule_default(self._state.handle, delay, key)) < 0:
-                timer._handle = timer._key = _slots[key + 1] = 0
+                _slots[key + 1] = 0
                 _drop(key)
                 raise error_for(handle, "Loop.schedule", self)
+            timer = _new(ScheduledTimer)  # __init__'s work without its call: the hot path
             timer._handle, timer._key = handle, key
-            if _slots[key + 1] is timer:
-                _slots[key + 1] = handle
             return timer
         where = "Loop.schedule"
         after = _state.seconds(delay, where, "delay")
@@ -178,15 +173,13 @@ class TimerMaking:
         if weak is not False or not callable(callback):  # held weakly, or refused
             return ScheduledTimer(subscribe(function, where, callback, weak, *times, loop=self))
         key = _hold(callback)  # as the hot path, with C's out argument
-        timer = ScheduledTimer(0)
-        _slots[key + 1] = timer
+        _slots[key + 1] = 1
         if code := function(*times, key, out := _lib.Handle()):
             _slots[key + 1] = 0
             _drop(key)
             raise error_for(code, where, self)
-        timer._handle, timer._key = (handle := int(out.value)), key
-        if _slots[key + 1] is timer:
-            _slots[key + 1] = handle
+        timer = ScheduledTimer(int(out.value))
+        timer._key = key
         return timer
 
     def countdown(

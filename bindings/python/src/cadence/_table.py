@@ -21,18 +21,23 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-#: The userdata of each live registration at its key, None at the free keys, and the key's owner
-#: right after it (:data:`OWNER`). Read it; change it only through this module's functions.
+#: The userdata of each live registration at its key, None at the free keys (:data:`ENDED` at
+#: an owned key whose registration ended), and whether the key is owned right after it
+#: (:data:`OWNER`). Read it; change it only through this module's functions.
 #: Key 0 is never handed out: as a userdata it is NULL, which C never hands back
 #: (``cadence_cancel_steal``), so its registration's cancel would take the release path.
 slots: list[Any] = [None, 0]
-#: Where a key's owner is, from the key: the handle (the very int object) of the
-#: :class:`~cadence.ScheduledTimer` that the scheduling call made with the key, 0 for every other
-#: registration and at every free key (freeing a key clears it, so that no handle outlives its
-#: timer here). While the key's slot still holds a callback, that timer has not been called,
-#: cancelled or ended: what lets a cancel know without C that its timer is pending
-#: (``_cancels``). Beside the slot, in the same cache line: a cancel reads both.
+#: Where a key's owner mark is, from the key: 1 while a :class:`~cadence.ScheduledTimer` holds
+#: the key (its ``_key``; set by the scheduling call before C can end the registration), else 0.
+#: An owned key is not freed when its registration ends, only marked :data:`ENDED`, and is freed
+#: when its timer is collected (:func:`disown`): so while a timer lives its key is its own, and
+#: its slot says without C whether it is pending (a callback) or not (``_cancels``). Beside the
+#: slot, in the same cache line; 0 and 1 are shared objects, so the mark costs no reference count
+#: of a cold object on any path.
 OWNER = 1
+#: The slot of an owned key whose registration ended (fired, cancelled, released): its callback
+#: is let go, its key waits for its timer.
+ENDED = object()
 _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _pop = _free.pop
 _growing = threading.Lock()
@@ -89,20 +94,33 @@ def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
 def drop(key: int) -> None:
     """Gives up what :func:`hold` holds at ``key``, as :func:`hold` returned it (without
     :data:`UNTIMED`: every cancel pays for this call, so it tests nothing): C said it is dead (or
-    never took it)."""
-    slots[key] = None
-    slots[key + 1] = 0  # OWNER
-    _free.append(key)
+    never took it). An owned key is kept, :data:`ENDED`."""
+    if slots[key + 1]:  # OWNER
+        slots[key] = ENDED
+    else:
+        slots[key] = None
+        _free.append(key)
 
 
 def drop_all(keys: list[int]) -> None:
     """:func:`drop` of each key, in one call; the keys without :data:`UNTIMED` (a batch of
     fires frees the keys of its calls at its end)."""
-    table = slots
+    table, ended, free = slots, ENDED, _free.append
     for key in keys:
-        table[key] = None
-        table[key + 1] = 0  # OWNER
-    _free.extend(keys)
+        if table[key + 1]:  # OWNER
+            table[key] = ended
+        else:
+            table[key] = None
+            free(key)
+
+
+def disown(key: int) -> None:
+    """Its timer no longer holds ``key`` (it was collected): frees the key if its registration
+    ended, else leaves that end to free it."""
+    slots[key + 1] = 0  # first: an end on another thread from here on frees the key itself
+    if slots[key] is ENDED:
+        slots[key] = None
+        _free.append(key)
 
 
 def steal(key: int) -> Any:
@@ -112,13 +130,11 @@ def steal(key: int) -> Any:
     if key >= UNTIMED:  # cheaper than a mask: 2**48 is a two-digit int
         key -= UNTIMED
     userdata = slots[key]
-    slots[key] = None
-    slots[key + 1] = 0  # OWNER
-    _free.append(key)
+    drop(key)
     return userdata
 
 
 def held() -> int:
     """How many userdata the table holds now (for tests and leak checks; a deferred cancel's
-    key is held until its flush, ``_cancels.flush``)."""
-    return len(slots) // 2 - 1 - len(_free)
+    key is held until its flush, ``_cancels.flush``); an :data:`ENDED` key holds none."""
+    return len(slots) // 2 - 1 - len(_free) - slots[0::2].count(ENDED)

@@ -42,7 +42,7 @@ _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
 _runs, _drop, _end = _state.RUNS, _table.drop, _state.end
 _pending, _flush, _slots = _cancels.PENDING, _cancels.flush, _table.slots
 _ident, _DEFER = threading.get_ident, _lib.GIL  # without a GIL nothing is deferred (_cancels)
-_LET_GO = _cancels.LET_GO
+_LET_GO, _ENDED, _disown = _cancels.LET_GO, _table.ENDED, _table.disown
 _release = _lib_.cadence_cancellable_release
 _give_up = _lib_.cadence_cancellable_release_stopping
 
@@ -260,6 +260,14 @@ class ScheduledTimer(Cancellable):
     def __init__(self, handle: int) -> None:
         self._handle, self._key = handle, 0
 
+    def __del__(self) -> None:
+        # Gives the handle up (Cancellable's), then the key it owns (_table.OWNER), which its
+        # registration's end freed only if this timer was already gone.
+        super().__del__()
+        if key := self._key:
+            with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
+                _disown(key)
+
     def cancel(self) -> bool:
         """Cancels, and says whether this call did it (see :meth:`Cancellable.cancel`): False
         once a one-shot has fired or its callback has started.
@@ -274,16 +282,16 @@ class ScheduledTimer(Cancellable):
         """
         global _pending  # the same list: += appends without a call
         handle, key = self._handle, self._key
-        # Recorded (_cancels) while its key is its own and its slot holds its callback, when no
-        # other thread can call callbacks. The ident is asked first, as the one call: from the
-        # checks to the record nothing is a call or a backward jump, where the GIL could pass to
-        # a thread that fires it, starts a run or cancels it too.
+        # Recorded (_cancels) while its slot holds its callback (its key is its own while it
+        # lives: _table.OWNER), when no other thread can call callbacks. The ident is asked
+        # first, as the one call: from the checks to the record nothing is a call or a backward
+        # jump, where the GIL could pass to a thread that fires it, starts a run or cancels it.
         me = _ident() if _runs else 0
-        if _slots[key + 1] is handle and _DEFER:  # its owner (_table.OWNER)
+        if key and _DEFER:  # key 0: a weak timer, whose key it does not own
             callback = _slots[key]
             if callback is _LET_GO:  # recorded already: this call did not cancel
                 return False
-            if callback is not None and (not _runs or _runs == [me]):
+            if callback is not None and callback is not _ENDED and (not _runs or _runs == [me]):
                 _pending += (handle,)
                 _slots[key] = _LET_GO  # the callback is let go at once; the key stays held
                 return True
