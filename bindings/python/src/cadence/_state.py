@@ -169,7 +169,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
     new, tick_type, slots, steal = tuple.__new__, Tick, _table.slots, _table.steal  # cells
-    drop_all, let_go = _table.drop_all, _cancels.LET_GO
+    free_all, let_go, ended = _table.free_all, _cancels.LET_GO, _table.ENDED
     pending, flush = _cancels.PENDING, _cancels.flush  # recorded cancels (_cancels)
     views = _batch.Views()
     flag = _table.UNTIMED
@@ -211,7 +211,10 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     def batch(address: int, count: int, started: int) -> None:  # one-shots' fires (_batch)
         keys, dates = views.read(address, count, started)
         sources, cursor = views.sources, views.started
-        called: list[int] = []  # their keys, freed together at the end (C passes them no more)
+        # The keys to free, together at the end (C passes them no more); each slot is emptied as
+        # its call starts (_table.drop's rule: an owned key is kept, ENDED), so that a cancel
+        # from a callback then asks C, which says the call started.
+        freed: list[int] = []
         try:
             for index in range(count):
                 cursor[0] = index + 1  # C: this record's call has started
@@ -220,19 +223,24 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
                 key = keys[index]
                 try:
                     if key < flag:
-                        called.append(key)
-                        tick = new(tick_type, (dates[index], 0))  # before the check, as in fire
+                        tick = new(tick_type, (dates[index], 0))  # first: see fire
                         callback = slots[key]
-                        slots[key] = None  # its call has started: a cancel now asks C
+                        if slots[key + 1]:  # owned by its timer (_table.OWNER)
+                            slots[key] = ended
+                        else:
+                            slots[key] = None
+                            freed.append(key)
                         if callback is not let_go:  # else a recorded cancel: never called
                             callback(tick)
-                    else:  # untimed: no Tick to make
-                        called.append(key := key - flag)
-                        slots[key]()
+                    else:  # untimed: no Tick to make, never owned
+                        callback = slots[key := key - flag]
+                        slots[key] = None
+                        freed.append(key)
+                        callback()
                 except BaseException as error:  # noqa: BLE001 - routed, never into C
                     fail(error)
         finally:
-            drop_all(called)
+            free_all(freed)
             if pending:  # the cancels the batch's callbacks made, before C's next step
                 flush()
 

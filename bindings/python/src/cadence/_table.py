@@ -114,6 +114,12 @@ def drop_all(keys: list[int]) -> None:
             free(key)
 
 
+def free_all(keys: list[int]) -> None:
+    """Frees keys whose slots are empty already (a batch of fires empties each as its call
+    starts)."""
+    _free.extend(keys)
+
+
 def disown(key: int) -> None:
     """Its timer no longer holds ``key`` (it was collected): frees the key if its registration
     ended, else leaves that end to free it."""
