@@ -238,3 +238,25 @@ def test_a_repeating_timer_cancelling_itself(loop: cadence.Loop) -> None:
     loop.run_until_idle()
     assert (ticks, answers, loop.now()) == ([1.0, 2.0], [True], 2.0)
     assert timers[0].cancel() is False
+
+
+def test_a_timer_keeps_its_key_until_it_is_collected(loop: cadence.Loop) -> None:
+    """So that its cancel knows from the table alone whether it is pending: an ended timer's key
+    holds nothing (ENDED) and is reused only once the timer is gone."""
+    held = _table.held()
+    fired = loop.schedule(1.0, lambda tick: None)
+    cancelled = loop.schedule(1.0, lambda tick: None)
+    key = fired._key
+    assert cancelled.cancel()
+    loop.run(2.0)
+    assert _table.slots[key] is _table.ENDED
+    assert _table.held() == held  # an ended timer's key holds no userdata
+    fresh = [loop.schedule(1.0, lambda tick: None) for _ in range(200)]
+    assert key not in [timer._key for timer in fresh]
+    assert fired.cancel() is False  # from C: the slot says it ended
+    del fired
+    gc.collect()
+    assert _table.slots[key] is None
+    assert _table.slots[key + _table.OWNER] == 0
+    for timer in fresh:
+        timer.cancel()
