@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import cadence
-from cadence import _lib
+from cadence import _cancels, _lib
 
 MISSED = cadence.MissedTickPolicy
 C = _lib.lib
@@ -93,6 +93,7 @@ def test_scheduled_timer_setters_are_read_back_through_c(virtual_loop: cadence.L
     assert integer("timer_has_ref", handle) == 1
     assert integer("is_cancelled", handle) == 0
     assert timer.cancel()
+    _cancels.flush()  # a cancel made here is recorded, and reaches C at the next flush
     assert integer("is_cancelled", handle) == 1
 
 

@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any, Callable, Generic, TypeVar
 
-from . import _lib
+from . import _cancels, _lib
 from ._state import Ending, LoopState
 from .errors import RUNNING_OR_THREAD, CadenceError, LoopBusy, check
 
@@ -267,6 +267,7 @@ class Attachment(contextlib.AbstractContextManager["Attachment"]):
         loop's exception handler, except KeyboardInterrupt and SystemExit, which are raised."""
         if self._loop is None:
             return
+        _cancels.flush()
         code = _lib.lib.cadence_loop_run_pass(self._state.handle, self._mode)
         deliver_errors(self._state, self._aloop, self._loop)
         check(code, "Loop.attach_asyncio")

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import _lib, _table
+from . import _cancels, _lib, _table
 from ._async import deliver_errors, descriptor
 from ._asyncio_pending import Pending, install, raw, uninstall
 from ._asyncio_selector import Selector
@@ -152,7 +152,9 @@ class EventLoop(asyncio.SelectorEventLoop):
         return self._arm(when, callback, args, context)
 
     def _flush(self) -> None:
-        """Hands the pending starts and cancels to C (see ``_asyncio_pending``)."""
+        """Hands the pending starts and cancels to C (see ``_asyncio_pending``), with the
+        recorded cancels of Cadence's own timers (``_cancels``)."""
+        _cancels.flush()
         pending = self._pending
         if pending.timers or pending.cancels:
             pending.flush(raw(self._state), f"{type(self).__name__}.call_at")

@@ -33,12 +33,11 @@ from array import array
 from itertools import compress
 from typing import Any, cast
 
-from . import _lib, _state, _table
+from . import _cancels, _lib, _state, _table
 from .errors import LoopBusy, error_for
 
 _start_one = _lib.lib.cadence_loop_schedule_transient
 _start_batch = _lib.lib.cadence_loop_schedule_transient_batch
-_cancel_batch = _lib.lib.cadence_cancel_steal_batch
 _hold, _drop, _UNTIMED = _table.hold, _table.drop, _table.UNTIMED
 _ident = threading.get_ident
 
@@ -87,9 +86,7 @@ class Pending:
     def _cancel(self) -> None:
         cancels = self.cancels[:]
         self.cancels.clear()
-        count = len(cancels)
-        handles, out = array("Q", cancels), array("q", bytes(8 * count))
-        _cancel_batch(handles.buffer_info()[0], count, out.buffer_info()[0])
+        out = _cancels.steal_all(cancels)  # the one batch of cancels, shared with Cadence's API
         # A key comes back (> 0) for each timer stopped; a fired one (its key freed by the fire)
         # or one of a closed loop gives CADENCE_EBADF ("ended"), which changes nothing.
         # Each key has UNTIMED (C's userdata of an asyncio timer: _start).

@@ -21,8 +21,11 @@ if TYPE_CHECKING:
     from .loop import Loop
 
 _lib_ = _lib.lib
-_hold, _drop, _new = _table.hold, _table.drop, object.__new__
+_hold, _drop, _new, _slots = _table.hold, _table.drop, object.__new__, _table.slots
 _schedule_default = _lib_.cadence_loop_schedule_default
+#: A timer owns its key (_table.OWNER) only with a GIL: the steps of its end and of its
+#: collection are each atomic only under it; without one, keys are freed as C ends them.
+_OWN = 1 if _lib.GIL else 0
 
 
 class TimerMaking:
@@ -144,11 +147,13 @@ class TimerMaking:
             and callable(callback)
         ):  # the hot path: one C call of three arguments, which returns the handle
             key = _hold(callback)
+            _slots[key + 1] = _OWN  # owned by the timer (_table.OWNER), before C can end it
             if (handle := _schedule_default(self._state.handle, delay, key)) < 0:
+                _slots[key + 1] = 0
                 _drop(key)
                 raise error_for(handle, "Loop.schedule", self)
             timer = _new(ScheduledTimer)  # __init__'s work without its call: the hot path
-            timer._handle = handle
+            timer._handle, timer._key = handle, key
             return timer
         where = "Loop.schedule"
         after = _state.seconds(delay, where, "delay")
@@ -168,7 +173,17 @@ class TimerMaking:
             policy = policy_value(chosen, where)
             function = _lib_.cadence_loop_schedule_repeating
             times = (state.handle, after, every, late, policy, encoded, None)
-        return ScheduledTimer(subscribe(function, where, callback, weak, *times, loop=self))
+        if weak is not False or not callable(callback):  # held weakly, or refused
+            return ScheduledTimer(subscribe(function, where, callback, weak, *times, loop=self))
+        key = _hold(callback)  # as the hot path, with C's out argument
+        _slots[key + 1] = _OWN
+        if code := function(*times, key, out := _lib.Handle()):
+            _slots[key + 1] = 0
+            _drop(key)
+            raise error_for(code, where, self)
+        timer = ScheduledTimer(int(out.value))
+        timer._key = key
+        return timer
 
     def countdown(
         self,

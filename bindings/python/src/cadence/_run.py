@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from types import FrameType
 
-from . import _lib, _state
+from . import _cancels, _lib, _state
 from ._async import descriptor
 from ._state import LoopState
 from .errors import RUNNING_OR_THREAD, LoopBusy, check
@@ -68,6 +68,7 @@ def drive(state: LoopState, mode: bytes, seconds: float | None, where: str) -> i
     end = math.inf if seconds is None else time.monotonic() + seconds
     alive = ctypes.c_int(1)
     while True:
+        _cancels.flush()
         code = int(_lib_.cadence_loop_run_pass(state.handle, mode))
         if code == 0 and seconds is None:
             code = _lib_.cadence_loop_alive(state.handle, mode, alive)

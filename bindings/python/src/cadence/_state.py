@@ -23,7 +23,7 @@ import threading
 import weakref
 from typing import Any, Callable
 
-from . import _batch, _lib, _table
+from . import _batch, _cancels, _lib, _table
 from .errors import InvalidArgument, check, error_for
 from .tick import Tick
 
@@ -92,6 +92,7 @@ class LoopState:
         before it starts, or (False) that it no longer can. Idempotent."""
         if value and self not in RUNS:
             RUNS.append(self)
+            _cancels.flush()  # a hand-over: the recorded cancels go to C first
         elif not value and self in RUNS:  # two stop_thread calls say False twice
             RUNS.remove(self)
 
@@ -102,6 +103,7 @@ class LoopState:
                 return False
             self.runner, self.stopping = threading.get_ident(), False
             RUNS.append(self.runner)
+        _cancels.flush()  # before any pass of the run, and on this run's thread's behalf
         return True
 
     @property
@@ -119,6 +121,7 @@ class LoopState:
         """One pass on this thread (``cadence_loop_run_pass``), recorded in :data:`RUNS`."""
         RUNS.append(runner := threading.get_ident())
         try:
+            _cancels.flush()
             return int(_lib.lib.cadence_loop_run_pass(self.handle, mode))
         finally:
             RUNS.remove(runner)
@@ -166,7 +169,8 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
     """The C callbacks of one loop. Each catches everything, so that nothing reaches ctypes; a
     SIGINT that arrives in them is recorded rather than raised (see ``GLUE``)."""
     new, tick_type, slots, steal = tuple.__new__, Tick, _table.slots, _table.steal  # cells
-    drop_all = _table.drop_all
+    free_all, let_go, ended = _table.free_all, _cancels.LET_GO, _table.ENDED
+    pending, flush = _cancels.PENDING, _cancels.flush  # recorded cancels (_cancels)
     views = _batch.Views()
     flag = _table.UNTIMED
     owner = weakref.ref(state)  # held weakly: the state is freed without the cycle collector
@@ -179,29 +183,38 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         if key >= flag:  # a one-shot (final) whose callback takes nothing
             call(steal(key))
             return
+        tick = new(tick_type, (date, skipped))  # first: no allocation (a collection, whose
+        # finalizers may cancel) between the check and the call
         # A final call: C passes the key no more, so it is free already.
         callback = steal(key) if final else slots[key]
+        if callback is let_go:  # a recorded cancel C has not had yet: never called
+            flush()
+            return
         try:
-            callback(new(tick_type, (date, skipped)))
+            callback(tick)
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
+        if pending:  # the cancels this callback made, before C fires anything else
+            flush()
 
     def call(function: Any, *args: Any) -> None:
         try:
             function(*args)
         except BaseException as error:  # noqa: BLE001 - routed, never into C
             fail(error)
+        if pending:
+            flush()
 
     def release(key: int) -> None:  # every stop that hands no key back comes here
-        try:
-            end(key)
-        except BaseException as error:  # noqa: BLE001 - routed, never into C
-            fail(error)
+        call(end, key)
 
     def batch(address: int, count: int, started: int) -> None:  # one-shots' fires (_batch)
         keys, dates = views.read(address, count, started)
         sources, cursor = views.sources, views.started
-        called: list[int] = []  # their keys, freed together at the end (C passes them no more)
+        # The keys to free, together at the end (C passes them no more); each slot is emptied as
+        # its call starts (_table.drop's rule: an owned key is kept, ENDED), so that a cancel
+        # from a callback then asks C, which says the call started.
+        freed: list[int] = []
         try:
             for index in range(count):
                 cursor[0] = index + 1  # C: this record's call has started
@@ -210,15 +223,26 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
                 key = keys[index]
                 try:
                     if key < flag:
-                        called.append(key)
-                        slots[key](new(tick_type, (dates[index], 0)))
-                    else:  # untimed: no Tick to make
-                        called.append(key := key - flag)
-                        slots[key]()
+                        tick = new(tick_type, (dates[index], 0))  # first: see fire
+                        callback = slots[key]
+                        if slots[key + 1]:  # owned by its timer (_table.OWNER)
+                            slots[key] = ended
+                        else:
+                            slots[key] = None
+                            freed.append(key)
+                        if callback is not let_go:  # else a recorded cancel: never called
+                            callback(tick)
+                    else:  # untimed: no Tick to make, never owned
+                        callback = slots[key := key - flag]
+                        slots[key] = None
+                        freed.append(key)
+                        callback()
                 except BaseException as error:  # noqa: BLE001 - routed, never into C
                     fail(error)
         finally:
-            drop_all(called)
+            free_all(freed)
+            if pending:  # the cancels the batch's callbacks made, before C's next step
+                flush()
 
     def countdown(raw: Any, key: int) -> None:
         event = raw[0]
@@ -230,7 +254,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         call(slots[key].poll, event.source, event.number, event.date)
 
     functions = (fire, release, countdown, poll, batch)
-    GLUE.update(f.__code__ for f in (*functions, call, fail))
+    GLUE.update(f.__code__ for f in (*functions, call, fail, flush, _cancels.steal_all))
     kinds: Any = _lib.CALLBACK_TYPES
     return tuple(kind(f) for kind, f in zip(kinds, functions))
 

@@ -1,30 +1,43 @@
 """The callback table: the one place that holds, for C, the userdata of every registration.
 
-The userdata of every scheduled timer, subscription, countdown and poller (of every loop) is a key
-into one list, which holds its Python object (the callback itself for a plain timer or
-subscription) until C says the userdata is dead: a call with ``final`` set, a countdown's
-finished call, a cancel, which C hands the key back to (``cadence_cancel_steal``, for every
-kind), or the loop's release function (given up, ended by its publisher, or the loop destroyed);
-the key is then free for the next registration. A list and its free keys cost less than a
-ctypes call to ``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callbacks in a table
-the same way).
+The userdata of every scheduled timer, subscription, countdown and poller (of every loop) is a
+key (an even index) into one list, which holds its Python object (the callback itself for a
+plain timer or subscription) until C says the userdata is dead: a call with ``final`` set, a
+countdown's finished call, a cancel, which C hands the key back to (``cadence_cancel_steal``,
+for every kind), or the loop's release function (given up, ended by its publisher, or the loop
+destroyed); the key is then free for the next registration. A list and its free keys cost less
+than a ctypes call to ``Py_IncRef``/``Py_DecRef`` each (python-libusb1 keeps its callbacks in a
+table the same way).
 
 Only :func:`hold`, :func:`drop` and :func:`steal` (and their forms for many keys at once, for
-the hot paths) change the table; the C callbacks read :data:`slots` directly to call a
-registration that goes on (a repeating timer's tick, a fire in a batch). Threads: any; each
-step is one list operation, atomic under the GIL, and growth takes a lock.
+the hot paths) change the table (and each key's owner beside it, as :data:`OWNER` says); the C
+callbacks read :data:`slots` directly to call a registration that goes on (a repeating timer's
+tick, a fire in a batch). Threads: any; each step is one list operation, atomic under the GIL,
+and growth takes a lock.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Callable
 
-#: The userdata of each live registration at its key, None at the free keys. Read it; change it
-#: only through this module's functions.
+#: The userdata of each live registration at its key, None at the free keys (:data:`ENDED` at
+#: an owned key whose registration ended), and whether the key is owned right after it
+#: (:data:`OWNER`). Read it; change it only through this module's functions.
 #: Key 0 is never handed out: as a userdata it is NULL, which C never hands back
 #: (``cadence_cancel_steal``), so its registration's cancel would take the release path.
-slots: list[Any] = [None]
+slots: list[Any] = [None, 0]
+#: Where a key's owner mark is, from the key: 1 while a :class:`~cadence.ScheduledTimer` holds
+#: the key (its ``_key``; set by the scheduling call before C can end the registration), else 0.
+#: An owned key is not freed when its registration ends, only marked :data:`ENDED`, and is freed
+#: when its timer is collected (:func:`disown`): so while a timer lives its key is its own, and
+#: its slot says without C whether it is pending (a callback) or not (``_cancels``). Beside the
+#: slot, in the same cache line; 0 and 1 are shared objects, so the mark costs no reference count
+#: of a cold object on any path.
+OWNER = 1
+#: The slot of an owned key whose registration ended (fired, cancelled, released): its callback
+#: is let go, its key waits for its timer.
+ENDED = object()
 _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _pop = _free.pop
 _growing = threading.Lock()
@@ -32,6 +45,9 @@ _growing = threading.Lock()
 #: (no :class:`~cadence.Tick` to make: asyncio's one-shots); :func:`steal` takes such a key
 #: back as it is.
 UNTIMED = 1 << 48
+#: What frees keys before the table grows: ``_cancels`` puts its flush here, so that the keys
+#: that recorded cancels hold (never more than the table has) come back first.
+BEFORE_GROWTH: list[Callable[[], None]] = [lambda: None]
 
 
 def hold(userdata: object) -> int:
@@ -40,11 +56,22 @@ def hold(userdata: object) -> int:
     try:
         key = _pop()
     except IndexError:
-        with _growing:  # by 64 keys: few spare keys wait as int objects (32 bytes each)
-            key = len(slots)
-            slots.extend([None] * 64)
-            _free.extend(range(key + 63, key, -1))
+        key = _grow()
     slots[key] = userdata
+    return key
+
+
+def _grow() -> int:
+    """A free key once no key is free: first those of the recorded cancels (handed to C then,
+    :data:`BEFORE_GROWTH`), else 64 new ones."""
+    BEFORE_GROWTH[0]()
+    with _growing:  # by 64 keys: few spare keys wait as int objects (32 bytes each)
+        try:
+            return _pop()
+        except IndexError:
+            key = len(slots)  # even
+            slots.extend([None, 0] * 64)
+            _free.extend(range(key + 126, key, -2))
     return key
 
 
@@ -67,17 +94,39 @@ def hold_all(userdata: list[Any], flag: int = 0) -> list[int]:
 def drop(key: int) -> None:
     """Gives up what :func:`hold` holds at ``key``, as :func:`hold` returned it (without
     :data:`UNTIMED`: every cancel pays for this call, so it tests nothing): C said it is dead (or
-    never took it)."""
-    slots[key] = None
-    _free.append(key)
+    never took it). An owned key is kept, :data:`ENDED`."""
+    if slots[key + 1]:  # OWNER
+        slots[key] = ENDED
+    else:
+        slots[key] = None
+        _free.append(key)
 
 
 def drop_all(keys: list[int]) -> None:
     """:func:`drop` of each key, in one call; the keys without :data:`UNTIMED` (a batch of
     fires frees the keys of its calls at its end)."""
+    table, ended, free = slots, ENDED, _free.append
     for key in keys:
-        slots[key] = None
+        if table[key + 1]:  # OWNER
+            table[key] = ended
+        else:
+            table[key] = None
+            free(key)
+
+
+def free_all(keys: list[int]) -> None:
+    """Frees keys whose slots are empty already (a batch of fires empties each as its call
+    starts)."""
     _free.extend(keys)
+
+
+def disown(key: int) -> None:
+    """Its timer no longer holds ``key`` (it was collected): frees the key if its registration
+    ended, else leaves that end to free it."""
+    slots[key + 1] = 0  # first: an end on another thread from here on frees the key itself
+    if slots[key] is ENDED:
+        slots[key] = None
+        _free.append(key)
 
 
 def steal(key: int) -> Any:
@@ -87,11 +136,11 @@ def steal(key: int) -> Any:
     if key >= UNTIMED:  # cheaper than a mask: 2**48 is a two-digit int
         key -= UNTIMED
     userdata = slots[key]
-    slots[key] = None
-    _free.append(key)
+    drop(key)
     return userdata
 
 
 def held() -> int:
-    """How many userdata the table holds now (for tests and leak checks)."""
-    return len(slots) - 1 - len(_free)
+    """How many userdata the table holds now (for tests and leak checks; a deferred cancel's
+    key is held until its flush, ``_cancels.flush``); an :data:`ENDED` key holds none."""
+    return len(slots) // 2 - 1 - len(_free) - slots[0::2].count(ENDED)

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import threading
 import warnings
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from . import _lib, _state, _table
+from . import _cancels, _lib, _state, _table
 from .errors import EALREADY, EBADF, check, error_for
 
 if TYPE_CHECKING:
@@ -39,6 +40,9 @@ _steal = _lib_.cadence_cancel_steal
 _held = ctypes.PyDLL(_lib.path).cadence_cancel_steal if _lib.GIL else _steal
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
 _runs, _drop, _end = _state.RUNS, _table.drop, _state.end
+_pending, _flush, _slots = _cancels.PENDING, _cancels.flush, _table.slots
+_ident, _DEFER = threading.get_ident, _lib.GIL  # without a GIL nothing is deferred (_cancels)
+_LET_GO, _ENDED, _disown = _cancels.LET_GO, _table.ENDED, _table.disown
 _release = _lib_.cadence_cancellable_release
 _give_up = _lib_.cadence_cancellable_release_stopping
 
@@ -114,6 +118,7 @@ class Cancellable:
         return self._is_cancelled("cancelled")
 
     def _is_cancelled(self, what: str) -> bool:
+        _flush()
         self._check(_lib_.cadence_is_cancelled(self._handle, out := ctypes.c_int()), what)
         return bool(out.value)
 
@@ -134,6 +139,7 @@ class Cancellable:
     def close(self) -> None:
         """Cancels, then gives the handle up (as a file's close); also on a detached handle.
         Closing twice, or after the loop closed, does nothing."""
+        _flush()
         if (key := _steal(self._handle)) > 0:
             _end(key)
         _release(self._handle)
@@ -143,6 +149,8 @@ class Cancellable:
         # warns when that stopped work still going (C says so: 1).
         stopped = 0
         with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
+            if _pending:  # a cancel recorded for this timer goes first: it must not fire
+                _flush()
             stopped = _give_up(self._handle)
         if stopped == 1:  # outside: a filter may make the warning an error, for the unraisable hook
             dropped(self)
@@ -245,19 +253,49 @@ class ScheduledTimer(Cancellable):
     detached; :meth:`close` cancels either.
     """
 
-    # No __weakref__ and no loop: each would cost every pending timer 8 bytes more.
-    __slots__ = ("_handle",)
+    # No __weakref__ and no loop: each would cost every pending timer 8 bytes more. _key: the
+    # table key of its callback, which it owns (_table.OWNER; 0 for a weak timer), so that its
+    # cancel needs no C call; it keeps the key's int alive, 32 bytes, and the owner mark takes 8.
+    __slots__ = ("_handle", "_key")
 
     def __init__(self, handle: int) -> None:
-        self._handle = handle
+        self._handle, self._key = handle, 0
+
+    def __del__(self) -> None:
+        # Gives the handle up (Cancellable's), then the key it owns (_table.OWNER), which its
+        # registration's end freed only if this timer was already gone.
+        super().__del__()
+        if key := self._key:
+            with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
+                _disown(key)
 
     def cancel(self) -> bool:
         """Cancels, and says whether this call did it (see :meth:`Cancellable.cancel`): False
         once a one-shot has fired or its callback has started.
 
+        Made where no other thread can be calling a loop's callbacks (none runs a loop, or this
+        thread is the one that does), the cancel of a timer known to be pending is recorded and
+        handed to C with the others before anything could fire it or read it (see
+        ``cadence._cancels``): for every observer it has happened when this returns.
+
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
+        global _pending  # the same list: += appends without a call
+        handle, key = self._handle, self._key
+        # Recorded (_cancels) while its slot holds its callback (its key is its own while it
+        # lives: _table.OWNER), when no other thread can call callbacks. The ident is asked
+        # first, as the one call: from the checks to the record nothing is a call or a backward
+        # jump, where the GIL could pass to a thread that fires it, starts a run or cancels it.
+        me = _ident() if _runs else 0
+        if key and _DEFER:  # key 0: a weak timer, whose key it does not own
+            callback = _slots[key]
+            if callback is _LET_GO:  # recorded already: this call did not cancel
+                return False
+            if callback is not None and callback is not _ENDED and (not _runs or _runs == [me]):
+                _pending += (handle,)
+                _slots[key] = _LET_GO  # the callback is let go at once; the key stays held
+                return True
         # C waits only for the timer's callback running on another thread, which needs the GIL.
         # RUNS is empty while no thread can be calling callbacks, and no other thread runs from
         # the read of RUNS to the end of C's call: nothing in between is a call or a backward
@@ -301,9 +339,11 @@ class ScheduledTimer(Cancellable):
         """
         where = "ScheduledTimer.reset"
         value = _state.seconds(delay, where, "delay")
+        _flush()
         check(_lib_.cadence_timer_reset(self._handle, value), where)
 
     def _read(self, name: str) -> float | None:
+        _flush()
         code = getattr(_lib_, f"cadence_timer_{name}")(self._handle, out := ctypes.c_double())
         if code == EALREADY:
             return None
@@ -349,6 +389,7 @@ class ScheduledTimer(Cancellable):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
+        _flush()
         check(_lib_.cadence_timer_unref(self._handle), "ScheduledTimer.unref")
 
     def ref(self) -> None:
@@ -358,6 +399,7 @@ class ScheduledTimer(Cancellable):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
+        _flush()
         check(_lib_.cadence_timer_ref(self._handle), "ScheduledTimer.ref")
 
     @property
@@ -367,6 +409,7 @@ class ScheduledTimer(Cancellable):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
+        _flush()
         code = _lib_.cadence_timer_has_ref(self._handle, out := ctypes.c_int())
         check(code, "ScheduledTimer.has_ref")
         return bool(out.value)

@@ -11,7 +11,7 @@ import math
 import weakref
 from typing import Any, TypeVar
 
-from . import _async, _lib, _run, _state
+from . import _async, _cancels, _lib, _run, _state
 from ._async import Attachment, descriptor
 from ._former import former_name
 from ._loop_thread import OwnThread
@@ -29,6 +29,7 @@ def _destroy(state: LoopState) -> int:
     """Destroys the C loop unless it is running (C releases every registration's userdata). The
     destroy itself runs outside the lock: a userdata's ``__del__`` may close the loop again, which
     then does nothing."""
+    _cancels.flush()  # before C releases the keys: a recorded cancel never outlives its key
     with state.lock:
         if state.running or state.closing:
             return EBUSY if state.running else 0
@@ -263,6 +264,7 @@ class Loop(TimerMaking, OwnThread):
 
     def _read(self, what: str, out: Any, where: str = "") -> Any:
         function = getattr(_lib_, f"cadence_loop_{what}")
+        _cancels.flush()  # the armed count and the timeout see the recorded cancels
         check(function(self._state.handle, out), where or f"Loop.{what}", self)
         return out.value
 
@@ -442,6 +444,7 @@ class Loop(TimerMaking, OwnThread):
         """
         where = "Loop.alive"
         out = ctypes.c_int()
+        _cancels.flush()
         check(
             _lib_.cadence_loop_alive(self._state.handle, _state.mode(mode, where), out), where, self
         )

@@ -1,0 +1,70 @@
+"""Cancels handed to C many at a time (``cadence_cancel_steal_batch``): the deferred cancels of
+Cadence's own scheduled timers, and (through :func:`steal_all`) those of :mod:`cadence.asyncio`.
+
+A ctypes call costs as much as the rest of a cancel, so :meth:`ScheduledTimer.cancel
+<cadence.ScheduledTimer.cancel>` of a timer that Python knows to be pending records it and
+returns True at once, and :func:`flush` then cancels every recorded timer in one C call. Python
+knows a timer is pending while the slot of its key still holds its callback: a timer's key is its
+own while the timer lives (``_table.OWNER``), and a call, a cancel, a release or its loop's close
+empties the slot first. Recording puts :data:`LET_GO` in the slot (the callback is let go at
+once, as C's cancel does, while the key stays held until C has the cancel): a second cancel then
+returns False, and a dispatcher that C hands the timer to before the flush skips it, so no call
+starts after ``cancel()`` returned, whenever the flush comes.
+
+A cancel is recorded only when no thread can be calling a loop's callbacks (``_state.RUNS`` is
+empty) or the caller is the one thread that can (a callback, or a run's own thread between
+passes); from any other thread it goes to C at once, as it must wait for a running callback.
+The recorded cancels go to C before C could act on them or anyone read them:
+
+- before every pass or run (``LoopState.claim``, ``run_pass``, a loop's own thread starting, an
+  attachment's or a ``cadence.asyncio`` loop's pass): also every hand-over to another thread;
+- after every callback called from C, and at the end of every batch of fires (so that
+  ``run_until_idle`` and a loop's sleep see them before C's next step);
+- before every read through C (the armed count, ``alive()``, ``timeout()``, a timer's
+  ``pending``, ``cancelled``, ``fire_date``, ``has_ref``), ``reset()``, ``close()`` of a timer or
+  its loop, and a handle given up by collection;
+- before the callback table grows (``_table.BEFORE_GROWTH``): the recorded cancels hold keys,
+  and their timers in C, only while the table has free keys, so a program that never runs a
+  pass holds few.
+
+Without a GIL (``_lib.GIL``) nothing is recorded.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+from . import _lib, _table
+
+#: The handles of the recorded timers. Appended to without a call (``+=``) and emptied whole
+#: (:func:`flush`): neither is a point where the GIL passes to another thread.
+PENDING: list[int] = []
+#: What the table holds at a recorded timer's key instead of its callback.
+LET_GO = object()
+
+_batch = _lib.lib.cadence_cancel_steal_batch
+
+
+def steal_all(handles: list[int]) -> array[int]:
+    """``cadence_cancel_steal_batch`` of ``handles`` (one C call, which may wait for a callback
+    running on another thread, the GIL released): for each, the key C handed back (> 0), 0,
+    ``CADENCE_EALREADY`` or ``CADENCE_EBADF`` ("ended", also for a closed loop)."""
+    count = len(handles)
+    ins, out = array("Q", handles), array("q", bytes(8 * count))
+    _batch(ins.buffer_info()[0], count, out.buffer_info()[0])
+    return out
+
+
+def flush() -> None:
+    """Hands every recorded cancel to C at once; any thread, any time (also from a callback and
+    from a collection). The keys C hands back (the timers it stopped) are freed; a recorded
+    timer that C fired meanwhile (its dispatcher skipped it) answers ``CADENCE_EALREADY``, and
+    its dispatcher frees its key."""
+    if not PENDING:
+        return
+    handles = PENDING[:]
+    del PENDING[:]  # taken whole: no other thread runs between the copy and this
+    _table.drop_all([key for key in steal_all(handles) if key > 0])
+
+
+_table.BEFORE_GROWTH[0] = flush

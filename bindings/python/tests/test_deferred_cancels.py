@@ -1,0 +1,262 @@
+"""A scheduled timer's cancel made where no other thread runs callbacks is recorded and handed to
+C with the others in one call (``cadence._cancels``): every guarantee of an immediate cancel
+holds, and each test here fails without the flush (or the skip) that it names."""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Callable, Iterator
+
+import pytest
+
+import cadence
+from cadence import _cancels, _table
+
+
+@pytest.fixture
+def loop() -> Iterator[cadence.Loop]:
+    with cadence.Loop.virtual() as fresh:
+        yield fresh
+
+
+def _fire(calls: list[str], name: str) -> Callable[[cadence.Tick], object]:
+    return lambda tick: calls.append(name)
+
+
+def test_a_cancel_is_recorded_then_handed_over_at_the_next_pass(loop: cadence.Loop) -> None:
+    calls: list[str] = []
+    timer = loop.schedule(1.0, _fire(calls, "t"))
+    assert timer.cancel() is True
+    assert [timer._handle] == _cancels.PENDING  # recorded, not yet in C
+    assert _table.slots[timer._key] is _cancels.LET_GO  # the callback is let go at once
+    loop.run(0)
+    assert _cancels.PENDING == []
+    loop.run(2.0)
+    assert calls == []
+
+
+def test_true_exactly_once(loop: cadence.Loop) -> None:
+    calls: list[str] = []
+    timer = loop.schedule(1.0, _fire(calls, "t"))
+    assert timer.cancel() is True
+    assert timer.cancel() is False  # recorded already
+    loop.run(0)
+    assert timer.cancel() is False  # in C now
+    fired = loop.schedule(1.0, _fire(calls, "fired"))
+    loop.run(2.0)
+    assert calls == ["fired"]
+    assert fired.cancel() is False  # a one-shot that fired
+
+
+def test_a_cancel_in_its_own_callback_or_after_it_started_is_false(loop: cadence.Loop) -> None:
+    answers: list[bool] = []
+    timers: list[cadence.ScheduledTimer] = []
+    timers.append(loop.schedule(1.0, lambda tick: answers.append(timers[0].cancel())))
+    loop.run(2.0)
+    assert answers == [False]
+
+
+def test_a_callback_cancelling_a_later_timer_of_the_same_pass(loop: cadence.Loop) -> None:
+    """The batch's dispatcher skips a recorded timer: C hands it over in the same batch."""
+    calls: list[str] = []
+    answers: list[bool] = []
+    later: list[cadence.ScheduledTimer] = []
+    loop.schedule(1.0, lambda tick: answers.append(later[0].cancel()))
+    later.append(loop.schedule(1.0, _fire(calls, "later")))
+    after = loop.schedule(1.0, _fire(calls, "after"))
+    loop.run(2.0)
+    assert answers == [True]
+    assert calls == ["after"]
+    assert later[0].cancel() is False
+    assert after.cancel() is False
+
+
+def test_run_until_idle_returns_at_once_when_the_only_timer_was_cancelled(
+    loop: cadence.Loop,
+) -> None:
+    """The run's start flushes: without it the virtual clock would step to the timer."""
+    timer = loop.schedule(3600.0, lambda tick: None)  # kept: a collection would flush
+    timer.cancel()
+    loop.run_until_idle()
+    assert loop.now() == 0.0
+
+
+def test_run_until_idle_sees_a_cancel_made_by_a_callback(loop: cadence.Loop) -> None:
+    """The end of the batch flushes: without it C would step on to the cancelled timer."""
+    last: list[cadence.ScheduledTimer] = []
+    loop.schedule(1.0, lambda tick: last[0].cancel())
+    last.append(loop.schedule(5.0, lambda tick: None))
+    loop.run_until_idle()
+    assert loop.now() == 1.0
+
+
+def test_a_run_on_another_thread_sees_the_cancel(loop: cadence.Loop) -> None:
+    """A hand-over: the thread that starts the run flushes what this one recorded."""
+    timer = loop.schedule(3600.0, lambda tick: None)
+    timer.cancel()
+    runner = threading.Thread(target=loop.run_until_idle)
+    runner.start()
+    runner.join()
+    assert loop.now() == 0.0
+
+
+def test_reads_see_the_cancel(loop: cadence.Loop) -> None:
+    timer = loop.schedule(1.0, lambda tick: None)
+    assert timer.cancel()
+    assert loop.armed_timer_count == 0
+    assert not loop.alive()
+    assert loop.timeout() == float("inf")
+    other = loop.schedule(1.0, lambda tick: None)
+    other.cancel()
+    assert other.pending is False
+    assert other.cancelled is True
+    last = loop.schedule(1.0, lambda tick: None)
+    last.cancel()
+    assert last.fire_date is None
+    assert last.has_ref is False
+
+
+def test_reset_after_a_recorded_cancel_raises(loop: cadence.Loop) -> None:
+    timer = loop.schedule(1.0, lambda tick: None)
+    timer.cancel()
+    with pytest.raises(cadence.AlreadyCancelled):
+        timer.reset(2.0)
+
+
+def test_a_key_is_not_reused_while_c_may_still_fire_its_timer(loop: cadence.Loop) -> None:
+    calls: list[str] = []
+    cancelled = loop.schedule(1.0, _fire(calls, "cancelled"))
+    cancelled.cancel()
+    fresh = loop.schedule(1.0, _fire(calls, "fresh"))
+    assert fresh._key != cancelled._key
+    loop.run(2.0)
+    assert calls == ["fresh"]
+
+
+def test_a_recorded_timer_given_up_by_collection_is_cancelled(loop: cadence.Loop) -> None:
+    """Its handle is given up only after the flush: given up first, a one-shot stays armed."""
+    timer = loop.schedule(1.0, lambda tick: None)
+    timer.cancel()
+    del timer
+    gc.collect()
+    assert loop.armed_timer_count == 0
+
+
+def test_closing_a_recorded_timer_or_its_loop(loop: cadence.Loop) -> None:
+    calls: list[str] = []
+    timer = loop.schedule(1.0, _fire(calls, "t"))
+    timer.cancel()
+    timer.close()
+    with pytest.raises(cadence.BadHandle):
+        timer.cancel()
+    loop.run(2.0)
+    assert calls == []
+    held = _table.held()
+    other = cadence.Loop.virtual()
+    recorded = other.schedule(1.0, _fire(calls, "other"))
+    recorded.cancel()
+    other.close()
+    _cancels.flush()
+    assert _table.held() == held
+    with pytest.raises(cadence.BadHandle):
+        recorded.cancel()
+
+
+def test_a_cancel_from_another_thread_while_a_loop_runs_goes_to_c_at_once() -> None:
+    """Another thread may be calling callbacks: the cancel waits for a running one, as before."""
+    with cadence.Loop() as real, real.threaded():
+        started, release, done = threading.Event(), threading.Event(), threading.Event()
+        calls: list[str] = []
+
+        def slow(tick: cadence.Tick) -> None:
+            started.set()
+            release.wait(5.0)
+            calls.append("slow")
+
+        running = real.schedule(0.0, slow)
+        pending = real.schedule(3600.0, _fire(calls, "pending"))
+        assert started.wait(5.0)
+        assert pending.cancel() is True
+        assert _cancels.PENDING == []  # not recorded: straight to C
+        threading.Timer(0.05, release.set).start()
+        assert running.cancel() is False  # waited for its callback, which had started
+        assert calls == ["slow"]
+        assert pending.pending is False
+        real.schedule(0.0, lambda tick: done.set())
+        assert done.wait(5.0)
+        assert calls == ["slow"]  # "pending" never ran
+
+
+def test_every_scheduled_timer_but_a_weak_one_is_recorded(loop: cadence.Loop) -> None:
+    repeating = loop.schedule(1.0, lambda tick: None, interval=1.0)
+    late = loop.schedule(1.0, lambda tick: None, tolerance=0.5, mode="common")
+    target = _Target()
+    weak = loop.schedule(1.0, target.method, weak=True)
+    assert [repeating.cancel(), late.cancel()] == [True, True]
+    assert [repeating._handle, late._handle] == _cancels.PENDING
+    assert weak.cancel() is True
+    assert [repeating._handle, late._handle] == _cancels.PENDING  # a weak one went to C
+    assert [repeating.cancel(), late.cancel(), weak.cancel()] == [False] * 3
+    assert loop.armed_timer_count == 0
+
+
+class _Target:
+    def method(self, tick: cadence.Tick) -> None:
+        """A bound method to hold weakly."""
+
+
+def test_a_repeating_timer_cancelled_in_a_pass_is_not_called_again(loop: cadence.Loop) -> None:
+    """Two repeating timers due together: the first cancels the second, which C hands over
+    only after the first's callback (and its flush)."""
+    calls: list[str] = []
+    second: list[cadence.ScheduledTimer] = []
+
+    def first(tick: cadence.Tick) -> None:
+        calls.append("first")
+        if len(calls) == 3:
+            assert second[0].cancel() is True
+
+    kept = loop.schedule(1.0, first, interval=1.0)
+    second.append(loop.schedule(1.0, _fire(calls, "second"), interval=1.0))
+    loop.run(3.5)
+    assert calls == ["first", "second", "first", "first"]  # cancelled at 2, before its call
+    kept.cancel()
+
+
+def test_a_repeating_timer_cancelling_itself(loop: cadence.Loop) -> None:
+    ticks: list[float] = []
+    answers: list[bool] = []
+    timers: list[cadence.ScheduledTimer] = []
+
+    def tick(at: cadence.Tick) -> None:
+        ticks.append(at.fire_date)
+        if len(ticks) == 2:
+            answers.append(timers[0].cancel())
+
+    timers.append(loop.schedule(1.0, tick, interval=1.0))
+    loop.run_until_idle()
+    assert (ticks, answers, loop.now()) == ([1.0, 2.0], [True], 2.0)
+    assert timers[0].cancel() is False
+
+
+def test_a_timer_keeps_its_key_until_it_is_collected(loop: cadence.Loop) -> None:
+    """So that its cancel knows from the table alone whether it is pending: an ended timer's key
+    holds nothing (ENDED) and is reused only once the timer is gone."""
+    held = _table.held()
+    fired = loop.schedule(1.0, lambda tick: None)
+    cancelled = loop.schedule(1.0, lambda tick: None)
+    key = fired._key
+    assert cancelled.cancel()
+    loop.run(2.0)
+    assert _table.slots[key] is _table.ENDED
+    assert _table.held() == held  # an ended timer's key holds no userdata
+    fresh = [loop.schedule(1.0, lambda tick: None) for _ in range(200)]
+    assert key not in [timer._key for timer in fresh]
+    assert fired.cancel() is False  # from C: the slot says it ended
+    del fired
+    gc.collect()
+    assert _table.slots[key] is None
+    assert _table.slots[key + _table.OWNER] == 0
+    for timer in fresh:
+        timer.cancel()
