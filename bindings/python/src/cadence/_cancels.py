@@ -32,6 +32,7 @@ Without a GIL (``_lib.GIL``) nothing is recorded.
 
 from __future__ import annotations
 
+import threading
 from array import array
 
 from . import _lib, _table
@@ -43,6 +44,11 @@ PENDING: list[int] = []
 LET_GO = object()
 
 _batch = _lib.lib.cadence_cancel_steal_batch
+#: Held by a flush from taking the records to freeing the keys: a timer given up by collection
+#: waits for a flush in flight on another thread that holds its cancel (C would find its handle
+#: released, and its key would never come back). Reentrant: a flush may run inside one (a
+#: collection in a release function that C calls during the batch).
+_flushing = threading.RLock()
 
 
 def steal_all(handles: list[int]) -> array[int]:
@@ -62,9 +68,18 @@ def flush() -> None:
     its dispatcher frees its key."""
     if not PENDING:
         return
-    handles = PENDING[:]
-    del PENDING[:]  # taken whole: no other thread runs between the copy and this
-    _table.drop_all([key for key in steal_all(handles) if key > 0])
+    with _flushing:
+        handles = PENDING[:]
+        del PENDING[:]  # taken whole: no other thread runs between the copy and this
+        if handles:
+            _table.drop_all([key for key in steal_all(handles) if key > 0])
+
+
+def settle() -> None:
+    """:func:`flush`, after any flush in flight on another thread: for a timer given up whose
+    cancel is recorded, so that C has its cancel before its handle goes."""
+    with _flushing:
+        flush()
 
 
 _table.BEFORE_GROWTH[0] = flush

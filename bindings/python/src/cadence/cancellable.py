@@ -40,7 +40,7 @@ _steal = _lib_.cadence_cancel_steal
 _held = ctypes.PyDLL(_lib.path).cadence_cancel_steal if _lib.GIL else _steal
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
 _runs, _drop, _end = _state.RUNS, _table.drop, _state.end
-_pending, _flush, _slots = _cancels.PENDING, _cancels.flush, _table.slots
+_pending, _flush, _settle, _slots = _cancels.PENDING, _cancels.flush, _cancels.settle, _table.slots
 _ident, _DEFER = threading.get_ident, _lib.GIL  # without a GIL nothing is deferred (_cancels)
 _LET_GO, _ENDED, _disown = _cancels.LET_GO, _table.ENDED, _table.disown
 _release = _lib_.cadence_cancellable_release
@@ -263,7 +263,11 @@ class ScheduledTimer(Cancellable):
 
     def __del__(self) -> None:
         # Gives the handle up (Cancellable's), then the key it owns (_table.OWNER), which its
-        # registration's end freed only if this timer was already gone.
+        # registration's end freed only if this timer was already gone. A recorded cancel goes
+        # to C first, also one that another thread's flush has in flight (_cancels.settle).
+        if (key := self._key) and _slots[key] is _LET_GO:
+            with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
+                _settle()
         super().__del__()
         if key := self._key:
             with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
