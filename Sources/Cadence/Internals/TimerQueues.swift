@@ -381,6 +381,7 @@ struct TimerQueues {
 
     /// Empties ``timings``, for a table with no timer armed (its memory goes too once large).
     private mutating func forgetTimings() {
+        guard timings.count > 1 else { return }  // none kept: the emptying of a table of one-shots
         let large = timings.capacity * MemoryLayout<Timing>.stride >= FreedMemory.threshold
         timings.removeAll(keepingCapacity: !large)
         timings.append(Timing())
