@@ -242,21 +242,27 @@ def test_a_repeating_timer_cancelling_itself(loop: cadence.Loop) -> None:
 
 def test_a_timer_keeps_its_key_until_it_is_collected(loop: cadence.Loop) -> None:
     """So that its cancel knows from the table alone whether it is pending: an ended timer's key
-    holds nothing (ENDED) and is reused only once the timer is gone."""
+    holds nothing (ENDED, or LET_GO for a recorded cancel, also once C has it) and is reused only
+    once the timer is gone."""
     held = _table.held()
     fired = loop.schedule(1.0, lambda tick: None)
     cancelled = loop.schedule(1.0, lambda tick: None)
-    key = fired._key
+    key, cancelled_key = fired._key, cancelled._key
     assert cancelled.cancel()
     loop.run(2.0)
+    assert loop.armed_timer_count == 0  # C has the recorded cancel...
+    assert _table.slots[cancelled_key] is _cancels.LET_GO  # ...and the flush left the slot as is
     assert _table.slots[key] is _table.ENDED
     assert _table.held() == held  # an ended timer's key holds no userdata
     fresh = [loop.schedule(1.0, lambda tick: None) for _ in range(200)]
-    assert key not in [timer._key for timer in fresh]
+    assert not {key, cancelled_key} & {timer._key for timer in fresh}
     assert fired.cancel() is False  # from C: the slot says it ended
-    del fired
+    assert cancelled.cancel() is False
+    del fired, cancelled
     gc.collect()
-    assert _table.slots[key] is None
-    assert _table.slots[key + _table.OWNER] == 0
+    for freed in key, cancelled_key:
+        assert _table.slots[freed] is None
+        assert _table.slots[freed + _table.OWNER] == 0
+    assert {key, cancelled_key} <= set(_table._free)
     for timer in fresh:
         timer.cancel()

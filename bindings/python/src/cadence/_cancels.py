@@ -7,9 +7,12 @@ returns True at once, and :func:`flush` then cancels every recorded timer in one
 knows a timer is pending while the slot of its key still holds its callback: a timer's key is its
 own while the timer lives (``_table.OWNER``), and a call, a cancel, a release or its loop's close
 empties the slot first. Recording puts :data:`LET_GO` in the slot (the callback is let go at
-once, as C's cancel does, while the key stays held until C has the cancel): a second cancel then
-returns False, and a dispatcher that C hands the timer to before the flush skips it, so no call
-starts after ``cancel()`` returned, whenever the flush comes.
+once, as C's cancel does; the key stays the timer's, as an ended one's does): a second cancel
+then returns False, and a dispatcher that C hands the timer to before the flush skips it, so no
+call starts after ``cancel()`` returned, whenever the flush comes. The flush leaves the slots as
+they are: LET_GO then says "ended" as ``_table.ENDED`` does (C stopped the timer, or fired it and
+its dispatcher skipped it, or its loop closed), and the key comes back when the timer is
+collected (``_table.disown``), after a flush (``settle``).
 
 A cancel is recorded only when no thread can be calling a loop's callbacks (``_state.RUNS`` is
 empty) or the caller is the one thread that can (a callback, or a run's own thread between
@@ -41,7 +44,7 @@ from . import _lib, _table
 #: (:func:`flush`): neither is a point where the GIL passes to another thread.
 PENDING: list[int] = []
 #: What the table holds at a recorded timer's key instead of its callback.
-LET_GO = object()
+LET_GO = _table.LET_GO
 
 _batch = _lib.lib.cadence_cancel_steal_batch
 #: Held by a flush from taking the records to freeing the keys: a timer given up by collection
@@ -63,16 +66,17 @@ def steal_all(handles: list[int]) -> array[int]:
 
 def flush() -> None:
     """Hands every recorded cancel to C at once; any thread, any time (also from a callback and
-    from a collection). The keys C hands back (the timers it stopped) are freed; a recorded
-    timer that C fired meanwhile (its dispatcher skipped it) answers ``CADENCE_EALREADY``, and
-    its dispatcher frees its key."""
+    from a collection). What C answers for each needs nothing more: a key it hands back (it
+    stopped the timer) is its timer's, whose slot says LET_GO, ended; ``CADENCE_EALREADY`` (C
+    fired it meanwhile and its dispatcher skipped it) and ``CADENCE_EBADF`` (its loop closed)
+    likewise."""
     if not PENDING:
         return
     with _flushing:
         handles = PENDING[:]
         del PENDING[:]  # taken whole: no other thread runs between the copy and this
         if handles:
-            _table.drop_all([key for key in steal_all(handles) if key > 0])
+            steal_all(handles)
 
 
 def settle() -> None:

@@ -38,6 +38,10 @@ OWNER = 1
 #: The slot of an owned key whose registration ended (fired, cancelled, released): its callback
 #: is let go, its key waits for its timer.
 ENDED = object()
+#: The slot of an owned key whose timer's cancel Python recorded (``_cancels``): its callback is
+#: let go at once, and the key waits for its timer as an :data:`ENDED` one does, also once the
+#: cancel is handed to C (no pass over the keys then: the slot says "ended" already).
+LET_GO = object()
 _free: list[int] = []  # popped and appended under the GIL: each is atomic
 _pop = _free.pop
 _growing = threading.Lock()
@@ -124,7 +128,7 @@ def disown(key: int) -> None:
     """Its timer no longer holds ``key`` (it was collected): frees the key if its registration
     ended, else leaves that end to free it."""
     slots[key + 1] = 0  # first: an end on another thread from here on frees the key itself
-    if slots[key] is ENDED:
+    if (held := slots[key]) is ENDED or held is LET_GO:  # LET_GO: its cancel is in C (settled)
         slots[key] = None
         _free.append(key)
 
@@ -141,6 +145,7 @@ def steal(key: int) -> Any:
 
 
 def held() -> int:
-    """How many userdata the table holds now (for tests and leak checks; a deferred cancel's
-    key is held until its flush, ``_cancels.flush``); an :data:`ENDED` key holds none."""
-    return len(slots) // 2 - 1 - len(_free) - slots[0::2].count(ENDED)
+    """How many userdata the table holds now (for tests and leak checks); an :data:`ENDED` or
+    :data:`LET_GO` key holds none (its key is its timer's until the timer is collected)."""
+    values = slots[0::2]
+    return len(values) - 1 - len(_free) - values.count(ENDED) - values.count(LET_GO)

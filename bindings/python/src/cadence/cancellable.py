@@ -294,9 +294,9 @@ class ScheduledTimer(Cancellable):
         me = _ident() if _runs else 0
         if key and _DEFER:  # key 0: a weak timer, whose key it does not own
             callback = _slots[key]
-            if callback is _LET_GO:  # recorded already: this call did not cancel
-                return False
-            if callback is not None and callback is not _ENDED and (not _runs or _runs == [me]):
+            if callback is _LET_GO:  # recorded already: C answers (False, or BadHandle once
+                _flush()  # closed) once it has the recorded cancel
+            elif callback is not None and callback is not _ENDED and (not _runs or _runs == [me]):
                 _pending += (handle,)
                 _slots[key] = _LET_GO  # the callback is let go at once; the key stays held
                 return True
