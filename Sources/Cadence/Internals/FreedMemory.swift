@@ -91,22 +91,35 @@ package enum FreedMemory {
     /// releases only after as many entries have gone, so the cost is amortized over them.
     @inline(__always)
     static func releasePages<Element>(pastEndOf table: inout ContiguousArray<Element>) {
-        let capacity = table.capacity
-        guard (capacity - table.count) * MemoryLayout<Element>.stride >= threshold else { return }
-        table.withUnsafeMutableBufferPointer { releasePages(pastEndOf: $0, capacity: capacity) }
+        let count = table.count, capacity = table.capacity
+        guard (capacity - count) * MemoryLayout<Element>.stride >= threshold else { return }
+        releasePages(of: &table, from: count, upTo: capacity)
     }
 
-    /// The pages of a buffer of `capacity` elements from the end of `entries` (the first
-    /// `entries.count` of them, which stay) to the end of the buffer. The memory there holds no
-    /// element (it is uninitialized as far as the array is concerned), and whole pages within the
-    /// buffer hold none of the allocator's bookkeeping, which sits before the buffer and after it.
+    /// Gives the system the pages of `table`'s buffer from element `start` to element `end`, both
+    /// at or past its entries and within its capacity: part of what lies past the entries, at a
+    /// cost bounded by its length (the kernel walks the range). The page that holds element `end`
+    /// goes too, unless it is the buffer's last: what lies past `end` is no entry either, and a
+    /// range that ended there last time left that page, which held entries then. The memory there
+    /// holds no element (it is uninitialized as far as the array is concerned), and whole pages
+    /// within the buffer hold none of the allocator's bookkeeping, which sits before the buffer
+    /// and after it.
+    static func releasePages<Element>(of table: inout ContiguousArray<Element>, from start: Int, upTo end: Int) {
+        let count = table.count, capacity = table.capacity
+        guard count <= start, start < end, end <= capacity else { return }
+        table.withUnsafeMutableBufferPointer { entries in
+            guard let base = entries.baseAddress else { return }
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let first = (Int(bitPattern: base + start) + page - 1) / page * page
+            let last = min((Int(bitPattern: base + end) + page - 1) / page, Int(bitPattern: base + capacity) / page) * page
+            guard last > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
+            release(address, last - first)
+        }
+    }
+
+    /// `madvise(MADV_DONTNEED)`: the pages go, their address space stays.
     @inline(never)
-    private static func releasePages<Element>(pastEndOf entries: UnsafeMutableBufferPointer<Element>, capacity: Int) {
-        guard let base = entries.baseAddress else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let start = (Int(bitPattern: base + entries.count) + page - 1) / page * page
-        let end = Int(bitPattern: base + capacity) / page * page
-        guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
-        _ = madvise(address, end - start, MADV_DONTNEED)
+    private static func release(_ address: UnsafeMutableRawPointer, _ length: Int) {
+        _ = madvise(address, length, MADV_DONTNEED)
     }
 }

@@ -69,18 +69,30 @@ struct TimerHeap {
     }
 
     /// The count at which the pages past the entries last went back (``releasePagesOnceShrunk()``);
-    /// `Int.max` when none have since the heap last grew past twice that.
+    /// `Int.max` when none have since the heap last grew a ``releaseStep`` past that.
     private var releasedAt = Int.max
 
-    /// Gives the pages past the entries back (``FreedMemory/releasePages(pastEndOf:)``) once the
-    /// heap has shrunk to a quarter of its buffer and to half of where they last went back: a
-    /// heap emptied a few entries at a time (a sweep) keeps at most as much memory again as its
-    /// entries take, for one `madvise` per halving.
+    /// Entries in a quarter megabyte: what a sweep gives back at a time (about 50 µs here).
+    private static let releaseStep = FreedMemory.threshold / 4 / MemoryLayout<TimerHeapEntry>.stride
+
+    /// Gives the pages past the entries back (``FreedMemory``) as a sweep shrinks the heap: those
+    /// written past its end since the last time (few: a sweep calls this at every step), then
+    /// again each time it has shrunk by another ``releaseStep``. So a heap emptied a few entries
+    /// at a time keeps at most that much memory it does not use, and no sweep gives more back at
+    /// once. (Given back at each halving once the heap was a quarter of its buffer, a sweep of 10⁶
+    /// cancelled timers made one `madvise` of 8 MB, 0.9 ms inside one cancel, and one of 10⁷ one
+    /// of 25 MB, 3.2 ms: most of the p99.9 of `make bench`'s stop batches, 1.1-1.3 µs.)
     mutating func releasePagesOnceShrunk() {
-        if releasedAt != .max && entries.count > 2 * releasedAt { releasedAt = .max }
-        guard entries.count * 4 <= entries.capacity, releasedAt == .max || entries.count * 2 <= releasedAt else { return }
-        releasedAt = entries.count
-        FreedMemory.releasePages(pastEndOf: &entries)
+        let count = entries.count
+        if releasedAt != .max && count > releasedAt + Self.releaseStep { releasedAt = .max }
+        if releasedAt == .max {
+            releasedAt = count
+            FreedMemory.releasePages(pastEndOf: &entries)  // what lies past: pages written since
+            return
+        }
+        guard count + Self.releaseStep <= releasedAt else { return }
+        FreedMemory.releasePages(of: &entries, from: count, upTo: releasedAt)
+        releasedAt = count
     }
 
     /// Removes the entry at `index`: the last entry takes its place and moves up or down to where
