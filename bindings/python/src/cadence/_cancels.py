@@ -52,6 +52,9 @@ _batch = _lib.lib.cadence_cancel_steal_batch
 #: released, and its key would never come back). Reentrant: a flush may run inside one (a
 #: collection in a release function that C calls during the batch).
 _flushing = threading.RLock()
+#: How many flushes are between taking the records and C's answer (0 or 1: under _flushing),
+#: so that a timer given up asks for the lock only when one may hold its cancel.
+IN_FLIGHT = [0]
 
 
 def steal_all(handles: list[int]) -> array[int]:
@@ -73,17 +76,25 @@ def flush() -> None:
     if not PENDING:
         return
     with _flushing:
-        handles = PENDING[:]
-        del PENDING[:]  # taken whole: no other thread runs between the copy and this
-        if handles:
-            steal_all(handles)
+        IN_FLIGHT[0] += 1  # before the records are taken: see settle
+        try:
+            handles = PENDING[:]
+            del PENDING[:]  # taken whole: no other thread runs between the copy and this
+            if handles:
+                steal_all(handles)
+        finally:
+            IN_FLIGHT[0] -= 1
 
 
 def settle() -> None:
     """:func:`flush`, after any flush in flight on another thread: for a timer given up whose
-    cancel is recorded, so that C has its cancel before its handle goes."""
-    with _flushing:
-        flush()
+    cancel is recorded, so that C has its cancel before its handle goes. Nothing to wait for
+    (the common case: the cancel went to C long ago) costs no lock: a record is in
+    :data:`PENDING` until a flush counts itself in :data:`IN_FLIGHT`, and stays counted there
+    until C has answered."""
+    if PENDING or IN_FLIGHT[0]:
+        with _flushing:
+            flush()
 
 
 _table.BEFORE_GROWTH[0] = flush

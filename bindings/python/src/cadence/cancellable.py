@@ -41,6 +41,7 @@ _held = ctypes.PyDLL(_lib.path).cadence_cancel_steal if _lib.GIL else _steal
 _held.restype, _held.argtypes = _lib.PROTOTYPES["cadence_cancel_steal"]
 _runs, _drop, _end = _state.RUNS, _table.drop, _state.end
 _pending, _flush, _settle, _slots = _cancels.PENDING, _cancels.flush, _cancels.settle, _table.slots
+_in_flight = _cancels.IN_FLIGHT
 _ident, _DEFER = threading.get_ident, _lib.GIL  # without a GIL nothing is deferred (_cancels)
 _LET_GO, _ENDED, _disown = _cancels.LET_GO, _table.ENDED, _table.disown
 _release = _lib_.cadence_cancellable_release
@@ -265,7 +266,9 @@ class ScheduledTimer(Cancellable):
         # Gives the handle up (Cancellable's), then the key it owns (_table.OWNER), which its
         # registration's end freed only if this timer was already gone. A recorded cancel goes
         # to C first, also one that another thread's flush has in flight (_cancels.settle).
-        if (key := self._key) and _slots[key] is _LET_GO:
+        # Tested here, not in settle: a cancel that reached C long ago (the common case) then
+        # costs no call and no context manager.
+        if (key := self._key) and _slots[key] is _LET_GO and (_pending or _in_flight[0]):
             with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
                 _settle()
         super().__del__()
