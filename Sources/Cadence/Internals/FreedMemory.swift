@@ -112,14 +112,15 @@ package enum FreedMemory {
             let page = Int(sysconf(Int32(_SC_PAGESIZE)))
             let first = (Int(bitPattern: base + start) + page - 1) / page * page
             let last = min((Int(bitPattern: base + end) + page - 1) / page, Int(bitPattern: base + capacity) / page) * page
-            guard last > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
-            release(address, last - first)
+            release(from: first, to: last)
         }
     }
 
-    /// `madvise(MADV_DONTNEED)`: the pages go, their address space stays.
+    /// The pages from address `first` to address `last` (page boundaries) go back to the kernel,
+    /// zeroed when next written; their address space stays.
     @inline(never)
-    private static func release(_ address: UnsafeMutableRawPointer, _ length: Int) {
-        _ = madvise(address, length, MADV_DONTNEED)
+    private static func release(from first: Int, to last: Int) {
+        guard last > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
+        _ = madvise(address, last - first, MADV_DONTNEED)
     }
 }
