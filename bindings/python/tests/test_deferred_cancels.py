@@ -5,13 +5,18 @@ holds, and each test here fails without the flush (or the skip) that it names.""
 from __future__ import annotations
 
 import gc
+import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
 
 import cadence
 from cadence import _cancels, _table
+
+#: The conftest fixture that runs source in a child process: (source, timeout in seconds).
+Child = Callable[[str, float], "subprocess.CompletedProcess[str]"]
 
 
 @pytest.fixture
@@ -266,3 +271,125 @@ def test_a_timer_keeps_its_key_until_it_is_collected(loop: cadence.Loop) -> None
     assert {key, cancelled_key} <= set(_table._free)
     for timer in fresh:
         timer.cancel()
+
+
+@pytest.fixture
+def held_in_flight(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """Makes every flush hold its records (taken from PENDING, not yet in C) until the event is
+    set: the GIL is free meanwhile, as during C's batch, which may wait for a callback."""
+    real, go = _cancels.steal_all, threading.Event()
+
+    def held(handles: list[int]) -> object:
+        go.wait(10.0)
+        return real(handles)
+
+    monkeypatch.setattr(_cancels, "steal_all", held)
+    yield go
+    go.set()
+
+
+def test_reads_and_a_second_cancel_while_another_thread_has_the_cancel_in_flight(
+    loop: cadence.Loop, held_in_flight: threading.Event
+) -> None:
+    """The record is out of PENDING but not yet in C: what C says then is not the answer."""
+    calls: list[str] = []
+    timer = loop.schedule(1.0, _fire(calls, "t"))
+    assert timer.cancel() is True
+    flusher = threading.Thread(target=_cancels.flush)
+    flusher.start()
+    deadline = time.monotonic() + 10.0
+    while _cancels.PENDING and time.monotonic() < deadline:  # until the flusher takes it
+        time.sleep(0.001)
+    assert _cancels.PENDING == []
+    answers = (timer.pending, timer.cancelled, timer.fire_date, timer.has_ref, timer.cancel())
+    with pytest.raises(cadence.AlreadyCancelled):
+        timer.reset(2.0)
+    held_in_flight.set()
+    flusher.join()
+    assert answers == (False, True, None, False, False)
+    loop.run(3.0)
+    assert calls == []
+    assert timer.cancel() is False
+
+
+def test_a_timer_collected_while_its_own_threads_flush_holds_its_cancel(
+    loop: cadence.Loop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A collection inside a flush (a finalizer run by an allocation there, or by a release that
+    C calls): the timer's handle is given up before C has its cancel, and a one-shot given up
+    still fires, so C must have the cancel first, or the freed key calls the next timer's
+    callback."""
+    calls: list[str] = []
+    holder = [loop.schedule(1.0, _fire(calls, "cancelled"))]
+    assert holder[0].cancel() is True
+    real = _cancels.steal_all
+
+    def collecting(handles: list[int]) -> object:
+        holder.clear()  # the last reference: collected here, on the flushing thread
+        return real(handles)
+
+    monkeypatch.setattr(_cancels, "steal_all", collecting)
+    _cancels.flush()
+    monkeypatch.undo()
+    assert holder == []
+    fresh = loop.schedule(1.0, _fire(calls, "fresh"))  # may take the freed key
+    loop.run(2.0)
+    assert calls == ["fresh"]
+    assert fresh.cancel() is False
+
+
+RUNNER_RECORDS_WHILE_ANOTHER_THREAD_FLUSHES = """
+import gc, sys, threading, time, cadence
+from cadence import _cancels
+
+def in_c(ident):  # the thread is inside the flush's C call
+    frame = sys._current_frames().get(ident)
+    while frame is not None:
+        if frame.f_code is _cancels.steal_all.__code__:
+            return True
+        frame = frame.f_back
+    return False
+
+for case in ("records", "collects"):
+    loop = cadence.Loop.virtual()
+    other = [loop.schedule(3600.0, lambda tick: None)]
+    timers = []
+
+    def tick(at):
+        if len(timers) > 1:
+            return
+        assert timers[0].cancel() is True  # recorded: this thread runs the loop
+        assert other[0].cancel() is True
+        flusher = threading.Thread(target=_cancels.flush, daemon=True)
+        timers.append(flusher)
+        flusher.start()  # takes both: C's cancel of this timer waits for this callback
+        deadline = time.monotonic() + 10
+        while not in_c(flusher.ident) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert in_c(flusher.ident)
+        if case == "records":
+            later.cancel()  # recorded, flushed once this callback returns
+        else:
+            other.clear()  # a recorded timer collected meanwhile
+            gc.collect()
+
+    later = loop.schedule(3600.0, lambda tick: None)
+    timers.append(loop.schedule(1.0, tick, interval=1.0))
+    runner = threading.Thread(target=loop.run, args=(5.0,), daemon=True)
+    runner.start()
+    runner.join(20)
+    if runner.is_alive():
+        print("deadlock:", case, flush=True)
+        import os; os._exit(1)
+    assert loop.armed_timer_count == 0, case
+    loop.close()
+print("no deadlock")
+"""
+
+
+def test_a_runner_records_while_another_thread_flushes_its_records(run_child: Child) -> None:
+    """Another thread's flush takes a running callback's own cancel, and C's cancel waits for
+    that callback: the callback, recording more or collecting a recorded timer, must not wait
+    for that flush."""
+    done = run_child(RUNNER_RECORDS_WHILE_ANOTHER_THREAD_FLUSHES, 60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "no deadlock\n", "")
