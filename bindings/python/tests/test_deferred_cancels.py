@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 import cadence
-from cadence import _cancels, _table
+from cadence import _cancels, _table, cancellable
 
 #: The conftest fixture that runs source in a child process: (source, timeout in seconds).
 Child = Callable[[str, float], "subprocess.CompletedProcess[str]"]
@@ -395,3 +395,37 @@ def test_a_runner_records_while_another_thread_flushes_its_records(run_child: Ch
     for that flush."""
     done = run_child(RUNNER_RECORDS_WHILE_ANOTHER_THREAD_FLUSHES, 60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "no deadlock\n", "")
+
+
+def test_a_cancel_in_c_from_another_thread_and_one_recorded_by_the_runner(
+    loop: cadence.Loop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another thread's cancel goes to C, the GIL released; the runner, seeing the slot still
+    holding the callback, records a cancel of the same timer meanwhile: one of them is True."""
+    in_callback, stolen, recorded = threading.Event(), threading.Event(), threading.Event()
+    answers: list[tuple[str, bool]] = []
+    target = loop.schedule(10.0, lambda tick: None)
+
+    def runner_cancels(tick: cadence.Tick) -> None:
+        in_callback.set()
+        assert stolen.wait(10.0)  # the other thread's C cancel has stopped the timer
+        answers.append(("runner", target.cancel()))
+        recorded.set()
+
+    real = cancellable._steal
+
+    def steal_then_wait(handle: int) -> int:
+        code = int(real(handle))
+        stolen.set()
+        recorded.wait(10.0)  # the GIL is free: the runner records meanwhile
+        return code
+
+    monkeypatch.setattr(cancellable, "_steal", steal_then_wait)
+    loop.schedule(1.0, runner_cancels)
+    runner = threading.Thread(target=loop.run, args=(2.0,))
+    runner.start()
+    assert in_callback.wait(10.0)
+    answers.append(("other", target.cancel()))
+    runner.join(10.0)
+    assert sorted(answer for _, answer in answers) == [False, True], answers
+    assert target.cancel() is False
