@@ -311,7 +311,15 @@ class ScheduledTimer(Cancellable):
         # C hands the timer's userdata, its key, back instead of calling the release function.
         code = (_held if not _runs else _steal)(self._handle)
         if code > 0:
-            _drop(code)
+            if not key:
+                _drop(code)
+                return True
+            # Its own key (code): the runner may have recorded a cancel of it while C had the GIL
+            # released, seeing the callback still there; that cancel said True. Read and written
+            # without a call between (_table.drop's write for an owned key), so one of them does.
+            if _slots[key] is _LET_GO:
+                return False
+            _slots[key] = _ENDED
             return True
         return True if code == 0 else cancel_result(code, self, "cancel")
 
