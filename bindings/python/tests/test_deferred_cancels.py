@@ -429,3 +429,34 @@ def test_a_cancel_in_c_from_another_thread_and_one_recorded_by_the_runner(
     runner.join(10.0)
     assert sorted(answer for _, answer in answers) == [False, True], answers
     assert target.cancel() is False
+
+
+COLLECTION_INSIDE_A_FLUSH = """
+import gc, cadence
+from cadence import _cancels
+for threshold in range(1, 40):
+    loop = cadence.Loop.virtual()
+    kept = loop.schedule(1.0, lambda tick: None)
+    gc.collect()
+    gc.disable()
+    assert kept.cancel()
+    cycle = [loop.schedule(1.0, lambda tick: None)]
+    assert cycle[0].cancel()  # recorded, and garbage in a cycle: its collection flushes
+    cycle.append(cycle)
+    del cycle
+    lists = [[] for _ in range(200)]  # no free list object: the next list is a new one
+    gc.set_threshold(threshold)
+    gc.enable()
+    _cancels.flush()  # a collection at any of its allocations
+    gc.set_threshold(700)
+    assert _cancels.PENDING == [] and loop.armed_timer_count == 0, threshold
+    loop.close()
+print("ok")
+"""
+
+
+def test_a_collection_inside_a_flush_that_flushes_again(run_child: Child) -> None:
+    """Python 3.11 collects inside allocations: one while a flush takes the records (a list
+    copied once its length is read) must not find them taken from under it (a crash)."""
+    done = run_child(COLLECTION_INSIDE_A_FLUSH, 60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
