@@ -75,8 +75,14 @@ def flush() -> None:
         return
     IN_FLIGHT[0] += 1  # before the records are taken: see settle
     try:
-        handles = PENDING[:]
-        del PENDING[:]  # taken whole: no other thread runs between the copy and this
+        # Python 3.11 collects inside allocations, and a finalizer may flush: every allocation
+        # comes before the copy (PENDING[:] reads the length, then allocates, then copies from
+        # a list such a flush may have emptied). Copied into a list that exists, then cleared by
+        # a call that checks for a thread switch only once it has returned: the records are
+        # taken whole.
+        handles: list[int] = []
+        handles[:] = PENDING
+        PENDING.clear()
         if handles:
             steal_all(handles)
     finally:
