@@ -148,6 +148,54 @@ import Testing
         #expect(steps == 15 * step / removals)
     }
 
+    /// What a shrinking heap gives back lies past its entries only: filled, then emptied a few
+    /// entries at a time from anywhere in it (with releases after each few, and some entries put
+    /// back between), it still holds every entry not removed, intact and in heap order. Counts and
+    /// removals are odd, so that the entries end mid-page: a release that rounded the wrong way
+    /// would zero the entries of the last page (slots from 1: a zeroed entry is none of them).
+    @Test(arguments: [3 * FreedMemory.threshold / 16 + 4093, FreedMemory.threshold / 4 + 1])
+    func aShrinkingHeapKeepsEveryEntryItHolds(count: Int) {
+        func entry(_ slot: Int) -> TimerHeapEntry {
+            TimerHeapEntry(key: Nanoseconds(slot &* 7919 % 1_000_003), sequence: UInt32(slot), slot: UInt32(slot))
+        }
+        var heap = TimerHeap(), held = [Bool](repeating: true, count: 4 * count), heldCount = count
+        held[0] = false
+        for slot in 1...count { heap.insert(entry(slot)) }
+        for slot in (count + 1)..<held.count { held[slot] = false }
+        var random = SystemRandomNumberGenerator(), next = count + 1, round = 0
+        let removals = [1, 3, 997, 4093, 255, 257, 12_289]
+        while heap.count > 100 {
+            round += 1
+            for _ in 0..<min(removals[round % removals.count], heap.count - 1) {
+                let index = round % 3 == 0 ? heap.count - 1 : Int.random(in: 0..<heap.count, using: &random)
+                held[Int(heap.entries[index].slot)] = false
+                heldCount -= 1
+                if index == 0 && round % 2 == 0 { heap.removeFirst() } else { heap.remove(at: index) }
+            }
+            heap.releasePagesOnceShrunk()
+            if round % 5 == 0 {  // some come back: written where pages may have gone
+                for _ in 0..<(round % 7 * 101) where next < held.count {
+                    heap.insert(entry(next))
+                    held[next] = true
+                    heldCount += 1
+                    next += 1
+                }
+                heap.releasePagesOnceShrunk()
+            }
+            let intact = heap.entries.withUnsafeBufferPointer { entries in
+                entries.indices.allSatisfy { index in
+                    let found = entries[index], slot = Int(found.slot)
+                    return slot < held.count && held[slot] && found.key == entry(slot).key && found.sequence == found.slot
+                        && (index == 0 || !found.precedes(entries[(index - 1) / 4]))
+                }
+            }
+            #expect(intact, "round \(round): \(heap.count) entries")
+            #expect(heap.count == heldCount)
+            if !intact { break }
+        }
+        #expect(round > 50)
+    }
+
     /// Once it is full past `FreedMemory.reservedAfter` slots, a table moves once, to room for every slot a loop
     /// can have, and never again: no later start copies the table (the tail of `make bench`'s
     /// scale table); the room takes memory only where slots are written.

@@ -5,13 +5,18 @@ holds, and each test here fails without the flush (or the skip) that it names.""
 from __future__ import annotations
 
 import gc
+import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
 
 import cadence
-from cadence import _cancels, _table
+from cadence import _cancels, _table, cancellable
+
+#: The conftest fixture that runs source in a child process: (source, timeout in seconds).
+Child = Callable[[str, float], "subprocess.CompletedProcess[str]"]
 
 
 @pytest.fixture
@@ -266,3 +271,192 @@ def test_a_timer_keeps_its_key_until_it_is_collected(loop: cadence.Loop) -> None
     assert {key, cancelled_key} <= set(_table._free)
     for timer in fresh:
         timer.cancel()
+
+
+@pytest.fixture
+def held_in_flight(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """Makes every flush hold its records (taken from PENDING, not yet in C) until the event is
+    set: the GIL is free meanwhile, as during C's batch, which may wait for a callback."""
+    real, go = _cancels.steal_all, threading.Event()
+
+    def held(handles: list[int]) -> object:
+        go.wait(10.0)
+        return real(handles)
+
+    monkeypatch.setattr(_cancels, "steal_all", held)
+    yield go
+    go.set()
+
+
+def test_reads_and_a_second_cancel_while_another_thread_has_the_cancel_in_flight(
+    loop: cadence.Loop, held_in_flight: threading.Event
+) -> None:
+    """The record is out of PENDING but not yet in C: what C says then is not the answer."""
+    calls: list[str] = []
+    timer = loop.schedule(1.0, _fire(calls, "t"))
+    assert timer.cancel() is True
+    flusher = threading.Thread(target=_cancels.flush)
+    flusher.start()
+    deadline = time.monotonic() + 10.0
+    while _cancels.PENDING and time.monotonic() < deadline:  # until the flusher takes it
+        time.sleep(0.001)
+    assert _cancels.PENDING == []
+    answers = (timer.pending, timer.cancelled, timer.fire_date, timer.has_ref, timer.cancel())
+    with pytest.raises(cadence.AlreadyCancelled):
+        timer.reset(2.0)
+    held_in_flight.set()
+    flusher.join()
+    assert answers == (False, True, None, False, False)
+    loop.run(3.0)
+    assert calls == []
+    assert timer.cancel() is False
+
+
+def test_a_timer_collected_while_its_own_threads_flush_holds_its_cancel(
+    loop: cadence.Loop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A collection inside a flush (a finalizer run by an allocation there, or by a release that
+    C calls): the timer's handle is given up before C has its cancel, and a one-shot given up
+    still fires, so C must have the cancel first, or the freed key calls the next timer's
+    callback."""
+    calls: list[str] = []
+    holder = [loop.schedule(1.0, _fire(calls, "cancelled"))]
+    assert holder[0].cancel() is True
+    real = _cancels.steal_all
+
+    def collecting(handles: list[int]) -> object:
+        holder.clear()  # the last reference: collected here, on the flushing thread
+        return real(handles)
+
+    monkeypatch.setattr(_cancels, "steal_all", collecting)
+    _cancels.flush()
+    monkeypatch.undo()
+    assert holder == []
+    fresh = loop.schedule(1.0, _fire(calls, "fresh"))  # may take the freed key
+    loop.run(2.0)
+    assert calls == ["fresh"]
+    assert fresh.cancel() is False
+
+
+RUNNER_RECORDS_WHILE_ANOTHER_THREAD_FLUSHES = """
+import gc, sys, threading, time, cadence
+from cadence import _cancels
+
+def in_c(ident):  # the thread is inside the flush's C call
+    frame = sys._current_frames().get(ident)
+    while frame is not None:
+        if frame.f_code is _cancels.steal_all.__code__:
+            return True
+        frame = frame.f_back
+    return False
+
+for case in ("records", "collects"):
+    loop = cadence.Loop.virtual()
+    other = [loop.schedule(3600.0, lambda tick: None)]
+    timers = []
+
+    def tick(at):
+        if len(timers) > 1:
+            return
+        assert timers[0].cancel() is True  # recorded: this thread runs the loop
+        assert other[0].cancel() is True
+        flusher = threading.Thread(target=_cancels.flush, daemon=True)
+        timers.append(flusher)
+        flusher.start()  # takes both: C's cancel of this timer waits for this callback
+        deadline = time.monotonic() + 10
+        while not in_c(flusher.ident) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert in_c(flusher.ident)
+        if case == "records":
+            later.cancel()  # recorded, flushed once this callback returns
+        else:
+            other.clear()  # a recorded timer collected meanwhile
+            gc.collect()
+
+    later = loop.schedule(3600.0, lambda tick: None)
+    timers.append(loop.schedule(1.0, tick, interval=1.0))
+    runner = threading.Thread(target=loop.run, args=(5.0,), daemon=True)
+    runner.start()
+    runner.join(20)
+    if runner.is_alive():
+        print("deadlock:", case, flush=True)
+        import os; os._exit(1)
+    timers[1].join(20)  # the flush: C had this callback's own cancel to make
+    assert later.cancel() is (case == "collects"), case
+    assert loop.armed_timer_count == 0, case
+    loop.close()
+print("no deadlock")
+"""
+
+
+def test_a_runner_records_while_another_thread_flushes_its_records(run_child: Child) -> None:
+    """Another thread's flush takes a running callback's own cancel, and C's cancel waits for
+    that callback: the callback, recording more or collecting a recorded timer, must not wait
+    for that flush."""
+    done = run_child(RUNNER_RECORDS_WHILE_ANOTHER_THREAD_FLUSHES, 60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "no deadlock\n", "")
+
+
+def test_a_cancel_in_c_from_another_thread_and_one_recorded_by_the_runner(
+    loop: cadence.Loop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another thread's cancel goes to C, the GIL released; the runner, seeing the slot still
+    holding the callback, records a cancel of the same timer meanwhile: one of them is True."""
+    in_callback, stolen, recorded = threading.Event(), threading.Event(), threading.Event()
+    answers: list[tuple[str, bool]] = []
+    target = loop.schedule(10.0, lambda tick: None)
+
+    def runner_cancels(tick: cadence.Tick) -> None:
+        in_callback.set()
+        assert stolen.wait(10.0)  # the other thread's C cancel has stopped the timer
+        answers.append(("runner", target.cancel()))
+        recorded.set()
+
+    real = cancellable._steal
+
+    def steal_then_wait(handle: int) -> int:
+        code = int(real(handle))
+        stolen.set()
+        recorded.wait(10.0)  # the GIL is free: the runner records meanwhile
+        return code
+
+    monkeypatch.setattr(cancellable, "_steal", steal_then_wait)
+    loop.schedule(1.0, runner_cancels)
+    runner = threading.Thread(target=loop.run, args=(2.0,))
+    runner.start()
+    assert in_callback.wait(10.0)
+    answers.append(("other", target.cancel()))
+    runner.join(10.0)
+    assert sorted(answer for _, answer in answers) == [False, True], answers
+    assert target.cancel() is False
+
+
+COLLECTION_INSIDE_A_FLUSH = """
+import gc, cadence
+from cadence import _cancels
+for threshold in range(1, 40):
+    loop = cadence.Loop.virtual()
+    kept = loop.schedule(1.0, lambda tick: None)
+    gc.collect()
+    gc.disable()
+    assert kept.cancel()
+    cycle = [loop.schedule(1.0, lambda tick: None)]
+    assert cycle[0].cancel()  # recorded, and garbage in a cycle: its collection flushes
+    cycle.append(cycle)
+    del cycle
+    lists = [[] for _ in range(200)]  # no free list object: the next list is a new one
+    gc.set_threshold(threshold)
+    gc.enable()
+    _cancels.flush()  # a collection at any of its allocations
+    gc.set_threshold(700)
+    assert _cancels.PENDING == [] and loop.armed_timer_count == 0, threshold
+    loop.close()
+print("ok")
+"""
+
+
+def test_a_collection_inside_a_flush_that_flushes_again(run_child: Child) -> None:
+    """Python 3.11 collects inside allocations: one while a flush takes the records (a list
+    copied once its length is read) must not find them taken from under it (a crash)."""
+    done = run_child(COLLECTION_INSIDE_A_FLUSH, 60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")

@@ -12,7 +12,7 @@ then returns False, and a dispatcher that C hands the timer to before the flush 
 call starts after ``cancel()`` returned, whenever the flush comes. The flush leaves the slots as
 they are: LET_GO then says "ended" as ``_table.ENDED`` does (C stopped the timer, or fired it and
 its dispatcher skipped it, or its loop closed), and the key comes back when the timer is
-collected (``_table.disown``), after a flush (``settle``).
+collected (``_table.disown``), once C has its cancel (``settle``).
 
 A cancel is recorded only when no thread can be calling a loop's callbacks (``_state.RUNS`` is
 empty) or the caller is the one thread that can (a callback, or a run's own thread between
@@ -25,7 +25,9 @@ The recorded cancels go to C before C could act on them or anyone read them:
   ``run_until_idle`` and a loop's sleep see them before C's next step);
 - before every read through C (the armed count, ``alive()``, ``timeout()``, a timer's
   ``pending``, ``cancelled``, ``fire_date``, ``has_ref``), ``reset()``, ``close()`` of a timer or
-  its loop, and a handle given up by collection;
+  its loop, and a handle given up by collection (:func:`settle`: also while another flush has
+  the record in flight). A recorded timer's own reads and second cancel ask C nothing: its slot
+  says it ended, while another thread's flush may still be handing its cancel to C;
 - before the callback table grows (``_table.BEFORE_GROWTH``): the recorded cancels hold keys,
   and their timers in C, only while the table has free keys, so a program that never runs a
   pass holds few.
@@ -35,7 +37,6 @@ Without a GIL (``_lib.GIL``) nothing is recorded.
 
 from __future__ import annotations
 
-import threading
 from array import array
 
 from . import _lib, _table
@@ -46,14 +47,11 @@ PENDING: list[int] = []
 #: What the table holds at a recorded timer's key instead of its callback.
 LET_GO = _table.LET_GO
 
-_batch = _lib.lib.cadence_cancel_steal_batch
-#: Held by a flush from taking the records to freeing the keys: a timer given up by collection
-#: waits for a flush in flight on another thread that holds its cancel (C would find its handle
-#: released, and its key would never come back). Reentrant: a flush may run inside one (a
-#: collection in a release function that C calls during the batch).
-_flushing = threading.RLock()
-#: How many flushes are between taking the records and C's answer (0 or 1: under _flushing),
-#: so that a timer given up asks for the lock only when one may hold its cancel.
+_batch, _cancel = _lib.lib.cadence_cancel_steal_batch, _lib.lib.cadence_cancel_steal
+#: How many flushes are between taking their records and C's answer (on any threads), so that a
+#: timer given up settles only when one may hold its cancel. No lock: a flush on another thread
+#: may wait in C for a callback running on this one (C's cancel of a repeating timer that
+#: cancelled itself there), which must then neither wait for that flush nor be waited for.
 IN_FLIGHT = [0]
 
 
@@ -69,32 +67,40 @@ def steal_all(handles: list[int]) -> array[int]:
 
 def flush() -> None:
     """Hands every recorded cancel to C at once; any thread, any time (also from a callback and
-    from a collection). What C answers for each needs nothing more: a key it hands back (it
-    stopped the timer) is its timer's, whose slot says LET_GO, ended; ``CADENCE_EALREADY`` (C
-    fired it meanwhile and its dispatcher skipped it) and ``CADENCE_EBADF`` (its loop closed)
-    likewise."""
+    from a collection), never waiting for another flush. What C answers for each needs nothing
+    more: a key it hands back (it stopped the timer) is its timer's, whose slot says LET_GO,
+    ended; ``CADENCE_EALREADY`` (C fired it meanwhile and its dispatcher skipped it, or another
+    cancel of it came first) and ``CADENCE_EBADF`` (its handle or loop closed) likewise."""
     if not PENDING:
         return
-    with _flushing:
-        IN_FLIGHT[0] += 1  # before the records are taken: see settle
-        try:
-            handles = PENDING[:]
-            del PENDING[:]  # taken whole: no other thread runs between the copy and this
-            if handles:
-                steal_all(handles)
-        finally:
-            IN_FLIGHT[0] -= 1
+    IN_FLIGHT[0] += 1  # before the records are taken: see settle
+    try:
+        # Python 3.11 collects inside allocations, and a finalizer may flush: every allocation
+        # comes before the copy (PENDING[:] reads the length, then allocates, then copies from
+        # a list such a flush may have emptied). Copied into a list that exists, then cleared by
+        # a call that checks for a thread switch only once it has returned: the records are
+        # taken whole.
+        handles: list[int] = []
+        handles[:] = PENDING
+        PENDING.clear()
+        if handles:
+            steal_all(handles)
+    finally:
+        IN_FLIGHT[0] -= 1
 
 
-def settle() -> None:
-    """:func:`flush`, after any flush in flight on another thread: for a timer given up whose
-    cancel is recorded, so that C has its cancel before its handle goes. Nothing to wait for
-    (the common case: the cancel went to C long ago) costs no lock: a record is in
-    :data:`PENDING` until a flush counts itself in :data:`IN_FLIGHT`, and stays counted there
-    until C has answered."""
-    if PENDING or IN_FLIGHT[0]:
-        with _flushing:
-            flush()
+def settle(handle: int) -> None:
+    """Makes sure C has the cancel of ``handle``, a recorded timer being given up, before its
+    handle goes: :func:`flush`, then, while a flush has records out of :data:`PENDING` but not yet
+    in C (on another thread, or further out on this one, which a collection interrupted), C's
+    cancel of this timer (``cadence_cancel_steal``; that flush then finds it ended, or its handle
+    given up, which C never hands out again). Nothing to do (the common case: the cancel went to
+    C long ago) costs no call: a record is in :data:`PENDING` until a flush counts itself in
+    :data:`IN_FLIGHT`, and stays counted there until C has answered."""
+    if PENDING:
+        flush()
+    if IN_FLIGHT[0]:
+        _cancel(handle)  # the key C may hand back is the timer's, LET_GO: freed when it goes
 
 
 _table.BEFORE_GROWTH[0] = flush

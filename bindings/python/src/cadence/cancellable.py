@@ -265,12 +265,12 @@ class ScheduledTimer(Cancellable):
     def __del__(self) -> None:
         # Gives the handle up (Cancellable's), then the key it owns (_table.OWNER), which its
         # registration's end freed only if this timer was already gone. A recorded cancel goes
-        # to C first, also one that another thread's flush has in flight (_cancels.settle).
-        # Tested here, not in settle: a cancel that reached C long ago (the common case) then
-        # costs no call and no context manager.
+        # to C first, also one that a flush has in flight (_cancels.settle). Tested here, not
+        # in settle: a cancel that reached C long ago (the common case) then costs no call and
+        # no context manager.
         if (key := self._key) and _slots[key] is _LET_GO and (_pending or _in_flight[0]):
             with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
-                _settle()
+                _settle(self._handle)
         super().__del__()
         if key := self._key:
             with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
@@ -297,9 +297,10 @@ class ScheduledTimer(Cancellable):
         me = _ident() if _runs else 0
         if key and _DEFER:  # key 0: a weak timer, whose key it does not own
             callback = _slots[key]
-            if callback is _LET_GO:  # recorded already: C answers (False, or BadHandle once
-                _flush()  # closed) once it has the recorded cancel
-            elif callback is not None and callback is not _ENDED and (not _runs or _runs == [me]):
+            if callback is _LET_GO:  # recorded already (True then): False, BadHandle once
+                self._let_go("cancel")  # closed; never C's cancel, which may be in flight
+                return False
+            if callback is not None and callback is not _ENDED and (not _runs or _runs == [me]):
                 _pending += (handle,)
                 _slots[key] = _LET_GO  # the callback is let go at once; the key stays held
                 return True
@@ -310,9 +311,33 @@ class ScheduledTimer(Cancellable):
         # C hands the timer's userdata, its key, back instead of calling the release function.
         code = (_held if not _runs else _steal)(self._handle)
         if code > 0:
-            _drop(code)
+            if not key:
+                _drop(code)
+                return True
+            # Its own key (code): the runner may have recorded a cancel of it while C had the GIL
+            # released, seeing the callback still there; that cancel said True. Read and written
+            # without a call between (_table.drop's write for an owned key), so one of them does.
+            if _slots[key] is _LET_GO:
+                return False
+            _slots[key] = _ENDED
             return True
         return True if code == 0 else cancel_result(code, self, "cancel")
+
+    def _let_go(self, what: str) -> bool:
+        """Whether Python let this timer go (a recorded cancel, ``_cancels``): then it has ended
+        for every reader, which answers so without asking C, as C may not have the cancel yet (a
+        flush on another thread may hold it). Raises BadHandle, naming ``what``, if closed."""
+        if not (key := self._key) or _slots[key] is not _LET_GO:
+            return False
+        self._check(_lib_.cadence_is_cancelled(self._handle, ctypes.c_int()), what)
+        return True
+
+    def _is_cancelled(self, what: str) -> bool:
+        if (key := self._key) and _slots[key] is _LET_GO:  # tested inline: pending is hot
+            return self._let_go(what)
+        _flush()
+        self._check(_lib_.cadence_is_cancelled(self._handle, out := ctypes.c_int()), what)
+        return bool(out.value)
 
     @property
     def pending(self) -> bool:
@@ -346,10 +371,14 @@ class ScheduledTimer(Cancellable):
         """
         where = "ScheduledTimer.reset"
         value = _state.seconds(delay, where, "delay")
+        if self._let_go("reset"):
+            check(EALREADY, where)
         _flush()
         check(_lib_.cadence_timer_reset(self._handle, value), where)
 
     def _read(self, name: str) -> float | None:
+        if self._let_go(name):
+            return None
         _flush()
         code = getattr(_lib_, f"cadence_timer_{name}")(self._handle, out := ctypes.c_double())
         if code == EALREADY:
@@ -396,8 +425,9 @@ class ScheduledTimer(Cancellable):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        _flush()
-        check(_lib_.cadence_timer_unref(self._handle), "ScheduledTimer.unref")
+        if not self._let_go("unref"):
+            _flush()
+            check(_lib_.cadence_timer_unref(self._handle), "ScheduledTimer.unref")
 
     def ref(self) -> None:
         """Makes this timer keep :meth:`Loop.run_until_idle` going again while armed (libuv's
@@ -406,8 +436,9 @@ class ScheduledTimer(Cancellable):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
-        _flush()
-        check(_lib_.cadence_timer_ref(self._handle), "ScheduledTimer.ref")
+        if not self._let_go("ref"):
+            _flush()
+            check(_lib_.cadence_timer_ref(self._handle), "ScheduledTimer.ref")
 
     @property
     def has_ref(self) -> bool:
@@ -416,6 +447,8 @@ class ScheduledTimer(Cancellable):
         Raises:
             BadHandle: the timer was closed, or its loop.
         """
+        if self._let_go("has_ref"):
+            return False
         _flush()
         code = _lib_.cadence_timer_has_ref(self._handle, out := ctypes.c_int())
         check(code, "ScheduledTimer.has_ref")
