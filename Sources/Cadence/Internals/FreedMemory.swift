@@ -105,6 +105,7 @@ package enum FreedMemory {
     /// within the buffer hold none of the allocator's bookkeeping, which sits before the buffer
     /// and after it.
     static func releasePages<Element>(of table: inout ContiguousArray<Element>, from start: Int, upTo end: Int) {
+        table.withUnsafeMutableBufferPointer { _ in }  // unique first: a copy made below would be smaller
         let count = table.count, capacity = table.capacity
         guard count <= start, start < end, end <= capacity else { return }
         table.withUnsafeMutableBufferPointer { entries in
