@@ -134,8 +134,8 @@ extension TimerQueues {
     private mutating func take(_ entry: TimerHeapEntry, in pass: Pass, now: Nanoseconds, into fire: inout Fire) {
         let index = Int(entry.slot)
         slots[index].isQueued = false
-        let timing = slots[index].timing == 0 ? Timing() : timings[Int(slots[index].timing)]
-        let interval = timing.interval, tolerance = timing.tolerance
+        let kept = timing(of: slots[index])
+        let interval = kept.interval, tolerance = kept.tolerance
         if tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
         fire.id = TimerID(slot: entry.slot, generation: slots[index].generation)
         (fire.fireDate, fire.skipped) = slots[index].advance(now: now, interval: interval, tolerance: tolerance)

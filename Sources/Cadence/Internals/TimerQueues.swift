@@ -222,7 +222,7 @@ struct TimerQueues {
         let slot = slots[index]  // read once: plain data, 48 bytes
         guard slot.isQueued, slot.sequence == entry.sequence else { return false }
         let mode = Int(slot.modeIndex)
-        let tolerance = slot.timing == 0 ? 0 : timings[Int(slot.timing)].tolerance
+        let tolerance = timing(of: slot).tolerance
         if tolerance == 0 { return heap == self.heap(mode, .exact) && entry.key == slot.fireDate }
         if heap == self.heap(mode, .tolerant) { return entry.key == slot.fireDate }
         return heap == self.heap(mode, .windows) && entry.key == slot.fireDate.saturatingAdd(tolerance)
@@ -236,7 +236,7 @@ struct TimerQueues {
         let queued = slots[index]  // read once: plain data, 48 bytes
         let mode = Int(queued.modeIndex)
         let entry = TimerHeapEntry(key: queued.fireDate, sequence: queued.sequence, slot: slot)
-        let tolerance = queued.timing == 0 ? 0 : timings[Int(queued.timing)].tolerance
+        let tolerance = timing(of: queued).tolerance
         let fireDateHeap = heap(mode, tolerance == 0 ? .exact : .tolerant)
         if deferring {
             deferred.append((entry, fireDateHeap))
@@ -357,17 +357,20 @@ struct TimerQueues {
     @inline(__always)
     func heap(_ mode: Int, _ kind: Kind) -> Int { Kind.count * mode + kind.rawValue }
 
+    /// The interval and tolerance of the timer `slot` holds (zeros for a one-shot without
+    /// tolerance, which keeps none: ``TimerSlot/timing`` 0). For a slot already read.
+    @inline(__always)
+    func timing(of slot: TimerSlot) -> Timing {
+        slot.timing == 0 ? Timing() : timings[Int(slot.timing)]
+    }
+
     /// The interval of the armed timer in slot `index` (0: a one-shot).
     @inline(__always)
-    func interval(at index: Int) -> Nanoseconds {
-        slots[index].timing == 0 ? 0 : timings[Int(slots[index].timing)].interval
-    }
+    func interval(at index: Int) -> Nanoseconds { timing(of: slots[index]).interval }
 
     /// The tolerance of the armed timer in slot `index`.
     @inline(__always)
-    func tolerance(at index: Int) -> Nanoseconds {
-        slots[index].timing == 0 ? 0 : timings[Int(slots[index].timing)].tolerance
-    }
+    func tolerance(at index: Int) -> Nanoseconds { timing(of: slots[index]).tolerance }
 
     /// An entry of ``timings`` holding `timing`: a free one, or a new one.
     private mutating func keepTiming(_ timing: Timing) -> UInt32 {
