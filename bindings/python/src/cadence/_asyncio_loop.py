@@ -23,7 +23,6 @@ from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
 
 _run_pass = _lib.lib.cadence_loop_run_pass
-_recorded = _cancels.PENDING  # Cadence's own recorded cancels (_cancels)
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
 
@@ -235,22 +234,19 @@ class EventLoop(asyncio.SelectorEventLoop):
         """Asyncio's select: waits for I/O or the Cadence loop's descriptor; a readable
         descriptor is a pass, whose due timers join the ready queue. The pending starts and
         cancels go to C first: the descriptor then wakes for the earliest date."""
-        # _flush, inline: this runs at every turn of the event loop, mostly with nothing pending.
-        if _recorded:
-            _cancels.flush()
-        pending = self._pending
-        if pending.timers or pending.cancels:
-            pending.flush(raw(self._state), f"{type(self).__name__}.call_at")
+        self._flush()
         events = inner.select(timeout)
-        fd = self._fd
         for index, (key, _) in enumerate(events):
-            if key.fd == fd:
+            if key.fd == self._fd:
                 del events[index]
-                state = self._state
-                code = _run_pass(raw(state), MODE)  # no flush: done before the wait
-                if state.errors:
-                    deliver_errors(state, self, self.cadence)
-                if code:
-                    check(code, type(self).__name__)
+                self._pass()
                 break
         return events
+
+    def _pass(self) -> None:
+        state = self._state
+        code = _run_pass(raw(state), MODE)  # no flush: done before the wait
+        if state.errors:
+            deliver_errors(state, self, self.cadence)
+        if code:
+            check(code, type(self).__name__)
