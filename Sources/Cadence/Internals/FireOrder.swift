@@ -20,9 +20,18 @@ enum FireOrder {
         let bits = Nanoseconds.bitWidth - (high - low).leadingZeroBitCount  // 0 when all keys are equal
         let passes = (bits + digitBits - 1) / digitBits
         if passes > 0 {
-            var scratch = entries  // same size; overwritten by the first pass
+            // Same size, written whole by the first pass: no copy of the entries.
+            var scratch = ContiguousArray<TimerHeapEntry>(unsafeUninitializedCapacity: entries.count) { _, count in
+                count = entries.count
+            }
             radixSort(&entries, scratch: &scratch, low: low, passes: passes)
-            if passes % 2 == 1 { swap(&entries, &scratch) }  // the last pass wrote to the scratch
+            if passes % 2 == 1 {
+                // The last pass wrote to the scratch: copied back rather than swapped, so that the
+                // entries keep their buffer (a heap's, which gets it back: TimerHeap.takeKeys).
+                entries.withUnsafeMutableBufferPointer { target in
+                    scratch.withUnsafeBufferPointer { source in _ = target.update(fromContentsOf: source) }
+                }
+            }
         }
         entries.withUnsafeMutableBufferPointer(sortEqualKeyRuns)
     }

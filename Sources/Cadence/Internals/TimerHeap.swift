@@ -161,6 +161,39 @@ struct TimerHeap {
         }
     }
 
+    /// Takes the entries with a key ≤ `limit` out in the heap's own buffer, which the caller
+    /// gets, and keeps the rest in a new one, in heap order: O(n), for when most of the heap is due
+    /// at once. The buffer changes hands rather than its entries being copied out: a fresh one
+    /// would have its pages faulted in, at 10⁷ entries about 8 ns per entry (more than the copy).
+    /// ``staleCount`` is left as it was: the caller tells stale entries among those taken.
+    mutating func takeKeys(notAfter limit: Nanoseconds) -> ContiguousArray<TimerHeapEntry> {
+        var due = 0
+        entries.withUnsafeMutableBufferPointer { heap in
+            for index in heap.indices where heap[index].key <= limit {
+                heap.swapAt(index, due)
+                due &+= 1
+            }
+        }
+        var taken = ContiguousArray(entries[due...])
+        swap(&taken, &entries)
+        taken.removeLast(taken.count - due)
+        heapify()
+        return taken
+    }
+
+    /// Moves the entries into `buffer`, emptied first, and keeps it, if it is the larger: a
+    /// buffer that ``takeKeys(notAfter:)`` took, handed back. `buffer` is left empty either way.
+    mutating func adoptBuffer(_ buffer: inout ContiguousArray<TimerHeapEntry>) {
+        guard buffer.capacity > entries.capacity else {
+            buffer = []
+            return
+        }
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: entries)
+        swap(&buffer, &entries)  // heap order kept: the same entries in the same order
+        buffer = []
+    }
+
     /// Moves every entry with a key ≤ `limit` to the end of `due`, in no particular order, and
     /// restores heap order among the rest: O(n), one pass over the entries and one heap
     /// construction, for when most of the heap is due at once. ``staleCount`` is left as it was:

@@ -1,3 +1,5 @@
+import CLibUV
+
 /// The firing pass: what is due at a pass's clock reading, taken in fire-date order.
 extension TimerQueues {
     /// A pass in progress: the mode it runs in, whether common timers take part, the first
@@ -24,7 +26,10 @@ extension TimerQueues {
     /// sweep each, then sorted (``FireOrder``). Popping them one at a time would cost O(log n)
     /// scattered steps each (about 150 ns at 10⁵ timers, most of a fire); the sweep and the sort
     /// cost a few sequential ones. This happens when a loop gets to its timers late, or many
-    /// timers share a fire date.
+    /// timers share a fire date. The entries are taken in the largest heap's own buffer, which
+    /// goes back to it when the pass ends (a fresh buffer would have its pages faulted in at each
+    /// such pass: at 10⁷ timers, 8-18 ns per timer, the fire's mean 130 ns to about 105 with the
+    /// prefetch below); and the pass asks for each timer's slot a few fires before its own.
     mutating func beginPass(runningIn mode: Int, now: Nanoseconds) -> Pass {
         var pass = Pass(mode: mode, withCommon: isCommon[mode], firstSequence: nextSequence)
         let limit = min(now, .max - 1)  // a saturated fire date is never due
@@ -34,9 +39,15 @@ extension TimerQueues {
         var due = 0  // counted up to `enough` only
         forEachHeap(of: pass) { heap in due += heaps[heap].countKeys(notAfter: limit, upTo: enough - due) }
         guard due >= enough else { return pass }
+        // The largest heap's buffer becomes the taken entries' (TimerHeap.takeKeys); the other
+        // heaps' due entries join them.
+        var largest = heap(mode, .exact)
+        forEachHeap(of: pass) { heap in if heaps[heap].count > heaps[largest].count { largest = heap } }
+        taken = heaps[largest].takeKeys(notAfter: limit)
+        takenFrom = largest
         taken.reserveCapacity(total)
         forEachHeap(of: pass) { heap in
-            heaps[heap].removeKeys(notAfter: limit, into: &taken)
+            if heap != largest { heaps[heap].removeKeys(notAfter: limit, into: &taken) }
             // Stale entries may have left with the due ones; an overcount only brings the next
             // rebuild forward, which counts again from zero.
             heaps[heap].staleCount = min(heaps[heap].staleCount, heaps[heap].count)
@@ -110,12 +121,30 @@ extension TimerQueues {
     private mutating func fireNextTaken(in pass: Pass, now: Nanoseconds, into fire: inout Fire) -> Bool {
         while takenNext < taken.count {
             let entry = taken[takenNext]
+            if takenNext + Self.prefetchDistance < taken.count {
+                prefetchSlot(Int(taken[takenNext + Self.prefetchDistance].slot))
+            }
             takenNext += 1
             guard isLiveTaken(entry) else { continue }
             take(entry, in: pass, now: now, into: &fire)
             return true
         }
         return false
+    }
+
+    /// How many taken entries ahead of the one firing a pass asks for the slot of.
+    private static let prefetchDistance = 8
+
+    /// Asks for the cache lines of slot `index` (a slot may straddle two) without waiting for
+    /// them.
+    @inline(__always)
+    private func prefetchSlot(_ index: Int) {
+        guard index < slots.count else { return }
+        slots.withUnsafeBufferPointer { table in
+            let slot = table.baseAddress! + index
+            prefetch_for_write(slot)
+            prefetch_for_write(UnsafePointer<UInt8>(OpaquePointer(slot)) + MemoryLayout<TimerSlot>.size - 1)
+        }
     }
 
     /// ``isLive(_:in:)`` for an entry taken from its slot's fire-date heap, whichever it is:
@@ -175,7 +204,10 @@ extension TimerQueues {
         for entry in taken[takenNext...] where isLiveTaken(entry) {
             heaps[fireDateHeap(of: Int(entry.slot))].insert(entry)
         }
-        taken = []  // and its memory: such passes are rare and can be large
+        // The buffer goes back to its heap, pages and all, so that arming as many timers again
+        // neither grows that heap nor faults its pages in (its memory then goes as any heap's).
+        heaps[takenFrom].adoptBuffer(&taken)
+        taken = []
         takenNext = 0
         noteQuietPassEnd()
     }

@@ -67,6 +67,9 @@ struct TimerQueues {
     /// them it has fired.
     var taken: ContiguousArray<TimerHeapEntry> = []
     var takenNext = 0
+    /// The heap whose buffer ``taken`` is (``TimerHeap/takeKeys(notAfter:)``), to which it goes
+    /// back when the pass ends.
+    var takenFrom = 0
     /// How many times the table has emptied (``restartFromFirstSlot()``), and the count at the
     /// end of the last pass; and how many pass ends in a row have found it empty with no emptying
     /// between them (nothing armed since): see ``noteQuietPassEnd()``.

@@ -22,6 +22,23 @@ import Testing
         #expect(entries.indices.first { entries[$0].slot != expected[$0] } == nil)
     }
 
+    /// Whatever number of radix passes the keys take (one, two, three), the entries end in the
+    /// buffer they came in, which a heap gets back (TimerHeap.takeKeys).
+    @Test(arguments: [UInt64(1 << 10), 1 << 20, 1 << 30])
+    func sortsInTheEntriesOwnBuffer(span: UInt64) {
+        var rng = SplitMix(seed: span)
+        var entries = ContiguousArray<TimerHeapEntry>()
+        entries.reserveCapacity(5_000)
+        for index in 0..<3_000 {
+            entries.append(TimerHeapEntry(key: rng.next() % span, sequence: UInt32(index), slot: UInt32(index)))
+        }
+        let buffer = entries.withUnsafeBufferPointer { $0.baseAddress }
+        let expected = entries.sorted { $0.precedes($1) }.map(\.slot)
+        FireOrder.sort(&entries)
+        #expect(entries.map(\.slot) == expected)
+        #expect(entries.withUnsafeBufferPointer { $0.baseAddress } == buffer)
+    }
+
     @Test func sortsNothingAndOne() {
         var none = ContiguousArray<TimerHeapEntry>()
         FireOrder.sort(&none)
@@ -53,6 +70,39 @@ import Testing
             copy.removeKeys(notAfter: limit, into: &taken)
             #expect(Set(taken.map(\.slot)) == Set(due.map(\.slot)))
             #expect(copy.staleCount == 7)
+            var rest: [UInt32] = []
+            while let top = copy.first {
+                rest.append(top.slot)
+                copy.removeFirst()
+            }
+            #expect(rest == all.filter { $0.key > limit }.sorted { $0.precedes($1) }.map(\.slot))
+        }
+    }
+
+    /// `takeKeys` takes the same entries as `removeKeys`, in the heap's own buffer, and leaves
+    /// the rest a heap; `adoptBuffer` gives the buffer back with the heap's entries in it.
+    @Test(arguments: [1, 2, 3])
+    func takingTheDueEntriesHandsTheBufferOverAndBack(seed: UInt64) {
+        var rng = SplitMix(seed: seed)
+        var all: [TimerHeapEntry] = []
+        for index in 0..<2_000 {
+            all.append(TimerHeapEntry(key: rng.next() % 1_000, sequence: UInt32(index), slot: UInt32(index)))
+        }
+        for limit: UInt64 in [10, 500, 1_000] {  // some due: a pass takes at least 256
+            var copy = TimerHeap()
+            copy.rebuild(from: {
+                var entries = ContiguousArray<TimerHeapEntry>()
+                entries.reserveCapacity(3_000)  // a buffer bigger than any the heap makes afresh
+                entries.append(contentsOf: all)
+                return entries
+            }())
+            let buffer = copy.entries.withUnsafeBufferPointer { $0.baseAddress }
+            var taken = copy.takeKeys(notAfter: limit)
+            #expect(taken.withUnsafeBufferPointer { $0.baseAddress } == buffer)
+            #expect(Set(taken.map(\.slot)) == Set(all.filter { $0.key <= limit }.map(\.slot)))
+            copy.adoptBuffer(&taken)
+            #expect(taken.isEmpty)
+            #expect(copy.entries.withUnsafeBufferPointer { $0.baseAddress } == buffer)
             var rest: [UInt32] = []
             while let top = copy.first {
                 rest.append(top.slot)

@@ -212,4 +212,30 @@ import Testing
         #expect(residentPagesPastEnd(of: queues.slots) < 64)  // the reserved room is not memory
     }
 
+    /// A pass that takes its due timers at once takes its heap's buffer with them and gives it
+    /// back when it ends, whatever the sort did with it (fire dates spread over 2²⁵ ns take three
+    /// radix passes, the last into the sort's scratch): arming as many timers again neither
+    /// grows the heap nor writes to fresh pages.
+    @Test(arguments: [Nanoseconds(1), 1 << 25])
+    func aPassThatTakesAllGivesItsHeapItsBufferBack(spacing: Nanoseconds) throws {
+        try #require(FreedMemory.reservesAddressSpace)
+        var queues = TimerQueues()
+        let count = 2 * FreedMemory.reservedAfter
+        for index in 0..<count { _ = arm(&queues, at: 10 + Nanoseconds(index % 1_000) * spacing / 1_000) }
+        let heap = queues.heap(TimerQueues.defaultIndex, .exact)
+        let buffer = queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress }
+        let capacity = queues.heaps[heap].entries.capacity
+        let now = 10 + spacing
+        let pass = queues.beginPass(runningIn: TimerQueues.defaultIndex, now: now)
+        #expect(pass.tookAll)
+        #expect(queues.taken.withUnsafeBufferPointer { $0.baseAddress } == buffer)
+        var fire = TimerQueues.Fire()
+        var fired = 0
+        while queues.fireNext(in: pass, now: now, into: &fire) { fired += 1 }
+        queues.endPass()
+        #expect(fired == count && queues.count == 0)
+        #expect(queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress } == buffer)
+        #expect(queues.heaps[heap].entries.capacity == capacity)
+    }
+
 }
