@@ -238,4 +238,28 @@ import Testing
         #expect(queues.heaps[heap].entries.capacity == capacity)
     }
 
+
+    /// A pass that took its due timers at once in its heap's buffer (the heap then holds the rest
+    /// in a new one) and gives it back: cancels during the pass shrink the new buffer, cancels
+    /// after it the old one, and as it shrinks the pages that the taken entries used past the
+    /// heap's own still go back (at most a release step, a quarter megabyte, stays), as they do
+    /// for a heap that never gave its buffer (`aHeapThatCancelsLeaveMostlyEmptyGivesThePagesPastItsEntriesBack`).
+    @Test func aHeapThatLentItsBufferToAPassGivesPagesBackAsItShrinks() {
+        var queues = TimerQueues()
+        let due = (0..<Self.manyEntries).map { _ in arm(&queues, at: 10) }
+        let later = (0..<(Self.manyEntries / 2)).map { _ in arm(&queues, at: 1_000) }
+        let pass = queues.beginPass(runningIn: TimerQueues.defaultIndex, now: 10)
+        #expect(pass.tookAll)
+        for id in later.dropFirst(later.count / 8) { cancel(id, in: &queues) }  // sweeps the new buffer
+        var fire = TimerQueues.Fire(), fired = 0
+        while queues.fireNext(in: pass, now: 10, into: &fire) { fired += 1 }
+        queues.endPass()
+        #expect(fired == due.count)
+        for id in later.prefix(later.count / 8).dropFirst(later.count / 32) { cancel(id, in: &queues) }
+        #expect(queues.count == later.count / 32)
+        let heap = queues.heaps[TimerQueues.defaultIndex].takeEntries()
+        let page = Int(sysconf(Int32(_SC_PAGESIZE))), stride = MemoryLayout<TimerHeapEntry>.stride
+        #expect(heap.capacity >= due.count)  // the buffer the pass took, whose pages it wrote
+        #expect(residentPagesPastEnd(of: heap) * page <= FreedMemory.threshold / 4 + heap.count * stride + page)
+    }
 }
