@@ -69,7 +69,8 @@ struct TimerHeap {
     }
 
     /// The count at which the pages past the entries last went back (``releasePagesOnceShrunk()``);
-    /// `Int.max` when none have since the heap last grew a ``releaseStep`` past that.
+    /// `Int.max` when none have since the heap last grew a ``releaseStep`` past that, or since its
+    /// buffer changed hands (``takeKeys(notAfter:)``, ``adoptBuffer(_:)``).
     private var releasedAt = Int.max
 
     /// Entries in a quarter megabyte: what a sweep gives back at a time (about 50 µs here).
@@ -177,6 +178,7 @@ struct TimerHeap {
         var taken = ContiguousArray(entries[due...])
         swap(&taken, &entries)
         taken.removeLast(taken.count - due)
+        releasedAt = .max  // a mark in the buffer that left: the new one has none
         heapify()
         return taken
     }
@@ -192,6 +194,9 @@ struct TimerHeap {
         buffer.append(contentsOf: entries)
         swap(&buffer, &entries)  // heap order kept: the same entries in the same order
         buffer = []
+        // The mark was in the other buffer, and the taken entries wrote pages past these: the
+        // next shrink gives back all that lies past the entries (releasePagesOnceShrunk).
+        releasedAt = .max
     }
 
     /// Moves every entry with a key ≤ `limit` to the end of `due`, in no particular order, and
