@@ -127,4 +127,42 @@ import Testing
         }
         #expect(taking.log.count == popping.log.count)
     }
+
+    /// The heap that lent its buffer to the pass takes timers armed meanwhile in a new one: fewer
+    /// than the lent buffer holds (it gets that back, with them) or more (it keeps the new one).
+    /// Either way every timer is there after the pass, and they fire in fire-date order.
+    @Test(arguments: [10, 8 * TimerQueues.takeAllMinimum])
+    func timersArmedDuringThePassInTheHeapThatLentItsBuffer(armed: Int) {
+        var queues = TimerQueues()
+        let due = 2 * TimerQueues.takeAllMinimum
+        for index in 0..<due {
+            _ = queues.arm(fireDate: Nanoseconds(index % 7), interval: 0, tolerance: 0, missedTicks: .skip,
+                           modeIndex: TimerQueues.defaultIndex, action: .idle)
+        }
+        let pass = queues.beginPass(runningIn: TimerQueues.defaultIndex, now: 10)
+        #expect(pass.tookAll)
+        var fire = TimerQueues.Fire(), fired = 0
+        var expected: [Nanoseconds] = []
+        while queues.fireNext(in: pass, now: 10, into: &fire) {
+            if fired == due / 2 {  // half way: the rest stay taken while these are armed
+                for index in 0..<armed {
+                    let date = 100 + Nanoseconds(index &* 7919 % 1_000)
+                    expected.append(date)
+                    _ = queues.arm(fireDate: date, interval: 0, tolerance: 0, missedTicks: .skip,
+                                   modeIndex: TimerQueues.defaultIndex, action: .idle)
+                }
+            }
+            fired += 1
+        }
+        queues.endPass()
+        #expect(fired == due)
+        #expect(queues.count == armed)
+        #expect(queues.heaps[queues.heap(TimerQueues.defaultIndex, .exact)].count == armed)
+        var dates: [Nanoseconds] = []
+        let later = queues.beginPass(runningIn: TimerQueues.defaultIndex, now: 2_000)
+        while queues.fireNext(in: later, now: 2_000, into: &fire) { dates.append(fire.fireDate) }
+        queues.endPass()
+        #expect(dates == expected.sorted())
+        #expect(queues.count == 0)
+    }
 }

@@ -236,6 +236,9 @@ import Testing
         #expect(fired == count && queues.count == 0)
         #expect(queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress } == buffer)
         #expect(queues.heaps[heap].entries.capacity == capacity)
+        queues.endPass()  // the second quiet pass end: the buffer stays, its pages go
+        #expect(queues.heaps[heap].entries.capacity == capacity)
+        #expect(residentPagesPastEnd(of: queues.heaps[heap].entries) == 0)
     }
 
 
