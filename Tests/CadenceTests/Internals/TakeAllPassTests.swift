@@ -110,6 +110,10 @@ import Testing
             }
             queues.endPass()
             result.log.append("end: \(queues.count - (reference ? 2 * Self.extras * count : 0)) armed")
+            for mode in modes where mode != TimerQueues.commonIndex {  // the next wake-up of each
+                let wake = queues.nextWakeAndDeadline(runningIn: mode)
+                result.log.append(wake.map { $0.deadline >= Self.far ? "idle" : "wake \($0)" } ?? "idle")
+            }
         }
         return result
     }
