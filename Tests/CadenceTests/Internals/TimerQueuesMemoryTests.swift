@@ -265,4 +265,27 @@ import Testing
         #expect(heap.capacity >= due.count)  // the buffer the pass took, whose pages it wrote
         #expect(residentPagesPastEnd(of: heap) * page <= FreedMemory.threshold / 4 + heap.count * stride + page)
     }
+
+    /// The same with repeating timers, whose next fire dates, not due, go back into the heap
+    /// while the pass runs (into the buffer it holds meanwhile): when the pass ends the heap has
+    /// the buffer it lent back, with them, whether none of its entries stayed behind or many.
+    @Test(arguments: [0, FreedMemory.reservedAfter + 1])
+    func aPassOfRepeatingTimersGivesItsHeapItsBufferBack(notDue: Int) throws {
+        try #require(FreedMemory.reservesAddressSpace)
+        var queues = TimerQueues()
+        let due = 2 * FreedMemory.reservedAfter
+        for index in 0..<(due + notDue) {
+            _ = queues.arm(fireDate: index < due ? 10 : 1_000_000, interval: 1_000, tolerance: 0, missedTicks: .skip,
+                           modeIndex: TimerQueues.defaultIndex, action: .closure { _ in })
+        }
+        let heap = queues.heap(TimerQueues.defaultIndex, .exact)
+        let buffer = queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress }
+        let pass = queues.beginPass(runningIn: TimerQueues.defaultIndex, now: 10)
+        #expect(pass.tookAll)
+        var fire = TimerQueues.Fire(), fired = 0
+        while queues.fireNext(in: pass, now: 10, into: &fire) { fired += 1 }
+        queues.endPass()
+        #expect(fired == due && queues.heaps[heap].count == due + notDue)
+        #expect(queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress } == buffer)
+    }
 }
