@@ -282,8 +282,11 @@ import Testing
         let buffer = queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress }
         let pass = queues.beginPass(runningIn: TimerQueues.defaultIndex, now: 10)
         #expect(pass.tookAll)
+        let standIn = queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress }
         var fire = TimerQueues.Fire(), fired = 0
         while queues.fireNext(in: pass, now: 10, into: &fire) { fired += 1 }
+        // Not moved by the re-queues: a move would have copied the heap inside one of them.
+        #expect(queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress } == standIn)
         queues.endPass()
         #expect(fired == due && queues.heaps[heap].count == due + notDue)
         #expect(queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress } == buffer)
