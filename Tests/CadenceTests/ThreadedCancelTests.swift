@@ -1,5 +1,6 @@
 import Cadence
 import Dispatch
+import Glibc
 import Synchronization
 import Testing
 
@@ -41,5 +42,42 @@ import Testing
         try loop.close()
         #expect(violations.load(ordering: .relaxed) == 0)
         #expect(fires.load(ordering: .relaxed) > 0)
+    }
+
+    /// The same while a pass fires a burst that it took at once (more than `takeAllMinimum` due
+    /// together: a blocked loop thread): cancels from another thread land on timers the pass has
+    /// taken out of their heaps and not yet fired, and a cancel that returned true stops its timer.
+    @Test func noCallbackOfATakenBurstStartsAfterCancelReturned() throws {
+        let count = 4 * 256
+        let loop = try Loop()
+        try loop.startThread()
+        let cancelled = Mutex([Bool](repeating: false, count: count))
+        let violations = Atomic(0), fires = Atomic(0), blocking = Atomic(false), release = Atomic(false)
+        // Holds the loop thread while the burst falls due, then lets it go.
+        try loop.schedule(after: 0, in: .common) { _ in
+            blocking.store(true, ordering: .releasing)
+            while !release.load(ordering: .acquiring) { usleep(100) }
+        }
+        #expect(waitUntil { blocking.load(ordering: .acquiring) })
+        let timers = try (0..<count).map { index in
+            try loop.schedule(after: 0, interval: 100, in: index % 2 == 0 ? .default : .common) { _ in
+                fires.add(1, ordering: .relaxed)
+                if cancelled.withLock({ $0[index] }) { violations.add(1, ordering: .relaxed) }
+                for _ in 0..<200 { _ = fires.load(ordering: .relaxed) }  // a pass long enough to race
+            }
+        }
+        release.store(true, ordering: .releasing)
+        #expect(waitUntil { fires.load(ordering: .relaxed) > 0 })  // the pass has begun
+        var random = SplitMix(seed: 7)
+        var cancels = 0
+        for index in (0..<count).shuffled(using: &random) where timers[index].cancel() {
+            cancelled.withLock { $0[index] = true }
+            cancels += 1
+        }
+        #expect(waitUntil { loop.armedTimerCount == 0 })
+        try loop.stopThread()
+        try loop.close()
+        #expect(violations.load(ordering: .relaxed) == 0)
+        #expect(cancels == count)  // repeating: each stays armed until its cancel
     }
 }

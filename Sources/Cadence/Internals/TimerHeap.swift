@@ -69,7 +69,8 @@ struct TimerHeap {
     }
 
     /// The count at which the pages past the entries last went back (``releasePagesOnceShrunk()``);
-    /// `Int.max` when none have since the heap last grew a ``releaseStep`` past that.
+    /// `Int.max` when none have since the heap last grew a ``releaseStep`` past that, or since its
+    /// buffer changed hands (``takeKeys(notAfter:)``, ``adoptBuffer(_:)``).
     private var releasedAt = Int.max
 
     /// Entries in a quarter megabyte: what a sweep gives back at a time (about 50 µs here).
@@ -165,6 +166,11 @@ struct TimerHeap {
     /// gets, and keeps the rest in a new one, in heap order: O(n), for when most of the heap is due
     /// at once. The buffer changes hands rather than its entries being copied out: a fresh one
     /// would have its pages faulted in, at 10⁷ entries about 8 ns per entry (more than the copy).
+    /// The new one has room for as many entries as the heap had, so that the taken timers that
+    /// come back while the caller holds the buffer (repeating ones, at their next fire dates) do
+    /// not move it: a move copies the heap inside one insert (at an exact size, the first
+    /// re-queue copied the rest into a buffer of ``entryLimit``). Its room past what is written
+    /// costs address space, not memory.
     /// ``staleCount`` is left as it was: the caller tells stale entries among those taken.
     mutating func takeKeys(notAfter limit: Nanoseconds) -> ContiguousArray<TimerHeapEntry> {
         var due = 0
@@ -174,17 +180,21 @@ struct TimerHeap {
                 due &+= 1
             }
         }
-        var taken = ContiguousArray(entries[due...])
+        var taken = ContiguousArray<TimerHeapEntry>()
+        taken.reserveCapacity(entries.count)
+        taken.append(contentsOf: entries[due...])
         swap(&taken, &entries)
         taken.removeLast(taken.count - due)
+        releasedAt = .max  // a mark in the buffer that left: the new one has none
         heapify()
         return taken
     }
 
-    /// Moves the entries into `buffer`, emptied first, and keeps it, if it is the larger: a
-    /// buffer that ``takeKeys(notAfter:)`` took, handed back. `buffer` is left empty either way.
+    /// Moves the entries into `buffer`, emptied first, and keeps it, if it can hold them: a
+    /// buffer that ``takeKeys(notAfter:)`` took, handed back, whose pages are in memory (those of
+    /// the heap's stand-in are fresh but where written). `buffer` is left empty either way.
     mutating func adoptBuffer(_ buffer: inout ContiguousArray<TimerHeapEntry>) {
-        guard buffer.capacity > entries.capacity else {
+        guard buffer.capacity >= entries.count, buffer.capacity > 0 else {
             buffer = []
             return
         }
@@ -192,6 +202,9 @@ struct TimerHeap {
         buffer.append(contentsOf: entries)
         swap(&buffer, &entries)  // heap order kept: the same entries in the same order
         buffer = []
+        // The mark was in the other buffer, and the taken entries wrote pages past these: the
+        // next shrink gives back all that lies past the entries (releasePagesOnceShrunk).
+        releasedAt = .max
     }
 
     /// Moves every entry with a key ≤ `limit` to the end of `due`, in no particular order, and

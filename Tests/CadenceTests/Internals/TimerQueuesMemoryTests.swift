@@ -236,6 +236,59 @@ import Testing
         #expect(fired == count && queues.count == 0)
         #expect(queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress } == buffer)
         #expect(queues.heaps[heap].entries.capacity == capacity)
+        queues.endPass()  // the second quiet pass end: the buffer stays, its pages go
+        #expect(queues.heaps[heap].entries.capacity == capacity)
+        #expect(residentPagesPastEnd(of: queues.heaps[heap].entries) == 0)
     }
 
+
+    /// A pass that took its due timers at once in its heap's buffer (the heap then holds the rest
+    /// in a new one) and gives it back: cancels during the pass shrink the new buffer, cancels
+    /// after it the old one, and as it shrinks the pages that the taken entries used past the
+    /// heap's own still go back (at most a release step, a quarter megabyte, stays), as they do
+    /// for a heap that never gave its buffer (`aHeapThatCancelsLeaveMostlyEmptyGivesThePagesPastItsEntriesBack`).
+    @Test func aHeapThatLentItsBufferToAPassGivesPagesBackAsItShrinks() {
+        var queues = TimerQueues()
+        let due = (0..<Self.manyEntries).map { _ in arm(&queues, at: 10) }
+        let later = (0..<(Self.manyEntries / 2)).map { _ in arm(&queues, at: 1_000) }
+        let pass = queues.beginPass(runningIn: TimerQueues.defaultIndex, now: 10)
+        #expect(pass.tookAll)
+        for id in later.dropFirst(later.count / 8) { cancel(id, in: &queues) }  // sweeps the new buffer
+        var fire = TimerQueues.Fire(), fired = 0
+        while queues.fireNext(in: pass, now: 10, into: &fire) { fired += 1 }
+        queues.endPass()
+        #expect(fired == due.count)
+        for id in later.prefix(later.count / 8).dropFirst(later.count / 32) { cancel(id, in: &queues) }
+        #expect(queues.count == later.count / 32)
+        let heap = queues.heaps[TimerQueues.defaultIndex].takeEntries()
+        let page = Int(sysconf(Int32(_SC_PAGESIZE))), stride = MemoryLayout<TimerHeapEntry>.stride
+        #expect(heap.capacity >= due.count)  // the buffer the pass took, whose pages it wrote
+        #expect(residentPagesPastEnd(of: heap) * page <= FreedMemory.threshold / 4 + heap.count * stride + page)
+    }
+
+    /// The same with repeating timers, whose next fire dates, not due, go back into the heap
+    /// while the pass runs (into the buffer it holds meanwhile): when the pass ends the heap has
+    /// the buffer it lent back, with them, whether none of its entries stayed behind or many.
+    @Test(arguments: [0, FreedMemory.reservedAfter + 1])
+    func aPassOfRepeatingTimersGivesItsHeapItsBufferBack(notDue: Int) throws {
+        try #require(FreedMemory.reservesAddressSpace)
+        var queues = TimerQueues()
+        let due = 2 * FreedMemory.reservedAfter
+        for index in 0..<(due + notDue) {
+            _ = queues.arm(fireDate: index < due ? 10 : 1_000_000, interval: 1_000, tolerance: 0, missedTicks: .skip,
+                           modeIndex: TimerQueues.defaultIndex, action: .closure { _ in })
+        }
+        let heap = queues.heap(TimerQueues.defaultIndex, .exact)
+        let buffer = queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress }
+        let pass = queues.beginPass(runningIn: TimerQueues.defaultIndex, now: 10)
+        #expect(pass.tookAll)
+        let standIn = queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress }
+        var fire = TimerQueues.Fire(), fired = 0
+        while queues.fireNext(in: pass, now: 10, into: &fire) { fired += 1 }
+        // Not moved by the re-queues: a move would have copied the heap inside one of them.
+        #expect(queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress } == standIn)
+        queues.endPass()
+        #expect(fired == due && queues.heaps[heap].count == due + notDue)
+        #expect(queues.heaps[heap].entries.withUnsafeBufferPointer { $0.baseAddress } == buffer)
+    }
 }
