@@ -422,13 +422,17 @@ struct TimerQueues {
         heaps[heap].sweepIndex = -1
     }
 
-    /// Looks at the next ``sweepBudget`` entries of `heap` from where its sweep left off, towards
-    /// the root, then from the last entry again, and removes the stale ones. Leaves come first
-    /// (three quarters of a 4-ary heap), where a removal moves one entry up a level or two.
+    /// Looks at the next ``sweepBudget`` leaves of `heap` from where its sweep left off, towards
+    /// the root, then from the last entry again, and removes the stale ones. Leaves only (three
+    /// quarters of a 4-ary heap), where a removal moves one entry up a level or two: an inner
+    /// entry's removal sifts through every level below it, and the batches of cancels whose
+    /// sweeps got there cost twice the others (stop p99.9 of batches at 10⁷ timers, C: 919-973 ns
+    /// with them, 724-806 without; at 10⁶ 658-794 against 562-604). Stale inner entries go when
+    /// the heap has shrunk under them or when they reach the top, or with a rebuild.
     private mutating func sweepStale(_ heap: Int) {
         var index = heaps[heap].sweepIndex
         for _ in 0..<Self.sweepBudget {
-            if index < 0 || index >= heaps[heap].count { index = heaps[heap].count - 1 }
+            if index <= (heaps[heap].count - 2) / 4 || index >= heaps[heap].count { index = heaps[heap].count - 1 }
             guard index >= 0 else { break }
             if !isLive(heaps[heap].entries[index], in: heap) {
                 heaps[heap].remove(at: index)

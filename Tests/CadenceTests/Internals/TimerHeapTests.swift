@@ -87,10 +87,47 @@ struct SplitMix: RandomNumberGenerator {
         let grown = queues.heaps[exact].entries.capacity
         var action = TimerAction.idle
         for id in ids.dropLast(10) { #expect(queues.disarm(id, releasing: &action)) }
-        // Three quarters stale rebuilds the heap, more than once on the way down to 10 live entries.
-        #expect(queues.heaps[exact].count < 40)
+        // Three quarters stale rebuilds the heap, more than once on the way down to 10 live
+        // entries; under 33 stale entries nothing sweeps (TimerQueues.noteStale).
+        #expect(queues.heaps[exact].count <= 10 + 32)
         #expect(queues.heaps[exact].entries.capacity == grown)
         #expect(queues.count == 10)
+    }
+
+    /// A sweep removes stale leaves only: an inner entry's removal would sift through every level
+    /// below it (the tail of `make bench`'s stop at 10⁶-10⁷ timers). Cancelling the timers of
+    /// every inner entry and some leaves, then arming and cancelling timers until the sweeps have
+    /// gone over the heap many times, leaves stale entries in most inner places (sweeping to the
+    /// root cleared all but a few).
+    @Test func aSweepRemovesLeavesOnly() {
+        var queues = TimerQueues()
+        var ids: [TimerID] = []
+        for index in 0..<1_000 {
+            ids.append(queues.arm(fireDate: 1_000 + UInt64(index * 7919 % 1_000), interval: 0, tolerance: 0,
+                                  missedTicks: .skip, modeIndex: TimerQueues.defaultIndex, action: .idle))
+        }
+        let exact = queues.heap(TimerQueues.defaultIndex, .exact)
+        let inner = Set(queues.heaps[exact].entries.prefix((queues.heaps[exact].count - 2) / 4 + 1).map(\.slot))
+        var action = TimerAction.idle
+        var cancelled = Set<UInt32>()
+        for id in ids where inner.contains(id.slot) {
+            #expect(queues.disarm(id, releasing: &action))
+            cancelled.insert(id.slot)
+        }
+        for id in ids.filter({ !inner.contains($0.slot) }).prefix(400) {
+            #expect(queues.disarm(id, releasing: &action))
+            cancelled.insert(id.slot)
+        }
+        // Timers armed and cancelled at once: each cancel sweeps, many times over the heap.
+        for index in 0..<2_000 {
+            let id = queues.arm(fireDate: 3_000 + UInt64(index), interval: 0, tolerance: 0, missedTicks: .skip,
+                                modeIndex: TimerQueues.defaultIndex, action: .idle)
+            #expect(queues.disarm(id, releasing: &action))
+        }
+        let heap = queues.heaps[exact]
+        #expect(heap.count < 1_000)  // 3,000 entries without the sweeps
+        let innerNow = heap.entries.prefix((heap.count - 2) / 4 + 1)
+        #expect(innerNow.filter { cancelled.contains($0.slot) }.count > innerNow.count / 2)
     }
 
     /// Cancels in random order (the heaps are rebuilt several times, in their own buffers), arms
