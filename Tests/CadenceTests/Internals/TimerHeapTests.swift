@@ -76,13 +76,17 @@ struct SplitMix: RandomNumberGenerator {
 /// Cancelling timers rebuilds their heap in its own buffer: the heap keeps the capacity it grew
 /// to, so arming as many timers again allocates nothing.
 @Suite struct TimerHeapRebuildTests {
+    /// 1,000 one-shots in the default mode, their fire dates a permutation of 1,000 to 1,999.
+    func armThousand(_ queues: inout TimerQueues) -> [TimerID] {
+        (0..<1_000).map { index in
+            queues.arm(fireDate: 1_000 + UInt64(index * 7919 % 1_000), interval: 0, tolerance: 0,
+                       missedTicks: .skip, modeIndex: TimerQueues.defaultIndex, action: .idle)
+        }
+    }
+
     @Test func cancellingMostTimersKeepsTheHeapsCapacity() {
         var queues = TimerQueues()
-        var ids: [TimerID] = []
-        for index in 0..<1_000 {
-            ids.append(queues.arm(fireDate: 1_000 + UInt64(index * 7919 % 1_000), interval: 0, tolerance: 0,
-                                  missedTicks: .skip, modeIndex: TimerQueues.defaultIndex, action: .idle))
-        }
+        let ids = armThousand(&queues)
         let exact = queues.heap(TimerQueues.defaultIndex, .exact)
         let grown = queues.heaps[exact].entries.capacity
         var action = TimerAction.idle
@@ -101,11 +105,7 @@ struct SplitMix: RandomNumberGenerator {
     /// root cleared all but a few).
     @Test func aSweepRemovesLeavesOnly() {
         var queues = TimerQueues()
-        var ids: [TimerID] = []
-        for index in 0..<1_000 {
-            ids.append(queues.arm(fireDate: 1_000 + UInt64(index * 7919 % 1_000), interval: 0, tolerance: 0,
-                                  missedTicks: .skip, modeIndex: TimerQueues.defaultIndex, action: .idle))
-        }
+        let ids = armThousand(&queues)
         let exact = queues.heap(TimerQueues.defaultIndex, .exact)
         let inner = Set(queues.heaps[exact].entries.prefix((queues.heaps[exact].count - 2) / 4 + 1).map(\.slot))
         var action = TimerAction.idle
