@@ -167,10 +167,10 @@ struct TimerHeap {
     /// at once. The buffer changes hands rather than its entries being copied out: a fresh one
     /// would have its pages faulted in, at 10⁷ entries about 8 ns per entry (more than the copy).
     /// The new one has room for as many entries as the heap had (``standInCapacity(for:)``), so
-    /// that the taken timers that come back while the caller holds the buffer (repeating ones, at their next fire dates) do
-    /// not move it: a move copies the heap inside one insert (at an exact size, the first
-    /// re-queue copied the rest into a buffer of ``entryLimit``). Its room past what is written
-    /// costs address space, not memory.
+    /// that the taken timers that come back while the caller holds the buffer (repeating ones, at
+    /// their next fire dates) do not move it: a move copies the heap inside one insert (at an
+    /// exact size, the first re-queue copied the rest into a buffer of ``entryLimit``). Its room
+    /// past what is written costs address space, not memory.
     /// ``staleCount`` is left as it was: the caller tells stale entries among those taken.
     mutating func takeKeys(notAfter limit: Nanoseconds) -> ContiguousArray<TimerHeapEntry> {
         var due = 0
@@ -201,8 +201,8 @@ struct TimerHeap {
     }
 
     /// Moves the entries into `buffer`, emptied first, and keeps it, if it can hold them: a
-    /// buffer that ``takeKeys(notAfter:)`` took, handed back, whose pages are in memory (those of
-    /// the heap's stand-in are fresh but where written). `buffer` is left empty either way.
+    /// buffer that ``takeKeys(notAfter:)`` took, handed back, whose pages are in memory (the
+    /// stand-in's are only where it was written). `buffer` is left empty either way.
     mutating func adoptBuffer(_ buffer: inout ContiguousArray<TimerHeapEntry>) {
         guard buffer.capacity >= entries.count, buffer.capacity > 0 else {
             buffer = []
