@@ -13,9 +13,10 @@ import Testing
         let fires = Atomic(0)
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             for round in 0..<400 {
-                let givenUp = Atomic(false)
+                let givenUp = Atomic(false), fired = Atomic(false)
                 let check: @Sendable () -> Void = {
                     fires.add(1, ordering: .relaxed)
+                    fired.store(true, ordering: .relaxed)
                     if givenUp.load(ordering: .acquiring) { violations.add(1, ordering: .relaxed) }
                 }
                 do {
@@ -39,6 +40,9 @@ import Testing
                         })
                     }
                     for _ in 0..<(round % 7) * 100 { _ = loop.armedTimerCount }  // let some ticks happen
+                    // Every 50th round gives up only after a tick, so that callbacks race the give-ups
+                    // however busy the machine (on a loaded one the spins above can all end first).
+                    if round % 50 == 0 { _ = waitUntil { fired.load(ordering: .relaxed) } }
                     withExtendedLifetime((timer, handles)) {}
                 }
                 givenUp.store(true, ordering: .releasing)
