@@ -206,8 +206,8 @@ extension TimerQueues {
         }
         // The buffer goes back to its heap, pages and all, so that arming as many timers again
         // neither grows that heap nor faults its pages in (its memory then goes as any heap's).
-        heaps[takenFrom].adoptBuffer(&taken)
-        taken = []
+        // Only after a pass that took one: every other pass, each wake-up's, skips the heap.
+        if taken.capacity > 0 { heaps[takenFrom].adoptBuffer(&taken) }
         takenNext = 0
         noteQuietPassEnd()
     }
