@@ -3,20 +3,27 @@ import Testing
 
 /// A pass with many due timers takes them out of their heaps at once and sorts them
 /// (`TimerQueues.beginPass`); it must fire exactly as a pass that pops them one at a time. The
-/// loop tests run with too few timers for that (popped) and with enough (taken).
+/// loop tests lower the heaps' size from which a pass takes all, and run with too few timers for
+/// that (popped) and with enough (taken).
 @Suite struct ManyDueTimersTests {
-    static let counts = [TimerQueues.takeAllMinimum - 1, 4 * TimerQueues.takeAllMinimum]
+    static let minimum = 256
+    static let counts = [minimum - 1, 4 * minimum]
 
     @Test func aPassTakesItsTimersAtOnceOnlyWhenManyAndMostAreDue() {
         var queues = TimerQueues()
-        let count = 2 * TimerQueues.takeAllMinimum
-        for date in 0..<count {
-            _ = queues.arm(fireDate: Nanoseconds(date), interval: 0, tolerance: 0, missedTicks: .skip,
-                           modeIndex: TimerQueues.defaultIndex, action: .idle)
+        #expect(queues.takeAllMinimum == TimerQueues.defaultTakeAllMinimum)
+        queues.takeAllMinimum = Self.minimum
+        let count = 2 * Self.minimum
+        func arm(_ dates: Range<Int>) {
+            for date in dates {
+                _ = queues.arm(fireDate: Nanoseconds(date), interval: 0, tolerance: 0, missedTicks: .skip,
+                               modeIndex: TimerQueues.defaultIndex, action: .idle)
+            }
         }
-        let tooFew = Nanoseconds(TimerQueues.takeAllMinimum - 2)  // takeAllMinimum - 1 due
-        #expect(!queues.beginPass(runningIn: 0, now: tooFew).tookAll)
+        arm(0..<(Self.minimum - 1))
+        #expect(!queues.beginPass(runningIn: 0, now: Nanoseconds(count)).tookAll)  // all due, too few
         queues.endPass()
+        arm((Self.minimum - 1)..<count)
         #expect(!queues.beginPass(runningIn: 0, now: Nanoseconds(count / 2 - 2)).tookAll)  // under half
         queues.endPass()
         #expect(queues.beginPass(runningIn: 0, now: Nanoseconds(count / 2)).tookAll)
@@ -36,6 +43,7 @@ import Testing
     @Test(arguments: counts)
     func theyFireInFireDateOrderTiesInSchedulingOrder(count: Int) throws {
         let v = VirtualLoop()
+        v.loop.queues.takeAllMinimum = Self.minimum
         var rng = SplitMix(seed: UInt64(count))
         var delays: [Double] = []
         let fired = Recorder<Int>()
@@ -55,6 +63,7 @@ import Testing
     @Test(arguments: counts)
     func callbacksCancelAndArmDuringThePass(count: Int) throws {
         let v = VirtualLoop()
+        v.loop.queues.takeAllMinimum = Self.minimum
         let timers = Recorder<ScheduledTimer>()
         let fired = Recorder<Int>()
         let armed = Shared(0)
@@ -79,6 +88,7 @@ import Testing
     @Test(arguments: counts)
     func repeatingCancelledAndLaterTimersInTheSamePass(count: Int) throws {
         let v = VirtualLoop()
+        v.loop.queues.takeAllMinimum = Self.minimum
         let ticks = Shared<[Int: [TimerTick]]>([:])
         let timers = Recorder<ScheduledTimer>()
         for index in 0..<count {

@@ -220,6 +220,7 @@ import Testing
     func aPassThatTakesAllGivesItsHeapItsBufferBack(spacing: Nanoseconds) throws {
         try #require(FreedMemory.reservesAddressSpace)
         var queues = TimerQueues()
+        queues.takeAllMinimum = FreedMemory.reservedAfter  // these heaps take all (the default is 2¹⁷)
         let count = 2 * FreedMemory.reservedAfter
         for index in 0..<count { _ = arm(&queues, at: 10 + Nanoseconds(index % 1_000) * spacing / 1_000) }
         let heap = queues.heap(TimerQueues.defaultIndex, .exact)
@@ -249,6 +250,7 @@ import Testing
     /// for a heap that never gave its buffer (`aHeapThatCancelsLeaveMostlyEmptyGivesThePagesPastItsEntriesBack`).
     @Test func aHeapThatLentItsBufferToAPassGivesPagesBackAsItShrinks() {
         var queues = TimerQueues()
+        queues.takeAllMinimum = FreedMemory.reservedAfter  // these heaps take all (the default is 2¹⁷)
         let due = (0..<Self.manyEntries).map { _ in arm(&queues, at: 10) }
         let later = (0..<(Self.manyEntries / 2)).map { _ in arm(&queues, at: 1_000) }
         let pass = queues.beginPass(runningIn: TimerQueues.defaultIndex, now: 10)
@@ -273,6 +275,7 @@ import Testing
     func aPassOfRepeatingTimersGivesItsHeapItsBufferBack(notDue: Int) throws {
         try #require(FreedMemory.reservesAddressSpace)
         var queues = TimerQueues()
+        queues.takeAllMinimum = FreedMemory.reservedAfter  // these heaps take all (the default is 2¹⁷)
         let due = 2 * FreedMemory.reservedAfter
         for index in 0..<(due + notDue) {
             _ = queues.arm(fireDate: index < due ? 10 : 1_000_000, interval: 1_000, tolerance: 0, missedTicks: .skip,
