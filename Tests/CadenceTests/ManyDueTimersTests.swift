@@ -6,24 +6,23 @@ import Testing
 /// loop tests lower the heaps' size from which a pass takes all, and run with too few timers for
 /// that (popped) and with enough (taken).
 @Suite struct ManyDueTimersTests {
-    static let minimum = 256
-    static let counts = [minimum - 1, 4 * minimum]
+    static let counts = [TimerQueues.testTakeAllMinimum - 1, 4 * TimerQueues.testTakeAllMinimum]
 
     @Test func aPassTakesItsTimersAtOnceOnlyWhenManyAndMostAreDue() {
         var queues = TimerQueues()
         #expect(queues.takeAllMinimum == TimerQueues.defaultTakeAllMinimum)
-        queues.takeAllMinimum = Self.minimum
-        let count = 2 * Self.minimum
+        queues.takeAllMinimum = TimerQueues.testTakeAllMinimum
+        let count = 2 * TimerQueues.testTakeAllMinimum
         func arm(_ dates: Range<Int>) {
             for date in dates {
                 _ = queues.arm(fireDate: Nanoseconds(date), interval: 0, tolerance: 0, missedTicks: .skip,
                                modeIndex: TimerQueues.defaultIndex, action: .idle)
             }
         }
-        arm(0..<(Self.minimum - 1))
+        arm(0..<(TimerQueues.testTakeAllMinimum - 1))
         #expect(!queues.beginPass(runningIn: 0, now: Nanoseconds(count)).tookAll)  // all due, too few
         queues.endPass()
-        arm((Self.minimum - 1)..<count)
+        arm((TimerQueues.testTakeAllMinimum - 1)..<count)
         #expect(!queues.beginPass(runningIn: 0, now: Nanoseconds(count / 2 - 2)).tookAll)  // under half
         queues.endPass()
         #expect(queues.beginPass(runningIn: 0, now: Nanoseconds(count / 2)).tookAll)
@@ -43,7 +42,7 @@ import Testing
     @Test(arguments: counts)
     func theyFireInFireDateOrderTiesInSchedulingOrder(count: Int) throws {
         let v = VirtualLoop()
-        v.loop.queues.takeAllMinimum = Self.minimum
+        v.loop.queues.takeAllMinimum = TimerQueues.testTakeAllMinimum
         var rng = SplitMix(seed: UInt64(count))
         var delays: [Double] = []
         let fired = Recorder<Int>()
@@ -63,7 +62,7 @@ import Testing
     @Test(arguments: counts)
     func callbacksCancelAndArmDuringThePass(count: Int) throws {
         let v = VirtualLoop()
-        v.loop.queues.takeAllMinimum = Self.minimum
+        v.loop.queues.takeAllMinimum = TimerQueues.testTakeAllMinimum
         let timers = Recorder<ScheduledTimer>()
         let fired = Recorder<Int>()
         let armed = Shared(0)
@@ -88,7 +87,7 @@ import Testing
     @Test(arguments: counts)
     func repeatingCancelledAndLaterTimersInTheSamePass(count: Int) throws {
         let v = VirtualLoop()
-        v.loop.queues.takeAllMinimum = Self.minimum
+        v.loop.queues.takeAllMinimum = TimerQueues.testTakeAllMinimum
         let ticks = Shared<[Int: [TimerTick]]>([:])
         let timers = Recorder<ScheduledTimer>()
         for index in 0..<count {

@@ -44,13 +44,14 @@ import Testing
         #expect(fires.load(ordering: .relaxed) > 0)
     }
 
-    /// The same while a pass fires a burst that it took at once (more than `takeAllMinimum`, lowered here, due
-    /// together: a blocked loop thread): cancels from another thread land on timers the pass has
-    /// taken out of their heaps and not yet fired, and a cancel that returned true stops its timer.
+    /// The same while a pass fires a burst that it took at once (more than `takeAllMinimum`,
+    /// lowered here, due together: a blocked loop thread): cancels from another thread land on
+    /// timers the pass has taken out of their heaps and not yet fired, and a cancel that returned
+    /// true stops its timer.
     @Test func noCallbackOfATakenBurstStartsAfterCancelReturned() throws {
-        let count = 4 * 256
+        let count = 4 * TimerQueues.testTakeAllMinimum
         let loop = try Loop()
-        loop.queues.takeAllMinimum = 256  // from 2¹⁷: the burst is taken at once
+        loop.queues.takeAllMinimum = TimerQueues.testTakeAllMinimum  // the burst is taken at once
         try loop.startThread()
         let cancelled = Mutex([Bool](repeating: false, count: count))
         let violations = Atomic(0), fires = Atomic(0), blocking = Atomic(false), release = Atomic(false)

@@ -14,8 +14,6 @@ import Testing
     /// Far-off timers per workload timer, per mode, in a reference run: more than twice what can
     /// be armed in its passes.
     static let extras = 12
-    /// The heaps' size from which a pass takes all, lowered from the default's 2¹⁷.
-    static let minimum = 256
 
     /// One run of a workload: what it fired, as "name@date+skipped" (final ones with a "!"),
     /// pass by pass, and whether any of its passes took all.
@@ -32,7 +30,7 @@ import Testing
     /// of `TimerQueues` may).
     func run(seed: UInt64, count: Int, reference: Bool) throws -> Run {
         var queues = TimerQueues()
-        queues.takeAllMinimum = Self.minimum
+        queues.takeAllMinimum = TimerQueues.testTakeAllMinimum
         try queues.register(Self.shared, common: true)
         try queues.register(Self.own, common: false)
         let modes = [TimerQueues.defaultIndex, TimerQueues.commonIndex,
@@ -123,7 +121,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
     func takingAllFiresAsPoppingDoes(seed: UInt64) throws {
-        let count = 3 * Self.minimum
+        let count = 3 * TimerQueues.testTakeAllMinimum
         let taking = try run(seed: seed, count: count, reference: false)
         let popping = try run(seed: seed, count: count, reference: true)
         #expect(taking.tookAll >= 3)  // the test can fail: passes did take all
@@ -138,11 +136,11 @@ import Testing
     /// The heap that lent its buffer to the pass takes timers armed meanwhile in a new one: fewer
     /// than the lent buffer holds (it gets that back, with them) or more (it keeps the new one).
     /// Either way every timer is there after the pass, and they fire in fire-date order.
-    @Test(arguments: [10, 8 * TakeAllPassTests.minimum])
+    @Test(arguments: [10, 8 * TimerQueues.testTakeAllMinimum])
     func timersArmedDuringThePassInTheHeapThatLentItsBuffer(armed: Int) {
         var queues = TimerQueues()
-        queues.takeAllMinimum = Self.minimum
-        let due = 2 * Self.minimum
+        queues.takeAllMinimum = TimerQueues.testTakeAllMinimum
+        let due = 2 * TimerQueues.testTakeAllMinimum
         for index in 0..<due {
             _ = queues.arm(fireDate: Nanoseconds(index % 7), interval: 0, tolerance: 0, missedTicks: .skip,
                            modeIndex: TimerQueues.defaultIndex, action: .idle)
