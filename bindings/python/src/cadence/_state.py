@@ -233,7 +233,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
                         if callback is not let_go:  # else a recorded cancel: never called
                             callback(tick)
                     else:  # untimed: no Tick to make, never owned
-                        callback = slots[key := key - flag]
+                        callback = slots[(key := key - flag)]
                         slots[key] = None
                         freed.append(key)
                         callback()
