@@ -3,7 +3,7 @@ Cadence's pytest plugin: exact, and instant however long the delays.
 
 In a project of your own, with the package installed, pytest finds the plugin by itself. In this
 repository, whose settings load the plugin from the source instead of the installed entry point,
-name it:
+name it (those settings also name an option of pytest-asyncio, so install it beside pytest):
 
     python -m pytest examples/python/test_reminder.py -p cadence.pytest_plugin
 """
