@@ -37,6 +37,51 @@ import Testing
         #expect(queues.count == 0)
     }
 
+    /// What decides is how many entries the pass's heaps hold together, due or not: its mode's
+    /// and `common`'s, with tolerance and without, each a quarter of ``TimerQueues/takeAllMinimum``
+    /// here. One entry short of it, a pass pops though half are due; at it, with half due (far
+    /// fewer than the threshold), the pass takes them all, and fires them in fire-date order, ties
+    /// in scheduling order. The threshold is read at each pass: raised, the same heaps pop. At the
+    /// tests' size and at the default.
+    @Test(arguments: [TimerQueues.testTakeAllMinimum, TimerQueues.defaultTakeAllMinimum])
+    func thePassHeapsTogetherHoldingTheThresholdDecide(minimum: Int) {
+        var queues = TimerQueues()
+        queues.takeAllMinimum = minimum
+        var names: [TimerID: Int] = [:]
+        var due: [(date: Nanoseconds, name: Int)] = []
+        func arm(_ name: Int, at date: Nanoseconds) {
+            let tolerance: Nanoseconds = name % 4 < 2 ? 0 : 5  // the exact heaps, then the tolerant ones
+            let mode = name % 2 == 0 ? TimerQueues.defaultIndex : TimerQueues.commonIndex
+            let id = queues.arm(fireDate: date, interval: 0, tolerance: tolerance, missedTicks: .skip,
+                                modeIndex: mode, action: .idle)
+            names[id] = name
+            if date <= 10 { due.append((date, name)) }
+        }
+        // Half of `minimum` due (two thirds of them tied with others), the other half less one not.
+        for name in 0..<(minimum - 1) { arm(name, at: name % 2 == 0 ? 8 + Nanoseconds(name / 2 % 3) : 1_000) }
+        for mode in [TimerQueues.defaultIndex, TimerQueues.commonIndex] {
+            for kind in [TimerQueues.Kind.exact, .tolerant] {
+                #expect(queues.heaps[queues.heap(mode, kind)].count * 3 < minimum)  // no heap alone comes near
+            }
+        }
+        #expect(!queues.beginPass(runningIn: TimerQueues.defaultIndex, now: 10).tookAll)  // one short
+        queues.endPass()
+        arm(minimum - 1, at: 1_000)
+        queues.takeAllMinimum = minimum + 1
+        #expect(!queues.beginPass(runningIn: TimerQueues.defaultIndex, now: 10).tookAll)  // raised
+        queues.endPass()
+        queues.takeAllMinimum = minimum
+        let pass = queues.beginPass(runningIn: TimerQueues.defaultIndex, now: 10)
+        #expect(pass.tookAll)
+        var fire = TimerQueues.Fire()
+        var fired: [Int] = []
+        while queues.fireNext(in: pass, now: 10, into: &fire) { fired.append(names[fire.id] ?? -1) }
+        queues.endPass()
+        #expect(due.count == minimum / 2)
+        #expect(fired == due.sorted { ($0.date, $0.name) < ($1.date, $1.name) }.map(\.name))
+        #expect(queues.count == minimum / 2)
+    }
+
     /// Fire-date order across the default and common modes, with and without tolerance, and ties
     /// (40 distinct delays) in scheduling order.
     @Test(arguments: counts)
