@@ -109,7 +109,7 @@ static void virtual_batches(void) {
     cadence_cancellable repeating;
     CHECK_OK(cadence_loop_schedule_repeating(loop, 0.3005, 1.0, 0, CADENCE_MISSED_TICKS_SKIP, "default", NULL,
                                              (void *)(intptr_t)-1, &repeating));
-    CHECK_OK(cadence_loop_jump_clock(loop, 0.7));  /* everything due: one pass takes it all */
+    CHECK_OK(cadence_loop_jump_clock(loop, 0.7));  /* everything due: one pass fires it all */
     CHECK_OK(cadence_loop_run_pass(loop, "default"));
     CHECK_EQ(seen.calls, ONE_SHOTS + 1);  /* an overdue repeating timer fires once (skip) */
     CHECK_EQ(seen.released, 0);

@@ -105,6 +105,45 @@ import Testing
         try v.loop.close()
     }
 
+    /// A pass that took its timers at once (the threshold lowered to the tests' size) hands its
+    /// one-shots over as a pass that pops them does: the same records in the same batches, at most
+    /// 256 each and split by the fire of a closure timer among them, in fire-date order with ties
+    /// in scheduling order; and a closure timer of the same pass that the first batch's call
+    /// cancels, taken and not yet called, is never called.
+    @Test func aBatchTakenAtOnceIsHandedOverAsAPoppedOne() throws {
+        func run(takingAll: Bool) throws -> (batches: [[UInt]], calls: Int, cancelled: Bool?) {
+            let v = VirtualLoop()
+            if takingAll { v.loop.queues.takeAllMinimum = TimerQueues.testTakeAllMinimum }
+            try v.loop.setHostFunctions((fire: 1, release: 0))
+            let batches = Shared<[[UInt]]>([]), calls = Shared(0)
+            let later = Shared<ScheduledTimer?>(nil), cancelled = Shared<Bool?>(nil)
+            #expect(try v.loop.setFireBatch { records, count, started in
+                batches.update { $0.append((0..<count).map { records[$0].word }) }
+                started.pointee = count
+                if cancelled.value == nil { cancelled.value = later.value?.cancel() }
+            })
+            for word in 1...600 {  // the last armed due first, two by two on one date
+                let delay = Double((601 - word) / 2) / 1_000
+                _ = try v.loop.scheduleDefault(after: delay, ((0, UInt(word), 0), BatchedOneShot.self))
+            }
+            _ = try v.loop.schedule(after: 0.15) { _ in calls.value += 1 }
+            later.value = try v.loop.schedule(after: 0.25) { _ in calls.value += 100 }
+            v.block(for: 1)
+            try v.loop.run(for: 0)  // one pass: everything is due
+            later.value = nil
+            try v.loop.close()
+            return (batches.value, calls.value, cancelled.value)
+        }
+        let taking = try run(takingAll: true), popping = try run(takingAll: false)
+        #expect(taking.batches == popping.batches)
+        func date(_ word: Int) -> Int { (601 - word) / 2 }
+        let expected: [UInt] = (1...600).sorted { (date($0), $0) < (date($1), $1) }.map { UInt($0) }
+        #expect(Array(taking.batches.joined()) == expected)
+        #expect(taking.batches.count >= 3 && taking.batches.allSatisfy { $0.count <= 256 })
+        #expect(taking.cancelled == true && popping.cancelled == true)
+        #expect(taking.calls == 1 && popping.calls == 1)
+    }
+
     /// Closing a loop lets go of its batch function, which may hold the loop: the loop is freed
     /// once its last other reference goes.
     @Test func aCloseLetsGoOfTheBatchFunction() throws {
