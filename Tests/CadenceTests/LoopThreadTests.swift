@@ -62,17 +62,17 @@ import Testing
     @Test func stoppingFromTheLoopThreadIsRefusedAndStartingAgainWorks() throws {
         let loop = try Loop()
         try loop.startThread()
-        let refused = Mutex<CadenceError?>(nil)
+        let refused = Shared<CadenceError?>(nil)
         try loop.schedule(after: 0) { _ in
-            do { try loop.stopThread() } catch let error as CadenceError { refused.withLock { $0 = error } } catch {}
+            do { try loop.stopThread() } catch let error as CadenceError { refused.value = error } catch {}
         }
-        #expect(waitUntil { refused.withLock { $0 } != nil })
-        #expect(refused.withLock { $0 } == .busy)
+        #expect(waitUntil { refused.value != nil })
+        #expect(refused.value == .busy)
         try loop.stopThread()
         try loop.startThread()  // a loop can get a new thread after the old one stopped
-        let fired = Mutex(false)
-        try loop.schedule(after: 0.01) { _ in fired.withLock { $0 = true } }
-        #expect(waitUntil { fired.withLock { $0 } })
+        let fired = Shared(false)
+        try loop.schedule(after: 0.01) { _ in fired.value = true }
+        #expect(waitUntil { fired.value })
         try loop.stopThread()
         try loop.close()
     }

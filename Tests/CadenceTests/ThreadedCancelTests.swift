@@ -53,7 +53,7 @@ import Testing
         let loop = try Loop()
         loop.queues.takeAllMinimum = TimerQueues.testTakeAllMinimum  // the burst is taken at once
         try loop.startThread()
-        let cancelled = Mutex([Bool](repeating: false, count: count))
+        let cancelled = Shared([Bool](repeating: false, count: count))
         let violations = Atomic(0), fires = Atomic(0), blocking = Atomic(false), release = Atomic(false)
         // Holds the loop thread while the burst falls due, then lets it go.
         try loop.schedule(after: 0, in: .common) { _ in
@@ -64,7 +64,7 @@ import Testing
         let timers = try (0..<count).map { index in
             try loop.schedule(after: 0, interval: 100, in: index % 2 == 0 ? .default : .common) { _ in
                 fires.add(1, ordering: .relaxed)
-                if cancelled.withLock({ $0[index] }) { violations.add(1, ordering: .relaxed) }
+                if cancelled.update({ $0[index] }) { violations.add(1, ordering: .relaxed) }
                 for _ in 0..<200 { _ = fires.load(ordering: .relaxed) }  // a pass long enough to race
             }
         }
@@ -73,7 +73,7 @@ import Testing
         var random = SplitMix(seed: 7)
         var cancels = 0
         for index in (0..<count).shuffled(using: &random) where timers[index].cancel() {
-            cancelled.withLock { $0[index] = true }
+            cancelled.update { $0[index] = true }
             cancels += 1
         }
         #expect(waitUntil { loop.armedTimerCount == 0 })

@@ -253,7 +253,7 @@ final class CallRecord: @unchecked Sendable {
     let registry: HandleRegistry
     private let cancelOnCall: Int?
     let finishesPolls: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())  // a lock ThreadSanitizer sees, unlike `Mutex`
     let cancelReturned = Atomic(false)
     /// Signalled on the first call, and on each release.
     let started = DispatchSemaphore(value: 0), releasedSignal = DispatchSemaphore(value: 0)
