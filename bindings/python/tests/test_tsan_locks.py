@@ -49,7 +49,7 @@ def test_the_sanitized_swift_tests_use_no_mutex() -> None:
 
 
 def test_the_check_finds_a_mutex() -> None:
-    source = "let a = Mutex(0)\nlet b = Mutex<[Int]>([])\n// a Mutex(0) in a comment\nlet c = Shared(0)"
+    source = "let a = Mutex(0)\nlet b = Mutex<[Int]>([])\n// a Mutex(0) here\nlet c = Shared(0)"
     assert mutex_lines(source) == ["let a = Mutex(0)", "let b = Mutex<[Int]>([])"]
     makefile = "\tswift test --sanitize=thread --scratch-path x --filter 'ATests|BTests'\n"
     assert sanitized_suites(makefile) == ["ATests", "BTests"]
