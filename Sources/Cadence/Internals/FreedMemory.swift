@@ -61,11 +61,36 @@ package enum FreedMemory {
         let capacity = table.capacity
         if capacity >= reservedAfter && capacity < limit && reservesAddressSpace {
             table.reserveCapacity(limit)
+            adviseHugePages(&table)
         } else {
             table.reserveCapacity(Swift.max(16, capacity * 2))
         }
         release(afterGrowingTo: table.capacity * MemoryLayout<Element>.stride)
     }
+
+    /// Asks the kernel to back the part of `table`'s buffer past its first ``hugeFrom`` bytes
+    /// with huge pages (`MADV_HUGEPAGE`, honoured where transparent huge pages are `madvise` or
+    /// `always`): one page fault and one TLB entry per 2 MB instead of 512 of each. At 10⁷ timers
+    /// a random-order cancel misses the TLB on nearly every timer, and a start faults in a fresh
+    /// page every 50 timers; measured at 10⁷ (C, `bench scale`, four runs each, interleaved):
+    /// start 96-101 ns against 109-123, stop 274-285 against 311-338, fire unchanged, start's
+    /// p99.9 of batches 440-475 against 170-390 (a 2 MB page is zeroed inside one start). The
+    /// first ``hugeFrom`` bytes keep small pages, so that a table of some ten thousand timers
+    /// does not round its memory up to 2 MB.
+    static func adviseHugePages<Element>(_ table: inout ContiguousArray<Element>) {
+        let bytes = table.capacity * MemoryLayout<Element>.stride
+        table.withUnsafeMutableBufferPointer { entries in
+            guard let base = entries.baseAddress.map(UnsafeMutableRawPointer.init) else { return }
+            let huge = 1 << 21, start = Int(bitPattern: base)
+            let first = (start + hugeFrom + huge - 1) / huge * huge, last = (start + bytes) / huge * huge
+            guard last > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
+            _ = madvise(address, last - first, MADV_HUGEPAGE)
+        }
+    }
+
+    /// Where the huge pages of a reserved table begin (``adviseHugePages(_:)``): 8 MB, past which
+    /// a table's last, partly used huge page adds at most a quarter to its memory.
+    static let hugeFrom = 1 << 23
 
     /// Whether the tables may reserve their limits: no limit on the address space, and the kernel
     /// does not charge untouched pages (`vm.overcommit_memory` is not 2).

@@ -212,6 +212,42 @@ import Testing
         #expect(residentPagesPastEnd(of: queues.slots) < 64)  // the reserved room is not memory
     }
 
+    /// The `VmFlags` of the mapping that holds `address` (/proc/self/smaps, read line by line:
+    /// a file of procfs has no size to read up to), or nil.
+    func mappingFlags(at address: Int) -> [Substring]? {
+        guard let file = fopen("/proc/self/smaps", "r") else { return nil }
+        defer { fclose(file) }
+        var buffer: UnsafeMutablePointer<CChar>?, size = 0, inside = false
+        defer { free(buffer) }
+        while getline(&buffer, &size, file) > 0, let buffer {
+            let fields = String(cString: buffer).split(whereSeparator: \.isWhitespace)
+            if let range = fields.first, range.contains("-"), !range.hasSuffix(":") {
+                let bounds = range.split(separator: "-").compactMap { Int($0, radix: 16) }
+                inside = bounds.count == 2 && bounds[0] <= address && address < bounds[1]
+            } else if inside && fields.first == "VmFlags:" {
+                return Array(fields.dropFirst())
+            }
+        }
+        return nil
+    }
+
+    /// A table that reserves its room asks for huge pages past its first 8 MB (`MADV_HUGEPAGE`,
+    /// the flag `hg` of its mapping), where the kernel has transparent huge pages, and keeps
+    /// small pages before: one TLB entry per 2 MB where millions of timers are reached at random.
+    @Test func aReservedTableAsksForHugePagesPastItsFirstEightMegabytes() throws {
+        try #require(FreedMemory.reservesAddressSpace)
+        var queues = TimerQueues()
+        for _ in 0...(2 * FreedMemory.reservedAfter) { _ = arm(&queues) }  // past a doubling beyond it
+        let stride = MemoryLayout<TimerSlot>.stride
+        #expect(queues.slots.capacity * stride > FreedMemory.hugeFrom + 4 << 21)
+        let base = queues.slots.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) }
+        let kernelHasThem = access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0
+        let far = try #require(mappingFlags(at: base + FreedMemory.hugeFrom + 2 << 21))
+        let near = try #require(mappingFlags(at: base + FreedMemory.hugeFrom - 2 << 21))
+        #expect(far.contains("hg") == kernelHasThem)
+        #expect(!near.contains("hg"))
+    }
+
     /// A pass that takes its due timers at once takes its heap's buffer with them and gives it
     /// back when it ends, whatever the sort did with it (fire dates spread over 2²⁵ ns take three
     /// radix passes, the last into the sort's scratch): arming as many timers again neither
