@@ -41,8 +41,8 @@ from array import array
 
 from . import _lib, _table
 
-#: The handles of the recorded timers. Appended to without a call (``+=``) and emptied whole
-#: (:func:`flush`): neither is a point where the GIL passes to another thread.
+#: The handles of the recorded timers. Appended to by a cancel (whose GIL can pass to another
+#: thread only once the append has returned) and emptied whole (:func:`flush`).
 PENDING: list[int] = []
 #: What the table holds at a recorded timer's key instead of its callback.
 LET_GO = _table.LET_GO
