@@ -80,11 +80,9 @@ package enum FreedMemory {
     static func adviseHugePages<Element>(_ table: inout ContiguousArray<Element>) {
         let bytes = table.capacity * MemoryLayout<Element>.stride
         table.withUnsafeMutableBufferPointer { entries in
-            guard let base = entries.baseAddress.map(UnsafeMutableRawPointer.init) else { return }
-            let huge = 1 << 21, start = Int(bitPattern: base)
-            let first = (start + hugeFrom + huge - 1) / huge * huge, last = (start + bytes) / huge * huge
-            guard last > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
-            _ = madvise(address, last - first, MADV_HUGEPAGE)
+            let start = Int(bitPattern: entries.baseAddress), huge = 1 << 21
+            guard start != 0 else { return }
+            advise(from: (start + hugeFrom + huge - 1) / huge * huge, to: (start + bytes) / huge * huge, .hugePages)
         }
     }
 
@@ -138,15 +136,22 @@ package enum FreedMemory {
             let page = Int(sysconf(Int32(_SC_PAGESIZE)))
             let first = (Int(bitPattern: base + start) + page - 1) / page * page
             let last = min((Int(bitPattern: base + end) + page - 1) / page, Int(bitPattern: base + capacity) / page) * page
-            release(from: first, to: last)
+            advise(from: first, to: last, .release)
         }
     }
 
-    /// The pages from address `first` to address `last` (page boundaries) go back to the kernel,
-    /// zeroed when next written; their address space stays.
+    /// What ``advise(from:to:_:)`` tells the kernel of a range of pages.
+    private enum Advice {
+        /// Back to the kernel, zeroed when next written; their address space stays.
+        case release
+        /// Backed by huge pages where the kernel can.
+        case hugePages
+    }
+
+    /// `madvise` of the pages from address `first` to address `last` (page boundaries).
     @inline(never)
-    private static func release(from first: Int, to last: Int) {
+    private static func advise(from first: Int, to last: Int, _ advice: Advice) {
         guard last > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
-        _ = madvise(address, last - first, MADV_DONTNEED)
+        _ = madvise(address, last - first, advice == .release ? MADV_DONTNEED : MADV_HUGEPAGE)
     }
 }
