@@ -39,12 +39,29 @@ public func cadence_cancel_steal_batch(_ handles: UnsafePointer<cadence_cancella
     guard count > 0 else { return 0 }
     guard let handles else { return fail(.null("handles")) }
     guard let out else { return fail(.null("out")) }
-    for index in 0..<count {
-        let outcome = Handles.cancel(handles[index].id, handingBack: true)
-        out[index] = outcome.map { $0.stopped ? $0.key : Int(CadenceError.alreadyCancelled.code) }
-            ?? Int(CadenceError.badHandle.code)
+    // A run of one loop's timers under one hold of the locks, each slot asked for ahead of its
+    // cancel; any other handle alone.
+    handles.withMemoryRebound(to: UInt64.self, capacity: count) { ids in
+        let ids = UnsafeBufferPointer(start: ids, count: count)
+        var index = 0
+        while index < count {
+            let taken = Handles.cancelTimerRun(ids, from: index) { at, outcome in out[at] = stealResult(outcome) }
+            if taken > 0 {
+                index += taken
+            } else {
+                out[index] = stealResult(Handles.cancel(ids[index], handingBack: true))
+                index += 1
+            }
+        }
     }
     return 0
+}
+
+/// What `cadence_cancel_steal` returns for a cancel's outcome: the key handed back, 0,
+/// `CADENCE_EALREADY` or `CADENCE_EBADF`.
+@inline(__always)
+private func stealResult(_ outcome: (stopped: Bool, key: Int)?) -> Int {
+    outcome.map { $0.stopped ? $0.key : Int(CadenceError.alreadyCancelled.code) } ?? Int(CadenceError.badHandle.code)
 }
 
 /// The first failed record of `cadence_loop_schedule_transient_batch`: its error, as the thread's

@@ -163,6 +163,29 @@ extension Loop {
     package func cancelHandle(_ bits: UInt64, givingUp: Bool, releasing release: inout TimerAction) -> HandleOutcome {
         lock.lock()
         defer { lock.unlock() }
+        return cancelHandleLocked(bits, givingUp: givingUp, releasing: &release)
+    }
+
+    /// ``cancelHandle(_:givingUp:releasing:)`` (a cancel, not a release) of each handle of
+    /// `handles[range]`, all of this loop, under one hold of the lock; before each, the slot of
+    /// the handle ``TimerQueues/prefetchDistance`` ahead is asked for, so that a batch's cache
+    /// misses overlap instead of coming one after another. Appends each handle's outcome and
+    /// release action, in order, for the caller to finish as it finishes one cancel's.
+    package func cancelHandles(_ handles: UnsafeBufferPointer<UInt64>, _ range: Range<Int>,
+                               outcomes: inout [HandleOutcome], releasing actions: inout [TimerAction]) {
+        lock.lock()
+        defer { lock.unlock() }
+        for index in range {
+            let ahead = index + TimerQueues.prefetchDistance
+            if ahead < range.upperBound { queues.prefetchHandle(handles[ahead] & HandleRegistry.bitsMask) }
+            var release = TimerAction.none
+            outcomes.append(cancelHandleLocked(handles[index] & HandleRegistry.bitsMask, givingUp: false, releasing: &release))
+            actions.append(release)
+        }
+    }
+
+    @inline(__always)
+    private func cancelHandleLocked(_ bits: UInt64, givingUp: Bool, releasing release: inout TimerAction) -> HandleOutcome {
         guard let index = queues.heldSlot(bits), !givingUp || queues.slots[index].handle != .released else {
             return .invalid  // a second release of a released, detached handle too
         }

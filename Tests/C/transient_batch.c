@@ -1,5 +1,5 @@
 /* cadence_loop_schedule_transient_batch and cadence_cancel_steal_batch: each record does what the
- * single call does, a bad record does not stop the others and is reported (out {0} for a start,
+ * single call does (also where a batch of cancels is taken a run of one loop's timers at a time), a bad record does not stop the others and is reported (out {0} for a start,
  * its code for a cancel), records keep their order (equal dates fire in record order), and bad
  * input (NULL arrays, count 0, NaN and infinite dates, bad tolerances, stale handles, a destroyed
  * loop, a loop without a fire function) is refused without a crash or a lost userdata. */
@@ -140,8 +140,65 @@ static void cancels(void) {
     CHECK_EQ(out[1], CADENCE_EBADF);
 }
 
+static void on_tick(const cadence_tick *tick, void *userdata) {
+    (void)tick;
+    fired[(intptr_t)userdata]++;
+}
+
+/* A batch is cancelled a run of one loop's timers at a time (at most 64): runs split by another
+ * loop's handles, by a handle of another kind and by their length give every record the outcome
+ * the single call gives it, in place. */
+static void runs(void) {
+    enum { N = 150, M = 10 };
+    memset(fired, 0, sizeof fired);
+    memset(released, 0, sizeof released);
+    orders = 0;
+    cadence_loop a, b;
+    CHECK_OK(cadence_loop_create_virtual(&a));
+    CHECK_OK(cadence_loop_create_virtual(&b));
+    CHECK_OK(cadence_loop_set_callbacks(a, on_fire, on_release));
+    CHECK_OK(cadence_loop_set_callbacks(b, on_fire, on_release));
+    double at[N], late[N] = {0};
+    void *keys[N];
+    for (int i = 0; i < N; i++) {
+        at[i] = 1.0 + i;
+        keys[i] = (void *)(intptr_t)(1000 + i);
+    }
+    cadence_cancellable ha[N], hb[M], repeating;
+    CHECK_OK(cadence_loop_schedule_transient_batch(a, N, at, late, keys, ha));
+    CHECK_OK(cadence_loop_schedule_transient_batch(b, M, at, late, keys, hb));
+    CHECK_OK(cadence_loop_schedule_repeating(a, 1.0, 1.0, 0, CADENCE_MISSED_TICKS_SKIP, "default",
+                                             on_tick, (void *)5, &repeating));
+    /* a[0..69], b[0..4], a[70..149], the repeating timer, a[0] again, b[5..9], a zero handle */
+    cadence_cancellable batch[N + M + 3];
+    intptr_t expected[N + M + 3], out[N + M + 3];
+    int n = 0;
+    for (int i = 0; i < 70; i++) expected[n] = 1000 + i, batch[n++] = ha[i];
+    for (int i = 0; i < 5; i++) expected[n] = 1000 + i, batch[n++] = hb[i];
+    for (int i = 70; i < N; i++) expected[n] = 1000 + i, batch[n++] = ha[i];
+    expected[n] = 5, batch[n++] = repeating;             /* stopped, its userdata handed back */
+    expected[n] = CADENCE_EBADF, batch[n++] = ha[0];     /* stopped above: ended */
+    for (int i = 5; i < M; i++) expected[n] = 1000 + i, batch[n++] = hb[i];
+    expected[n] = CADENCE_EBADF, batch[n++] = (cadence_cancellable){0};
+    CHECK_OK(cadence_cancel_steal_batch(batch, (size_t)n, out));
+    for (int i = 0; i < n; i++) CHECK_EQ(out[i], expected[i]);
+    uint64_t armed = 1;
+    CHECK_OK(cadence_loop_armed_timers(a, &armed));
+    CHECK_EQ(armed, 0);
+    CHECK_OK(cadence_loop_armed_timers(b, &armed));
+    CHECK_EQ(armed, 0);
+    CHECK_OK(cadence_loop_run(a, "default", 500.0));
+    CHECK_OK(cadence_loop_run(b, "default", 500.0));
+    CHECK_EQ(orders + fired[5], 0);                       /* nothing cancelled fired */
+    CHECK_OK(cadence_cancellable_release(repeating));
+    CHECK_OK(cadence_loop_close(a));
+    CHECK_OK(cadence_loop_close(b));
+    for (int k = 0; k < 16; k++) CHECK_EQ(released[k], 0);  /* stolen: the caller's */
+}
+
 int main(void) {
     starts();
     cancels();
+    runs();
     return 0;
 }

@@ -51,6 +51,14 @@ extension TimerQueues {
         return index
     }
 
+    /// Asks for the slot that the handle bits `bits` name, ahead of a cancel of it
+    /// (``prefetchSlot(_:)``). Mutating only so that a call through the loop's property does not
+    /// copy the queues.
+    @inline(__always)
+    mutating func prefetchHandle(_ bits: UInt64) {
+        prefetchSlot(Int(truncatingIfNeeded: bits >> TimerID.handleGenerationBits))
+    }
+
     /// The id of the timer in a held slot (armed or ended).
     @inline(__always)
     func id(ofSlot index: Int) -> TimerID { TimerID(slot: UInt32(index), generation: slots[index].generation) }

@@ -138,13 +138,14 @@ extension TimerQueues {
         return false
     }
 
-    /// How many taken entries ahead of the one firing a pass asks for the slot of.
-    private static let prefetchDistance = 8
+    /// How many taken entries ahead of the one firing a pass asks for the slot of (and how many
+    /// handles ahead of its cancel a batch of cancels does: ``Loop/cancelHandles(_:_:outcomes:releasing:)``).
+    static let prefetchDistance = 8
 
     /// Asks for the cache lines of slot `index` (a slot may straddle two) without waiting for
     /// them.
     @inline(__always)
-    private func prefetchSlot(_ index: Int) {
+    func prefetchSlot(_ index: Int) {
         guard index < slots.count else { return }
         slots.withUnsafeBufferPointer { table in
             let slot = table.baseAddress! + index

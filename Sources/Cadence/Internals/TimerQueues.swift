@@ -438,6 +438,13 @@ struct TimerQueues {
     /// the heap has shrunk under them or when they reach the top, or with a rebuild.
     private mutating func sweepStale(_ heap: Int) {
         var index = heaps[heap].sweepIndex
+        // The slots of the leaves it looks at, asked for together before the first is read: in a
+        // large table each is a cache miss of its own, and they overlap. (Where the sweep wraps
+        // to the last entry part way, the rest are read without.)
+        let first = index <= (heaps[heap].count - 2) / 4 || index >= heaps[heap].count ? heaps[heap].count - 1 : index
+        heaps[heap].entries.withUnsafeBufferPointer { entries in
+            for leaf in stride(from: first, to: max(first - Self.sweepBudget, 0), by: -1) { prefetchSlot(Int(entries[leaf].slot)) }
+        }
         for _ in 0..<Self.sweepBudget {
             if index <= (heaps[heap].count - 2) / 4 || index >= heaps[heap].count { index = heaps[heap].count - 1 }
             guard index >= 0 else { break }

@@ -9,7 +9,8 @@ extension HandleRegistry {
     /// Bit 59, not 63: every handle is then below 2⁶⁰, which Python keeps in an int of two digits
     /// (32 bytes, where three take a 48-byte block: 16 bytes of every pending timer's).
     static let timerTag: UInt64 = 1 << 59
-    private static let bitsMask: UInt64 = 1 << 48 - 1
+    /// The engine's bits of a timer's handle (its slot and generation).
+    static let bitsMask: UInt64 = 1 << 48 - 1
 
     /// Whether `id` has the form of a scheduled timer's handle (live or not): bit 59 set and no
     /// bit above it, so that an id with any of bits 60 to 63 set (none was ever issued; handles
@@ -72,6 +73,49 @@ extension HandleRegistry {
         return (outcome.stopped, 0)
     }
 
+    /// ``cancelTimer(_:givingUp:stealing:)`` (stealing) of the handles from `handles[start]` on
+    /// that name timers of the same loop, at most ``runLength`` of them: the registry's lock and
+    /// the loop's held once for the run (``Loop/cancelHandles(_:_:outcomes:releasing:)``, which
+    /// asks for each slot ahead of its cancel). Then, with no lock held, for each in order, what
+    /// the single cancel does after its locks: waits for a callback running on another thread,
+    /// hands the key back or finishes the cancel, and passes the outcome to `result` (nil for a
+    /// dead handle). Returns how many handles it took: 0 when `handles[start]` is not a live
+    /// loop's timer handle (its caller cancels that one alone).
+    func cancelTimerRun(_ handles: UnsafeBufferPointer<UInt64>, from start: Int,
+                        _ result: (Int, (stopped: Bool, key: Int)?) -> Void) -> Int {
+        let place = handles[start] >> 48  // the tag and the loop's place: one loop
+        let end = handles[start...].prefix(Self.runLength).firstIndex { $0 >> 48 != place } ?? min(handles.count, start + Self.runLength)
+        var outcomes: [Loop.HandleOutcome] = [], actions: [TimerAction] = []
+        outcomes.reserveCapacity(end - start)
+        actions.reserveCapacity(end - start)
+        lock.lock()
+        guard let loop = timerLoop(handles[start]) else {
+            lock.unlock()
+            return 0
+        }
+        loop._withUnsafeGuaranteedRef { $0.cancelHandles(handles, start..<end, outcomes: &outcomes, releasing: &actions) }
+        let waitOn = outcomes.contains { $0.callbackRunning } ? loop.takeUnretainedValue() : nil  // kept past the lock
+        lock.unlock()
+        for (offset, outcome) in outcomes.enumerated() {
+            guard outcome.isValid else {
+                result(start + offset, nil)
+                continue
+            }
+            if outcome.callbackRunning { waitOn?.waitForCallback(packedID: outcome.packedID) }
+            if let key = actions[offset].handBackKey {
+                result(start + offset, (outcome.stopped, key))
+                continue
+            }
+            actions[offset].finishCancel()
+            result(start + offset, (outcome.stopped, 0))
+        }
+        return end - start
+    }
+
+    /// How many handles ``cancelTimerRun(_:from:_:)`` takes at most under one hold of the locks:
+    /// a few microseconds, so that another thread's call waits no longer than that.
+    static let runLength = 64
+
     /// Detaches a scheduled timer's handle; false for any other handle.
     func detachTimer(_ id: UInt64) -> Bool {
         lock.lock()
@@ -98,6 +142,12 @@ extension HandleRegistry {
 
 /// The starts of scheduled timers (see ``Handles``).
 extension Handles {
+    /// ``HandleRegistry/cancelTimerRun(_:from:_:)``.
+    package static func cancelTimerRun(_ handles: UnsafeBufferPointer<UInt64>, from start: Int,
+                                       _ result: (Int, (stopped: Bool, key: Int)?) -> Void) -> Int {
+        HandleRegistry.shared.cancelTimerRun(handles, from: start, result)
+    }
+
     /// Arms `handler` (a C callback) as a one-shot (`interval` nil) or repeating
     /// timer on the loop behind `loopID` (``Loop/scheduleHandle(after:interval:tolerance:in:missedTicks:_:)``);
     /// returns its handle.
