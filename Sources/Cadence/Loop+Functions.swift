@@ -166,22 +166,29 @@ extension Loop {
         return cancelHandleLocked(bits, givingUp: givingUp, releasing: &release)
     }
 
-    /// ``cancelHandle(_:givingUp:releasing:)`` (a cancel, not a release) of each handle of
-    /// `handles[range]`, all of this loop, under one hold of the lock; before each, the slot of
-    /// the handle ``TimerQueues/prefetchDistance`` ahead is asked for, so that a batch's cache
-    /// misses overlap instead of coming one after another. Appends each handle's outcome and
-    /// release action, in order, for the caller to finish as it finishes one cancel's.
+    /// ``cancelHandle(_:givingUp:releasing:)`` (a cancel, not a release) of the handles of
+    /// `handles[range]`, all of this loop, in order under one hold of the lock; before each, the
+    /// slot of the handle ``TimerQueues/prefetchDistance`` ahead is asked for, so that a batch's
+    /// cache misses overlap instead of coming one after another. Appends each handle's outcome
+    /// and release action, for the caller to finish as it finishes one cancel's. Stops after a
+    /// handle whose cancel runs code of the program once the lock is let go (a release function
+    /// to call, or a callback running on another thread to wait for), which may touch the next
+    /// handles: those are then cancelled after it, as one call after another would. Returns where
+    /// it stopped.
     package func cancelHandles(_ handles: UnsafeBufferPointer<UInt64>, _ range: Range<Int>,
-                               outcomes: inout [HandleOutcome], releasing actions: inout [TimerAction]) {
+                               outcomes: inout [HandleOutcome], releasing actions: inout [TimerAction]) -> Int {
         lock.lock()
         defer { lock.unlock() }
         for index in range {
             let ahead = index + TimerQueues.prefetchDistance
             if ahead < range.upperBound { queues.prefetchHandle(handles[ahead] & HandleRegistry.bitsMask) }
             var release = TimerAction.none
-            outcomes.append(cancelHandleLocked(handles[index] & HandleRegistry.bitsMask, givingUp: false, releasing: &release))
+            let outcome = cancelHandleLocked(handles[index] & HandleRegistry.bitsMask, givingUp: false, releasing: &release)
+            outcomes.append(outcome)
             actions.append(release)
+            if outcome.callbackRunning || release.handBackKey == nil && release.hasRelease { return index + 1 }
         }
+        return range.upperBound
     }
 
     @inline(__always)

@@ -196,9 +196,43 @@ static void runs(void) {
     for (int k = 0; k < 16; k++) CHECK_EQ(released[k], 0);  /* stolen: the caller's */
 }
 
+static cadence_cancellable stolen_by_release;
+static intptr_t release_stole;
+static void on_release_stealing(void *userdata) {
+    if ((intptr_t)userdata == -5) release_stole = cadence_cancel_steal(stolen_by_release);
+}
+
+/* A record whose cancel calls a release function (a userdata that cannot be handed back) is
+ * finished before the next record is cancelled, as one call after another would: here that
+ * function steals the next record's timer, wherever the pair falls among the runs of 64. */
+static void release_between(void) {
+    static const int places[] = {0, 61, 62, 63, 64, 65, 127};
+    for (size_t p = 0; p < sizeof places / sizeof places[0]; p++) {
+        enum { N = 140 };
+        cadence_loop loop;
+        CHECK_OK(cadence_loop_create_virtual(&loop));
+        CHECK_OK(cadence_loop_set_callbacks(loop, on_fire, on_release_stealing));
+        cadence_cancellable batch[N];
+        intptr_t out[N], expected[N];
+        int at = places[p];
+        for (int i = 0; i < N; i++) {
+            intptr_t key = i == at ? -5 : i == at + 1 ? 2 : 1000 + i;
+            batch[i].id = (uint64_t)cadence_loop_schedule_default(loop, 100.0, (void *)key);
+            expected[i] = i == at ? 0 : i == at + 1 ? CADENCE_EALREADY : key;
+        }
+        stolen_by_release = batch[at + 1];
+        release_stole = 12345;
+        CHECK_OK(cadence_cancel_steal_batch(batch, N, out));
+        CHECK_EQ(release_stole, 2);  /* the release function came first */
+        for (int i = 0; i < N; i++) CHECK_EQ(out[i], expected[i]);
+        CHECK_OK(cadence_loop_close(loop));
+    }
+}
+
 int main(void) {
     starts();
     cancels();
     runs();
+    release_between();
     return 0;
 }

@@ -76,11 +76,12 @@ extension HandleRegistry {
     /// ``cancelTimer(_:givingUp:stealing:)`` (stealing) of the handles from `handles[start]` on
     /// that name timers of the same loop, at most ``runLength`` of them: the registry's lock and
     /// the loop's held once for the run (``Loop/cancelHandles(_:_:outcomes:releasing:)``, which
-    /// asks for each slot ahead of its cancel). Then, with no lock held, for each in order, what
-    /// the single cancel does after its locks: waits for a callback running on another thread,
-    /// hands the key back or finishes the cancel, and passes the outcome to `result` (nil for a
-    /// dead handle). Returns how many handles it took: 0 when `handles[start]` is not a live
-    /// loop's timer handle (its caller cancels that one alone).
+    /// asks for each slot ahead of its cancel and ends the run at a cancel that runs the
+    /// program's code). Then, with no lock held, for each in order, what the single cancel does
+    /// after its locks: waits for a callback running on another thread, hands the key back or
+    /// finishes the cancel, and passes the outcome to `result` (nil for a dead handle). Returns
+    /// how many handles it took: 0 when `handles[start]` is not a live loop's timer handle (its
+    /// caller cancels that one alone).
     func cancelTimerRun(_ handles: UnsafeBufferPointer<UInt64>, from start: Int,
                         _ result: (Int, (stopped: Bool, key: Int)?) -> Void) -> Int {
         let place = handles[start] >> 48  // the tag and the loop's place: one loop
@@ -93,7 +94,7 @@ extension HandleRegistry {
             lock.unlock()
             return 0
         }
-        loop._withUnsafeGuaranteedRef { $0.cancelHandles(handles, start..<end, outcomes: &outcomes, releasing: &actions) }
+        let stop = loop._withUnsafeGuaranteedRef { $0.cancelHandles(handles, start..<end, outcomes: &outcomes, releasing: &actions) }
         let waitOn = outcomes.contains { $0.callbackRunning } ? loop.takeUnretainedValue() : nil  // kept past the lock
         lock.unlock()
         for (offset, outcome) in outcomes.enumerated() {
@@ -109,7 +110,7 @@ extension HandleRegistry {
             actions[offset].finishCancel()
             result(start + offset, (outcome.stopped, 0))
         }
-        return end - start
+        return stop - start
     }
 
     /// How many handles ``cancelTimerRun(_:from:_:)`` takes at most under one hold of the locks:
