@@ -15,7 +15,7 @@ from typing import Any
 
 from . import _cancels, _lib, _table
 from ._async import deliver_errors, descriptor
-from ._asyncio_pending import Pending, install, uninstall
+from ._asyncio_pending import Pending, install, raw, uninstall
 from ._asyncio_selector import Selector
 from ._asyncio_timer import Timer
 from ._state import finite_seconds
@@ -89,7 +89,6 @@ class EventLoop(asyncio.SelectorEventLoop):
             pending = Pending()
             install(self._state, pending, type(self).__name__)
             self._pending = pending
-            self._where = f"{type(self).__name__}.call_at"  # what a refused start names
             self._dates, self._lates = pending.dates, pending.lates
             self._timers, self._cancels = pending.timers, pending.cancels
             self._fd = self._watch()
@@ -155,11 +154,10 @@ class EventLoop(asyncio.SelectorEventLoop):
     def _flush(self) -> None:
         """Hands the pending starts and cancels to C (see ``_asyncio_pending``), with the
         recorded cancels of Cadence's own timers (``_cancels``)."""
-        if _cancels.PENDING:
-            _cancels.flush()
+        _cancels.flush()
         pending = self._pending
         if pending.timers or pending.cancels:
-            pending.flush(self._state.__dict__["handle"], self._where)  # raw(state)
+            pending.flush(raw(self._state), f"{type(self).__name__}.call_at")
 
     def _arm(
         self,
@@ -247,9 +245,7 @@ class EventLoop(asyncio.SelectorEventLoop):
 
     def _pass(self) -> None:
         state = self._state
-        # raw(state), read in place (a frame costs microseconds of a cold wake-up); no flush:
-        # done before the wait
-        code = _run_pass(state.__dict__["handle"], MODE)
+        code = _run_pass(raw(state), MODE)  # no flush: done before the wait
         if state.errors:
             deliver_errors(state, self, self.cadence)
         if code:

@@ -4,7 +4,6 @@ or moves a virtual clock)."""
 
 from __future__ import annotations
 
-import functools
 import selectors
 from collections.abc import Callable
 from typing import Any
@@ -15,9 +14,6 @@ class Selector(selectors.BaseSelector):
 
     def __init__(self, select: Callable[[selectors.BaseSelector, float | None], list[Any]]) -> None:
         self._inner, self._select = selectors.DefaultSelector(), select
-        # The event loop's select with the inner selector bound, called with no frame of this
-        # class between: each frame costs a few microseconds of a wake-up from a cold cache.
-        self.select = functools.partial(select, self._inner)  # type: ignore[method-assign]
 
     def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
         return self._inner.register(fileobj, events, data)
@@ -28,7 +24,7 @@ class Selector(selectors.BaseSelector):
     def modify(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
         return self._inner.modify(fileobj, events, data)
 
-    def select(self, timeout: float | None = None) -> list[Any]:  # the instance's, above
+    def select(self, timeout: float | None = None) -> list[Any]:
         return self._select(self._inner, timeout)
 
     def get_map(self) -> Any:
