@@ -190,6 +190,13 @@ struct TimerHeap {
         return taken
     }
 
+    /// `index` if it names a leaf (past the inner entries of a 4-ary heap), else the last entry:
+    /// where a sweep of leaves goes on from (-1 for an empty heap).
+    @inline(__always)
+    func leafOrLast(_ index: Int) -> Int {
+        index <= (count - 2) / 4 || index >= count ? count - 1 : index
+    }
+
     /// The room of the buffer that stands in for a heap of `count` entries while a pass holds its
     /// own (``takeKeys(notAfter:)``): all of them, so that the timers that come back do not move
     /// it; once that is many, the most a heap can hold (``FreedMemory/grow(_:limit:)``), which the

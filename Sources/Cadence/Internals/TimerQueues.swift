@@ -441,12 +441,12 @@ struct TimerQueues {
         // The slots of the leaves it looks at, asked for together before the first is read: in a
         // large table each is a cache miss of its own, and they overlap. (Where the sweep wraps
         // to the last entry part way, the rest are read without.)
-        let first = index <= (heaps[heap].count - 2) / 4 || index >= heaps[heap].count ? heaps[heap].count - 1 : index
+        let first = heaps[heap].leafOrLast(index)
         heaps[heap].entries.withUnsafeBufferPointer { entries in
             for leaf in stride(from: first, to: max(first - Self.sweepBudget, 0), by: -1) { prefetchSlot(Int(entries[leaf].slot)) }
         }
         for _ in 0..<Self.sweepBudget {
-            if index <= (heaps[heap].count - 2) / 4 || index >= heaps[heap].count { index = heaps[heap].count - 1 }
+            index = heaps[heap].leafOrLast(index)
             guard index >= 0 else { break }
             if !isLive(heaps[heap].entries[index], in: heap) {
                 heaps[heap].remove(at: index)

@@ -66,8 +66,17 @@ extension HandleRegistry {
         }
         let waitOn = outcome.callbackRunning ? loop.takeUnretainedValue() : nil  // kept past the lock
         lock.unlock()
+        return Self.finishCancel(outcome, release, waitingOn: waitOn, stealing: stealing)
+    }
+
+    /// What a cancel does once its locks are let go: nil for a dead handle; else waits for the
+    /// timer's callback running on another thread (on `loop`, kept past the lock), then hands
+    /// back the key (`stealing`, when the userdata can be) or runs the release.
+    @inline(__always)
+    private static func finishCancel(_ outcome: Loop.HandleOutcome, _ release: TimerAction, waitingOn loop: Loop?,
+                                     stealing: Bool) -> (stopped: Bool, key: Int)? {
         guard outcome.isValid else { return nil }
-        waitOn?.waitForCallback(packedID: outcome.packedID)
+        if outcome.callbackRunning { loop?.waitForCallback(packedID: outcome.packedID) }
         if stealing, let key = release.handBackKey { return (outcome.stopped, key) }
         release.finishCancel()
         return (outcome.stopped, 0)
@@ -98,17 +107,7 @@ extension HandleRegistry {
         let waitOn = outcomes.contains { $0.callbackRunning } ? loop.takeUnretainedValue() : nil  // kept past the lock
         lock.unlock()
         for (offset, outcome) in outcomes.enumerated() {
-            guard outcome.isValid else {
-                result(start + offset, nil)
-                continue
-            }
-            if outcome.callbackRunning { waitOn?.waitForCallback(packedID: outcome.packedID) }
-            if let key = actions[offset].handBackKey {
-                result(start + offset, (outcome.stopped, key))
-                continue
-            }
-            actions[offset].finishCancel()
-            result(start + offset, (outcome.stopped, 0))
+            result(start + offset, Self.finishCancel(outcome, actions[offset], waitingOn: waitOn, stealing: true))
         }
         return stop - start
     }
