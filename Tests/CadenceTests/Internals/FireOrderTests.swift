@@ -5,9 +5,10 @@ import Testing
 /// sweep that takes them.
 @Suite struct FireOrderTests {
     /// Keys drawn from spans of 0 (all equal) to the whole 64 bits, many of them equal, and
-    /// sequences that cross the 32-bit wrap.
-    @Test(arguments: [UInt64(0), 1, 3, 2_000_000, 1 << 40, .max])
-    func sortsAsPrecedesOrders(span: UInt64) {
+    /// sequences that cross the 32-bit wrap; sorted as a small batch, and as a large one (split by
+    /// the top digit first: `splitMinimum` 2).
+    @Test(arguments: [UInt64(0), 1, 3, 2_000_000, 1 << 40, .max], [Int.max, 2])
+    func sortsAsPrecedesOrders(span: UInt64, splitMinimum: Int) {
         var rng = SplitMix(seed: span)
         let base: UInt64 = span == .max ? 0 : 1_000_000_000
         var entries = ContiguousArray<TimerHeapEntry>()
@@ -17,15 +18,15 @@ import Testing
         }
         entries.shuffle(using: &rng)
         let expected = entries.sorted { $0.precedes($1) }.map(\.slot)
-        FireOrder.sort(&entries)
+        FireOrder.sort(&entries, splitMinimum: splitMinimum)
         #expect(entries.count == expected.count)
         #expect(entries.indices.first { entries[$0].slot != expected[$0] } == nil)
     }
 
-    /// Whatever number of radix passes the keys take (one, two, three), the entries end in the
-    /// buffer they came in, which a heap gets back (TimerHeap.takeKeys).
-    @Test(arguments: [UInt64(1 << 10), 1 << 20, 1 << 30])
-    func sortsInTheEntriesOwnBuffer(span: UInt64) {
+    /// Whatever number of radix passes the keys take (one, two, three), split first or not, the
+    /// entries end in the buffer they came in, which a heap gets back (TimerHeap.takeKeys).
+    @Test(arguments: [UInt64(1 << 10), 1 << 20, 1 << 30, 1 << 40], [Int.max, 2])
+    func sortsInTheEntriesOwnBuffer(span: UInt64, splitMinimum: Int) {
         var rng = SplitMix(seed: span)
         var entries = ContiguousArray<TimerHeapEntry>()
         entries.reserveCapacity(5_000)
@@ -34,7 +35,7 @@ import Testing
         }
         let buffer = entries.withUnsafeBufferPointer { $0.baseAddress }
         let expected = entries.sorted { $0.precedes($1) }.map(\.slot)
-        FireOrder.sort(&entries)
+        FireOrder.sort(&entries, splitMinimum: splitMinimum)
         #expect(entries.map(\.slot) == expected)
         #expect(entries.withUnsafeBufferPointer { $0.baseAddress } == buffer)
     }
