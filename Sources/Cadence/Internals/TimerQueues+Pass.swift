@@ -25,11 +25,11 @@ extension TimerQueues {
     /// and at least half of them are due, the pass does take them all at the start: out of their
     /// heaps in one sweep each, then sorted (``FireOrder``). Popping them one at a time from heaps
     /// that large costs O(log n) steps each that miss the cache (fire's mean at 10⁶ timers 221 ns
-    /// against 169 then, 58-60 now); the sweep and the sort cost a few sequential ones, but all in the pass's
-    /// first fire (about 20 ns per due timer), so smaller heaps, whose steps hit the cache, pop:
-    /// no fire waits for the ordering of 10⁵ others. This happens when a loop gets to its timers
-    /// late, or many timers share a fire date. The entries are taken in the largest heap's own buffer, which
-    /// goes back to it when the pass ends (a fresh buffer would have its pages faulted in at each
+    /// against 169 then, 58-60 now); the sweep and the sort cost a few sequential ones, but all in
+    /// the pass's first fire (about 20 ns per due timer), so smaller heaps, whose steps hit the
+    /// cache, pop: no fire waits for the ordering of 10⁵ others. This happens when a loop gets to
+    /// its timers late, or many timers share a fire date. The entries are taken in the largest
+    /// heap's own buffer, which goes back to it when the pass ends (a fresh buffer would have its pages faulted in at each
     /// such pass: at 10⁷ timers, 8-18 ns per timer, the fire's mean 130 ns to about 105 with the
     /// prefetch below); and the pass asks for each timer's slot a few fires before its own.
     mutating func beginPass(runningIn mode: Int, now: Nanoseconds) -> Pass {
