@@ -52,8 +52,7 @@ extension TimerQueues {
     }
 
     /// Asks for the slot that the handle bits `bits` name, ahead of a cancel of it
-    /// (``prefetchSlot(_:)``). Mutating only so that a call through the loop's property does not
-    /// copy the queues.
+    /// (``prefetchSlot(_:)``, mutating for the reason it gives).
     @inline(__always)
     mutating func prefetchHandle(_ bits: UInt64) {
         prefetchSlot(Int(truncatingIfNeeded: bits >> TimerID.handleGenerationBits))

@@ -29,9 +29,10 @@ extension TimerQueues {
     /// the pass's first fire (about 20 ns per due timer), so smaller heaps, whose steps hit the
     /// cache, pop: no fire waits for the ordering of 10⁵ others. This happens when a loop gets to
     /// its timers late, or many timers share a fire date. The entries are taken in the largest
-    /// heap's own buffer, which goes back to it when the pass ends (a fresh buffer would have its pages faulted in at each
-    /// such pass: at 10⁷ timers, 8-18 ns per timer, the fire's mean 130 ns to about 105 with the
-    /// prefetch below); and the pass asks for each timer's slot a few fires before its own.
+    /// heap's own buffer, which goes back to it when the pass ends (a fresh buffer would have its
+    /// pages faulted in at each such pass: at 10⁷ timers, 8-18 ns per timer, the fire's mean 130
+    /// ns to about 105 with the prefetch below); and the pass asks for each timer's slot a few
+    /// fires before its own.
     mutating func beginPass(runningIn mode: Int, now: Nanoseconds) -> Pass {
         var pass = Pass(mode: mode, withCommon: isCommon[mode], firstSequence: nextSequence)
         let limit = min(now, .max - 1)  // a saturated fire date is never due

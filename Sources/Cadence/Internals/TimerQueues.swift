@@ -442,8 +442,8 @@ struct TimerQueues {
         // large table each is a cache miss of its own, and they overlap. (Where the sweep wraps
         // to the last entry part way, the rest are read without.)
         let first = heaps[heap].leafOrLast(index)
-        heaps[heap].entries.withUnsafeBufferPointer { entries in
-            for leaf in stride(from: first, to: max(first - Self.sweepBudget, 0), by: -1) { prefetchSlot(Int(entries[leaf].slot)) }
+        for leaf in stride(from: first, to: max(first - Self.sweepBudget, 0), by: -1) {
+            prefetchSlot(Int(heaps[heap].entries[leaf].slot))
         }
         for _ in 0..<Self.sweepBudget {
             index = heaps[heap].leafOrLast(index)
