@@ -58,6 +58,22 @@ def test_cadence_testing_comes_with_import_cadence_without_pytest(run_child: Chi
     assert result.stdout == "['2@0', '1@1000', '0@2000', '|@2000'] 67\nFalse\n"
 
 
+def test_import_asks_the_system_for_the_library_only_when_nothing_else_has_it(
+    run_child: Child,
+) -> None:
+    # ctypes.util.find_library runs ldconfig and the C compiler as subprocesses (tens of ms).
+    script = (
+        "import ctypes.util\n"
+        "asked = []\n"
+        "ctypes.util.find_library = lambda name: asked.append(name)\n"
+        "import cadence\n"
+        "print(asked, cadence.library_version == cadence._lib.version_string())\n"
+    )
+    result = run_child(script, 60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[] True\n"
+
+
 def test_every_header_function_has_one_prototype() -> None:
     declared = set(re.findall(r"CADENCE_EXPORT[^;(]*?\b(cadence_\w+)\(", HEADER.read_text()))
     assert declared == set(_lib.PROTOTYPES)

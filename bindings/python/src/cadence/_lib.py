@@ -17,9 +17,9 @@ saying what was tried and what to do.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -152,8 +152,10 @@ def decode(raw: bytes | None) -> str:
     return raw.decode("utf-8", "replace") if raw else ""
 
 
-def _candidates() -> list[tuple[str, str | None]]:
-    """Where to look, in order, as (description, path) pairs; None for "not found".
+def _candidates() -> Iterator[tuple[str, str | None]]:
+    """Where to look, in order, as (description, path) pairs; None for "not found". Lazy: the
+    system lookup (:func:`ctypes.util.find_library`, which runs ``ldconfig`` and the C compiler
+    as subprocesses, tens of milliseconds) happens only when every place before it failed.
 
     The package's folders are this file's, then the others on its ``__path__``: an editable
     install (``pip install -e .``) imports the Python files from the source tree but installs the
@@ -161,17 +163,18 @@ def _candidates() -> list[tuple[str, str | None]]:
     """
     override = os.environ.get(ENV_VAR)
     if override:
-        return [(f"environment variable {ENV_VAR}", override)]
+        yield (f"environment variable {ENV_VAR}", override)
+        return
     here = Path(__file__).resolve().parent
     package = sys.modules.get(__package__ or "")
     folders = dict.fromkeys([here, *(Path(p).resolve() for p in getattr(package, "__path__", []))])
-    found: list[tuple[str, str | None]] = [
-        ("bundled in the package", str(folder / _FILE_NAME)) for folder in folders
-    ]
+    for folder in folders:
+        yield ("bundled in the package", str(folder / _FILE_NAME))
     # <repo>/bindings/python/src/cadence: parents[3] is the checkout.
-    found.append(("build tree", str(here.parents[3] / "build" / _FILE_NAME)))
-    found.append(("system (ctypes.util.find_library)", ctypes.util.find_library("cadence")))
-    return found
+    yield ("build tree", str(here.parents[3] / "build" / _FILE_NAME))
+    import ctypes.util  # here: importing it costs about 15 ms (subprocess, shutil and more)
+
+    yield ("system (ctypes.util.find_library)", ctypes.util.find_library("cadence"))
 
 
 def _declare(lib: ctypes.CDLL, fast: ctypes.CDLL) -> None:
