@@ -29,6 +29,23 @@ public func cadence_loop_run_pass(_ handle: cadence_loop, _ mode: UnsafePointer<
 }
 
 @c @implementation
+public func cadence_loop_run_pass_collect(_ handle: cadence_loop, _ mode: UnsafePointer<CChar>?, _ mask: UInt,
+                                         _ records: UnsafeMutablePointer<UnsafePointer<cadence_fire_record>?>?,
+                                         _ count: UnsafeMutablePointer<Int>?) -> Int32 {
+    cResult { () throws(CadenceError) in
+        guard let records else { throw .null("records") }
+        guard let count else { throw .null("count") }
+        records.pointee = nil
+        count.pointee = 0
+        let loop = try lookUpLoop(handle)
+        let (collected, total) = try loop.runPass(mode: try CCadence.mode(mode), collecting: mask)
+        // FireRecord is cadence_fire_record's layout (FireBatch.swift), as the batch function sees it.
+        records.pointee = collected.map { UnsafeRawPointer($0).assumingMemoryBound(to: cadence_fire_record.self) }
+        count.pointee = total
+    }
+}
+
+@c @implementation
 public func cadence_loop_create_on_uv(_ uvLoop: UnsafeMutablePointer<uv_loop_t>?, _ mode: UnsafePointer<CChar>?,
                                       _ out: UnsafeMutablePointer<cadence_loop>?) -> Int32 {
     cResult { () throws(CadenceError) in

@@ -129,6 +129,29 @@ extension Loop {
         pass(modeIndex: modeIndex)
     }
 
+    /// ``runPass(mode:)``, collecting: when the pass ends with a batch of one-shot fires
+    /// (``setFireBatch(_:)``) whose every record's word has all the bits of `mask`, that batch is
+    /// not handed over but left in the batch's memory, its timers fired (their calls count as
+    /// made); returns the records and their count (0: none collected), valid until the next pass.
+    /// For a binding whose call for such one-shots only queues them: it then makes no call back
+    /// into its language for a quiet loop's wake-up. `mask` 0 collects nothing.
+    ///
+    /// - Throws: as ``runPass(mode:)``.
+    package func runPass(mode: RunLoopMode,
+                         collecting mask: UInt) throws(CadenceError) -> (UnsafePointer<FireRecord>?, Int) {
+        try lock.withLock { () throws(CadenceError) in
+            guard !isClosedFlag else { throw CadenceError.loopClosed().in("Loop.runPass(mode:)") }
+            fireBatch?.collected = 0
+            fireBatch?.collectMask = mask
+        }
+        defer { lock.withLock { fireBatch?.collectMask = 0 } }
+        try runPass(mode: mode)
+        return lock.withLock {
+            guard let batch = fireBatch, batch.collected > 0 else { return (nil, 0) }
+            return (UnsafePointer(batch.storage.records), batch.collected)
+        }
+    }
+
     /// A pass from the host's `uv_run`, when the timerfd is readable or the loop was woken. Skipped
     /// while the loop runs (a callback that runs the host's loop) or after it is closed.
     private func runHostedPass() {

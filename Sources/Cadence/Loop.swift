@@ -437,7 +437,7 @@ public final class Loop: @unchecked Sendable {
             lock.lock()
             if hasDeferredRelease { runDeferredReleaseLocked() }
         }
-        deliverBatchLocked()
+        endPassBatchLocked()  // FireBatch.swift
         queues.endPass()
         lock.unlock()
         return fired

@@ -44,6 +44,11 @@ struct FireBatch {
     var ended = 0
     /// Whether the batch is being handed over now (outside the loop's lock).
     var delivering = false
+    /// For the pass being run, the bits that make a record collected rather than handed over
+    /// (``Loop/runPass(mode:collecting:)``); 0: none.
+    var collectMask: UInt = 0
+    /// How many records, from the first, the last pass collected: valid until the next pass.
+    var collected = 0
 
     init(deliver: @escaping DeliverFires, kind: UInt) {
         self.deliver = deliver
@@ -149,6 +154,23 @@ extension Loop {
         fireBatch!.ids.removeAll(keepingCapacity: true)
         fireBatch!.delivering = false
         if callbackWaiters > 0 { lock.signalAll() }
+    }
+
+    /// Ends a pass's batch: collects it when the pass asked for records with the collect mask's
+    /// bits, every record has them and no job is waiting to run after the pass (which would then
+    /// come before them); otherwise hands it over. A collected batch's timers end here, their calls
+    /// made: what the caller does with the records (a queue of its own) comes after the pass, and
+    /// nothing of the pass runs after it, so the fire-date order holds. With the lock held.
+    func endPassBatchLocked() {
+        guard let mask = fireBatch?.collectMask, mask != 0, let count = fireBatch?.count, count > 0,
+              jobs.isEmpty else { return deliverBatchLocked() }
+        let records = fireBatch!.storage.records
+        for index in 0..<count where records[index].word & mask != mask { return deliverBatchLocked() }
+        fireBatch!.ended = 0
+        endBatchedLocked(upTo: count)
+        fireBatch!.collected = count
+        fireBatch!.count = 0
+        fireBatch!.ids.removeAll(keepingCapacity: true)
     }
 
     /// Ends the timers of the records before `end` that are still kept: their calls have started.

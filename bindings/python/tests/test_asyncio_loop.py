@@ -455,3 +455,57 @@ def test_a_timer_cancelled_after_its_loop_closed_is_cancelled_quietly() -> None:
         loop.close()
         handle.cancel()  # as on asyncio's loops: nothing to stop, no error
         assert handle.cancelled()
+
+
+def test_a_quiet_wakeup_gets_its_timers_back_from_the_pass_without_a_call_from_c(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # cadence_loop_run_pass_collect: the pass's last timers, all asyncio's, come back with the
+    # call; the batch function (which reads its records through _batch.Views) is not called.
+    batches: list[int] = []
+    read = cadence._batch.Views.read
+
+    def counted(self: Any, address: int, count: int, started: int) -> Any:
+        batches.append(count)
+        return read(self, address, count, started)
+
+    monkeypatch.setattr(cadence._batch.Views, "read", counted)
+
+    async def main() -> list[str]:
+        loop = asyncio.get_running_loop()
+        seen: list[str] = []
+        for step in range(3):
+            await asyncio.sleep(0.001)
+            loop.call_later(0.001, seen.append, f"later {step}")
+        await asyncio.sleep(0.01)
+        return seen
+
+    assert run(ca.EventLoop, main()) == ["later 0", "later 1", "later 2"]
+    assert batches == []
+
+
+def test_cadence_timers_and_asyncio_timers_due_in_one_pass_keep_their_order() -> None:
+    # One batch of three (an asyncio timer, one of Cadence's own, an asyncio timer) goes to the
+    # batch function whole: the own timer's call_soon joins the ready queue between the two.
+    async def main() -> list[str]:
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, ca.EventLoop)
+        seen: list[str] = []
+        done = loop.create_future()
+
+        def own(_: cadence.Tick) -> None:
+            seen.append("own")
+            loop.call_soon(seen.append, "own's call_soon")
+
+        before = loop.time()
+        loop.call_at(before + 0.002, seen.append, "first")
+        loop.cadence.schedule(0.004, own)  # due between the two, however slow these calls
+        after = loop.time()
+        loop.call_at(after + 0.006, done.set_result, None)
+        loop.call_at(after + 0.006, seen.append, "last")
+        time.sleep(0.02)  # all three due at the next pass
+        await done
+        await asyncio.sleep(0)
+        return seen
+
+    assert run(ca.EventLoop, main()) == ["own", "first", "own's call_soon", "last"]

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import _cancels, _lib, _table
+from . import _batch, _cancels, _lib, _table
 from ._async import deliver_errors, descriptor
 from ._asyncio_pending import Pending, install, raw, uninstall
 from ._asyncio_selector import Selector
@@ -22,7 +22,8 @@ from ._state import finite_seconds
 from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
 
-_run_pass = _lib.lib.cadence_loop_run_pass
+_run_pass = _lib.lib.cadence_loop_run_pass_collect
+_UNTIMED = _table.UNTIMED
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
 
@@ -92,6 +93,7 @@ class EventLoop(asyncio.SelectorEventLoop):
             self._dates, self._lates = pending.dates, pending.lates
             self._timers, self._cancels = pending.timers, pending.cancels
             self._fd = self._watch()
+            self._collected = _batch.Collected()
         except BaseException:
             self.close()
             raise
@@ -244,8 +246,25 @@ class EventLoop(asyncio.SelectorEventLoop):
         return events
 
     def _pass(self) -> None:
-        state = self._state
-        code = _run_pass(raw(state), MODE)  # no flush: done before the wait
+        """A Cadence pass. The one-shots of this event loop that it fires last (a quiet loop's
+        wake-up: all of them) come back collected, not called from C, and join the ready queue
+        here, in fire-date order (``cadence_loop_run_pass_collect``, whose mask is what marks
+        their userdata: ``_table.UNTIMED``); any others were called during the pass."""
+        state, collected = self._state, self._collected
+        records_at, count_at = collected.at
+        # No flush: done before the wait.
+        code = _run_pass(raw(state), MODE, _UNTIMED, records_at, count_at)
+        if count := collected.count.value:
+            # Spent: each key is free once its timer is out of the table (C passes it no more).
+            keys = [key - _UNTIMED for key in collected.keys(count)]
+            slots = _table.slots
+            for key in keys:
+                timer, slots[key] = slots[key], None
+                try:
+                    timer()  # Timer.__call__: into the ready queue
+                except BaseException as error:  # noqa: BLE001 - routed as a callback's error
+                    state.fail(error)
+            _table.free_all(keys)
         if state.errors:
             deliver_errors(state, self, self.cadence)
         if code:

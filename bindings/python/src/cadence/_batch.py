@@ -25,6 +25,7 @@ _memory = ctypes.pythonapi.PyMemoryView_FromMemory
 _memory.restype = ctypes.py_object
 _memory.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int)
 _WRITE = 0x200  # PyBUF_WRITE
+_READ = 0x100  # PyBUF_READ
 
 
 class Views:
@@ -58,3 +59,28 @@ class Views:
         return words[0::WORDS].tolist(), cast(
             "list[float]", self.raw[: count * WORDS * 8].cast("d")[1::WORDS].tolist()
         )
+
+
+class Collected:
+    """The answer of ``cadence_loop_run_pass_collect``: C writes the address of a pass's
+    collected records to ``records`` and their count to ``count`` (``at`` holds both addresses,
+    the call's last two arguments); :meth:`keys` reads the records' userdata."""
+
+    __slots__ = ("address", "at", "count", "records", "words")
+
+    def __init__(self) -> None:
+        self.records, self.count = ctypes.c_void_p(), ctypes.c_size_t()
+        self.at = (ctypes.addressof(self.records), ctypes.addressof(self.count))
+        self.address = 0
+        self.words: memoryview[int] = memoryview(b"").cast("Q")
+
+    def keys(self, count: int) -> list[int]:
+        """The userdata of the first ``count`` records (a batch's memory, viewed once per
+        address: the same for every pass of a loop)."""
+        address = self.records.value or 0
+        if address != self.address:
+            self.address = address
+            self.words = _memory(address, CAPACITY * WORDS * 8, _READ).cast("Q")
+        if count == 1:  # a quiet loop's wake-up: no slice to make
+            return [self.words[0]]
+        return self.words[: count * WORDS : WORDS].tolist()
