@@ -195,8 +195,11 @@ def test_a_sleep_past_the_clocks_end_says_so() -> None:
         ca.run(asyncio.sleep(2e10), virtual=True, idle_limit=0.1)
 
 
-def test_decimal_dates_are_exact_on_the_virtual_clock() -> None:
-    async def main() -> tuple[list[float], float]:
+def test_the_virtual_clock_reads_the_dates_asked_for() -> None:
+    # Each sleep ends at time() + 0.1, as a double adds them, or at the whole nanosecond that
+    # reads later (0.1 + 0.2 is just past 0.3, and read so; 0.7 + 0.1 is just short of 0.8,
+    # which is read): never before the date, and no nanosecond of rounding shows.
+    async def main() -> tuple[list[float], float, float]:
         loop = asyncio.get_running_loop()
         seen = []
         for _ in range(10):
@@ -204,11 +207,91 @@ def test_decimal_dates_are_exact_on_the_virtual_clock() -> None:
             seen.append(loop.time())
         fired = loop.create_future()
         loop.call_at(1.3, lambda: fired.set_result(loop.time()))
-        return seen, await fired
+        at = await fired
+        await asyncio.sleep(3600)
+        return seen, at, loop.time()
 
-    seen, at = ca.run(main(), virtual=True)
-    assert seen == [n / 10 for n in range(1, 11)]
+    seen, at, hour = ca.run(main(), virtual=True)
+    expected, reading = [], 0.0
+    for _ in range(10):
+        date = reading + 0.1
+        reading = max(date, round(date * 1e9) / 1e9)
+        expected.append(reading)
+    assert seen == expected
+    assert seen[2] == 0.1 + 0.1 + 0.1 > 0.3
+    assert seen[7] == 0.8
     assert at == 1.3
+    assert hour == 3601.3
+
+
+def test_a_loop_that_sleeps_until_a_deadline_ends_at_it() -> None:
+    # 0.003 + 0.006 is a double just past 0.009, which the clock's nanoseconds cannot hold: the
+    # sleep until it still ends with time() at the deadline, not a nanosecond before it for ever.
+    async def main() -> tuple[int, float]:
+        loop = asyncio.get_running_loop()
+        deadline, sleeps = 0.003 + 0.006, 0
+        while (left := deadline - loop.time()) > 0:
+            sleeps += 1
+            assert sleeps < 10
+            await asyncio.sleep(left)
+        return sleeps, loop.time()
+
+    assert ca.run(main(), virtual=True) == (1, 0.003 + 0.006)
+
+
+def test_a_closed_virtual_loop_keeps_its_time_and_refuses_timers_as_asyncio_does() -> None:
+    loop = ca.VirtualEventLoop()
+    loop.run_until_complete(asyncio.sleep(1.5))
+    loop.close()
+    assert loop.time() == 1.5
+    with pytest.raises(RuntimeError, match="Event loop is closed"):
+        loop.call_later(1, print)
+    with pytest.raises(RuntimeError, match="Event loop is closed"):
+        loop.call_at(3, print)
+
+
+def test_a_subprocess_that_never_starts_holds_nothing() -> None:
+    async def main() -> tuple[list[str], float]:
+        failed = []
+        try:
+            await asyncio.create_subprocess_exec("/nonexistent/program")
+        except FileNotFoundError:
+            failed.append("exec")
+        try:
+            await asyncio.create_subprocess_shell("true", cwd="/nonexistent/folder")
+        except FileNotFoundError:
+            failed.append("shell")
+        await asyncio.sleep(1)
+        return failed, asyncio.get_running_loop().time()
+
+    assert ca.run(main(), virtual=True, idle_limit=5) == (["exec", "shell"], 1.0)
+
+
+def _double(x: int) -> int:
+    return x * 2
+
+
+def test_a_process_pool_job_holds_the_clock_until_its_result() -> None:
+    async def main() -> tuple[int, float]:
+        loop = asyncio.get_running_loop()
+        with concurrent.futures.ProcessPoolExecutor(1) as pool:
+            result = await loop.run_in_executor(pool, _double, 21)
+        return result, loop.time()
+
+    assert ca.run(main(), virtual=True) == (42, 0.0)
+
+
+def test_in_debug_mode_run_in_executor_refuses_a_coroutine_function_as_asyncio_does() -> None:
+    async def coroutine() -> int:
+        return 1
+
+    loop = ca.VirtualEventLoop()
+    loop.set_debug(True)
+    try:
+        with pytest.raises(TypeError, match="coroutines cannot be used with run_in_executor"):
+            loop.run_in_executor(None, coroutine)
+    finally:
+        loop.close()
 
 
 def test_a_subprocess_holds_the_clock_until_it_exits() -> None:

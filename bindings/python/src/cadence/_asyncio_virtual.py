@@ -4,8 +4,11 @@ nothing can run, then jumps to the next timer (see that module's description).""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import ctypes
+import inspect
+import itertools
 import math
 import selectors
 import threading
@@ -15,8 +18,9 @@ from typing import Any, TypeVar
 
 from . import _lib
 from ._async import deliver_errors
-from ._asyncio_loop import MODE, EventLoop
+from ._asyncio_loop import MODE, EventLoop, _date
 from ._asyncio_pending import raw
+from ._asyncio_timer import Timer
 from ._state import finite_seconds
 from .errors import check
 from .loop import Loop
@@ -73,6 +77,37 @@ class _Job:
                 self._loop._jobs -= 1
 
 
+class _Held:
+    """A subprocess's protocol factory whose protocol counts as a job of the loop from when it is
+    made until its process has exited or its start failed, once (:meth:`release`)."""
+
+    __slots__ = ("_factory", "_held", "_loop")
+
+    def __init__(self, loop: VirtualEventLoop, factory: Callable[[], Any]) -> None:
+        self._loop, self._factory, self._held = loop, factory, False
+
+    def __call__(self) -> Any:
+        protocol = self._factory()
+        exited = protocol.process_exited
+
+        def process_exited() -> None:
+            self.release()
+            exited()
+
+        protocol.process_exited = process_exited
+        with self._loop._jobs_lock:
+            self._loop._jobs += 1
+            self._held = True
+        return protocol
+
+    def release(self) -> None:
+        """Ends the count, if it is still held."""
+        with self._loop._jobs_lock:
+            if self._held:
+                self._held = False
+                self._loop._jobs -= 1
+
+
 def _nothing() -> None:
     """Wakes the loop's select (a job ended)."""
 
@@ -99,6 +134,8 @@ class VirtualEventLoop(EventLoop):
         self, *, tolerance: float = 0.0, idle_limit: float = 30.0, time_limit: float | None = None
     ) -> None:
         self._jobs, self._jobs_lock = 0, threading.Lock()
+        #: The latest of the clock's readings and the dates of the timers fired (time()).
+        self._reached = 0.0
         super().__init__(None, tolerance=tolerance)
         try:
             where = "VirtualEventLoop"
@@ -116,10 +153,20 @@ class VirtualEventLoop(EventLoop):
         return Loop.virtual()
 
     def time(self) -> float:
-        """The virtual clock, in seconds from 0 (:meth:`cadence.Loop.now` of :attr:`cadence`)."""
+        """The virtual clock, in seconds from 0 (:meth:`cadence.Loop.now` of :attr:`cadence`),
+        and never less than the date of a timer that has fired: the clock counts whole
+        nanoseconds, and a date a double's rounding past one (``0.003 + 0.006``, just past 0.009)
+        fires at that nanosecond, so without this a loop that sleeps until ``time()`` reaches
+        such a date would sleep again for ever at the same instant. After :meth:`close`, the
+        last reading."""
+        handle = raw(self._state)
+        if not handle:
+            return self._reached
         # Read without a flush (as Loop.now would make): call_later reads it for every timer.
-        check(_now(raw(self._state), out := ctypes.c_double()), "VirtualEventLoop.time")
-        return out.value
+        check(_now(handle, out := ctypes.c_double()), "VirtualEventLoop.time")
+        if out.value > self._reached:
+            self._reached = out.value
+        return self._reached
 
     def _watch(self) -> None:
         return None  # a virtual clock has no descriptor: the select below moves it
@@ -127,12 +174,28 @@ class VirtualEventLoop(EventLoop):
     def run_in_executor(  # type: ignore[override]  # typeshed's TypeVarTuple form
         self, executor: Any, func: Callable[..., T], *args: Any
     ) -> asyncio.Future[T]:
-        """asyncio's, counting the job until it has run: time stands still meanwhile."""
+        """asyncio's, counting the job until it has run: time stands still meanwhile. A job of
+        the default executor or another thread pool counts until its thread is done with it
+        (it may still call into the loop after a cancel); one of any other executor (a process
+        pool, whose jobs are pickled and reach the loop only through their result) until its
+        future is done.
+
+        Raises:
+            TypeError: in debug mode, ``func`` is a coroutine or a coroutine function, or not
+                callable (asyncio's checks, which the job's wrapper would hide).
+        """
+        if self.get_debug() and (inspect.iscoroutine(func) or inspect.iscoroutinefunction(func)):
+            raise TypeError("coroutines cannot be used with run_in_executor()")
+        if self.get_debug() and not callable(func):
+            raise TypeError(f"a callable object was expected by run_in_executor(), got {func!r}")
+        threaded = executor is None or isinstance(executor, concurrent.futures.ThreadPoolExecutor)
         job = _Job(self, func, args)
+        if not threaded:
+            job._state = "finished"  # nothing to wait for but the future
         with self._jobs_lock:
             self._jobs += 1
         try:
-            future = super().run_in_executor(executor, job)
+            future = super().run_in_executor(executor, job if threaded else func, *args)
         except BaseException:
             with self._jobs_lock:
                 self._jobs -= 1
@@ -144,33 +207,24 @@ class VirtualEventLoop(EventLoop):
         self, protocol_factory: Callable[[], Any], *args: Any, **kwargs: Any
     ) -> tuple[Any, Any]:
         """asyncio's, holding the clock still while the process runs (until its protocol's
-        ``process_exited``): only real time moves a process."""
-        return await super().subprocess_exec(self._held(protocol_factory), *args, **kwargs)
+        ``process_exited``, or the failure of its start): only real time moves a process."""
+        held = _Held(self, protocol_factory)
+        try:
+            return await super().subprocess_exec(held, *args, **kwargs)
+        except BaseException:
+            held.release()  # never started (no such program, a bad cwd...): nothing will exit
+            raise
 
     async def subprocess_shell(
         self, protocol_factory: Callable[[], Any], cmd: Any, **kwargs: Any
     ) -> tuple[Any, Any]:
         """asyncio's, holding the clock still while the process runs, as :meth:`subprocess_exec`."""
-        return await super().subprocess_shell(self._held(protocol_factory), cmd, **kwargs)
-
-    def _held(self, protocol_factory: Callable[[], Any]) -> Callable[[], Any]:
-        """``protocol_factory`` whose protocols count as a job until their process has exited."""
-
-        def made() -> Any:
-            protocol = protocol_factory()
-            exited = protocol.process_exited
-
-            def process_exited() -> None:
-                with self._jobs_lock:
-                    self._jobs -= 1
-                exited()
-
-            protocol.process_exited = process_exited
-            with self._jobs_lock:
-                self._jobs += 1
-            return protocol
-
-        return made
+        held = _Held(self, protocol_factory)
+        try:
+            return await super().subprocess_shell(held, cmd, **kwargs)
+        except BaseException:
+            held.release()
+            raise
 
     def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
         """Returns the I/O ready now; with nothing to run, moves the clock to the next timer,
@@ -189,7 +243,9 @@ class VirtualEventLoop(EventLoop):
                         f"time_limit {self._time_limit:g} s (a program that waits for ever beside "
                         "a periodic task?)"
                     )
+                ready = len(self._ready)  # type: ignore[attr-defined]  # checked by EventLoop
                 code = _lib.lib.cadence_loop_run(raw(self._state), MODE, wait)
+                self._reach(ready)
                 deliver_errors(self._state, self, self.cadence)
                 check(code, "VirtualEventLoop")
                 return []
@@ -201,6 +257,15 @@ class VirtualEventLoop(EventLoop):
                     f"VirtualEventLoop: waited {self._idle_limit:g} s of real time for "
                     f"{self._waiting_for(inner)}, which alone could wake it (idle_limit)"
                 )
+
+    def _reach(self, ready: int) -> None:
+        """Moves :meth:`time`'s floor to the latest date of the timers that joined the ready
+        queue from position ``ready`` on (those a run fired)."""
+        for handle in itertools.islice(self._ready, ready, None):  # type: ignore[attr-defined]
+            if type(handle) is Timer and not handle._cancelled:
+                date = _date(handle._when)
+                if date > self._reached:
+                    self._reached = date
 
     def _waiting_for(self, inner: selectors.BaseSelector) -> str:
         if self._jobs:
