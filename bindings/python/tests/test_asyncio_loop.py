@@ -509,3 +509,66 @@ def test_cadence_timers_and_asyncio_timers_due_in_one_pass_keep_their_order() ->
         return seen
 
     assert run(ca.EventLoop, main()) == ["own", "first", "own's call_soon", "last"]
+
+
+def test_timers_made_from_another_thread_while_the_loop_runs_are_none_of_them_lost() -> None:
+    # Not thread-safe in asyncio either (call_soon_threadsafe is the way), but a flush on the
+    # loop's thread takes only the records complete when it began: nothing is lost or mixed up.
+    count = 30_000
+
+    async def main() -> list[int]:
+        loop = asyncio.get_running_loop()
+        ran: list[int] = []
+        made = loop.create_future()
+
+        def make() -> None:
+            for index in range(count):
+                loop.call_later(0.0005, ran.append, index)
+            loop.call_soon_threadsafe(made.set_result, None)
+
+        async def busy() -> None:  # the loop flushes and fires while the thread makes timers
+            while not made.done():
+                await asyncio.sleep(0.0001)
+
+        thread = threading.Thread(target=make)
+        thread.start()
+        await busy()
+        thread.join()
+        await asyncio.sleep(0.01)  # the last ones flushed, then due
+        return ran
+
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads take turns often, inside a flush too
+    try:
+        ran = run(ca.EventLoop, main())
+    finally:
+        sys.setswitchinterval(switching)
+    assert sorted(ran) == list(range(count))
+
+
+def test_in_debug_mode_call_at_checks_the_thread_and_the_callback_as_asyncio_does() -> None:
+    async def main() -> list[str]:
+        loop = asyncio.get_running_loop()
+        errors: list[str] = []
+
+        def other_thread() -> None:
+            try:
+                loop.call_later(0.01, print)
+            except RuntimeError as error:
+                errors.append(str(error))
+
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        thread.join()
+        with pytest.raises(TypeError, match="a callable object was expected by call_at"):
+            loop.call_later(0.01, 42)  # type: ignore[arg-type]
+        return errors
+
+    loop = ca.EventLoop()
+    loop.set_debug(True)
+    try:
+        errors = loop.run_until_complete(main())
+    finally:
+        loop.close()
+    assert len(errors) == 1
+    assert "Non-thread-safe operation" in errors[0]

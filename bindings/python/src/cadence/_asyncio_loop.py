@@ -175,6 +175,9 @@ class EventLoop(asyncio.SelectorEventLoop):
         nanosecond as that nanosecond)."""
         if self._closed:  # type: ignore[attr-defined]  # BaseEventLoop's, as is_closed() reads
             raise RuntimeError("Event loop is closed")
+        if self._debug:  # type: ignore[attr-defined]  # asyncio's checks of call_at, in debug mode
+            self._check_thread()  # type: ignore[attr-defined]
+            self._check_callback(callback, "call_at")  # type: ignore[attr-defined]
         # Checked here, not at the flush, where a bad date would cost the turn's other starts.
         date = when if type(when) is float else _date(when)
         if date != date:

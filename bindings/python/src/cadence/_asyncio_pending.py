@@ -74,18 +74,21 @@ class Pending:
             return
         if self.cancels:
             self._cancel()
-        if self.timers:
-            if len(self.timers) == 1:  # the common case of a quiet loop: no arrays to make
+        if count := len(self.timers):
+            if count == 1:  # the common case of a quiet loop: no arrays to make
                 self._start_one(handle, where)
             else:
-                self._start(handle, where)
+                self._start(handle, where, count)
 
-    # Each list is copied, then emptied in place: the event loop and its timers append to these
-    # very lists.
+    # Each list gives up the records it held when the flush began, the first `count`, each in one
+    # step (atomic under the GIL): the event loop and its timers append to these very lists, and
+    # a thread that calls call_at while the loop runs (not thread-safe in asyncio either, but
+    # nothing of it may be lost) may be between the appends of a record, its timer last.
 
     def _cancel(self) -> None:
-        cancels = self.cancels[:]
-        self.cancels.clear()
+        count = len(self.cancels)
+        cancels = self.cancels[:count]
+        del self.cancels[:count]
         out = _cancels.steal_all(cancels)  # the one batch of cancels, shared with Cadence's API
         # A key comes back (> 0) for each timer stopped; a fired one (its key freed by the fire)
         # or one of a closed loop gives CADENCE_EBADF ("ended"), which changes nothing.
@@ -93,8 +96,9 @@ class Pending:
         _table.drop_all([key - _UNTIMED for key in out if key > 0])
 
     def _start_one(self, handle: int, where: str) -> None:
-        timer, date, late = self.timers.pop(), self.dates.pop(), self.lates.pop()
-        if self.dropped:  # cancelled before its start was handed over
+        timer, date, late = self.timers[0], self.dates[0], self.lates[0]
+        del self.timers[0], self.dates[0], self.lates[0]
+        if timer._cadence is None:  # cancelled before its start was handed over
             self.dropped = 0
             return
         key, out = _hold(timer), self.out
@@ -104,14 +108,14 @@ class Pending:
             raise error_for(code, where)
         timer._cadence = out.value
 
-    def _start(self, handle: int, where: str) -> None:
-        dates, lates, timers = self.dates[:], self.lates[:], self.timers[:]
+    def _start(self, handle: int, where: str, count: int) -> None:
+        dates, lates, timers = self.dates[:count], self.lates[:count], self.timers[:count]
         dropped, self.dropped = self.dropped, 0
-        self._clear()
+        del self.dates[:count], self.lates[:count], self.timers[:count]
         if dropped:  # skip the records of timers cancelled before their start was handed over
-            if dropped == len(timers):
+            live = [timer._cadence is not None for timer in timers]  # the count is only a hint
+            if not any(live):
                 return
-            live = [timer._cadence is not None for timer in timers]
             dates, lates = list(compress(dates, live)), list(compress(lates, live))
             timers = list(compress(timers, live))
         # Each timer takes its key now, C's userdata the key with UNTIMED (its callback is called
