@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import random
 import socket
 import sys
@@ -572,3 +573,43 @@ def test_in_debug_mode_call_at_checks_the_thread_and_the_callback_as_asyncio_doe
         loop.close()
     assert len(errors) == 1
     assert "Non-thread-safe operation" in errors[0]
+
+
+def test_misuse_gets_errors_that_name_the_call_and_leave_nothing_behind() -> None:
+    closed = cadence.Loop()
+    closed.close()
+
+    async def sleeps() -> list[str]:
+        seen = []
+        for sleep in (closed.sleep(0.01), closed.sleep_until(5)):
+            with pytest.raises(cadence.BadHandle) as caught:
+                await sleep
+            seen.append(str(caught.value))
+        return seen
+
+    assert run(ca.EventLoop, sleeps()) == [
+        "Loop.sleep: loop must be open, got a closed loop",
+        "Loop.sleep_until: loop must be open, got a closed loop",
+    ]
+
+    async def main() -> None:
+        await asyncio.sleep(0)
+
+    coroutine = main()
+    with pytest.raises(TypeError, match="idle_limit applies to a virtual loop only"):
+        ca.run(coroutine, idle_limit=5)
+    assert inspect.getcoroutinestate(coroutine) == "CORO_CLOSED"  # no "never awaited" warning
+    with pytest.raises(TypeError, match="virtual must be True or False, got 1"):
+        ca.EventLoopPolicy(virtual=1)  # type: ignore[arg-type]
+    assert ca.VirtualTimeError.__module__ == "cadence.asyncio"
+
+    threaded = cadence.Loop()
+    threaded.start_thread()
+    try:
+        with pytest.raises(cadence.LoopBusy, match="must not run on a thread of its own"):
+            ca.EventLoop(threaded)
+        threaded.stop_thread()
+        loop = ca.EventLoop(threaded)  # once its thread has stopped
+        loop.close()
+    finally:
+        threaded.close()

@@ -162,3 +162,45 @@ def test_bad_marker_options_fail_the_test_naming_the_marker(pytester: pytest.Pyt
         ]
     )
     result.stdout.no_fnmatch_line("*never awaited*")
+
+
+def test_a_marked_module_runs_its_plain_tests_as_they_are(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import asyncio
+        import pytest
+
+        pytestmark = pytest.mark.cadence_asyncio
+
+        async def test_an_hour():
+            await asyncio.sleep(3600)
+            assert asyncio.get_running_loop().time() == 3600.0
+
+        def test_plain():
+            assert True
+
+        class TestGroup:
+            pytestmark = pytest.mark.cadence_asyncio
+
+            def test_plain_in_a_class(self):
+                assert True
+        """
+    )
+    result = pytester.runpytest("-p", "cadence.pytest_plugin", "-p", "no:asyncio")
+    result.assert_outcomes(passed=3)
+
+
+def test_the_marker_on_a_plain_function_says_so(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.cadence_asyncio
+        def test_plain():
+            assert True
+        """
+    )
+    result = pytester.runpytest("-p", "cadence.pytest_plugin", "-p", "no:asyncio")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*this one is a plain function*"])
+    result.stdout.no_fnmatch_line("*pytest-asyncio*")

@@ -33,7 +33,9 @@ T = TypeVar("T")
 _NOTHING_RUNS = (
     "cadence: nothing runs the loop, so waiting on it would wait for ever: attach it to asyncio "
     "first (loop.attach_asyncio()), give it a thread (loop.start_thread()) or run it on another",
-    "cadence: a virtual loop moves only when told, so run it (loop.run(seconds)) before awaiting",
+    "cadence: a virtual loop moves only when told, and nothing runs this one: run async code on "
+    "cadence.asyncio.VirtualEventLoop (its loop.cadence is such a loop, moved as the code awaits), "
+    "or drive it yourself (loop.run(seconds)) while the awaiting task waits",
 )
 
 

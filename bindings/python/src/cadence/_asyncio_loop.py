@@ -65,7 +65,8 @@ class EventLoop(asyncio.SelectorEventLoop):
         TypeError, InvalidArgument: a bad ``tolerance`` (as :func:`tolerance`); TypeError also
             for a ``loop`` that is not a :class:`cadence.Loop`.
         NotSupported: a virtual ``loop`` (use :class:`VirtualEventLoop`).
-        LoopBusy: ``loop`` is under another of these event loops, not closed yet.
+        LoopBusy: ``loop`` is under another of these event loops, not closed yet, or runs on a
+            thread of its own (``Loop.start_thread``).
     """
 
     def __init__(self, loop: Loop | None = None, *, tolerance: float = 0.0) -> None:

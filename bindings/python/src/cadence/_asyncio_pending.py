@@ -184,8 +184,16 @@ def install(state: _state.LoopState, pending: Pending, where: str) -> None:
     """Makes every use of ``state``'s loop flush ``pending`` first (see :class:`FlushingState`).
 
     Raises:
-        LoopBusy: the loop is under another event loop already.
+        LoopBusy: the loop is under another event loop already, or has a thread of its own (it
+            could never run under this one, and the starts made meanwhile would go to that
+            thread's runs).
     """
+    if state.thread:
+        raise LoopBusy(
+            context=where,
+            detail="loop must not run on a thread of its own, got one that does "
+            "(stop_thread() first, or make the event loop its own loop)",
+        )
     if isinstance(state, FlushingState):
         raise LoopBusy(
             context=where,

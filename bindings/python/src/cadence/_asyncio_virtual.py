@@ -37,6 +37,9 @@ class VirtualTimeError(RuntimeError):
     pass ``time_limit``."""
 
 
+VirtualTimeError.__module__ = "cadence.asyncio"  # where it is imported from, as tracebacks show
+
+
 class _Job:
     """An executor job of a :class:`VirtualEventLoop`, counted from its submission until both its
     thread is done with it (or it was cancelled before it started) and its asyncio future is

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import sys
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
@@ -81,6 +82,8 @@ class EventLoopPolicy(asyncio.DefaultEventLoopPolicy):
     ) -> None:
         super().__init__()
         where = "EventLoopPolicy"
+        if not isinstance(virtual, bool):
+            raise TypeError(f"{where}: virtual must be True or False, got {virtual!r}")
         finite_seconds(tolerance, where, "tolerance")
         limits: dict[str, float] = {}
         if idle_limit is not None:
@@ -88,7 +91,10 @@ class EventLoopPolicy(asyncio.DefaultEventLoopPolicy):
         if time_limit is not None:
             limits["time_limit"] = finite_seconds(time_limit, where, "time_limit", positive=True)
         if limits and not virtual:
-            raise TypeError(f"{where}: {' and '.join(limits)} apply to a virtual loop only")
+            raise TypeError(
+                f"{where}: {' and '.join(limits)} "
+                f"{'apply' if len(limits) > 1 else 'applies'} to a virtual loop only"
+            )
         self._virtual, self._tolerance, self._limits = virtual, tolerance, limits
 
     def new_event_loop(self) -> asyncio.AbstractEventLoop:
@@ -116,9 +122,14 @@ def run(
         whatever ``main`` raises; :class:`VirtualTimeError` from a virtual loop that could not go
         on; TypeError, InvalidArgument for a bad number or a limit without ``virtual``.
     """
-    policy = EventLoopPolicy(
-        virtual=virtual, tolerance=tolerance, idle_limit=idle_limit, time_limit=time_limit
-    )
+    try:
+        policy = EventLoopPolicy(
+            virtual=virtual, tolerance=tolerance, idle_limit=idle_limit, time_limit=time_limit
+        )
+    except BaseException:
+        if inspect.iscoroutine(main):
+            main.close()  # never to run: no "never awaited" warning on top of the error
+        raise
     if sys.version_info >= (3, 11):
         with asyncio.Runner(debug=debug, loop_factory=policy.new_event_loop) as runner:
             result: T = runner.run(main)

@@ -17,7 +17,15 @@ from ._former import former_name
 from ._loop_thread import OwnThread
 from ._loop_timers import TimerMaking
 from ._state import LoopState
-from .errors import EBUSY, RUNNING_OR_THREAD, InvalidArgument, LoopBusy, check
+from .errors import (
+    EBUSY,
+    LOOP_IS_CLOSED,
+    RUNNING_OR_THREAD,
+    BadHandle,
+    InvalidArgument,
+    LoopBusy,
+    check,
+)
 
 __all__ = ["Loop"]
 
@@ -353,6 +361,7 @@ class Loop(TimerMaking, OwnThread):
         where = "Loop.sleep"
         delay = _state.finite_seconds(seconds, where, "seconds")
         late = _state.finite_seconds(tolerance, where, "tolerance")
+        self._check_open(where)
         await _async.sleep(self._state, self.schedule, delay, late)
 
     async def sleep_until(self, date: float, *, tolerance: float = 0.0) -> None:
@@ -368,7 +377,13 @@ class Loop(TimerMaking, OwnThread):
         if when != when or abs(when) == math.inf:
             raise InvalidArgument(context=where, detail=f"date must be finite, got {date!r}")
         late = _state.finite_seconds(tolerance, where, "tolerance")
+        self._check_open(where)
         await _async.sleep(self._state, self.schedule, max(0.0, when - self.now()), late)
+
+    def _check_open(self, where: str) -> None:
+        """Raises BadHandle, naming ``where``, once the loop is closed."""
+        if self.closed:
+            raise BadHandle(context=where, detail=LOOP_IS_CLOSED)
 
     def attach_asyncio(self, *, mode: str = "default") -> Attachment:
         """Attaches the loop to the running asyncio loop, which runs it from then on: its

@@ -32,8 +32,11 @@ the next timer whenever nothing can run (``cadence_asyncio(virtual=False)``: on 
         await asyncio.sleep(3600)
         assert loop.time() == 3600.0
 
-With pytest-asyncio, give it Cadence's loops through its policy fixture instead (in a
-``conftest.py``): ``event_loop_policy`` returning ``cadence.asyncio.EventLoopPolicy(virtual=True)``.
+The marker on a module or a class (``pytestmark``) runs its ``async def`` tests so and leaves its
+plain ones as they are. With pytest-asyncio, give it Cadence's loops instead, in a
+``conftest.py``: since pytest-asyncio 1.4 through its hook, ``pytest_asyncio_loop_factories``
+returning ``{"cadence": cadence.asyncio.VirtualEventLoop}``; in 0.23 to 1.3 through its fixture,
+``event_loop_policy`` returning ``cadence.asyncio.EventLoopPolicy(virtual=True)``.
 
 Code under test takes the loop as an argument (or a factory), so that production passes a real
 ``cadence.Loop()`` and the test passes ``virtual_loop``. Without installing the package, load the
@@ -60,8 +63,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """Registers the ``cadence_asyncio`` marker."""
     config.addinivalue_line(
         "markers",
-        "cadence_asyncio(virtual=True, tolerance=0.0): run this async test on a fresh "
-        "cadence.asyncio.VirtualEventLoop (virtual=False: a real cadence.asyncio.EventLoop)",
+        "cadence_asyncio(virtual=True, tolerance=0.0, idle_limit=30.0, time_limit=None): run "
+        "this async test on a fresh cadence.asyncio.VirtualEventLoop (virtual=False: a real "
+        "cadence.asyncio.EventLoop); options as for cadence.asyncio.run",
     )
 
 
@@ -72,11 +76,19 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     if marker is None:
         return None
     if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        if not any(mark.name == "cadence_asyncio" for mark in pyfuncitem.own_markers):
+            return None  # a plain test of a marked module or class: pytest runs it
+        if inspect.iscoroutinefunction(inspect.unwrap(pyfuncitem.obj)):
+            pytest.fail(
+                "cadence_asyncio runs an 'async def' test itself, but another plugin runs this "
+                "one (pytest-asyncio's auto mode or its asyncio marker): give pytest-asyncio "
+                "Cadence's loop through its pytest_asyncio_loop_factories hook instead "
+                "(docs/python.md, 'Testing on virtual time')",
+                pytrace=False,
+            )
         pytest.fail(
-            "cadence_asyncio marks an 'async def' test that the cadence plugin runs, but this "
-            "one is not, or another plugin runs it (pytest-asyncio's auto mode or its asyncio "
-            "marker): give pytest-asyncio Cadence's loop through its pytest_asyncio_loop_factories "
-            "hook instead (docs/python.md, 'Testing on virtual time')",
+            "cadence_asyncio marks an 'async def' test, and this one is a plain function: take "
+            "the marker off, or make the test 'async def'",
             pytrace=False,
         )
     options = _options(marker)  # checked before the test's coroutine is made
