@@ -23,7 +23,7 @@ from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
 
 _run_pass = _lib.lib.cadence_loop_run_pass_collect
-_UNTIMED = _table.UNTIMED
+_UNTIMED, _free = _table.UNTIMED, _table.free_one
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
 
@@ -258,17 +258,23 @@ class EventLoop(asyncio.SelectorEventLoop):
         records_at, count_at = collected.at
         # No flush: done before the wait.
         code = _run_pass(raw(state), MODE, _UNTIMED, records_at, count_at)
-        if count := collected.count.value:
-            # Spent: each key is free once its timer is out of the table (C passes it no more).
-            keys = [key - _UNTIMED for key in collected.keys(count)]
-            slots = _table.slots
-            for key in keys:
+        if count := collected.out[1]:
+            # Each timer as Timer.__call__ would do it, inline (a wake-up's path, from a cold
+            # cache); its key is free once the timer is out of the table (C passes it no more).
+            words, slots = collected.words(), _table.slots
+            ready = self._ready  # type: ignore[attr-defined]  # BaseEventLoop's deque (__init__)
+            for index in range(0, count * _batch.WORDS, _batch.WORDS):
+                key = words[index] - _UNTIMED
                 timer, slots[key] = slots[key], None
-                try:
-                    timer()  # Timer.__call__: into the ready queue
-                except BaseException as error:  # noqa: BLE001 - routed as a callback's error
-                    state.fail(error)
-            _table.free_all(keys)
+                if type(timer) is Timer:
+                    timer._cadence = None
+                    ready.append(timer)
+                else:  # not this loop's: called, as C would have
+                    try:
+                        timer()
+                    except BaseException as error:  # noqa: BLE001 - routed as a callback's error
+                        state.fail(error)
+                _free(key)
         if state.errors:
             deliver_errors(state, self, self.cadence)
         if code:

@@ -13,6 +13,7 @@ the batch function skips. This module reads the records and that count in place.
 from __future__ import annotations
 
 import ctypes
+from array import array
 from typing import cast
 
 #: ``cadence_fire_record``: userdata (the key), fire date, source (the one-shot's handle), each 8
@@ -63,24 +64,23 @@ class Views:
 
 class Collected:
     """The answer of ``cadence_loop_run_pass_collect``: C writes the address of a pass's
-    collected records to ``records`` and their count to ``count`` (``at`` holds both addresses,
-    the call's last two arguments); :meth:`keys` reads the records' userdata."""
+    collected records to ``out[0]`` and their count to ``out[1]`` (``at`` holds both addresses,
+    the call's last two arguments: an array, whose items Python reads without ctypes);
+    :meth:`words` views the records."""
 
-    __slots__ = ("address", "at", "count", "records", "words")
+    __slots__ = ("address", "at", "out", "view")
 
     def __init__(self) -> None:
-        self.records, self.count = ctypes.c_void_p(), ctypes.c_size_t()
-        self.at = (ctypes.addressof(self.records), ctypes.addressof(self.count))
+        self.out = array("Q", [0, 0])
+        base = self.out.buffer_info()[0]
+        self.at = (base, base + 8)
         self.address = 0
-        self.words: memoryview[int] = memoryview(b"").cast("Q")
+        self.view: memoryview[int] = memoryview(b"").cast("Q")
 
-    def keys(self, count: int) -> list[int]:
-        """The userdata of the first ``count`` records (a batch's memory, viewed once per
+    def words(self) -> memoryview[int]:
+        """The records as 64-bit words, ``WORDS`` per record, userdata first (viewed once per
         address: the same for every pass of a loop)."""
-        address = self.records.value or 0
-        if address != self.address:
+        if (address := self.out[0]) != self.address:
             self.address = address
-            self.words = _memory(address, CAPACITY * WORDS * 8, _READ).cast("Q")
-        if count == 1:  # a quiet loop's wake-up: no slice to make
-            return [self.words[0]]
-        return self.words[: count * WORDS : WORDS].tolist()
+            self.view = _memory(address, CAPACITY * WORDS * 8, _READ).cast("Q")
+        return self.view

@@ -118,6 +118,10 @@ def drop_all(keys: list[int]) -> None:
             free(key)
 
 
+#: Frees one key whose slot is empty already (:func:`free_all` of one, without its call).
+free_one = _free.append
+
+
 def free_all(keys: list[int]) -> None:
     """Frees keys whose slots are empty already (a batch of fires empties each as its call
     starts)."""
