@@ -806,23 +806,25 @@ typedef void (*cadence_fire_batch_fn)(cadence_fire_record *_Nonnull records, siz
 CADENCE_EXPORT int cadence_loop_set_fire_batch(cadence_loop loop, cadence_fire_batch_fn _Nullable batch);
 
 /* cadence_loop_run_pass, collecting the pass's last batch: when the pass ends with a batch
- * (cadence_loop_set_fire_batch) whose every record's userdata has all the bits of `mask` set, and
- * no Swift job waits to run after the pass, that batch is not handed to the batch function. Its
- * one-shots end as fired, their calls made (each record's userdata is the caller's from then on,
- * as after a batch call), and *records and *count give the records (at most 256, in fire-date
- * order; `source` is the spent one-shot's handle), valid until the next pass or run of the loop;
- * otherwise *count is 0 and *records NULL, and every fire went to the batch or fire function as
- * in cadence_loop_run_pass. Batches handed over earlier in the pass (a full one, or one before
- * the fire of anything else) keep the fire-date order: the collected records are the pass's last
- * fires. For a binding whose call for such one-shots only queues them (asyncio's ready queue) and
- * whose every call from C costs more than a pass (ctypes): a quiet loop's wake-up is then one
- * call into C and none back. `mask` 0 collects nothing; a record's userdata is compared as an
- * unsigned integer of pointer width.
- * Errors: as cadence_loop_run_pass, and CADENCE_EINVAL (records or count NULL). Added in 0.4. */
+ * (cadence_loop_set_fire_batch) whose every record's userdata has all the bits of `mask` set,
+ * that fits in `records` (`capacity` records; 256 holds any batch) and after which no Swift job
+ * waits to run, that batch is not handed to the batch function: it is copied to records[0] to
+ * records[*count - 1], in fire-date order, and its one-shots end as fired, their calls made (each
+ * record's userdata is the caller's from then on, as after a batch call; `source` is the spent
+ * one-shot's handle). Otherwise *count is 0 and every fire went to the batch or fire function, as
+ * in cadence_loop_run_pass. Batches handed over earlier in the pass (a full one, at 256 records,
+ * or one before the fire of anything else) keep the fire-date order: the collected records are
+ * the pass's last fires. For a binding whose call for such one-shots only queues them (asyncio's
+ * ready queue) and whose every call from C costs more than a pass (ctypes): a quiet loop's
+ * wake-up is then one call into C and none back. `mask` 0 or `capacity` 0 collects nothing; a
+ * record's userdata is compared as an unsigned integer of pointer width. Only this call's pass
+ * collects: a call that fails (another thread is running the loop: CADENCE_EBUSY) changes no
+ * other pass. *count is written only on success.
+ * Errors: as cadence_loop_run_pass, and CADENCE_EINVAL (count NULL; records NULL with a capacity;
+ * capacity beyond SSIZE_MAX). Added in 0.4. */
 CADENCE_EXPORT int cadence_loop_run_pass_collect(cadence_loop loop, const char *_Nullable mode,
-                                                 uintptr_t mask,
-                                                 const cadence_fire_record *_Nullable *_Nullable records,
-                                                 size_t *_Nullable count);
+                                                 uintptr_t mask, cadence_fire_record *_Nullable records,
+                                                 size_t capacity, size_t *_Nullable count);
 
 /* For bindings whose userdata is a positive integer key (a slot in a table of theirs), cast to a
  * pointer: cadence_cancel, except that when it stops a registration of any kind (a scheduled

@@ -45,8 +45,8 @@ extension CadenceError {
 
     /// A `size_t` count that Swift sees as negative: 2^63 or more, never a real array's length (a
     /// negative `int` passed by mistake, most likely).
-    static func hugeCount(_ count: Int) -> CadenceError {
-        invalidArgument.with("count must be at most \(Int.max), got \(UInt(bitPattern: count))")
+    static func hugeCount(_ count: Int, _ argument: StaticString = "count") -> CadenceError {
+        invalidArgument.with("\(argument) must be at most \(Int.max), got \(UInt(bitPattern: count))")
     }
 
     /// A C string that is not UTF-8, shown with U+FFFD for the bytes that are not.

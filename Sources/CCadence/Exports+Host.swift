@@ -30,18 +30,20 @@ public func cadence_loop_run_pass(_ handle: cadence_loop, _ mode: UnsafePointer<
 
 @c @implementation
 public func cadence_loop_run_pass_collect(_ handle: cadence_loop, _ mode: UnsafePointer<CChar>?, _ mask: UInt,
-                                         _ records: UnsafeMutablePointer<UnsafePointer<cadence_fire_record>?>?,
+                                         _ records: UnsafeMutablePointer<cadence_fire_record>?, _ capacity: Int,
                                          _ count: UnsafeMutablePointer<Int>?) -> Int32 {
     cResult { () throws(CadenceError) in
-        guard let records else { throw .null("records") }
+        guard capacity >= 0 else { throw .hugeCount(capacity, "capacity") }
+        guard records != nil || capacity == 0 else { throw .null("records") }
         guard let count else { throw .null("count") }
-        records.pointee = nil
-        count.pointee = 0
         let loop = try lookUpLoop(handle)
-        let (collected, total) = try loop.runPass(mode: try CCadence.mode(mode), collecting: mask)
+        let mode = try CCadence.mode(mode)
         // FireRecord is cadence_fire_record's layout (FireBatch.swift), as the batch function sees it.
-        records.pointee = collected.map { UnsafeRawPointer($0).assumingMemoryBound(to: cadence_fire_record.self) }
-        count.pointee = total
+        let collector = records.map {
+            Collector(mask: mask, records: UnsafeMutableRawPointer($0).assumingMemoryBound(to: FireRecord.self),
+                      capacity: capacity)
+        }
+        count.pointee = try loop.runPass(mode: mode, collecting: collector)
     }
 }
 

@@ -130,26 +130,22 @@ extension Loop {
     }
 
     /// ``runPass(mode:)``, collecting: when the pass ends with a batch of one-shot fires
-    /// (``setFireBatch(_:)``) whose every record's word has all the bits of `mask`, that batch is
-    /// not handed over but left in the batch's memory, its timers fired (their calls count as
-    /// made); returns the records and their count (0: none collected), valid until the next pass.
-    /// For a binding whose call for such one-shots only queues them: it then makes no call back
-    /// into its language for a quiet loop's wake-up. `mask` 0 collects nothing.
+    /// (``setFireBatch(_:)``) whose every record's word has all the bits of the collector's mask
+    /// and which fits in it, that batch is not handed over but copied to the collector's records,
+    /// its timers fired (their calls count as made); returns how many (0: none). For a binding
+    /// whose call for such one-shots only queues them: it then makes no call back into its
+    /// language for a quiet loop's wake-up. A mask of 0 collects nothing. A call that fails
+    /// changes nothing: the collector travels with this pass only.
     ///
     /// - Throws: as ``runPass(mode:)``.
-    package func runPass(mode: RunLoopMode,
-                         collecting mask: UInt) throws(CadenceError) -> (UnsafePointer<FireRecord>?, Int) {
-        try lock.withLock { () throws(CadenceError) in
-            guard !isClosedFlag else { throw CadenceError.loopClosed().in("Loop.runPass(mode:)") }
-            fireBatch?.collected = 0
-            fireBatch?.collectMask = mask
-        }
-        defer { lock.withLock { fireBatch?.collectMask = 0 } }
-        try runPass(mode: mode)
-        return lock.withLock {
-            guard let batch = fireBatch, batch.collected > 0 else { return (nil, 0) }
-            return (UnsafePointer(batch.storage.records), batch.collected)
-        }
+    package func runPass(mode: RunLoopMode, collecting collector: Collector?) throws(CadenceError) -> Int {
+        let modeIndex: Int?
+        do throws(CadenceError) {
+            guard !isHosted else { throw .hostDrivesLoop("run a pass") }
+            modeIndex = try beginRun(mode: mode, hostPass: true)
+        } catch { throw error.in("Loop.runPass(mode:)") }
+        guard let modeIndex else { return 0 }
+        return pass(modeIndex: modeIndex, collectingInto: collector)
     }
 
     /// A pass from the host's `uv_run`, when the timerfd is readable or the loop was woken. Skipped
@@ -161,10 +157,11 @@ extension Loop {
 
     /// Takes in the wake-ups delivered, fires what is due, then arms the clock for the next
     /// wake-up and ends the run under one lock (see `endRun`).
-    private func pass(modeIndex: Int) {
+    @discardableResult
+    private func pass(modeIndex: Int, collectingInto collector: Collector? = nil) -> Int {
         timeSource.drainWakeups()
         let now = timeSource.now()
-        let fired = firePass(modeIndex: modeIndex, now: now)
+        let (fired, collected) = firePass(modeIndex: modeIndex, now: now, collectingInto: collector)
         let jobsWaiting = runJobs().waiting
         lock.lock()
         if fired > 0 && hostModeIndex == modeIndex && now >= armedWake { wakeUpCount &+= 1 }
@@ -179,6 +176,7 @@ extension Loop {
         }
         runIdleJobsLaterLocked()  // a virtual clock has no descriptor to wake a host with
         lock.unlock()
+        return collected
     }
 
     /// On a host's `uv_loop_t`: makes Cadence's handles keep the host's `uv_run` going exactly

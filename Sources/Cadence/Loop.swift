@@ -393,12 +393,19 @@ public final class Loop: @unchecked Sendable {
         return queues.removeAll()
     }
 
-    /// Fires every timer due at `now` in `modeIndex`, one lock round trip per timer (ending one
-    /// callback and starting the next share it). What a callback arms waits for a later pass
-    /// (libuv issue 4245).
+    /// ``firePass(modeIndex:now:collectingInto:)`` with nothing to collect into.
     @discardableResult
-    @inline(never)  // a named frame in profiles; called once per pass
+    @inline(__always)
     func firePass(modeIndex: Int, now: Nanoseconds) -> Int {
+        firePass(modeIndex: modeIndex, now: now, collectingInto: nil).fired
+    }
+
+    /// Fires every timer due at `now` in `modeIndex`, one lock round trip per timer (ending one
+    /// callback and starting the next share it); the pass's last batch goes to `collector` if
+    /// it takes it (``endPassBatchLocked(collectingInto:)``). What a callback arms waits for a
+    /// later pass (libuv issue 4245). Returns the timers fired and the records collected.
+    @inline(never)  // a named frame in profiles; called once per pass
+    func firePass(modeIndex: Int, now: Nanoseconds, collectingInto collector: Collector?) -> (fired: Int, collected: Int) {
         var fired = 0
         let offset = timeSource.epochOffset
         // Not `withLock`: returning an action through its generic result would allocate.
@@ -437,10 +444,10 @@ public final class Loop: @unchecked Sendable {
             lock.lock()
             if hasDeferredRelease { runDeferredReleaseLocked() }
         }
-        endPassBatchLocked()  // FireBatch.swift
+        let collected = endPassBatchLocked(collectingInto: collector)  // FireBatch.swift
         queues.endPass()
         lock.unlock()
-        return fired
+        return (fired, collected)
     }
 
     /// Runs the release that a disarm during the callback just returned left to it, with the lock

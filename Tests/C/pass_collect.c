@@ -1,9 +1,14 @@
 /* cadence_loop_run_pass_collect: the one-shots of a loop's fire function that a pass fires last,
- * when each one's userdata has the mask's bits, come back as records (fire-date order, their
- * userdata, fire dates and spent handles) instead of going to the batch function, and their
- * timers have fired; a batch with any other record, mask 0, or an earlier full batch goes to the
- * batch function as in cadence_loop_run_pass, in order before the collected ones. Bad input:
- * NULL out-parameters, a stale loop, a bad mode. */
+ * when each one's userdata has the mask's bits, are copied to the caller's records (fire-date
+ * order, their userdata, fire dates and spent handles) instead of going to the batch function,
+ * and their timers have fired; a batch with any other record, mask 0, a batch too large for the
+ * records, or an earlier full batch goes to the batch function as in cadence_loop_run_pass, in
+ * order before the collected ones. Only the call's own pass collects: a call that fails (from
+ * another thread while the loop runs, or from the batch function) changes no other pass. Bad
+ * input: NULL out-parameters, a stale loop, a bad mode; *count is written only on success. */
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "check.h"
 
 enum { MARK = 1 << 20, MANY = 300 };
@@ -11,7 +16,10 @@ enum { MARK = 1 << 20, MANY = 300 };
 static struct {
     long order[MANY + 8];  /* userdata as the batch function saw it */
     int calls, batches;
+    cadence_loop reenter;  /* part 4: the batch function calls the collect itself */
 } seen;
+
+static cadence_fire_record records[256];
 
 static void on_fire(void *userdata, double fire_date, uint64_t skipped, int final) {
     (void)userdata, (void)fire_date, (void)skipped, (void)final;
@@ -20,11 +28,18 @@ static void on_fire(void *userdata, double fire_date, uint64_t skipped, int fina
 
 static void on_release(void *userdata) { (void)userdata; }
 
-static void on_batch(cadence_fire_record *records, size_t count, size_t *started) {
+static void on_batch(cadence_fire_record *batch, size_t count, size_t *started) {
     seen.batches++;
+    if (seen.reenter.id) {
+        cadence_fire_record mine[4];
+        size_t got = 99;
+        CHECK_ERR(cadence_loop_run_pass_collect(seen.reenter, "default", MARK, mine, 4, &got), CADENCE_EBUSY);
+        CHECK_EQ(got, 99);
+    }
     for (size_t i = 0; i < count; i++) {
         *started = i + 1;
-        seen.order[seen.calls++] = (long)(intptr_t)records[i].userdata;
+        if (seen.calls < MANY + 8) seen.order[seen.calls] = (long)(intptr_t)batch[i].userdata;
+        seen.calls++;
     }
 }
 
@@ -42,13 +57,11 @@ static void collected(void) {
     cadence_cancellable h[3];
     double delays[3] = {0.3, 0.1, 0.2};
     for (int i = 0; i < 3; i++) CHECK_OK(schedule_default(loop, delays[i], (void *)(intptr_t)(MARK | i), &h[i]));
-    const cadence_fire_record *records = NULL;
     size_t count = 99;
-    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", MARK, &records, &count));
+    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", MARK, records, 256, &count));
     CHECK_EQ(count, 0);  /* nothing due yet */
-    CHECK(records == NULL);
     CHECK_OK(cadence_loop_jump_clock(loop, 0.25));
-    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", MARK, &records, &count));
+    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", MARK, records, 256, &count));
     CHECK_EQ(count, 2);
     CHECK_EQ(seen.calls, 0);  /* the batch function was not called */
     CHECK_EQ((long)(intptr_t)records[0].userdata, MARK | 1);
@@ -64,9 +77,8 @@ static void collected(void) {
     CHECK_EQ(armed, 1);
     /* Mask 0: the same pass hands the batch over. */
     CHECK_OK(cadence_loop_jump_clock(loop, 0.1));
-    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", 0, &records, &count));
+    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", 0, records, 256, &count));
     CHECK_EQ(count, 0);
-    CHECK(records == NULL);
     CHECK_EQ(seen.calls, 1);
     CHECK_EQ(seen.order[0], MARK | 0);
     CHECK_OK(cadence_loop_close(loop));
@@ -81,9 +93,8 @@ static void mixed(void) {
     CHECK_OK(schedule_default(loop, 0.2, (void *)(intptr_t)2, &h));
     CHECK_OK(schedule_default(loop, 0.3, (void *)(intptr_t)(MARK | 3), &h));
     CHECK_OK(cadence_loop_jump_clock(loop, 1));
-    const cadence_fire_record *records = NULL;
     size_t count = 99;
-    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", MARK, &records, &count));
+    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", MARK, records, 256, &count));
     CHECK_EQ(count, 0);
     CHECK_EQ(seen.batches, 1);
     CHECK_EQ(seen.calls, 3);
@@ -101,9 +112,10 @@ static void after_a_full_batch(void) {
     cadence_cancellable h;
     for (long k = 0; k < MANY; k++) CHECK_OK(schedule_default(loop, 0.001 * (k + 1), (void *)(intptr_t)(MARK | k), &h));
     CHECK_OK(cadence_loop_jump_clock(loop, 1));
-    const cadence_fire_record *records = NULL;
     size_t count = 0;
-    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", MARK, &records, &count));
+    seen.reenter = loop;  /* its own collect fails and changes nothing of this pass */
+    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", MARK, records, 256, &count));
+    seen.reenter.id = 0;
     CHECK_EQ(seen.batches, 1);
     CHECK_EQ(seen.calls, 256);
     CHECK_EQ(count, MANY - 256);
@@ -116,28 +128,77 @@ static void after_a_full_batch(void) {
     seen.calls = seen.batches = 0;
 }
 
+/* A batch larger than the records is handed over: 3 due, room for 2. */
+static void too_many_for_the_records(void) {
+    cadence_loop loop = make_loop();
+    cadence_cancellable h;
+    for (long k = 1; k <= 3; k++) CHECK_OK(schedule_default(loop, 0.1 * k, (void *)(intptr_t)(MARK | k), &h));
+    CHECK_OK(cadence_loop_jump_clock(loop, 1));
+    size_t count = 99;
+    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", MARK, records, 2, &count));
+    CHECK_EQ(count, 0);
+    CHECK_EQ(seen.calls, 3);
+    CHECK_OK(cadence_loop_close(loop));
+    seen.calls = seen.batches = 0;
+}
+
+/* Another thread asks for collected passes while this one runs the loop: each of its calls fails
+ * with EBUSY and collects nothing, and every one-shot of the run goes to the batch function. */
+static atomic_int running;
+
+static void *ask_while_it_runs(void *arg) {
+    cadence_loop loop = *(cadence_loop *)arg;
+    cadence_fire_record mine[256];
+    size_t got = 7;
+    while (atomic_load(&running)) {
+        int r = cadence_loop_run_pass_collect(loop, "default", MARK, mine, 256, &got);
+        CHECK(r == CADENCE_EBUSY || r == 0);
+        if (r == 0) CHECK_EQ(got, 0);  /* between runs: nothing due, nothing collected */
+    }
+    return NULL;
+}
+
+static void another_threads_call_changes_no_run(void) {
+    enum { TIMERS = 20000 };
+    cadence_loop loop = make_loop();
+    cadence_cancellable h;
+    for (long k = 1; k <= TIMERS; k++) CHECK_OK(schedule_default(loop, k * 1e-3, (void *)(intptr_t)(MARK | k), &h));
+    atomic_store(&running, 1);
+    pthread_t thread;
+    CHECK_EQ(pthread_create(&thread, NULL, ask_while_it_runs, &loop), 0);
+    CHECK_OK(cadence_loop_run_until_idle(loop, "default"));
+    atomic_store(&running, 0);
+    CHECK_EQ(pthread_join(thread, NULL), 0);
+    CHECK_EQ(seen.calls, TIMERS);  /* none collected by a pass that did not ask */
+    CHECK_OK(cadence_loop_close(loop));
+    seen.calls = seen.batches = 0;
+}
+
 static void bad_input(void) {
     cadence_loop loop = make_loop();
-    const cadence_fire_record *records = NULL;
-    size_t count = 0;
-    CHECK_ERR_MSG(cadence_loop_run_pass_collect(loop, "default", MARK, NULL, &count), CADENCE_EINVAL,
+    size_t count = 7;
+    CHECK_ERR_MSG(cadence_loop_run_pass_collect(loop, "default", MARK, NULL, 4, &count), CADENCE_EINVAL,
                   "cadence_loop_run_pass_collect: records must not be NULL, got NULL");
-    CHECK_ERR_MSG(cadence_loop_run_pass_collect(loop, "default", MARK, &records, NULL), CADENCE_EINVAL,
+    CHECK_ERR_MSG(cadence_loop_run_pass_collect(loop, "default", MARK, records, 256, NULL), CADENCE_EINVAL,
                   "cadence_loop_run_pass_collect: count must not be NULL, got NULL");
-    CHECK_ERR(cadence_loop_run_pass_collect(loop, "common", MARK, &records, &count), CADENCE_EINVAL);
-    CHECK_ERR(cadence_loop_run_pass_collect(loop, "nowhere", MARK, &records, &count), CADENCE_ENOENT);
+    CHECK_ERR(cadence_loop_run_pass_collect(loop, "default", MARK, records, (size_t)-1, &count), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_run_pass_collect(loop, "common", MARK, records, 256, &count), CADENCE_EINVAL);
+    CHECK_ERR(cadence_loop_run_pass_collect(loop, "nowhere", MARK, records, 256, &count), CADENCE_ENOENT);
+    CHECK_EQ(count, 7);  /* written only on success */
+    CHECK_OK(cadence_loop_run_pass_collect(loop, "default", MARK, NULL, 0, &count));  /* collects nothing */
     CHECK_EQ(count, 0);
     CHECK_OK(cadence_loop_close(loop));
     count = 7;
-    CHECK_ERR(cadence_loop_run_pass_collect(loop, "default", MARK, &records, &count), CADENCE_EBADF);
-    CHECK_EQ(count, 0);
-    CHECK(records == NULL);
+    CHECK_ERR(cadence_loop_run_pass_collect(loop, "default", MARK, records, 256, &count), CADENCE_EBADF);
+    CHECK_EQ(count, 7);
 }
 
 int main(void) {
     collected();
     mixed();
     after_a_full_batch();
+    too_many_for_the_records();
+    another_threads_call_changes_no_run();
     bad_input();
     return 0;
 }

@@ -44,16 +44,26 @@ struct FireBatch {
     var ended = 0
     /// Whether the batch is being handed over now (outside the loop's lock).
     var delivering = false
-    /// For the pass being run, the bits that make a record collected rather than handed over
-    /// (``Loop/runPass(mode:collecting:)``); 0: none.
-    var collectMask: UInt = 0
-    /// How many records, from the first, the last pass collected: valid until the next pass.
-    var collected = 0
 
     init(deliver: @escaping DeliverFires, kind: UInt) {
         self.deliver = deliver
         self.kind = kind
         ids.reserveCapacity(Self.capacity)
+    }
+}
+
+/// Where a pass collects its last batch instead of handing it over
+/// (``Loop/runPass(mode:collecting:)``): the records whose word has all of `mask`'s bits, copied
+/// to the caller's `records`, at most `capacity` of them.
+package struct Collector {
+    let mask: UInt
+    let records: UnsafeMutablePointer<FireRecord>
+    let capacity: Int
+
+    package init(mask: UInt, records: UnsafeMutablePointer<FireRecord>, capacity: Int) {
+        self.mask = mask
+        self.records = records
+        self.capacity = capacity
     }
 }
 
@@ -156,21 +166,29 @@ extension Loop {
         if callbackWaiters > 0 { lock.signalAll() }
     }
 
-    /// Ends a pass's batch: collects it when the pass asked for records with the collect mask's
-    /// bits, every record has them and no job is waiting to run after the pass (which would then
-    /// come before them); otherwise hands it over. A collected batch's timers end here, their calls
-    /// made: what the caller does with the records (a queue of its own) comes after the pass, and
-    /// nothing of the pass runs after it, so the fire-date order holds. With the lock held.
-    func endPassBatchLocked() {
-        guard let mask = fireBatch?.collectMask, mask != 0, let count = fireBatch?.count, count > 0,
-              jobs.isEmpty else { return deliverBatchLocked() }
+    /// Ends a pass's batch: collects it into `collector` when the pass has one, every record has
+    /// its mask's bits, the batch fits and no job is waiting to run after the pass (which would
+    /// then come before them); otherwise hands it over. A collected batch's timers end here,
+    /// their calls made: what the caller does with the records (a queue of its own) comes after
+    /// the pass, and nothing of the pass runs after it, so the fire-date order holds. Returns how
+    /// many records it collected. With the lock held.
+    func endPassBatchLocked(collectingInto collector: Collector?) -> Int {
+        guard let collector, collector.mask != 0, let count = fireBatch?.count, count > 0,
+              count <= collector.capacity, jobs.isEmpty else {
+            deliverBatchLocked()
+            return 0
+        }
         let records = fireBatch!.storage.records
-        for index in 0..<count where records[index].word & mask != mask { return deliverBatchLocked() }
+        for index in 0..<count where records[index].word & collector.mask != collector.mask {
+            deliverBatchLocked()
+            return 0
+        }
+        collector.records.update(from: records, count: count)
         fireBatch!.ended = 0
         endBatchedLocked(upTo: count)
-        fireBatch!.collected = count
         fireBatch!.count = 0
         fireBatch!.ids.removeAll(keepingCapacity: true)
+        return count
     }
 
     /// Ends the timers of the records before `end` that are still kept: their calls have started.

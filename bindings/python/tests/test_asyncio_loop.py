@@ -613,3 +613,52 @@ def test_misuse_gets_errors_that_name_the_call_and_leave_nothing_behind() -> Non
         loop.close()
     finally:
         threaded.close()
+
+
+def test_an_interrupt_while_a_pass_queues_its_timers_loses_none_of_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A Ctrl-C lands between two bytecodes: here, in the fifth key given back to the table.
+    freed = [0]
+    free = cadence._asyncio_loop._free
+
+    def interrupted(key: int) -> None:
+        freed[0] += 1
+        free(key)
+        if freed[0] == 5:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cadence._asyncio_loop, "_free", interrupted)
+    loop = ca.EventLoop()
+    ran: list[int] = []
+    try:
+        date = loop.time() + 0.01
+        for index in range(100):
+            loop.call_at(date, ran.append, index)
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_until_complete(asyncio.sleep(0.05))
+        loop.run_until_complete(asyncio.sleep(0.05))
+    finally:
+        loop.close()
+    assert ran == list(range(100))
+
+
+def test_an_interrupt_from_a_callback_loses_no_other_callbacks_error() -> None:
+    loop = ca.EventLoop()
+    reported: list[str] = []
+    loop.set_exception_handler(lambda _, context: reported.append(repr(context["exception"])))
+
+    def interrupt(_: cadence.Tick) -> None:
+        raise KeyboardInterrupt
+
+    def fail(_: cadence.Tick) -> None:
+        raise ValueError("after the interrupt")
+
+    try:
+        loop.cadence.schedule(0.01, interrupt)
+        loop.cadence.schedule(0.01, fail)
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_until_complete(asyncio.sleep(0.05))
+    finally:
+        loop.close()
+    assert reported == ["ValueError('after the interrupt')"]

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 from typing import Any, Callable, Generic, TypeVar
 
 from . import _cancels, _lib
-from ._state import Ending, LoopState
+from ._state import Ending, LoopState, hook
 from .errors import RUNNING_OR_THREAD, CadenceError, LoopBusy, check
 
 __all__ = ["AsyncStream", "Attachment", "Channel", "deliver_errors", "descriptor"]
@@ -281,14 +281,24 @@ class Attachment(contextlib.AbstractContextManager["Attachment"]):
 
 def deliver_errors(state: LoopState, aloop: asyncio.AbstractEventLoop, owner: object) -> None:
     """Hands the exceptions that callbacks of ``owner`` raised during a pass run by asyncio to
-    ``aloop``'s exception handler, as asyncio does for its own callbacks; KeyboardInterrupt and
-    SystemExit are raised."""
+    ``aloop``'s exception handler, as asyncio does for its own callbacks; then raises the first
+    KeyboardInterrupt or SystemExit (any other goes to :func:`threading.excepthook`, as
+    ``LoopState.raise_errors`` does), so that none of them is lost."""
     errors, state.errors = state.errors, []
+    raised: BaseException | None = None
     for error in errors:
-        if not isinstance(error, Exception):
-            raise error
-        message = f"exception in a callback of {owner!r}"
-        aloop.call_exception_handler({"message": message, "exception": error})
+        if isinstance(error, Exception):
+            message = f"exception in a callback of {owner!r}"
+            aloop.call_exception_handler({"message": message, "exception": error})
+        elif raised is None:
+            raised = error
+        else:
+            hook(error)
+    if raised is not None:
+        try:
+            raise raised
+        finally:
+            del raised, errors
 
 
 def descriptor(state: LoopState, where: str) -> int:

@@ -255,16 +255,28 @@ class EventLoop(asyncio.SelectorEventLoop):
         here, in fire-date order (``cadence_loop_run_pass_collect``, whose mask is what marks
         their userdata: ``_table.UNTIMED``); any others were called during the pass."""
         state, collected = self._state, self._collected
-        records_at, count_at = collected.at
         # No flush: done before the wait.
-        code = _run_pass(raw(state), MODE, _UNTIMED, records_at, count_at)
-        if count := collected.out[1]:
-            # Each timer as Timer.__call__ would do it, inline (a wake-up's path, from a cold
-            # cache); its key is free once the timer is out of the table (C passes it no more).
-            words, slots = collected.words(), _table.slots
-            ready = self._ready  # type: ignore[attr-defined]  # BaseEventLoop's deque (__init__)
-            for index in range(0, count * _batch.WORDS, _batch.WORDS):
+        code = _run_pass(
+            raw(state), MODE, _UNTIMED, collected.records, _batch.CAPACITY, collected.count
+        )
+        if not code and (count := collected.words[_batch.COUNT]):
+            self._enqueue(collected.words, count * _batch.WORDS)
+        if state.errors:
+            deliver_errors(state, self, self.cadence)
+        if code:
+            check(code, type(self).__name__)
+
+    def _enqueue(self, words: Any, end: int, start: int = 0) -> None:
+        """Puts the timers of the collected records (their userdata at ``words[start:end:WORDS]``)
+        in the ready queue, as ``Timer.__call__`` would, inline (a wake-up's path, from a cold
+        cache); each key is free once its timer is out of the table (C passes it no more)."""
+        slots = _table.slots
+        ready = self._ready  # type: ignore[attr-defined]  # BaseEventLoop's deque (__init__)
+        index = start
+        try:
+            while index < end:
                 key = words[index] - _UNTIMED
+                index += _batch.WORDS
                 timer, slots[key] = slots[key], None
                 if type(timer) is Timer:
                     timer._cadence = None
@@ -273,9 +285,8 @@ class EventLoop(asyncio.SelectorEventLoop):
                     try:
                         timer()
                     except BaseException as error:  # noqa: BLE001 - routed as a callback's error
-                        state.fail(error)
+                        self._state.fail(error)
                 _free(key)
-        if state.errors:
-            deliver_errors(state, self, self.cadence)
-        if code:
-            check(code, type(self).__name__)
+        finally:
+            if index < end:  # an interrupt (Ctrl-C) between two: the others still join the queue
+                self._enqueue(words, end, index)

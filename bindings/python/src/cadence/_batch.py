@@ -63,24 +63,18 @@ class Views:
 
 
 class Collected:
-    """The answer of ``cadence_loop_run_pass_collect``: C writes the address of a pass's
-    collected records to ``out[0]`` and their count to ``out[1]`` (``at`` holds both addresses,
-    the call's last two arguments: an array, whose items Python reads without ctypes);
-    :meth:`words` views the records."""
+    """The records ``cadence_loop_run_pass_collect`` copies a pass's collected fires to, and the
+    count it writes after them: one array of 64-bit words, whose items Python reads without
+    ctypes (``WORDS`` per record, userdata first; the count at :data:`COUNT`). ``records`` and
+    ``count`` are their addresses, the call's arguments (with :data:`CAPACITY` records)."""
 
-    __slots__ = ("address", "at", "out", "view")
+    __slots__ = ("count", "records", "words")
 
     def __init__(self) -> None:
-        self.out = array("Q", [0, 0])
-        base = self.out.buffer_info()[0]
-        self.at = (base, base + 8)
-        self.address = 0
-        self.view: memoryview[int] = memoryview(b"").cast("Q")
+        self.words = array("Q", bytes(8 * (COUNT + 1)))
+        self.records = self.words.buffer_info()[0]
+        self.count = self.records + 8 * COUNT
 
-    def words(self) -> memoryview[int]:
-        """The records as 64-bit words, ``WORDS`` per record, userdata first (viewed once per
-        address: the same for every pass of a loop)."""
-        if (address := self.out[0]) != self.address:
-            self.address = address
-            self.view = _memory(address, CAPACITY * WORDS * 8, _READ).cast("Q")
-        return self.view
+
+#: Where :class:`Collected`'s words hold the count, after the records.
+COUNT = CAPACITY * WORDS

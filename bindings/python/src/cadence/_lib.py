@@ -107,8 +107,8 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, _char_p, _int_out], "*loop_alive"),
     (_int, [Handle, FIRE_FN, RELEASE_FN], "loop_set_callbacks"),
     (_int, [Handle, FIRE_BATCH_FN], "loop_set_fire_batch"),
-    # The out-parameters as addresses (ctypes.addressof, once per event loop: _batch.Collected).
-    (_int, [Handle, _char_p, _key, _vp, _vp], "loop_run_pass_collect"),
+    # The records and the count as addresses (an array's, once per event loop: _batch.Collected).
+    (_int, [Handle, _char_p, _key, _vp, _key, _vp], "loop_run_pass_collect"),
     (_int, [Handle, _d, _d, _char_p, _out], "publisher_create timer_publish"),
     (_int, [Handle, _fn, _key, _out], "publisher_subscribe"),
     (_int, [Handle, _d, _d, _char_p, _fn, _key, _out], "*loop_schedule"),
