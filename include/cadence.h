@@ -807,7 +807,8 @@ CADENCE_EXPORT int cadence_loop_set_fire_batch(cadence_loop loop, cadence_fire_b
 
 /* cadence_loop_run_pass, collecting the pass's last batch: when the pass ends with a batch
  * (cadence_loop_set_fire_batch) whose every record's userdata has all the bits of `mask` set,
- * that fits in `records` (`capacity` records; 256 holds any batch) and after which no Swift job
+ * that fits in `records` (`capacity` records; 255 hold any: a batch that fills its 256 records
+ * is handed over at once, before the pass knows it is the last) and after which no Swift job
  * waits to run, that batch is not handed to the batch function: it is copied to records[0] to
  * records[*count - 1], in fire-date order, and its one-shots end as fired, their calls made (each
  * record's userdata is the caller's from then on, as after a batch call; `source` is the spent

@@ -317,31 +317,3 @@ def test_limits_are_checked() -> None:
         ca.EventLoopPolicy(time_limit=5)
     with pytest.raises(cadence.InvalidArgument, match="tolerance must be >= 0"):
         ca.EventLoopPolicy(tolerance=-1)
-
-
-def test_a_ctrl_c_inside_the_bindings_callbacks_is_kept_for_after_the_clocks_move() -> None:
-    # While the virtual clock moves, SIGINT has Loop.run's handler (as asyncio.Runner installs
-    # its own): one that lands in the binding's callback code is raised after the move, not
-    # dropped with the rest of a batch.
-    import signal
-
-    from cadence import _run
-
-    async def main() -> list[object]:
-        loop = asyncio.get_running_loop()
-        assert isinstance(loop, ca.VirtualEventLoop)
-        seen: list[object] = []
-        loop.cadence.schedule(1, lambda _: seen.append(signal.getsignal(signal.SIGINT)))
-        await asyncio.sleep(2)
-        seen.append(signal.getsignal(signal.SIGINT))
-        return seen
-
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        pytest.skip("SIGINT has a handler of the test runner's: it is left alone")
-    loop = ca.VirtualEventLoop()
-    try:
-        during, after = loop.run_until_complete(main())
-    finally:
-        loop.close()
-    assert during is _run.on_sigint
-    assert after is signal.default_int_handler

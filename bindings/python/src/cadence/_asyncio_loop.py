@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import contextvars
 import math
 import selectors
@@ -18,6 +19,7 @@ from ._async import deliver_errors, descriptor
 from ._asyncio_pending import Pending, install, raw, uninstall
 from ._asyncio_selector import Selector
 from ._asyncio_timer import Timer
+from ._run import sigint_stops_run
 from ._state import finite_seconds
 from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
@@ -205,8 +207,14 @@ class EventLoop(asyncio.SelectorEventLoop):
         if not self._state.claim():
             raise LoopBusy(context=f"{type(self).__name__}.run_forever", detail=RUNNING_OR_THREAD)
         self._pending.owner = threading.get_ident()
+        # A Ctrl-C that lands in the binding's callback code, which C calls during a pass, is
+        # recorded and raised after the pass (as Loop.run does), not dropped by ctypes with the
+        # rest of a batch; anywhere else it is raised at once. Any other handler (asyncio.Runner's)
+        # is left alone.
+        main = threading.current_thread() is threading.main_thread()
         try:
-            super().run_forever()
+            with sigint_stops_run(self._state) if main else contextlib.nullcontext():
+                super().run_forever()
         finally:
             self._pending.owner = None
             self._state.release()
@@ -255,12 +263,17 @@ class EventLoop(asyncio.SelectorEventLoop):
         here, in fire-date order (``cadence_loop_run_pass_collect``, whose mask is what marks
         their userdata: ``_table.UNTIMED``); any others were called during the pass."""
         state, collected = self._state, self._collected
-        # No flush: done before the wait.
-        code = _run_pass(
-            raw(state), MODE, _UNTIMED, collected.records, _batch.CAPACITY, collected.count
-        )
-        if not code and (count := collected.words[_batch.COUNT]):
-            self._enqueue(collected.words, count * _batch.WORDS)
+        words = collected.words
+        words[_batch.COUNT] = 0  # C writes it only on success
+        try:
+            # No flush: done before the wait.
+            code = _run_pass(
+                raw(state), MODE, _UNTIMED, collected.records, _batch.CAPACITY, collected.count
+            )
+        finally:  # also when a Ctrl-C that came during the call is raised as it returns
+            if count := words[_batch.COUNT]:
+                words[_batch.COUNT] = 0
+                self._enqueue(words, count * _batch.WORDS)
         if state.errors:
             deliver_errors(state, self, self.cadence)
         if code:

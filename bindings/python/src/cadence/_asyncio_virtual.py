@@ -21,7 +21,6 @@ from ._async import deliver_errors
 from ._asyncio_loop import MODE, EventLoop, _date
 from ._asyncio_pending import raw
 from ._asyncio_timer import Timer
-from ._run import sigint_stops_run
 from ._state import finite_seconds
 from .errors import check
 from .loop import Loop
@@ -248,11 +247,9 @@ class VirtualEventLoop(EventLoop):
                         "a periodic task?)"
                     )
                 ready = len(self._ready)  # type: ignore[attr-defined]  # checked by EventLoop
-                # A Ctrl-C that lands in the binding's own callback code is recorded and raised
-                # after the run (as Loop.run does), not dropped by ctypes with the rest of a batch.
-                main = threading.current_thread() is threading.main_thread()
-                with sigint_stops_run(self._state) if main else contextlib.nullcontext():
-                    code = _lib.lib.cadence_loop_run(raw(self._state), MODE, wait)
+                code = _lib.lib.cadence_loop_run(
+                    raw(self._state), MODE, wait
+                )  # SIGINT: run_forever
                 self._reach(ready)
                 deliver_errors(self._state, self, self.cadence)
                 check(code, "VirtualEventLoop")
