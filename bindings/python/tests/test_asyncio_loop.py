@@ -615,6 +615,22 @@ def test_misuse_gets_errors_that_name_the_call_and_leave_nothing_behind() -> Non
         threaded.close()
 
 
+def hundred_timers_through_an_interrupt(loop: ca.EventLoop) -> list[int]:
+    """Runs 100 timers due at one date on ``loop``, through the KeyboardInterrupt that the test
+    made happen on the way, then again; returns the ones that ran, and closes the loop."""
+    ran: list[int] = []
+    try:
+        date = loop.time() + 0.01
+        for index in range(100):
+            loop.call_at(date, ran.append, index)
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_until_complete(asyncio.sleep(0.05))
+        loop.run_until_complete(asyncio.sleep(0.05))
+    finally:
+        loop.close()
+    return ran
+
+
 def test_an_interrupt_while_a_pass_queues_its_timers_loses_none_of_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -629,18 +645,7 @@ def test_an_interrupt_while_a_pass_queues_its_timers_loses_none_of_them(
             raise KeyboardInterrupt
 
     monkeypatch.setattr(cadence._asyncio_loop, "_free", interrupted)
-    loop = ca.EventLoop()
-    ran: list[int] = []
-    try:
-        date = loop.time() + 0.01
-        for index in range(100):
-            loop.call_at(date, ran.append, index)
-        with pytest.raises(KeyboardInterrupt):
-            loop.run_until_complete(asyncio.sleep(0.05))
-        loop.run_until_complete(asyncio.sleep(0.05))
-    finally:
-        loop.close()
-    assert ran == list(range(100))
+    assert hundred_timers_through_an_interrupt(ca.EventLoop()) == list(range(100))
 
 
 def test_an_interrupt_from_a_callback_loses_no_other_callbacks_error() -> None:
@@ -675,9 +680,6 @@ def test_while_the_loop_runs_a_ctrl_c_in_the_bindings_callbacks_is_kept_for_afte
 
     from cadence import _run
 
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        pytest.skip("SIGINT has a handler of the test runner's: it is left alone")
-
     async def main() -> list[object]:
         loop = asyncio.get_running_loop()
         assert isinstance(loop, ca.EventLoop)
@@ -686,12 +688,14 @@ def test_while_the_loop_runs_a_ctrl_c_in_the_bindings_callbacks_is_kept_for_afte
         await asyncio.sleep(0.02)
         return seen
 
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own
     loop = factory()
     try:
         assert loop.run_until_complete(main()) == [_run.on_sigint]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         loop.close()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_ctrl_c_raised_as_the_pass_returns_loses_none_of_its_timers(
@@ -711,15 +715,5 @@ def test_a_ctrl_c_raised_as_the_pass_returns_loses_none_of_its_timers(
         return code
 
     monkeypatch.setattr(cadence._asyncio_loop, "_run_pass", interrupt_once)
-    ran: list[int] = []
-    try:
-        date = loop.time() + 0.01
-        for index in range(100):
-            loop.call_at(date, ran.append, index)
-        with pytest.raises(KeyboardInterrupt):
-            loop.run_until_complete(asyncio.sleep(0.05))
-        loop.run_until_complete(asyncio.sleep(0.05))
-    finally:
-        loop.close()
+    assert hundred_timers_through_an_interrupt(loop) == list(range(100))
     assert interrupted[0]
-    assert ran == list(range(100))
