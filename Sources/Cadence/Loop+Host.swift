@@ -120,13 +120,7 @@ extension Loop {
     ///   callbacks, or a run or thread of its own), ``CadenceError/notSupported`` for a loop on a
     ///   host's `uv_loop_t`, ``CadenceError/badHandle`` after ``close()``.
     public func runPass(mode: RunLoopMode = .default) throws(CadenceError) {
-        let modeIndex: Int?
-        do throws(CadenceError) {
-            guard !isHosted else { throw .hostDrivesLoop("run a pass") }
-            modeIndex = try beginRun(mode: mode, hostPass: true)
-        } catch { throw error.in("Loop.runPass(mode:)") }
-        guard let modeIndex else { return }
-        pass(modeIndex: modeIndex)
+        _ = try runPass(mode: mode, collecting: nil)
     }
 
     /// ``runPass(mode:)``, collecting: when the pass ends with a batch of one-shot fires
@@ -134,8 +128,8 @@ extension Loop {
     /// and which fits in it, that batch is not handed over but copied to the collector's records,
     /// its timers fired (their calls count as made); returns how many (0: none). For a binding
     /// whose call for such one-shots only queues them: it then makes no call back into its
-    /// language for a quiet loop's wake-up. A mask of 0 collects nothing. A call that fails
-    /// changes nothing: the collector travels with this pass only.
+    /// language for a quiet loop's wake-up. A mask of 0, or no collector, collects nothing. A
+    /// call that fails changes nothing: the collector travels with this pass only.
     ///
     /// - Throws: as ``runPass(mode:)``.
     package func runPass(mode: RunLoopMode, collecting collector: Collector?) throws(CadenceError) -> Int {

@@ -280,25 +280,20 @@ class EventLoop(asyncio.SelectorEventLoop):
             check(code, type(self).__name__)
 
     def _enqueue(self, words: Any, end: int, start: int = 0) -> None:
-        """Puts the timers of the collected records (their userdata at ``words[start:end:WORDS]``)
-        in the ready queue, as ``Timer.__call__`` would, inline (a wake-up's path, from a cold
-        cache); each key is free once its timer is out of the table (C passes it no more)."""
+        """Calls the timers of the collected records (their userdata at ``words[start:end:WORDS]``),
+        as C would have: ``Timer.__call__`` puts each in the ready queue. Each key is free once
+        its timer is out of the table (C passes it no more)."""
         slots = _table.slots
-        ready = self._ready  # type: ignore[attr-defined]  # BaseEventLoop's deque (__init__)
         index = start
         try:
             while index < end:
                 key = words[index] - _UNTIMED
                 index += _batch.WORDS
                 timer, slots[key] = slots[key], None
-                if type(timer) is Timer:
-                    timer._cadence = None
-                    ready.append(timer)
-                else:  # not this loop's: called, as C would have
-                    try:
-                        timer()
-                    except BaseException as error:  # noqa: BLE001 - routed as a callback's error
-                        self._state.fail(error)
+                try:
+                    timer()
+                except BaseException as error:  # noqa: BLE001 - routed as a callback's error
+                    self._state.fail(error)
                 _free(key)
         finally:
             if index < end:  # an interrupt (Ctrl-C) between two: the others still join the queue

@@ -7,7 +7,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import ctypes
-import inspect
 import itertools
 import math
 import selectors
@@ -187,10 +186,8 @@ class VirtualEventLoop(EventLoop):
             TypeError: in debug mode, ``func`` is a coroutine or a coroutine function, or not
                 callable (asyncio's checks, which the job's wrapper would hide).
         """
-        if self.get_debug() and (inspect.iscoroutine(func) or inspect.iscoroutinefunction(func)):
-            raise TypeError("coroutines cannot be used with run_in_executor()")
-        if self.get_debug() and not callable(func):
-            raise TypeError(f"a callable object was expected by run_in_executor(), got {func!r}")
+        if self.get_debug():  # asyncio's own check, on the function rather than its wrapper
+            self._check_callback(func, "run_in_executor")  # type: ignore[attr-defined]
         threaded = executor is None or isinstance(executor, concurrent.futures.ThreadPoolExecutor)
         job = _Job(self, func, args)
         if not threaded:
