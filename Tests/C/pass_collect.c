@@ -7,6 +7,7 @@
  * another thread while the loop runs, or from the batch function) changes no other pass. Bad
  * input: NULL out-parameters, a stale loop, a bad mode; *count is written only on success. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "check.h"
@@ -20,6 +21,7 @@ static struct {
 } seen;
 
 static cadence_fire_record records[256];
+static atomic_int running, run_began;  /* part 6: another thread's calls during a run */
 
 static void on_fire(void *userdata, double fire_date, uint64_t skipped, int final) {
     (void)userdata, (void)fire_date, (void)skipped, (void)final;
@@ -30,6 +32,7 @@ static void on_release(void *userdata) { (void)userdata; }
 
 static void on_batch(cadence_fire_record *batch, size_t count, size_t *started) {
     seen.batches++;
+    atomic_store(&run_began, 1);
     if (seen.reenter.id) {
         cadence_fire_record mine[4];
         size_t got = 99;
@@ -143,13 +146,15 @@ static void too_many_for_the_records(void) {
 }
 
 /* Another thread asks for collected passes while this one runs the loop: each of its calls fails
- * with EBUSY and collects nothing, and every one-shot of the run goes to the batch function. */
-static atomic_int running;
+ * with EBUSY and collects nothing, and every one-shot of the run goes to the batch function. It
+ * starts asking once the run has handed over a batch (before, its own pass could hold the loop
+ * when the run begins). */
 
 static void *ask_while_it_runs(void *arg) {
     cadence_loop loop = *(cadence_loop *)arg;
     cadence_fire_record mine[256];
     size_t got = 7;
+    while (atomic_load(&running) && !atomic_load(&run_began)) sched_yield();
     while (atomic_load(&running)) {
         int r = cadence_loop_run_pass_collect(loop, "default", MARK, mine, 256, &got);
         CHECK(r == CADENCE_EBUSY || r == 0);
@@ -163,6 +168,7 @@ static void another_threads_call_changes_no_run(void) {
     cadence_loop loop = make_loop();
     cadence_cancellable h;
     for (long k = 1; k <= TIMERS; k++) CHECK_OK(schedule_default(loop, k * 1e-3, (void *)(intptr_t)(MARK | k), &h));
+    atomic_store(&run_began, 0);
     atomic_store(&running, 1);
     pthread_t thread;
     CHECK_EQ(pthread_create(&thread, NULL, ask_while_it_runs, &loop), 0);
