@@ -25,7 +25,7 @@ from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
 
 _run_pass = _lib.lib.cadence_loop_run_pass_collect
-_UNTIMED, _free = _table.UNTIMED, _table.free_one
+_UNTIMED = _table.UNTIMED
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
 
@@ -95,6 +95,7 @@ class EventLoop(asyncio.SelectorEventLoop):
             self._pending = pending
             self._dates, self._lates = pending.dates, pending.lates
             self._timers, self._cancels = pending.timers, pending.cancels
+            self._armed = pending.armed
             self._fd = self._watch()
             self._collected = _batch.Collected()
         except BaseException:
@@ -160,6 +161,7 @@ class EventLoop(asyncio.SelectorEventLoop):
         """Hands the pending starts and cancels to C (see ``_asyncio_pending``), with the
         recorded cancels of Cadence's own timers (``_cancels``)."""
         _cancels.flush()
+        self._armed.shrink()  # first: the table may be empty before the starts take keys
         pending = self._pending
         if pending.timers or pending.cancels:
             pending.flush(raw(self._state), f"{type(self).__name__}.call_at")
@@ -237,12 +239,11 @@ class EventLoop(asyncio.SelectorEventLoop):
             self.cadence.close()
 
     def _cancel_armed(self, pending: Pending) -> None:
-        """Adds to the pending cancels every timer of this event loop armed in C: those the
-        callback table holds (a scan of it, once, at close)."""
-        for held in list(_table.slots):
-            if type(held) is Timer and held._loop is self and (handle := held._cadence):
+        """Adds to the pending cancels every timer of this event loop armed in C (its table's)."""
+        for timer in pending.armed.timers():
+            if handle := timer._cadence:
                 pending.cancels.append(handle)
-                held._cadence = None
+                timer._cadence = None
 
     def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
         """Asyncio's select: waits for I/O or the Cadence loop's descriptor; a readable
@@ -282,8 +283,8 @@ class EventLoop(asyncio.SelectorEventLoop):
     def _enqueue(self, words: Any, end: int, start: int = 0) -> None:
         """Calls the timers of the collected records (their userdata at ``words[start:end:WORDS]``),
         as C would have: ``Timer.__call__`` puts each in the ready queue. Each key is free once
-        its timer is out of the table (C passes it no more)."""
-        slots = _table.slots
+        its timer is out of the event loop's table (C passes it no more)."""
+        slots, free = self._armed.slots, self._armed.free.append
         index = start
         try:
             while index < end:
@@ -294,7 +295,7 @@ class EventLoop(asyncio.SelectorEventLoop):
                     timer()
                 except BaseException as error:  # noqa: BLE001 - routed as a callback's error
                     self._state.fail(error)
-                _free(key)
+                free(key)
         finally:
             if index < end:  # an interrupt (Ctrl-C) between two: the others still join the queue
                 self._enqueue(words, end, index)

@@ -8,8 +8,9 @@ timer already in C records its handle, and a cancel of one not yet handed over o
 cancel (``cadence_cancel_steal_batch``) and one for every pending start
 (``cadence_loop_schedule_transient_batch``; a lone start, the common case of a quiet loop, takes
 the scalar ``cadence_loop_schedule_transient`` and makes no arrays), whose timers take their keys
-in the callback table (``_state``) only then: a timer cancelled before it was handed over never
-costs C or the table anything, as a cancelled timer costs asyncio's own loop only its mark.
+in the event loop's table (``_asyncio_armed``) only then: a timer cancelled before it was handed
+over never costs C or the table anything, as a cancelled timer costs asyncio's own loop only its
+mark.
 
 A flush comes before anything waits or reads Cadence's state: the event loop's select (so the
 descriptor is armed for the earliest date before the wait, and a timer is armed before any pass
@@ -29,16 +30,18 @@ between the appends of one record); the loop's thread flushes at its next select
 from __future__ import annotations
 
 import threading
+import weakref
 from array import array
 from itertools import compress
 from typing import Any, cast
 
 from . import _cancels, _lib, _state, _table
+from ._asyncio_armed import Armed
 from .errors import LoopBusy, error_for
 
 _start_one = _lib.lib.cadence_loop_schedule_transient
 _start_batch = _lib.lib.cadence_loop_schedule_transient_batch
-_hold, _drop, _UNTIMED = _table.hold, _table.drop, _table.UNTIMED
+_UNTIMED = _table.UNTIMED
 _ident = threading.get_ident
 
 
@@ -47,16 +50,27 @@ class Pending:
 
     ``dates``, ``lates`` and ``timers`` are the columns of the pending starts; ``dropped`` counts
     those cancelled since (their timers' ``_cadence`` is None); ``cancels`` holds the C handles of
-    timers to cancel.
+    timers to cancel; ``armed`` the timers in C (the event loop's table).
     """
 
-    __slots__ = ("cancels", "dates", "dropped", "lates", "out", "owner", "timers")
+    __slots__ = (
+        "__weakref__",
+        "armed",
+        "cancels",
+        "dates",
+        "dropped",
+        "lates",
+        "out",
+        "owner",
+        "timers",
+    )
 
     def __init__(self) -> None:
         self.dates: list[float] = []
         self.lates: list[float] = []
         self.timers: list[Any] = []
         self.cancels: list[int] = []
+        self.armed = Armed()
         self.dropped = 0
         self.out = _lib.Handle()  # C's answer to a start of one record
         #: The thread whose flushes count: the event loop's while it runs, else None (any).
@@ -92,8 +106,7 @@ class Pending:
         out = _cancels.steal_all(cancels)  # the one batch of cancels, shared with Cadence's API
         # A key comes back (> 0) for each timer stopped; a fired one (its key freed by the fire)
         # or one of a closed loop gives CADENCE_EBADF ("ended"), which changes nothing.
-        # Each key has UNTIMED (C's userdata of an asyncio timer: _start).
-        _table.drop_all([key - _UNTIMED for key in out if key > 0])
+        self.armed.drop_all([key for key in out if key > 0])
 
     def _start_one(self, handle: int, where: str) -> None:
         timer, date, late = self.timers[0], self.dates[0], self.lates[0]
@@ -101,10 +114,10 @@ class Pending:
         if timer._cadence is None:  # cancelled before its start was handed over
             self.dropped = 0
             return
-        key, out = _hold(timer), self.out
+        key, out = self.armed.hold(timer), self.out
         if code := _start_one(handle, date, late, key + _UNTIMED, out):
             timer._cadence = None
-            _drop(key)
+            self.armed.take(key + _UNTIMED)
             raise error_for(code, where)
         timer._cadence = out.value
 
@@ -120,7 +133,7 @@ class Pending:
             timers = list(compress(timers, live))
         # Each timer takes its key now, C's userdata the key with UNTIMED (its callback is called
         # with no Tick: _table.UNTIMED).
-        keys = _table.hold_all(timers, _UNTIMED)
+        keys = self.armed.hold_all(timers)
         count = len(timers)
         when, late, data = array("d", dates), array("d", lates), array("Q", keys)
         out = array("Q", bytes(8 * count))
@@ -138,7 +151,7 @@ class Pending:
             for timer, made, key in zip(timers, out, keys):
                 if not made:  # never armed: C never calls it, its key is free
                     timer._cadence = None
-                    _drop(key - _UNTIMED)
+                    self.armed.take(key)
             raise error_for(code, where)
 
     def discard(self) -> None:
@@ -158,15 +171,20 @@ class Pending:
 class FlushingState(_state.LoopState):
     """The state of a Cadence loop under an event loop: reading ``handle`` (what every call of
     Cadence's own API does before going into C) hands the event loop's pending starts and
-    cancels to C first. The event loop itself reads the plain value, :func:`raw`."""
+    cancels to C first. The event loop itself reads the plain value, :func:`raw`.
 
-    pending: Pending
+    It holds the event loop's :class:`Pending` (and its table of armed timers, which C's
+    callbacks read: ``LoopState.armed``) weakly: a finalizer keeps the state, and the pending
+    timers hold their event loop, which must stay garbage when it is left open
+    (``_asyncio_armed``)."""
+
+    pending: weakref.ref[Pending]
 
     @property  # a data descriptor: it wins over the instance's own value
     def handle(self) -> int:
         value: int = self.__dict__["handle"]
-        pending = self.pending
-        if value and (pending.timers or pending.cancels):
+        pending = self.pending()
+        if value and pending is not None and (pending.timers or pending.cancels):
             pending.flush(value, "EventLoop.call_at")
         return value
 
@@ -181,7 +199,8 @@ def raw(state: _state.LoopState) -> int:
 
 
 def install(state: _state.LoopState, pending: Pending, where: str) -> None:
-    """Makes every use of ``state``'s loop flush ``pending`` first (see :class:`FlushingState`).
+    """Makes every use of ``state``'s loop flush ``pending`` first (see :class:`FlushingState`),
+    and C's calls for its timers find its table of armed ones.
 
     Raises:
         LoopBusy: the loop is under another event loop already, or has a thread of its own (it
@@ -194,18 +213,22 @@ def install(state: _state.LoopState, pending: Pending, where: str) -> None:
             detail="loop must not run on a thread of its own, got one that does "
             "(stop_thread() first, or make the event loop its own loop)",
         )
-    if isinstance(state, FlushingState):
+    if isinstance(state, FlushingState) and state.pending() is not None:
         raise LoopBusy(
             context=where,
             detail="loop must not be under another cadence.asyncio event loop, got one that is "
             "(close that event loop first)",
         )
-    state.pending = pending  # type: ignore[attr-defined]
+    state.pending = weakref.ref(pending)  # type: ignore[attr-defined]
+    state.armed = weakref.ref(pending.armed)
     state.__class__ = FlushingState
 
 
 def uninstall(state: _state.LoopState, pending: Pending) -> None:
-    """Undoes :func:`install` of ``pending``: the loop is its own again."""
-    if isinstance(state, FlushingState) and state.pending is pending:
+    """Undoes :func:`install` of ``pending``: the loop is its own again. Also when the collector
+    has cleared the state's weak reference (an event loop left open, closed by its
+    ``__del__``). C's calls for the event loop's timers still find their table (weakly): those
+    of the loop's close, when the event loop made the loop."""
+    if isinstance(state, FlushingState) and state.pending() in (pending, None):
         state.__class__ = cast("type[FlushingState]", _state.LoopState)
         del state.pending

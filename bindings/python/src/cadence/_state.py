@@ -55,9 +55,17 @@ def end(key: int) -> None:
         userdata.end()
 
 
+def _no_table() -> Any:
+    return None
+
+
 class LoopState:
     """One C loop: its handle (0 once destroyed), how it is being run, and the errors kept for
     the call that runs it. It holds no reference to the :class:`~cadence.Loop`."""
+
+    #: The table of armed timers of the cadence.asyncio event loop over this loop, if any, as a
+    #: weak reference (``_asyncio_armed``): where C's calls for a userdata with ``UNTIMED`` go.
+    armed: Callable[[], Any] = staticmethod(_no_table)
 
     def __init__(self, handle: int, *, virtual: bool) -> None:
         self.handle, self.virtual, self.lock = handle, virtual, threading.Lock()
@@ -179,9 +187,14 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         if (kept := owner()) is not None:
             kept.fail(error)
 
+    def untimed() -> Any:  # the table of the event loop's armed timers (_asyncio_armed)
+        kept = owner()
+        return None if kept is None else kept.armed()
+
     def fire(key: int, date: float, skipped: int, final: int) -> None:
-        if key >= flag:  # a one-shot (final) whose callback takes nothing
-            call(steal(key))
+        if key >= flag:  # an asyncio timer's one-shot (final): its callback takes nothing
+            if (table := untimed()) is not None and (timer := table.take(key)) is not None:
+                call(timer)
             return
         tick = new(tick_type, (date, skipped))  # first: no allocation (a collection, whose
         # finalizers may cancel) between the check and the call
@@ -206,15 +219,22 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
             flush()
 
     def release(key: int) -> None:  # every stop that hands no key back comes here
-        call(end, key)
+        if key < flag:
+            call(end, key)
+        elif (table := untimed()) is not None:  # an asyncio timer's: else its table is gone
+            table.take(key)
 
     def batch(address: int, count: int, started: int) -> None:  # one-shots' fires (_batch)
         keys, dates = views.read(address, count, started)
         sources, cursor = views.sources, views.started
         # The keys to free, together at the end (C passes them no more); each slot is emptied as
         # its call starts (_table.drop's rule: an owned key is kept, ENDED), so that a cancel
-        # from a callback then asks C, which says the call started.
+        # from a callback then asks C, which says the call started. The same for the asyncio
+        # timers' keys, in their event loop's table (its slots as `timers`, looked up once).
         freed: list[int] = []
+        table: Any = None
+        timers: list[Any] = []
+        untimed_freed: list[int] = []
         try:
             for index in range(count):
                 cursor[0] = index + 1  # C: this record's call has started
@@ -232,10 +252,14 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
                             freed.append(key)
                         if callback is not let_go:  # else a recorded cancel: never called
                             callback(tick)
-                    else:  # untimed: no Tick to make, never owned
-                        callback = slots[(key := key - flag)]
-                        slots[key] = None
-                        freed.append(key)
+                    else:  # an asyncio timer's: no Tick to make, never owned
+                        if table is None:
+                            if (table := untimed()) is None:
+                                continue  # its event loop is gone
+                            timers, untimed_freed = table.slots, table.free
+                        callback = timers[(key := key - flag)]
+                        timers[key] = None
+                        untimed_freed.append(key)
                         callback()
                 except BaseException as error:  # noqa: BLE001 - routed, never into C
                     fail(error)

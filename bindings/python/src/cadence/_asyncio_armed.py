@@ -1,0 +1,104 @@
+"""The table of one :mod:`cadence.asyncio` event loop's timers armed in C: what their userdata
+names.
+
+Each timer handed to C takes a key here (an index), and C's userdata is the key plus
+``_table.UNTIMED`` (its callback is called with no ``Tick``). The table is the event loop's own,
+not the binding's callback table (``_table``), so that an event loop left open with timers
+armed is garbage like asyncio's: the loop, this table and its timers (each holds its loop) form a
+cycle that nothing outside holds. The Cadence loop's state, which a finalizer keeps, reaches the
+table only through a weak reference (``_asyncio_pending.install``); once the collector has
+cleared it, C's calls for the table's keys (the releases of its Cadence loop's close, run by the
+event loop's ``__del__``) find nothing and change nothing.
+
+Threads: the event loop's. Every change comes from its flush, its pass, or C's callbacks during
+its pass, all on the thread that runs it (or on any one thread while it does not run).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._table import UNTIMED
+
+
+class Armed:
+    """The timers of one event loop armed in C, by key (see the module's notes).
+
+    ``slots`` holds each armed timer at its key, None at the free keys; ``free`` lists the free
+    keys. The event loop's pass and C's batch callback read and empty slots directly (hot paths),
+    then hand the keys back with :meth:`free_all` or ``free.append``.
+    """
+
+    __slots__ = ("__weakref__", "free", "slots")
+
+    #: Free keys above which a table whose every key is free gives them up (:meth:`shrink`).
+    KEEP = 1024
+
+    def __init__(self) -> None:
+        self.slots: list[Any] = []
+        self.free: list[int] = []
+
+    def hold(self, timer: Any) -> int:
+        """Holds ``timer`` until C is done with it; returns its key (C's userdata is the key
+        plus ``UNTIMED``)."""
+        free, slots = self.free, self.slots
+        if free:
+            key = free.pop()
+            slots[key] = timer
+        else:
+            key = len(slots)
+            slots.append(timer)
+        return key
+
+    def hold_all(self, timers: list[Any]) -> list[int]:
+        """:meth:`hold` of each timer, in one call (a loop turn's starts); returns C's userdata
+        for each, the key plus ``UNTIMED``."""
+        keys: list[int] = []
+        add, free, slots = keys.append, self.free, self.slots  # locals: a hot path
+        for timer in timers:
+            if free:
+                key = free.pop()
+                slots[key] = timer
+            else:
+                key = len(slots)
+                slots.append(timer)
+            add(key + UNTIMED)
+        return keys
+
+    def take(self, userdata: int) -> Any:
+        """The timer at C's ``userdata`` (a key plus ``UNTIMED``), its key freed: C passes it no
+        more. None if the key is free (its timer was taken already)."""
+        key = userdata - UNTIMED
+        timer, self.slots[key] = self.slots[key], None
+        if timer is not None:
+            self.free.append(key)
+        return timer
+
+    def drop_all(self, userdata: list[int]) -> None:
+        """Frees the keys of C's ``userdata`` (each a key plus ``UNTIMED``): their timers were
+        cancelled in C."""
+        slots, free = self.slots, self.free.append
+        for data in userdata:
+            key = data - UNTIMED
+            if slots[key] is not None:
+                slots[key] = None
+                free(key)
+
+    def free_all(self, keys: list[int]) -> None:
+        """Frees keys whose slots are emptied already (a batch empties each as its call
+        starts)."""
+        self.free.extend(keys)
+
+    def timers(self) -> list[Any]:
+        """The armed timers (a copy)."""
+        return [timer for timer in self.slots if timer is not None]
+
+    def held(self) -> int:
+        """How many timers the table holds (for tests and leak checks)."""
+        return len(self.slots) - len(self.free)
+
+    def shrink(self) -> None:
+        """Gives the keys up when none is held and there are more than :data:`KEEP`: a burst of
+        a million timers then leaves no table behind (about 50 MB)."""
+        if len(self.free) == len(self.slots) > self.KEEP:
+            self.slots, self.free = [], []
