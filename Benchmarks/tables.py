@@ -447,6 +447,11 @@ def print_scale(path):
                 label = f"{op}_ns" + (f" {stat[1:].replace('p999', 'p99.9')}" if stat else " mean")
                 cells = " | ".join(fmt(v) for v in row)
                 print(f"| {label} | {SCALE_NAMES[impl]} | {cells} | {growth} |")
+    for impl in impls:  # the first round's starts: resident bytes per armed timer, handle included
+        row = [raw.get(("armed_bytes_per_timer", impl, n)) for n in ns]
+        if any(v is not None for v in row):
+            cells = " | ".join(fmt(v) for v in row)
+            print(f"| armed B/timer (handle included) | {SCALE_NAMES[impl]} | {cells} | |")
     print()
     timeout = {
         (impl, n): [raw.get((f"timeout{stat}_ns", impl, n)) for stat in ("", "_p50", "_p99", "_p999")]

@@ -44,6 +44,10 @@ extension Loop {
             action.discard()
             throw .loopClosed()
         }
+        guard queues.tag(for: action.sharedWord) != nil else {  // so that `arm` finds it
+            action.discard()
+            throw .tooManySharedWords()
+        }
         let first = fireDate ?? timeSource.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
                             missedTicks: missedTicks, modeIndex: modeIndex, action: action, held: held)

@@ -57,6 +57,14 @@ extension CadenceError {
                          + "included), got \(quoted(mode)) as one more")
     }
 
+    /// A timer whose shared action word (a C callback's release function) would be one more than
+    /// a loop keeps for its armed timers (``StoredAction/tagLimit``).
+    @inline(never)
+    static func tooManySharedWords() -> CadenceError {
+        outOfMemory.with("release function must be one of at most \(StoredAction.tagLimit - 1) that the loop's armed "
+                         + "registrations were made with (cadence_loop_set_callbacks), got one more")
+    }
+
     /// A mode that is well formed but not registered on the loop.
     @inline(never)
     static func unregisteredMode(_ mode: RunLoopMode) -> CadenceError {

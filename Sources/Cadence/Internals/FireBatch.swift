@@ -119,7 +119,7 @@ extension Loop {
     func addToBatchLocked(_ fire: TimerQueues.Fire, seconds: Double, source: UInt64) {
         let index = fireBatch!.count
         fireBatch!.storage.records[index] = (
-            word: queues.slots[Int(fire.id.slot)].action.batchWord(kind: fireBatch!.kind) ?? 0,
+            word: queues.action(at: Int(fire.id.slot)).batchWord(kind: fireBatch!.kind) ?? 0,
             fireDate: seconds, source: source | fire.id.handleBits)
         fireBatch!.count = index + 1
         fireBatch!.ids.append(fire.id)

@@ -8,9 +8,10 @@ import Synchronization
 /// only by a registration, under `lock`, before the kind is handed out; a slot reads its kind's
 /// entry after the kind reached it (through the `static let`'s once-only initialisation and the
 /// loop's lock), so every read sees the entry written. A program has a handful of such types
-/// (the C layer's four); a 256th is a programming error and stops the program with its name.
+/// (the C layer's four); a ninth is a programming error and stops the program with its name: a
+/// slot keeps the kind in 3 bits of a byte (``StoredAction``).
 package enum HandlerKinds {
-    private static let limit = 256
+    private static let limit = StoredAction.kindLimit
     nonisolated(unsafe) private static let types: UnsafeMutablePointer<(any PlainTimerHandler.Type)?> = {
         let types = UnsafeMutablePointer<(any PlainTimerHandler.Type)?>.allocate(capacity: limit)
         types.initialize(repeating: nil, count: limit)
@@ -24,7 +25,7 @@ package enum HandlerKinds {
     package static func register(_ type: any PlainTimerHandler.Type) -> UInt8 {
         registered.withLock { count in
             for kind in 0..<count where types[kind] == type { return UInt8(kind) }
-            precondition(count < limit, "more than \(limit - 1) timer handler types: \(type)")
+            precondition(count < limit, "more than \(limit) timer handler types: \(type)")
             types[count] = type
             count += 1
             return UInt8(count - 1)

@@ -15,8 +15,7 @@
 /// witnesses.
 package struct TimerAction {
     private let words: HandlerWords
-    /// The handler's type, as its ``HandlerKinds`` byte: 25 bytes in all, so that a slot's small
-    /// fields fill the rest of its last word (TimerSlot.swift).
+    /// The handler's type, as its ``HandlerKinds`` byte.
     private let kind: UInt8
 
     private init(words: HandlerWords, kind: UInt8) {
@@ -77,4 +76,46 @@ package struct TimerAction {
     func runRelease() {
         if isClosure { ClosureHandler.ended(words) } else { type.ended(words) }
     }
+
+    // MARK: In a slot
+
+    /// The third word, which timers share (a C callback's: its loop's release function), kept
+    /// out of the slot (``StoredAction``).
+    var sharedWord: UInt { words.2 }
+
+    /// The action as a slot keeps it, its third word as `tag` (``TimerQueues/tag(for:)``).
+    func stored(tag: Int) -> StoredAction {
+        StoredAction(first: words.0, second: words.1, tagAndKind: UInt8(tag) << StoredAction.tagShift | kind)
+    }
+
+    /// The action a slot keeps, its third word `shared` (the word its tag stands for).
+    init(_ stored: StoredAction, shared: UInt) {
+        self.init(words: (stored.first, stored.second, shared), kind: stored.tagAndKind & StoredAction.kindMask)
+    }
+}
+
+/// A ``TimerAction`` as a timer's slot keeps it: its first two words, and one byte for its type
+/// and its third word, which many timers share (a C callback's release function is its loop's:
+/// one or two per loop) and the slot's table keeps once, by tag (``TimerQueues/sharedWords``).
+/// 17 bytes, so that the small fields after it fill its last word and a slot is 40 bytes
+/// (TimerSlot.swift): 8 bytes a timer less than with the third word in every slot.
+struct StoredAction {
+    fileprivate let first: UInt
+    fileprivate let second: UInt
+    /// The type's ``HandlerKinds`` byte (low 3 bits: ``HandlerKinds`` holds at most 8 types) and
+    /// the third word's tag (high 5 bits).
+    fileprivate let tagAndKind: UInt8
+
+    fileprivate static let tagShift: UInt8 = 3
+    fileprivate static let kindMask: UInt8 = 1 << tagShift - 1
+    /// How many tags a table has, tag 0 (the word 0) included.
+    static let tagLimit = 1 << (8 - Int(tagShift))
+    /// How many handler types a kind byte can name.
+    static let kindLimit = Int(kindMask) + 1
+
+    /// Does nothing and owns nothing: what a free slot holds (``TimerAction/idle``).
+    static var idle: StoredAction { TimerAction.idle.stored(tag: 0) }
+
+    /// The tag of the third word.
+    var tag: Int { Int(tagAndKind >> Self.tagShift) }
 }

@@ -162,7 +162,7 @@ extension TimerQueues {
     private func isLiveTaken(_ entry: TimerHeapEntry) -> Bool {
         let index = Int(entry.slot)
         guard index < slots.count else { return false }
-        let slot = slots[index]  // read once: plain data, 48 bytes
+        let slot = slots[index]  // read once: plain data, 40 bytes
         return slot.isQueued && slot.sequence == entry.sequence && slot.fireDate == entry.key
     }
 
@@ -181,14 +181,14 @@ extension TimerQueues {
         fire.isFinal = interval == 0
         fire.isKept = false
         if fire.isFinal {
-            if pass.batchKind != 0, slots[index].action.batchWord(kind: pass.batchKind) != nil {
+            if pass.batchKind != 0, action(at: index).batchWord(kind: pass.batchKind) != nil {
                 fire.isKept = true
                 return
             }
             free(entry.slot, releasing: &fire.action)
             return
         }
-        fire.action = slots[index].action
+        fire.action = action(at: index)
         enqueue(entry.slot, deferring: slots[index].fireDate <= now)
     }
 

@@ -10,12 +10,14 @@
 /// Mode names are interned to small indices when a timer is created, so arming and firing never
 /// hash a string. Index 0 is `default`, index 1 is the `common` pseudo-mode.
 ///
-/// Memory per armed timer: a 48-byte slot (TimerSlot.swift: the action's words and kind, the
-/// small fields as bits, the fire date) and a 16-byte heap entry, 64 bytes; a repeating or
-/// tolerant timer adds a 16-byte ``Timing``. Measured with `CadenceBench mem` (N = 10⁶, the
-/// program's 16-byte handles included): 128 bytes per timer with a 96-byte slot (a closure
-/// field beside the C words, interval and tolerance in every slot), 96 with a 64-byte one, 80
-/// now; libuv's `uv_timer_t` program, 152.
+/// Memory per armed timer: a 40-byte slot (TimerSlot.swift: two words of the action and its kind,
+/// the small fields as bits, the fire date) and a 16-byte heap entry, 56 bytes; a repeating or
+/// tolerant timer adds a 16-byte ``Timing``, and the action's third word, which timers share (a
+/// C callback's release function is its loop's), is kept once by tag (``sharedWords``). Measured
+/// with `CadenceBench mem` (N = 10⁶, the program's 16-byte handles included): 128 bytes per timer
+/// with a 96-byte slot (a closure field beside the C words, interval and tolerance in every
+/// slot), 96 with a 64-byte one, 80 with a 48-byte one (the third word in every slot), 72 now;
+/// libuv's `uv_timer_t` program, 152.
 struct TimerQueues {
     static let defaultIndex = 0
     static let commonIndex = 1
@@ -46,6 +48,12 @@ struct TimerQueues {
     /// would fill with zeros: 16 bytes a slot.
     private(set) var timings: ContiguousArray<Timing> = [Timing()]
     private var freeTimings: [UInt32] = []
+    /// The third words of armed timers' actions, which timers share (a C callback's is its
+    /// loop's release function: one or two a loop), by the tag their slots keep
+    /// (``StoredAction``); tag 0 is the word 0. See ``tag(for:)``.
+    private(set) var sharedWords: [UInt] = [0]
+    /// The tag that ``tag(for:)`` found last: the loop's current release function, as a rule.
+    private var lastTag = 0
     private var freeSlots: [UInt32] = []
     /// How many slots, from 0, timers have taken since the table last emptied; the slots past
     /// them are kept only for their generations, and the next timers take them in order.
@@ -135,7 +143,7 @@ struct TimerQueues {
         slots[index].timing = interval == 0 && tolerance == 0 ? 0 : keepTiming(Timing(interval: interval, tolerance: tolerance))
         slots[index].missedTicks = missedTicks
         slots[index].modeIndex = UInt16(modeIndex)
-        slots[index].action = action
+        slots[index].action = action.stored(tag: tag(for: action.sharedWord)!)  // checked by the caller
         slots[index].isArmed = true
         slots[index].isReferenced = true
         slots[index].handle = held ? .held : .none
@@ -146,6 +154,38 @@ struct TimerQueues {
         count += 1
         enqueue(slot)
         return TimerID(slot: slot, generation: slots[index].generation)
+    }
+
+    /// The tag of `word` in ``sharedWords``, which takes it if it is new; nil when all
+    /// ``StoredAction/tagLimit`` tags are taken by words of armed timers. Arming calls it first
+    /// (the one place it fails). A word no armed timer keeps any more leaves its tag to the next
+    /// new one: a scan of the slots, made only when every tag is taken (a program that has set
+    /// more than 31 release functions on a loop).
+    mutating func tag(for word: UInt) -> Int? {
+        if sharedWords[lastTag] == word { return lastTag }
+        if let known = sharedWords.firstIndex(of: word) {
+            lastTag = known
+            return known
+        }
+        if sharedWords.count < StoredAction.tagLimit {
+            sharedWords.append(word)
+        } else {
+            var kept = UInt64(1)  // tag 0 stays the word 0
+            for slot in slots where slot.isArmed { kept |= 1 << UInt64(slot.action.tag) }
+            guard let free = sharedWords.indices.first(where: { kept & 1 << UInt64($0) == 0 }) else { return nil }
+            sharedWords[free] = word
+            lastTag = free
+            return free
+        }
+        lastTag = sharedWords.count - 1
+        return lastTag
+    }
+
+    /// The action of the timer in slot `index`, its third word restored.
+    @inline(__always)
+    func action(at index: Int) -> TimerAction {
+        let stored = slots[index].action
+        return TimerAction(stored, shared: sharedWords[stored.tag])
     }
 
     /// Whether `id` names a timer that is still armed.
@@ -201,8 +241,10 @@ struct TimerQueues {
     /// ``inheritedGenerations``, for a successor in the loop's registry place.
     mutating func removeAll() -> [TimerAction] {
         var actions: [TimerAction] = []
-        for index in slots.indices where slots[index].isArmed { actions.append(slots[index].action) }
+        for index in slots.indices where slots[index].isArmed { actions.append(action(at: index)) }
         keepGenerations()
+        sharedWords = [0]
+        lastTag = 0
         slots.removeAll()
         freeSlots.removeAll()
         forgetTimings()
@@ -229,7 +271,7 @@ struct TimerQueues {
     func isLive(_ entry: TimerHeapEntry, in heap: Int) -> Bool {
         let index = Int(entry.slot)
         guard index < slots.count else { return false }
-        let slot = slots[index]  // read once: plain data, 48 bytes
+        let slot = slots[index]  // read once: plain data, 40 bytes
         guard slot.isQueued, slot.sequence == entry.sequence else { return false }
         let mode = Int(slot.modeIndex)
         let tolerance = timing(of: slot).tolerance
@@ -243,7 +285,7 @@ struct TimerQueues {
     mutating func enqueue(_ slot: UInt32, deferring: Bool = false) {
         let index = Int(slot)
         slots[index].isQueued = true
-        let queued = slots[index]  // read once: plain data, 48 bytes
+        let queued = slots[index]  // read once: plain data, 40 bytes
         let mode = Int(queued.modeIndex)
         let entry = TimerHeapEntry(key: queued.fireDate, sequence: queued.sequence, slot: slot)
         let tolerance = timing(of: queued).tolerance
@@ -264,7 +306,7 @@ struct TimerQueues {
     /// one whose detached handle was released is reused now.
     mutating func free(_ slot: UInt32, releasing action: inout TimerAction) {
         let index = Int(slot)
-        swap(&action, &slots[index].action)
+        action = self.action(at: index)
         slots[index].action = .idle
         slots[index].isArmed = false
         if slots[index].timing != 0 {

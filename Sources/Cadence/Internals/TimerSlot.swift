@@ -23,11 +23,11 @@ struct TimerID: Hashable, Sendable {
 /// Slots live in one contiguous array and are reused, so arming a timer allocates nothing once
 /// the table has grown to the number of timers in use. Read and written under the loop's lock.
 struct TimerSlot {
-    /// The armed timer's action; ``TimerAction/idle`` otherwise. First: its 25 bytes leave 7 of
-    /// its last word to the small fields after it (Swift places a field at the size of the one
-    /// before, not its stride), so that a slot is 48 bytes: with its heap entry (16), 64 bytes
-    /// per armed timer.
-    var action = TimerAction.idle
+    /// The armed timer's action (its third word by tag: ``StoredAction``); idle otherwise. First:
+    /// its 17 bytes leave 7 of its last word to the small fields after it (Swift places a field
+    /// at the size of the one before, not its stride), so that a slot is 40 bytes: with its heap
+    /// entry (16), 56 bytes per armed timer.
+    var action = StoredAction.idle
     /// ``isQueued``, ``isArmed``, ``isReferenced``, ``handle`` and ``missedTicks``, as bits.
     private var flags: UInt8 = Self.referencedBit
     /// The index of the timer's mode: 16 bits, so that the small fields fit beside the action
