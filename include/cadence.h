@@ -240,6 +240,10 @@ CADENCE_EXPORT int cadence_loop_armed_timers(cadence_loop loop, uint64_t *_Nulla
  * timer). Functions those calls are given are unaffected; a countdown's or poller's callback
  * must still be given.
  * Threads: any thread; a registration racing with this call gets the old or the new pair.
+ * A loop keeps at most 31 release functions for its armed scheduled timers (each keeps its own
+ * by a 5-bit tag, 8 bytes a timer less): a timer scheduled while 31 others, each with a timer
+ * still armed, have been set fails with CADENCE_ENOMEM; one with no armed timer left gives its
+ * place to the next. (Subscriptions, countdowns and pollers keep theirs in full.)
  * Errors: CADENCE_EBADF (stale or closed loop). */
 CADENCE_EXPORT int cadence_loop_set_callbacks(cadence_loop loop, cadence_fire_fn _Nullable fire,
                                               cadence_release_fn _Nullable release);

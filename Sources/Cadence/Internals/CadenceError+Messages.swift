@@ -62,7 +62,7 @@ extension CadenceError {
     @inline(never)
     static func tooManySharedWords() -> CadenceError {
         outOfMemory.with("release function must be one of at most \(StoredAction.tagLimit - 1) that the loop's armed "
-                         + "registrations were made with (cadence_loop_set_callbacks), got one more")
+                         + "timers were scheduled with (cadence_loop_set_callbacks), got one more")
     }
 
     /// A mode that is well formed but not registered on the loop.
