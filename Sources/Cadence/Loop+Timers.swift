@@ -44,13 +44,13 @@ extension Loop {
             action.discard()
             throw .loopClosed()
         }
-        guard queues.tag(for: action.sharedWord) != nil else {  // so that `arm` finds it
+        guard let tag = queues.tag(for: action.sharedWord) else {
             action.discard()
             throw .tooManySharedWords()
         }
         let first = fireDate ?? timeSource.now().saturatingAdd(delay)
         let id = queues.arm(fireDate: first, interval: interval, tolerance: tolerance,
-                            missedTicks: missedTicks, modeIndex: modeIndex, action: action, held: held)
+                            missedTicks: missedTicks, modeIndex: modeIndex, action: action, tag: tag, held: held)
         if held && Int(id.slot) >= TimerID.handleSlotLimit { try refuseHandle(id) }
         planWakeLocked(forTimerAt: first, tolerance: tolerance, modeIndex: modeIndex)
         if isHosted { updateHostLivenessLocked() }

@@ -136,14 +136,15 @@ struct TimerQueues {
     /// outlives the timer until the handle is released.
     mutating func arm(fireDate: Nanoseconds, interval: Nanoseconds, tolerance: Nanoseconds,
                       missedTicks: MissedTickPolicy, modeIndex: Int, action: consuming TimerAction,
-                      held: Bool = false) -> TimerID {
+                      tag: Int? = nil, held: Bool = false) -> TimerID {
         let slot = freeSlots.popLast() ?? nextSlot()
         let index = Int(slot)
         slots[index].fireDate = fireDate
         slots[index].timing = interval == 0 && tolerance == 0 ? 0 : keepTiming(Timing(interval: interval, tolerance: tolerance))
         slots[index].missedTicks = missedTicks
         slots[index].modeIndex = UInt16(modeIndex)
-        slots[index].action = action.stored(tag: tag(for: action.sharedWord)!)  // checked by the caller
+        // `tag`: what ``tag(for:)`` gave the caller for the action's shared word (nil: ask it here).
+        slots[index].action = action.stored(tag: tag ?? self.tag(for: action.sharedWord)!)
         slots[index].isArmed = true
         slots[index].isReferenced = true
         slots[index].handle = held ? .held : .none
@@ -161,8 +162,15 @@ struct TimerQueues {
     /// (the one place it fails). A word no armed timer keeps any more leaves its tag to the next
     /// new one: a scan of the slots, made only when every tag is taken (a program that has set
     /// more than 31 release functions on a loop).
+    @inline(__always)
     mutating func tag(for word: UInt) -> Int? {
+        if word == 0 { return 0 }  // a closure's, or a C callback's without a release function
         if sharedWords[lastTag] == word { return lastTag }
+        return newTag(for: word)
+    }
+
+    @inline(never)  // off the start's path
+    private mutating func newTag(for word: UInt) -> Int? {
         if let known = sharedWords.firstIndex(of: word) {
             lastTag = known
             return known
