@@ -1,14 +1,19 @@
 """The table of one :mod:`cadence.asyncio` event loop's timers armed in C: what their userdata
 names.
 
-Each timer handed to C takes a key here (an index), and C's userdata is the key plus
-``_table.UNTIMED`` (its callback is called with no ``Tick``). The table is the event loop's own,
-not the binding's callback table (``_table``), so that an event loop left open with timers
-armed is garbage like asyncio's: the loop, this table and its timers (each holds its loop) form a
-cycle that nothing outside holds. The Cadence loop's state, which a finalizer keeps, reaches the
-table only through a weak reference (``_asyncio_pending.install``); once the collector has
-cleared it, C's calls for the table's keys (the releases of its Cadence loop's close, run by the
-event loop's ``__del__``) find nothing and change nothing.
+Each timer handed to C takes a key here (an index), and C's userdata is the key plus the table's
+:attr:`Armed.base`: ``_table.UNTIMED`` (its callback is called with no ``Tick``) and the table's
+number, so that a userdata of one table is never taken for a key of another (a timer that C
+still calls after its event loop closed, while another event loop runs on the same Cadence
+loop): each lookup checks it, and one that is not this table's, or names a free key, changes
+nothing.
+
+The table is the event loop's own, not the binding's callback table (``_table``), so that an
+event loop left open with timers armed is garbage like asyncio's: the loop, this table and its
+timers (each holds its loop) form a cycle that nothing outside holds. The Cadence loop's state,
+which a finalizer keeps, reaches the table only through a weak reference
+(``_asyncio_pending.install``); once the collector has cleared it, C's calls for the table's keys
+find nothing and change nothing.
 
 Threads: the event loop's. Every change comes from its flush, its pass, or C's callbacks during
 its pass, all on the thread that runs it (or on any one thread while it does not run).
@@ -16,9 +21,12 @@ its pass, all on the thread that runs it (or on any one thread while it does not
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from ._table import UNTIMED
+
+_numbers = itertools.count(1)
 
 
 class Armed:
@@ -29,7 +37,7 @@ class Armed:
     then hand the keys back with :meth:`free_all` or ``free.append``.
     """
 
-    __slots__ = ("__weakref__", "free", "slots")
+    __slots__ = ("__weakref__", "base", "free", "slots")
 
     #: Free keys above which a table whose every key is free gives them up (:meth:`shrink`).
     KEEP = 1024
@@ -37,10 +45,12 @@ class Armed:
     def __init__(self) -> None:
         self.slots: list[Any] = []
         self.free: list[int] = []
+        #: Added to a key, C's userdata: ``UNTIMED`` and the table's number (16 bits, at bit 32).
+        self.base = UNTIMED + ((next(_numbers) & 0xFFFF) << 32)
 
     def hold(self, timer: Any) -> int:
         """Holds ``timer`` until C is done with it; returns its key (C's userdata is the key
-        plus ``UNTIMED``)."""
+        plus :attr:`base`)."""
         free, slots = self.free, self.slots
         if free:
             key = free.pop()
@@ -52,9 +62,9 @@ class Armed:
 
     def hold_all(self, timers: list[Any]) -> list[int]:
         """:meth:`hold` of each timer, in one call (a loop turn's starts); returns C's userdata
-        for each, the key plus ``UNTIMED``."""
+        for each, the key plus :attr:`base`."""
         keys: list[int] = []
-        add, free, slots = keys.append, self.free, self.slots  # locals: a hot path
+        add, free, slots, base = keys.append, self.free, self.slots, self.base  # a hot path
         for timer in timers:
             if free:
                 key = free.pop()
@@ -62,25 +72,26 @@ class Armed:
             else:
                 key = len(slots)
                 slots.append(timer)
-            add(key + UNTIMED)
+            add(key + base)
         return keys
 
     def take(self, userdata: int) -> Any:
-        """The timer at C's ``userdata`` (a key plus ``UNTIMED``), its key freed: C passes it no
-        more. None if the key is free (its timer was taken already)."""
-        key = userdata - UNTIMED
-        timer, self.slots[key] = self.slots[key], None
-        if timer is not None:
-            self.free.append(key)
+        """The timer at C's ``userdata`` (a key plus :attr:`base`), its key freed: C passes it
+        no more. None if the key is free (its timer was taken already) or not this table's."""
+        key, slots = userdata - self.base, self.slots
+        if not 0 <= key < len(slots) or (timer := slots[key]) is None:
+            return None
+        slots[key] = None
+        self.free.append(key)
         return timer
 
     def drop_all(self, userdata: list[int]) -> None:
-        """Frees the keys of C's ``userdata`` (each a key plus ``UNTIMED``): their timers were
-        cancelled in C."""
-        slots, free = self.slots, self.free.append
+        """Frees the keys of C's ``userdata`` (each a key plus :attr:`base`): their timers were
+        cancelled in C. A userdata not of this table, or of a free key, changes nothing."""
+        slots, free, base, end = self.slots, self.free.append, self.base, len(self.slots)
         for data in userdata:
-            key = data - UNTIMED
-            if slots[key] is not None:
+            key = data - base
+            if 0 <= key < end and slots[key] is not None:
                 slots[key] = None
                 free(key)
 

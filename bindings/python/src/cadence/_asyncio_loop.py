@@ -224,13 +224,18 @@ class EventLoop(asyncio.SelectorEventLoop):
     def close(self) -> None:
         """Closes the event loop (asyncio's), then the Cadence loop if the event loop made it.
         Its timers never run, as asyncio forgets its scheduled ones: those not yet handed to
-        Cadence are forgotten, and those armed in a Cadence loop it was given are cancelled
-        there (a loop it made is closed with them)."""
+        Cadence are forgotten, and those armed in the Cadence loop are cancelled there.
+
+        Raises:
+            LoopBusy: the event loop made the Cadence loop, which runs or has a thread of its own
+                (``Loop.close``); the event loop is closed all the same, its timers cancelled.
+        """
         super().close()
         if (pending := getattr(self, "_pending", None)) is not None:
             pending.discard()
-            if not self._owns:
-                self._cancel_armed(pending)
+            # Cancelled also when this event loop made the Cadence loop: that loop's close may
+            # fail (run or threaded meanwhile), which would leave them armed there.
+            self._cancel_armed(pending)
             try:
                 self._flush()
             finally:
@@ -284,13 +289,16 @@ class EventLoop(asyncio.SelectorEventLoop):
         """Calls the timers of the collected records (their userdata at ``words[start:end:WORDS]``),
         as C would have: ``Timer.__call__`` puts each in the ready queue. Each key is free once
         its timer is out of the event loop's table (C passes it no more)."""
-        slots, free = self._armed.slots, self._armed.free.append
+        armed = self._armed
+        slots, free, base = armed.slots, armed.free.append, armed.base
         index = start
         try:
             while index < end:
-                key = words[index] - _UNTIMED
+                key = words[index] - base
                 index += _batch.WORDS
-                timer, slots[key] = slots[key], None
+                if not 0 <= key < len(slots) or (timer := slots[key]) is None:
+                    continue  # not this table's, or taken: a timer of a closed event loop
+                slots[key] = None
                 try:
                     timer()
                 except BaseException as error:  # noqa: BLE001 - routed as a callback's error

@@ -35,13 +35,12 @@ from array import array
 from itertools import compress
 from typing import Any, cast
 
-from . import _cancels, _lib, _state, _table
+from . import _cancels, _lib, _state
 from ._asyncio_armed import Armed
 from .errors import LoopBusy, error_for
 
 _start_one = _lib.lib.cadence_loop_schedule_transient
 _start_batch = _lib.lib.cadence_loop_schedule_transient_batch
-_UNTIMED = _table.UNTIMED
 _ident = threading.get_ident
 
 
@@ -114,10 +113,11 @@ class Pending:
         if timer._cadence is None:  # cancelled before its start was handed over
             self.dropped = 0
             return
-        key, out = self.armed.hold(timer), self.out
-        if code := _start_one(handle, date, late, key + _UNTIMED, out):
+        armed, out = self.armed, self.out
+        userdata = armed.hold(timer) + armed.base
+        if code := _start_one(handle, date, late, userdata, out):
             timer._cadence = None
-            self.armed.take(key + _UNTIMED)
+            armed.take(userdata)
             raise error_for(code, where)
         timer._cadence = out.value
 
@@ -131,8 +131,8 @@ class Pending:
                 return
             dates, lates = list(compress(dates, live)), list(compress(lates, live))
             timers = list(compress(timers, live))
-        # Each timer takes its key now, C's userdata the key with UNTIMED (its callback is called
-        # with no Tick: _table.UNTIMED).
+        # Each timer takes its key now, C's userdata the key with the table's base (UNTIMED: its
+        # callback is called with no Tick).
         keys = self.armed.hold_all(timers)
         count = len(timers)
         when, late, data = array("d", dates), array("d", lates), array("Q", keys)
@@ -227,8 +227,8 @@ def install(state: _state.LoopState, pending: Pending, where: str) -> None:
 def uninstall(state: _state.LoopState, pending: Pending) -> None:
     """Undoes :func:`install` of ``pending``: the loop is its own again. Also when the collector
     has cleared the state's weak reference (an event loop left open, closed by its
-    ``__del__``). C's calls for the event loop's timers still find their table (weakly): those
-    of the loop's close, when the event loop made the loop."""
+    ``__del__``). The event loop's table goes too: C's calls for a timer of it that C still
+    had (one being fired as the event loop closed) find nothing."""
     if isinstance(state, FlushingState) and state.pending() in (pending, None):
         state.__class__ = cast("type[FlushingState]", _state.LoopState)
-        del state.pending
+        del state.pending, state.armed

@@ -23,7 +23,7 @@ import threading
 import weakref
 from typing import Any, Callable
 
-from . import _batch, _cancels, _lib, _table
+from . import _asyncio_armed, _batch, _cancels, _lib, _table
 from .errors import InvalidArgument, check, error_for
 from .tick import Tick
 
@@ -235,6 +235,7 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         table: Any = None
         timers: list[Any] = []
         untimed_freed: list[int] = []
+        base = 0
         try:
             for index in range(count):
                 cursor[0] = index + 1  # C: this record's call has started
@@ -256,11 +257,13 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
                         if table is None:
                             if (table := untimed()) is None:
                                 continue  # its event loop is gone
-                            timers, untimed_freed = table.slots, table.free
-                        callback = timers[(key := key - flag)]
-                        timers[key] = None
-                        untimed_freed.append(key)
-                        callback()
+                            timers, untimed_freed, base = table.slots, table.free, table.base
+                        key -= base
+                        # Not this table's, or taken: a timer of a closed event loop.
+                        if 0 <= key < len(timers) and (callback := timers[key]) is not None:
+                            timers[key] = None
+                            untimed_freed.append(key)
+                            callback()
                 except BaseException as error:  # noqa: BLE001 - routed, never into C
                     fail(error)
         finally:
@@ -278,7 +281,8 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         call(slots[key].poll, event.source, event.number, event.date)
 
     functions = (fire, release, countdown, poll, batch)
-    GLUE.update(f.__code__ for f in (*functions, call, fail, flush, _cancels.steal_all))
+    GLUE.update(f.__code__ for f in (*functions, call, fail, flush, untimed, _cancels.steal_all))
+    GLUE.update(f.__code__ for f in (_asyncio_armed.Armed.take, _asyncio_armed.Armed.drop_all))
     kinds: Any = _lib.CALLBACK_TYPES
     return tuple(kind(f) for kind, f in zip(kinds, functions))
 
