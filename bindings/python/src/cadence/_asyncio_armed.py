@@ -22,6 +22,7 @@ its pass, all on the thread that runs it (or on any one thread while it does not
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from typing import Any
 
 from ._table import UNTIMED
@@ -48,21 +49,9 @@ class Armed:
         #: Added to a key, C's userdata: ``UNTIMED`` and the table's number (16 bits, at bit 32).
         self.base = UNTIMED + ((next(_numbers) & 0xFFFF) << 32)
 
-    def hold(self, timer: Any) -> int:
-        """Holds ``timer`` until C is done with it; returns its key (C's userdata is the key
-        plus :attr:`base`)."""
-        free, slots = self.free, self.slots
-        if free:
-            key = free.pop()
-            slots[key] = timer
-        else:
-            key = len(slots)
-            slots.append(timer)
-        return key
-
-    def hold_all(self, timers: list[Any]) -> list[int]:
-        """:meth:`hold` of each timer, in one call (a loop turn's starts); returns C's userdata
-        for each, the key plus :attr:`base`."""
+    def hold_all(self, timers: Sequence[Any]) -> list[int]:
+        """Holds each timer until C is done with it (a loop turn's starts, or one); returns C's
+        userdata for each, its key plus :attr:`base`."""
         keys: list[int] = []
         add, free, slots, base = keys.append, self.free, self.slots, self.base  # a hot path
         for timer in timers:

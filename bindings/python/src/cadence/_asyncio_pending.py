@@ -114,7 +114,7 @@ class Pending:
             self.dropped = 0
             return
         armed, out = self.armed, self.out
-        userdata = armed.hold(timer) + armed.base
+        (userdata,) = armed.hold_all((timer,))
         if code := _start_one(handle, date, late, userdata, out):
             timer._cadence = None
             armed.take(userdata)
