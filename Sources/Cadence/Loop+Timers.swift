@@ -44,7 +44,12 @@ extension Loop {
             action.discard()
             throw .loopClosed()
         }
-        guard let tag = queues.tag(for: action.sharedWord) else {
+        var tag = queues.tag(for: action.sharedWord)
+        if tag == nil {  // every tag kept: a batch being handed over may hold fired timers' tags
+            settleBatchLocked()
+            tag = queues.tag(for: action.sharedWord)
+        }
+        guard let tag else {
             action.discard()
             throw .tooManySharedWords()
         }

@@ -4,7 +4,7 @@
  * close. A loop keeps at most 31 release functions for its armed registrations (its timers keep
  * them by a 5-bit tag): a registration made with a 32nd while 31 others have registrations armed
  * fails with CADENCE_ENOMEM and leaves its userdata untouched; once one of the 31 has none left,
- * its place is taken. */
+ * its place is taken, also when its last timer's call has just started in a fire batch. */
 #include "check.h"
 
 enum { FUNCTIONS = 40, KEPT = 31 };
@@ -121,9 +121,45 @@ static void a_final_fire_calls_no_release(void) {
     CHECK_OK(cadence_loop_close(loop));
 }
 
+/* In a fire batch, a record whose call has started has fired (cadence_loop_set_fire_batch): its
+ * release function's place is free for a new one scheduled from that call. */
+static cadence_loop batch_loop;
+static int64_t batch_scheduled;
+static reg batch_reg = {.made_with = KEPT, .released_by = -1};
+static void on_fire(void *userdata, double fire_date, uint64_t skipped, int final) {
+    (void)userdata; (void)fire_date; (void)skipped; (void)final;
+}
+static void on_batch(cadence_fire_record *records, size_t count, size_t *started) {
+    (void)records;
+    for (size_t i = 0; i < count; i++) {
+        *started = i + 1;
+        if (i == 0) {  /* function 0's only timer: fired */
+            CHECK_OK(cadence_loop_set_callbacks(batch_loop, on_fire, releases[KEPT]));
+            batch_scheduled = cadence_loop_schedule_default(batch_loop, 5, &batch_reg);
+        }
+    }
+}
+static void a_started_batch_record_frees_its_place(void) {
+    CHECK_OK(cadence_loop_create_virtual(&batch_loop));
+    reg regs[KEPT];
+    for (int i = 0; i < KEPT; i++) {
+        CHECK_OK(cadence_loop_set_callbacks(batch_loop, on_fire, releases[i]));
+        regs[i] = (reg){.made_with = i, .released_by = -1};
+        CHECK(cadence_loop_schedule_default(batch_loop, 1, &regs[i]) > 0);
+    }
+    CHECK_OK(cadence_loop_set_fire_batch(batch_loop, on_batch));
+    CHECK_OK(cadence_loop_run(batch_loop, "default", 2));
+    CHECK(batch_scheduled > 0);
+    CHECK_OK(cadence_loop_close(batch_loop));
+    for (int i = 0; i < KEPT; i++) CHECK_EQ(regs[i].releases, 0);  /* all fired: none released */
+    CHECK_EQ(batch_reg.released_by, KEPT);  /* armed at the close: its own function */
+    CHECK_EQ(batch_reg.releases, 1);
+}
+
 int main(void) {
     each_end_calls_its_own_release_function();
     a_final_fire_calls_no_release();
+    a_started_batch_record_frees_its_place();
     puts("release_functions: ok");
     return 0;
 }

@@ -52,6 +52,9 @@ struct TimerQueues {
     /// loop's release function: one or two a loop), by the tag their slots keep
     /// (``StoredAction``); tag 0 is the word 0. See ``tag(for:)``.
     private(set) var sharedWords: [UInt] = [0]
+    /// How many armed timers keep each tag (tag 0's is not counted): a tag that none keeps is free
+    /// for a new word once every tag is taken.
+    private var tagUses = [Int](repeating: 0, count: StoredAction.tagLimit)
     /// The tag that ``tag(for:)`` found last: the loop's current release function, as a rule.
     private var lastTag = 0
     private var freeSlots: [UInt32] = []
@@ -144,7 +147,9 @@ struct TimerQueues {
         slots[index].missedTicks = missedTicks
         slots[index].modeIndex = UInt16(modeIndex)
         // `tag`: what ``tag(for:)`` gave the caller for the action's shared word (nil: ask it here).
-        slots[index].action = action.stored(tag: tag ?? self.tag(for: action.sharedWord)!)
+        let tag = tag ?? self.tag(for: action.sharedWord)!
+        slots[index].action = action.stored(tag: tag)
+        if tag != 0 { tagUses[tag] &+= 1 }
         slots[index].isArmed = true
         slots[index].isReferenced = true
         slots[index].handle = held ? .held : .none
@@ -158,10 +163,10 @@ struct TimerQueues {
     }
 
     /// The tag of `word` in ``sharedWords``, which takes it if it is new; nil when all
-    /// ``StoredAction/tagLimit`` tags are taken by words of armed timers. Arming calls it first
-    /// (the one place it fails). A word no armed timer keeps any more leaves its tag to the next
-    /// new one: a scan of the slots, made only when every tag is taken (a program that has set
-    /// more than 31 release functions on a loop).
+    /// ``StoredAction/tagLimit`` tags are kept by armed timers. Arming calls it first (the one
+    /// place it fails). Once every tag is taken (a program that has set more than 31 release
+    /// functions on a loop), a word that no armed timer keeps any more leaves its tag to the
+    /// next new one (``tagUses``).
     @inline(__always)
     mutating func tag(for word: UInt) -> Int? {
         if word == 0 { return 0 }  // a closure's, or a C callback's without a release function
@@ -178,9 +183,7 @@ struct TimerQueues {
         if sharedWords.count < StoredAction.tagLimit {
             sharedWords.append(word)
         } else {
-            var kept = UInt64(1)  // tag 0 stays the word 0
-            for slot in slots where slot.isArmed { kept |= 1 << UInt64(slot.action.tag) }
-            guard let free = sharedWords.indices.first(where: { kept & 1 << UInt64($0) == 0 }) else { return nil }
+            guard let free = (1..<sharedWords.count).first(where: { tagUses[$0] == 0 }) else { return nil }
             sharedWords[free] = word
             lastTag = free
             return free
@@ -252,6 +255,7 @@ struct TimerQueues {
         for index in slots.indices where slots[index].isArmed { actions.append(action(at: index)) }
         keepGenerations()
         sharedWords = [0]
+        tagUses = [Int](repeating: 0, count: StoredAction.tagLimit)
         lastTag = 0
         slots.removeAll()
         freeSlots.removeAll()
@@ -315,6 +319,8 @@ struct TimerQueues {
     mutating func free(_ slot: UInt32, releasing action: inout TimerAction) {
         let index = Int(slot)
         action = self.action(at: index)
+        let tag = slots[index].action.tag
+        if tag != 0 { tagUses[tag] &-= 1 }
         slots[index].action = .idle
         slots[index].isArmed = false
         if slots[index].timing != 0 {
