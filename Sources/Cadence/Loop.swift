@@ -416,6 +416,7 @@ public final class Loop: @unchecked Sendable {
         while true {
             endCallbackLocked()
             pass.batchKind = batchKind  // a callback may have set or cleared the batch
+            pass.batchWaits = hasBatchToDeliverLocked
             guard queues.fireNext(in: pass, now: now, into: &due) else { break }
             fired += 1
             if due.isKept {  // under the lock: the batch is handed over in one call
@@ -425,10 +426,15 @@ public final class Loop: @unchecked Sendable {
             // What comes before this fire, handed over with the lock released: a repeating timer
             // cancelled meanwhile is not called (its cancel stopped it, and released what its
             // action captured: `due.action` is a copy that owns nothing), nor one reset meanwhile
-            // (re-armed during the pass). A one-shot was ended by its take, so its call stays (a
-            // cancel or reset meanwhile failed).
+            // (re-armed during the pass). A one-shot taken while the batch waited was left armed
+            // (held): it ends after the batch, and is not called if a call of the batch cancelled
+            // or reset it.
             if hasBatchToDeliverLocked, !deliverBatchKeeping(due) {
                 due.action = .idle
+                fired -= 1
+                continue
+            }
+            if due.isHeld, !queues.endHeld(due.id, taking: &due.action) {  // cancelled by the batch
                 fired -= 1
                 continue
             }

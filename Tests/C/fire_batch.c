@@ -6,8 +6,9 @@
  * cancel stops it (stealing its userdata) and its reset moves it, and either sets the record's
  * source to 0, which the batch function skips, as without a batch; a record already started
  * reads as fired. A cancel from another thread waits for the batch, and so does a change of the
- * batch from another thread. Bad input: no fire function, a call from the batch, a stale loop.
- * NULL goes back to one call per fire. */
+ * batch from another thread. A one-shot outside the batch due in the same pass after it waits for
+ * the batch too: a record's call cancels it (0, never called) or resets it. Bad input: no fire
+ * function, a call from the batch, a stale loop. NULL goes back to one call per fire. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -254,7 +255,68 @@ static void set_from_another_thread(cadence_fire_batch_fn batch) {
     CHECK_OK(cadence_loop_close(loop));
 }
 
+/* A one-shot with a callback of its own (outside the batch), due with the batched ones: record
+ * 0's call cancels it (`outside_action` 1) or resets it by 1 s (2). */
+static struct {
+    cadence_cancellable timer;
+    int action, result, calls, releases;
+    double fire_date;
+} outside;
+
+static void outside_tick(const cadence_tick *tick, void *userdata) {
+    (void)userdata;
+    outside.calls++;
+    outside.fire_date = tick->fire_date;
+}
+
+static void outside_release(void *userdata) {
+    if (userdata == &outside) outside.releases++;
+}
+
+static void outside_fire(void *userdata, double fire_date, uint64_t skipped, int final) {
+    (void)userdata; (void)fire_date; (void)skipped; (void)final;
+}
+
+static void batch_before_outside(cadence_fire_record *records, size_t count, size_t *started) {
+    (void)records;
+    for (size_t i = 0; i < count; i++) {
+        *started = i + 1;
+        if (i > 0) continue;
+        outside.result = outside.action == 1 ? cadence_cancel(outside.timer)
+                                             : cadence_timer_reset(outside.timer, 1);
+    }
+}
+
+static void a_record_cancels_or_resets_a_one_shot_due_after_the_batch(int action) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    CHECK_OK(cadence_loop_set_callbacks(loop, outside_fire, outside_release));
+    outside.action = action;
+    outside.calls = outside.releases = 0;
+    outside.result = 99;
+    for (int i = 0; i < 3; i++) CHECK(cadence_loop_schedule_default(loop, 1, NULL) > 0);
+    CHECK_OK(cadence_loop_schedule(loop, 1, 0, "default", outside_tick, &outside, &outside.timer));
+    CHECK_OK(cadence_loop_set_fire_batch(loop, batch_before_outside));
+    CHECK_OK(cadence_loop_run(loop, "default", 1.5));
+    CHECK_EQ(outside.result, 0);
+    if (action == 1) {
+        CHECK_EQ(outside.releases, 1);  /* stopped by the cancel: released, never called */
+        CHECK_OK(cadence_loop_run(loop, "default", 2));
+        CHECK_EQ(outside.calls, 0);
+    } else {
+        CHECK_EQ(outside.calls, 0);  /* moved to a second after the reset */
+        CHECK_OK(cadence_loop_run(loop, "default", 1));
+        CHECK_EQ(outside.calls, 1);
+        CHECK(near(outside.fire_date, 2));
+        CHECK_EQ(outside.releases, 0);
+    }
+    CHECK_OK(cadence_cancellable_release(outside.timer));
+    CHECK_OK(cadence_loop_close(loop));
+}
+
 int main(void) {
+    a_record_cancels_or_resets_a_one_shot_due_after_the_batch(1);
+    a_record_cancels_or_resets_a_one_shot_due_after_the_batch(2);
     virtual_batches();
     cancel_waits_for_batch();
     set_from_another_thread(NULL);

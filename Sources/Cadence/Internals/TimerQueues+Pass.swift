@@ -14,6 +14,10 @@ extension TimerQueues {
         /// one-shot stays armed when taken, out of its heaps, until the loop ends it once its call
         /// has started.
         var batchKind: UInt = 0
+        /// Whether a batch waits to be handed over before the next timer is called: a one-shot
+        /// outside the batch taken now stays armed too (``Fire/isHeld``), so that a call of the
+        /// batch can still cancel it (cadence_cancel: once it returns, no callback starts).
+        var batchWaits = false
     }
 
     /// Starts a pass in `mode` at `now`. What is due is taken one timer at a time by
@@ -74,6 +78,10 @@ extension TimerQueues {
         /// A one-shot of the pass's ``Pass/batchKind``, left armed (its action stays in its
         /// slot): the loop ends it with ``endKept(_:)``.
         var isKept = false
+        /// A one-shot outside the batch taken while a batch waited (``Pass/batchWaits``), left
+        /// armed: the loop ends it with ``endHeld(_:taking:)`` once the batch has been handed
+        /// over, and calls it unless a call of the batch cancelled or reset it meanwhile.
+        var isHeld = false
     }
 
     /// Takes the next timer of the pass due at `now` (in fire-date order, ties in scheduling
@@ -180,9 +188,14 @@ extension TimerQueues {
         (fire.fireDate, fire.skipped) = slots[index].advance(now: now, interval: interval, tolerance: tolerance)
         fire.isFinal = interval == 0
         fire.isKept = false
+        fire.isHeld = false
         if fire.isFinal {
             if pass.batchKind != 0, action(at: index).batchWord(kind: pass.batchKind) != nil {
                 fire.isKept = true
+                return
+            }
+            if pass.batchWaits {
+                fire.isHeld = true
                 return
             }
             free(entry.slot, releasing: &fire.action)
@@ -202,6 +215,14 @@ extension TimerQueues {
     mutating func endKept(_ id: TimerID) -> Bool {
         guard isKept(id) else { return false }
         var action = TimerAction.idle
+        free(id.slot, releasing: &action)
+        return true
+    }
+
+    /// Ends a held one-shot (``Fire/isHeld``) and moves its action to `action`, for its call; false
+    /// if a cancel or reset took it meanwhile.
+    mutating func endHeld(_ id: TimerID, taking action: inout TimerAction) -> Bool {
+        guard isKept(id) else { return false }
         free(id.slot, releasing: &action)
         return true
     }
