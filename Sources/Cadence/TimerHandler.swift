@@ -17,7 +17,8 @@
 //
 // Storage without allocation or value witnesses: a timer slot keeps a handler that is plain
 // words (`PlainTimerHandler`, three words: `HandlerWords`) as those words and its type's byte
-// (`HandlerKinds`), in `TimerAction`: a slot is plain data, 48 bytes. Calls go through the type's
+// (`HandlerKinds`), in `TimerAction` (in a slot, `StoredAction`: the third word, shared by many
+// timers, by a tag): a slot is plain data, 40 bytes. Calls go through the type's
 // witness table (one indirect call into the conforming module's own concrete code; a closure's
 // in place); copying and moving a slot's action is copying words. A registration passes its words
 // and type; under the loop's lock the type completes them with the loop's host functions

@@ -52,7 +52,7 @@ package enum FreedMemory {
     /// elements moves once to a buffer of `limit` elements, the most it can hold, and never moves
     /// again: the allocator maps a buffer that large straight from the kernel, whose pages take
     /// memory only when first written, so the reservation costs address space, not memory (a
-    /// loop's timer slots: 2²⁴ × 80 bytes, 1.3 GB of the 128 TB a process has), and no start pays
+    /// loop's timer slots: 2²⁴ × 40 bytes, 671 MB of the 128 TB a process has), and no start pays
     /// for copying the table again (at 10⁷ timers a doubling copied 800 MB inside one start,
     /// 8 µs per start over its batch of 1,000). Where address space is scarce (an `RLIMIT_AS`, or
     /// strict overcommit, which charges untouched pages) tables double all the way, as before.
