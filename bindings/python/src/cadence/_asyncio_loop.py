@@ -19,8 +19,8 @@ from ._async import deliver_errors, descriptor
 from ._asyncio_pending import Pending, install, raw, uninstall
 from ._asyncio_selector import Selector
 from ._asyncio_timer import Timer
+from ._checks import finite_seconds
 from ._run import sigint_stops_run
-from ._state import finite_seconds
 from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
 

@@ -20,7 +20,7 @@ from ._async import deliver_errors
 from ._asyncio_loop import MODE, EventLoop, _date
 from ._asyncio_pending import raw
 from ._asyncio_timer import Timer
-from ._state import finite_seconds
+from ._checks import finite_seconds
 from .errors import check
 from .loop import Loop
 

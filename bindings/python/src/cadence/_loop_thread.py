@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import TypeVar
 
-from . import _lib, _state
+from . import _checks, _lib
 from ._state import LoopState
 from .errors import RUNNING_OR_THREAD, LoopBusy, check
 
@@ -58,7 +58,7 @@ class OwnThread:
             BadHandle: the loop is closed.
         """
         where = "Loop.start_thread"
-        name = _state.mode(mode, where)
+        name = _checks.mode(mode, where)
         state = self._state
         with state.starting:  # never held while a thread is waited for (see stop_thread)
             if not state.claim():  # claimed until C has the thread, so that no run starts

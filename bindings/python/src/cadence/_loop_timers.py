@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Callable, cast
 
-from . import _lib, _state, _table, countdown, poller
+from . import _checks, _lib, _state, _table, countdown, poller
 from ._state import LoopState
 from .cancellable import ScheduledTimer
 from .countdown import Countdown
@@ -72,9 +72,9 @@ class TimerMaking:
             BadHandle: the loop is closed.
         """
         where = "Loop.publish"
-        every = _state.seconds(interval, where, "interval")
-        late = _state.seconds(tolerance, where, "tolerance")
-        encoded = _state.mode(mode, where)
+        every = _checks.seconds(interval, where, "interval")
+        late = _checks.seconds(tolerance, where, "tolerance")
+        encoded = _checks.mode(mode, where)
         policy = policy_value(missed_ticks, where)
         publish = _lib_.cadence_publisher_create
         made = _state.made(publish, where, self._state.handle, every, late, encoded)
@@ -156,9 +156,9 @@ class TimerMaking:
             timer._handle, timer._key = handle, key
             return timer
         where = "Loop.schedule"
-        after = _state.seconds(delay, where, "delay")
-        late = _state.seconds(tolerance, where, "tolerance")
-        encoded = _state.mode(mode, where)
+        after = _checks.seconds(delay, where, "delay")
+        late = _checks.seconds(tolerance, where, "tolerance")
+        encoded = _checks.mode(mode, where)
         state = self._state
         if interval is None:
             if missed_ticks is not None:
@@ -168,7 +168,7 @@ class TimerMaking:
             function: Any = _lib_.cadence_loop_schedule
             times: tuple[Any, ...] = (state.handle, after, late, encoded, None)
         else:
-            every = _state.seconds(interval, where, "interval")
+            every = _checks.seconds(interval, where, "interval")
             chosen = MissedTickPolicy.SKIP if missed_ticks is None else missed_ticks
             policy = policy_value(chosen, where)
             function = _lib_.cadence_loop_schedule_repeating

@@ -1,5 +1,5 @@
 """What the binding knows about one C loop: its handle, its C callbacks, and where the exceptions
-of its Python callbacks go; and the checks of argument types.
+of its Python callbacks go (the checks of argument types are ``_checks``).
 
 The userdata of every registration is a key into the callback table (:mod:`cadence._table`),
 given up when C says it is dead. An :class:`Ending` userdata is also told at release.
@@ -16,15 +16,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import inspect
-import math
-import numbers
 import sys
 import threading
 import weakref
 from typing import Any, Callable
 
 from . import _asyncio_armed, _batch, _cancels, _lib, _table
-from .errors import InvalidArgument, check, error_for
+from .errors import check, error_for
 from .tick import Tick
 
 _stop, _has_thread = _lib.lib.cadence_loop_stop, _lib.lib.cadence_loop_has_thread
@@ -341,58 +339,3 @@ def register(function: Any, where: str, userdata: object, *args: Any, loop: Any 
         _table.drop(key)
         raise error_for(code, where, loop)
     return int(out.value)
-
-
-def seconds(value: object, where: str, name: str) -> float:
-    """``value`` as a float of seconds: TypeError for anything but a real number (``bool``
-    included); values are C's to judge, except those a double cannot hold."""
-    if type(value) is float:
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{where}: {name} must be a number of seconds, not {type(value).__name__}")
-    try:
-        return float(value)
-    except OverflowError:
-        raise InvalidArgument(
-            context=where, detail=f"{name} must be a number a double can hold, got {value!r}"
-        ) from None
-
-
-def finite_seconds(value: object, where: str, name: str, *, positive: bool = False) -> float:
-    """:func:`seconds`, and >= 0 (> 0 with ``positive``) and finite, else InvalidArgument: for
-    values that Python judges itself."""
-    number = seconds(value, where, name)
-    if not (number > 0 if positive else number >= 0) or number == math.inf:
-        rule = "> 0" if positive else ">= 0"
-        raise InvalidArgument(
-            context=where, detail=f"{name} must be {rule} and finite, got {value!r}"
-        )
-    return number
-
-
-def mode(value: object, where: str) -> bytes:
-    """A mode name as UTF-8 for C: TypeError for anything but :class:`str`."""
-    if not isinstance(value, str):
-        raise TypeError(f"{where}: mode must be a str, not {type(value).__name__}")
-    if "\0" in value:
-        raise InvalidArgument(context=where, detail=f"mode must not contain NUL, got {value!r}")
-    try:
-        return value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidArgument(
-            context=where, detail=f"mode must be encodable as UTF-8, got {value!r}"
-        ) from None
-
-
-def function(value: object, where: str, name: str = "callback") -> Any:
-    """``value`` if it is callable; TypeError otherwise."""
-    if not callable(value):
-        raise TypeError(f"{where}: {name} must be callable, not {type(value).__name__}")
-    return value
-
-
-def flag(value: object, where: str, name: str) -> bool:
-    """``value`` if it is a :class:`bool`; TypeError otherwise."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{where}: {name} must be a bool, not {type(value).__name__}")
-    return value

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from ._asyncio_loop import TOLERANCE, EventLoop
 from ._asyncio_virtual import VirtualEventLoop, VirtualTimeError
-from ._state import finite_seconds
+from ._checks import finite_seconds
 
 __all__ = ["EventLoop", "EventLoopPolicy", "VirtualEventLoop", "VirtualTimeError", "run"]
 __all__ += ["tolerance"]

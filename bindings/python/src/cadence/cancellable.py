@@ -24,7 +24,7 @@ import threading
 import warnings
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from . import _cancels, _lib, _state, _table
+from . import _cancels, _checks, _lib, _state, _table
 from .errors import EALREADY, EBADF, check, error_for
 
 if TYPE_CHECKING:
@@ -373,7 +373,7 @@ class ScheduledTimer(Cancellable):
             BadHandle: the timer was closed, or its loop. When it raises, nothing changed.
         """
         where = "ScheduledTimer.reset"
-        value = _state.seconds(delay, where, "delay")
+        value = _checks.seconds(delay, where, "delay")
         if self._let_go("reset"):
             check(EALREADY, where)
         _flush()

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from . import _lib, _state
+from . import _checks, _lib, _state
 from ._async import AsyncStream, Channel, cancel_quietly, until_ended
 from .cancellable import Owned
 
@@ -76,10 +76,10 @@ def _ignore(*args: object) -> None:
 def start(loop: Loop, deadline: float, tick: float, callback: Any, on_finish: Any) -> Countdown:
     """:meth:`Loop.countdown <cadence.Loop.countdown>`."""
     where, state = "Loop.countdown", loop._state
-    end = _state.seconds(deadline, where, "deadline")
-    every = _state.seconds(tick, where, "tick")
-    on_value = _ignore if callback is None else _state.function(callback, where)
-    finish = _ignore if on_finish is None else _state.function(on_finish, where, "on_finish")
+    end = _checks.seconds(deadline, where, "deadline")
+    every = _checks.seconds(tick, where, "tick")
+    on_value = _ignore if callback is None else _checks.function(callback, where)
+    finish = _ignore if on_finish is None else _checks.function(on_finish, where, "on_finish")
     progress = _Progress(state, on_value, finish)
     times = (state.handle, end, every, state.on_countdown)
     handle = _state.register(_lib.lib.cadence_countdown_start, where, progress, *times)

@@ -11,7 +11,7 @@ import math
 import weakref
 from typing import Any, TypeVar
 
-from . import _async, _cancels, _lib, _run, _state
+from . import _async, _cancels, _checks, _lib, _run, _state
 from ._async import Attachment, descriptor
 from ._former import former_name
 from ._loop_thread import OwnThread
@@ -170,8 +170,8 @@ class Loop(TimerMaking, OwnThread):
             BadHandle: the loop is closed.
         """
         where = "Loop.run"
-        value = math.inf if seconds is None else _state.seconds(seconds, where, "seconds")
-        self._run(_state.mode(mode, where), value, where)
+        value = math.inf if seconds is None else _checks.seconds(seconds, where, "seconds")
+        self._run(_checks.mode(mode, where), value, where)
 
     def run_until_idle(self, *, mode: str = "default") -> None:
         """Runs the loop in ``mode`` as :meth:`run` does, until no referenced timer that can fire
@@ -208,7 +208,7 @@ class Loop(TimerMaking, OwnThread):
                 has a thread of its own.
             BadHandle: the loop is closed.
         """
-        self._run(_state.mode(mode, "Loop.run_until_idle"), None, "Loop.run_until_idle")
+        self._run(_checks.mode(mode, "Loop.run_until_idle"), None, "Loop.run_until_idle")
 
     def _run(self, name: bytes, seconds: float | None, where: str) -> None:
         _run.run(self._state, name, seconds, where)
@@ -254,7 +254,7 @@ class Loop(TimerMaking, OwnThread):
         """
         where = "Loop.add_mode"
         check(
-            _lib_.cadence_loop_add_mode(self._state.handle, _state.mode(name, where)), where, self
+            _lib_.cadence_loop_add_mode(self._state.handle, _checks.mode(name, where)), where, self
         )
 
     def add_common_mode(self, name: str) -> None:
@@ -265,7 +265,7 @@ class Loop(TimerMaking, OwnThread):
             As :meth:`add_mode`.
         """
         where = "Loop.add_common_mode"
-        encoded = _state.mode(name, where)
+        encoded = _checks.mode(name, where)
         check(_lib_.cadence_loop_add_common_mode(self._state.handle, encoded), where, self)
 
     # ---- Clock ----
@@ -330,7 +330,7 @@ class Loop(TimerMaking, OwnThread):
         self._jump_clock(seconds, "Loop.jump_clock")
 
     def _jump_clock(self, seconds: float, where: str) -> None:
-        value = _state.seconds(seconds, where, "seconds")
+        value = _checks.seconds(seconds, where, "seconds")
         check(_lib_.cadence_loop_jump_clock(self._state.handle, value), where, self)
 
     def advance_clock(self, seconds: float) -> None:
@@ -359,8 +359,8 @@ class Loop(TimerMaking, OwnThread):
             BadHandle: the loop is closed.
         """
         where = "Loop.sleep"
-        delay = _state.finite_seconds(seconds, where, "seconds")
-        late = _state.finite_seconds(tolerance, where, "tolerance")
+        delay = _checks.finite_seconds(seconds, where, "seconds")
+        late = _checks.finite_seconds(tolerance, where, "tolerance")
         self._check_open(where)
         await _async.sleep(self._state, self.schedule, delay, late)
 
@@ -373,10 +373,10 @@ class Loop(TimerMaking, OwnThread):
             RuntimeError, BadHandle: as :meth:`sleep`.
         """
         where = "Loop.sleep_until"
-        when = _state.seconds(date, where, "date")
+        when = _checks.seconds(date, where, "date")
         if when != when or abs(when) == math.inf:
             raise InvalidArgument(context=where, detail=f"date must be finite, got {date!r}")
-        late = _state.finite_seconds(tolerance, where, "tolerance")
+        late = _checks.finite_seconds(tolerance, where, "tolerance")
         self._check_open(where)
         await _async.sleep(self._state, self.schedule, max(0.0, when - self.now()), late)
 
@@ -424,7 +424,7 @@ class Loop(TimerMaking, OwnThread):
                 is left detached.
             BadHandle: the loop is closed.
         """
-        name = _state.mode(mode, "Loop.attach_asyncio")
+        name = _checks.mode(mode, "Loop.attach_asyncio")
         self._attachment = Attachment(self, self._state, name)
         return self._attachment
 
@@ -461,7 +461,9 @@ class Loop(TimerMaking, OwnThread):
         out = ctypes.c_int()
         _cancels.flush()
         check(
-            _lib_.cadence_loop_alive(self._state.handle, _state.mode(mode, where), out), where, self
+            _lib_.cadence_loop_alive(self._state.handle, _checks.mode(mode, where), out),
+            where,
+            self,
         )
         return bool(out.value)
 
@@ -494,7 +496,7 @@ class Loop(TimerMaking, OwnThread):
             BadHandle: the loop is closed.
         """
         where = "Loop.run_pass"
-        name = _state.mode(mode, where)
+        name = _checks.mode(mode, where)
         state = self._state
         if state.running or state.thread:
             raise LoopBusy(context=where, detail=RUNNING_OR_THREAD)

@@ -9,7 +9,7 @@ import inspect
 from collections.abc import Awaitable, Generator
 from typing import TYPE_CHECKING, Any
 
-from . import _lib, _state
+from . import _checks, _lib, _state
 from ._async import Channel, until_ended
 from .cancellable import Owned, cancel_result
 from .errors import EBADF, InvalidArgument
@@ -135,14 +135,14 @@ def start(
 ) -> Poller:
     """:meth:`Loop.poller <cadence.Loop.poller>`."""
     where, state = "Loop.poller", loop._state
-    every = _state.seconds(interval, where, "interval")
-    _state.function(operation, where, "operation")
-    late = -1.0 if tolerance is None else _state.seconds(tolerance, where, "tolerance")
+    every = _checks.seconds(interval, where, "interval")
+    _checks.function(operation, where, "operation")
+    late = -1.0 if tolerance is None else _checks.seconds(tolerance, where, "tolerance")
     if tolerance is not None and late < 0:  # C would read -1.0 as "10 % of the interval"
         raise InvalidArgument(
             context=where, detail=f"tolerance must be >= 0 and finite or None, got {late!r}"
         )
-    finish = _state.flag(finish_on_return, where, "finish_on_return")
+    finish = _checks.flag(finish_on_return, where, "finish_on_return")
     userdata = _Operation(state, operation, finish)
     times = (state.handle, every, late, state.on_poll)
     handle = _state.register(_lib.lib.cadence_poller_start, where, userdata, *times)
@@ -226,7 +226,7 @@ class Poller(Owned):
             AlreadyCancelled: the poller was cancelled (make a new one).
             BadHandle: the poller or its loop is closed.
         """
-        value = _state.flag(active, "Poller.set_active", "active")
+        value = _checks.flag(active, "Poller.set_active", "active")
         self._check(_lib.lib.cadence_poller_set_active(self._handle, value), "set_active")
 
     def finish(self, number: int) -> bool:

@@ -8,7 +8,7 @@ import enum
 import operator
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 
-from . import _lib, _state
+from . import _checks, _lib, _state
 from ._async import AsyncStream, Channel
 from ._former import former_name
 from .cancellable import Connection, Subscription
@@ -251,8 +251,8 @@ def subscribe(fn: Any, where: str, callback: Any, weak: bool, *args: Any, loop: 
     """Registers ``callback`` (held weakly, as a :class:`~cadence._state.Weak`, with ``weak``)
     through the C function ``fn(*args, userdata, out)``; returns the handle. ``loop``: as for
     :func:`_state.register <cadence._state.register>`."""
-    _state.function(callback, where)
-    if not _state.flag(weak, where, "weak"):
+    _checks.function(callback, where)
+    if not _checks.flag(weak, where, "weak"):
         return _state.register(fn, where, callback, *args, loop=loop)
     userdata = _state.Weak(callback, where)
     handle = _state.register(fn, where, userdata, *args, loop=loop)
