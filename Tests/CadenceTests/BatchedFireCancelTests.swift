@@ -105,6 +105,40 @@ import Testing
         try v.loop.close()
     }
 
+    /// A one-shot outside the batch, due with its records and taken by the pass while the batch
+    /// waited to be handed over, stays armed until it has been: the batch's call cancels it (true,
+    /// never called, what it captured let go) or resets it (called at its new date only).
+    @Test func aOneShotTakenWhileTheBatchWaitsCanStillBeCancelledOrResetByIt() throws {
+        for resetting in [false, true] {
+            let v = VirtualLoop()
+            try v.loop.setHostFunctions((fire: 1, release: 0))
+            let oneShot = Shared<ScheduledTimer?>(nil), answer = Shared<Bool?>(nil), dates = Shared<[Int]>([])
+            #expect(try v.loop.setFireBatch { _, count, started in
+                started.pointee = count
+                guard answer.value == nil, let timer = oneShot.value else { return }
+                if resetting {
+                    answer.value = (try? timer.reset(after: 0.5)) != nil
+                } else {
+                    answer.value = timer.cancel()
+                }
+            })
+            for word in 1...3 { _ = try v.loop.scheduleDefault(after: 1, ((0, UInt(word), 0), BatchedOneShot.self)) }
+            var captured: Captured? = Captured()
+            weak let watched = captured
+            oneShot.value = try v.loop.schedule(after: 1) { [captured] tick in
+                captured!.calls.value += 1
+                dates.update { $0.append(tick.milliseconds) }
+            }
+            captured = nil
+            try v.loop.run(for: 3)
+            #expect(answer.value == true)
+            #expect(dates.value == (resetting ? [1500] : []))
+            #expect(watched == nil)
+            oneShot.value = nil
+            try v.loop.close()
+        }
+    }
+
     /// A pass that took its timers at once (the threshold lowered to the tests' size) hands its
     /// one-shots over as a pass that pops them does: the same records in the same batches, at most
     /// 256 each and split by the fire of a closure timer among them, in fire-date order with ties
