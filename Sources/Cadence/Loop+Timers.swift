@@ -44,12 +44,7 @@ extension Loop {
             action.discard()
             throw .loopClosed()
         }
-        var tag = queues.tag(for: action.sharedWord)
-        if tag == nil {  // every tag kept: a batch being handed over may hold fired timers' tags
-            settleBatchLocked()
-            tag = queues.tag(for: action.sharedWord)
-        }
-        guard let tag else {
+        guard let tag = queues.tag(for: action.sharedWord) ?? tagAfterSettlingLocked(action.sharedWord) else {
             action.discard()
             throw .tooManySharedWords()
         }
@@ -60,6 +55,14 @@ extension Loop {
         planWakeLocked(forTimerAt: first, tolerance: tolerance, modeIndex: modeIndex)
         if isHosted { updateHostLivenessLocked() }
         return id
+    }
+
+    /// The tag of `word` once a batch being handed over has been settled (its started records
+    /// have fired and may keep tags no longer): asked only when every tag is kept.
+    @inline(never)  // off the start's path
+    private func tagAfterSettlingLocked(_ word: UInt) -> Int? {
+        settleBatchLocked()
+        return queues.tag(for: word)
     }
 
     /// Cancels an armed timer; returns false if it was already cancelled or finished. Callers that

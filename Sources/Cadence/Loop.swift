@@ -423,20 +423,16 @@ public final class Loop: @unchecked Sendable {
                 addToBatchLocked(due, seconds: MonotonicClock.seconds(due.fireDate, offset: offset), source: source)
                 continue
             }
-            // What comes before this fire, handed over with the lock released: a repeating timer
-            // cancelled meanwhile is not called (its cancel stopped it, and released what its
-            // action captured: `due.action` is a copy that owns nothing), nor one reset meanwhile
-            // (re-armed during the pass). A one-shot taken while the batch waited was left armed
-            // (held): it ends after the batch, and is not called if a call of the batch cancelled
-            // or reset it.
-            if hasBatchToDeliverLocked, !deliverBatchKeeping(due) {
-                due.action = .idle
-                fired -= 1
-                continue
-            }
-            if due.isHeld, !queues.endHeld(due.id, taking: &due.action) {  // cancelled by the batch
-                fired -= 1
-                continue
+            // What comes before this fire, handed over with the lock released: the timer, taken
+            // while the batch waited, was left as it was (held), and is taken now, unless a call
+            // of the batch cancelled it (its cancel stopped it, and released what its action
+            // captured) or reset it (re-armed during the pass).
+            if due.isHeld {
+                deliverBatchLocked()
+                guard queues.takeHeld(&due, now: now) else {
+                    fired -= 1
+                    continue
+                }
             }
             firing = due.id
             callbacksStarted &+= 1

@@ -6,9 +6,10 @@
  * cancel stops it (stealing its userdata) and its reset moves it, and either sets the record's
  * source to 0, which the batch function skips, as without a batch; a record already started
  * reads as fired. A cancel from another thread waits for the batch, and so does a change of the
- * batch from another thread. A one-shot outside the batch due in the same pass after it waits for
- * the batch too: a record's call cancels it (0, never called) or resets it. Bad input: no fire
- * function, a call from the batch, a stale loop. NULL goes back to one call per fire. */
+ * batch from another thread. A timer outside the batch due in the same pass after it waits for the
+ * batch as it was: a record's call cancels it (0, never called), resets it, or reads it pending at
+ * its date. Bad input: no fire function, a call from the batch, a stale loop. NULL goes back to
+ * one call per fire. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -314,7 +315,46 @@ static void a_record_cancels_or_resets_a_one_shot_due_after_the_batch(int action
     CHECK_OK(cadence_loop_close(loop));
 }
 
+/* A repeating timer due after the batch reads, from a record's call, as what it is then: pending at
+ * the date it is about to fire (not yet moved to the next), and fires there. */
+static struct {
+    cadence_cancellable timer;
+    double read_date, fired_date;
+    int calls;
+} every;
+
+static void every_tick(const cadence_tick *tick, void *userdata) {
+    (void)userdata;
+    if (every.calls++ == 0) every.fired_date = tick->fire_date;
+}
+
+static void batch_reads_every(cadence_fire_record *records, size_t count, size_t *started) {
+    (void)records;
+    for (size_t i = 0; i < count; i++) {
+        *started = i + 1;
+        if (i == 0) CHECK_OK(cadence_timer_fire_date(every.timer, &every.read_date));
+    }
+}
+
+static void a_record_reads_a_repeating_timer_due_after_the_batch_as_pending(void) {
+    cadence_loop loop;
+    CHECK_OK(cadence_loop_create_virtual(&loop));
+    CHECK_OK(cadence_loop_set_callbacks(loop, outside_fire, NULL));
+    CHECK(cadence_loop_schedule_default(loop, 1, NULL) > 0);
+    CHECK_OK(cadence_loop_schedule_repeating(loop, 1, 5, 0, CADENCE_MISSED_TICKS_SKIP, "default",
+                                             every_tick, NULL, &every.timer));
+    CHECK_OK(cadence_loop_set_fire_batch(loop, batch_reads_every));
+    CHECK_OK(cadence_loop_run(loop, "default", 2));
+    CHECK(near(every.read_date, 1));
+    CHECK_EQ(every.calls, 1);
+    CHECK(near(every.fired_date, 1));
+    CHECK_OK(cadence_cancel(every.timer));
+    CHECK_OK(cadence_cancellable_release(every.timer));
+    CHECK_OK(cadence_loop_close(loop));
+}
+
 int main(void) {
+    a_record_reads_a_repeating_timer_due_after_the_batch_as_pending();
     a_record_cancels_or_resets_a_one_shot_due_after_the_batch(1);
     a_record_cancels_or_resets_a_one_shot_due_after_the_batch(2);
     virtual_batches();

@@ -139,6 +139,27 @@ import Testing
         }
     }
 
+    /// A repeating timer due after the batch's records reads, from the batch's call, as what it
+    /// is then: pending at the date it is about to fire, not moved to its next one yet.
+    @Test func aRepeatingTimerReadByTheBatchBeforeItIsAtTheDateItIsAboutToFire() throws {
+        let v = VirtualLoop()
+        try v.loop.setHostFunctions((fire: 1, release: 0))
+        let repeating = Shared<ScheduledTimer?>(nil), read = Shared<Double?>(nil), dates = Shared<[Int]>([])
+        #expect(try v.loop.setFireBatch { _, count, started in
+            started.pointee = count
+            if read.value == nil, let timer = repeating.value {
+                read.value = timer.fireDate?.timeIntervalSince1970  // virtual: seconds from 0
+            }
+        })
+        _ = try v.loop.scheduleDefault(after: 1, ((0, 7, 0), BatchedOneShot.self))
+        repeating.value = try v.loop.schedule(after: 1, interval: 5) { tick in dates.update { $0.append(tick.milliseconds) } }
+        try v.loop.run(for: 2)
+        #expect(read.value.map { abs($0 - 1) < 1e-6 } == true)
+        #expect(dates.value == [1000])
+        repeating.value = nil
+        try v.loop.close()
+    }
+
     /// A pass that took its timers at once (the threshold lowered to the tests' size) hands its
     /// one-shots over as a pass that pops them does: the same records in the same batches, at most
     /// 256 each and split by the fire of a closure timer among them, in fire-date order with ties

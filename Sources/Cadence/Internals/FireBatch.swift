@@ -131,22 +131,6 @@ extension Loop {
     @inline(__always)
     var hasBatchToDeliverLocked: Bool { fireBatch.map { $0.count > 0 } ?? false }
 
-    /// Hands the batch over before the pass calls `fire`, a timer it has taken: returns whether
-    /// `fire` is still to be called, that is unless it is a repeating timer that a call of the
-    /// batch cancelled or reset (its slot's generation or scheduling sequence moved on). With the
-    /// lock held, released meanwhile.
-    @inline(never)
-    func deliverBatchKeeping(_ fire: TimerQueues.Fire) -> Bool {
-        guard !fire.isFinal else {
-            deliverBatchLocked()
-            return true
-        }
-        let slot = Int(fire.id.slot)
-        let sequence = queues.slots[slot].sequence  // armed: its slot is there
-        deliverBatchLocked()
-        return queues.isArmed(fire.id) && queues.slots[slot].sequence == sequence
-    }
-
     /// Hands the batch written so far over (none: nothing), with the lock released meanwhile;
     /// then ends the timers of its records not ended yet, and wakes the cancels that waited.
     func deliverBatchLocked() {

@@ -14,9 +14,10 @@ extension TimerQueues {
         /// one-shot stays armed when taken, out of its heaps, until the loop ends it once its call
         /// has started.
         var batchKind: UInt = 0
-        /// Whether a batch waits to be handed over before the next timer is called: a one-shot
-        /// outside the batch taken now stays armed too (``Fire/isHeld``), so that a call of the
-        /// batch can still cancel it (cadence_cancel: once it returns, no callback starts).
+        /// Whether a batch waits to be handed over before the next timer is called: a timer
+        /// outside the batch taken now is left as it was, armed and not advanced (``Fire/isHeld``),
+        /// so that the batch's calls cancel, reset and read it as any other pending timer
+        /// (cadence_cancel: once it returns, no callback starts).
         var batchWaits = false
     }
 
@@ -78,9 +79,10 @@ extension TimerQueues {
         /// A one-shot of the pass's ``Pass/batchKind``, left armed (its action stays in its
         /// slot): the loop ends it with ``endKept(_:)``.
         var isKept = false
-        /// A one-shot outside the batch taken while a batch waited (``Pass/batchWaits``), left
-        /// armed: the loop ends it with ``endHeld(_:taking:)`` once the batch has been handed
-        /// over, and calls it unless a call of the batch cancelled or reset it meanwhile.
+        /// A timer outside the batch taken while a batch waited (``Pass/batchWaits``), left armed,
+        /// out of its heaps and not advanced: the loop takes it with ``takeHeld(_:now:)`` once the
+        /// batch has been handed over, and calls it unless a call of the batch cancelled or reset
+        /// it meanwhile.
         var isHeld = false
     }
 
@@ -182,31 +184,39 @@ extension TimerQueues {
         let index = Int(entry.slot)
         slots[index].isQueued = false
         let kept = timing(of: slots[index])
-        let interval = kept.interval, tolerance = kept.tolerance
-        if tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
+        if kept.tolerance > 0 { noteStale(heap(Int(slots[index].modeIndex), .windows)) }
         fire.id = TimerID(slot: entry.slot, generation: slots[index].generation)
-        (fire.fireDate, fire.skipped) = slots[index].advance(now: now, interval: interval, tolerance: tolerance)
-        fire.isFinal = interval == 0
+        fire.isFinal = kept.interval == 0
         fire.isKept = false
         fire.isHeld = false
+        if fire.isFinal, pass.batchKind != 0, action(at: index).batchWord(kind: pass.batchKind) != nil {
+            (fire.fireDate, fire.skipped) = (slots[index].fireDate, 0)
+            fire.isKept = true
+            return
+        }
+        if pass.batchWaits {
+            fire.isHeld = true
+            return
+        }
+        finishTake(index, timing: kept, now: now, into: &fire)
+    }
+
+    /// Fires the taken timer in slot `index` into `fire`: a repeating one moves to its next fire
+    /// date and is queued again (held back until the pass ends if that date is already due, as a
+    /// burst's next missed tick is), a one-shot ends.
+    private mutating func finishTake(_ index: Int, timing kept: Timing, now: Nanoseconds, into fire: inout Fire) {
+        (fire.fireDate, fire.skipped) = slots[index].advance(now: now, interval: kept.interval, tolerance: kept.tolerance)
         if fire.isFinal {
-            if pass.batchKind != 0, action(at: index).batchWord(kind: pass.batchKind) != nil {
-                fire.isKept = true
-                return
-            }
-            if pass.batchWaits {
-                fire.isHeld = true
-                return
-            }
-            free(entry.slot, releasing: &fire.action)
+            free(UInt32(index), releasing: &fire.action)
             return
         }
         fire.action = action(at: index)
-        enqueue(entry.slot, deferring: slots[index].fireDate <= now)
+        enqueue(UInt32(index), deferring: slots[index].fireDate <= now)
     }
 
-    /// Whether `id` is a one-shot kept armed by a pass (``Fire/isKept``) that nothing has cancelled
-    /// or reset since (either queues or frees it).
+    /// Whether `id` is a timer a pass took and left armed (a one-shot kept for the batch,
+    /// ``Fire/isKept``, or a held timer, ``Fire/isHeld``) that nothing has cancelled or reset since
+    /// (either queues or frees it).
     @inline(__always)
     func isKept(_ id: TimerID) -> Bool { isArmed(id) && !slots[Int(id.slot)].isQueued }
 
@@ -219,11 +229,12 @@ extension TimerQueues {
         return true
     }
 
-    /// Ends a held one-shot (``Fire/isHeld``) and moves its action to `action`, for its call; false
-    /// if a cancel or reset took it meanwhile.
-    mutating func endHeld(_ id: TimerID, taking action: inout TimerAction) -> Bool {
-        guard isKept(id) else { return false }
-        free(id.slot, releasing: &action)
+    /// Takes a held timer (``Fire/isHeld``) as the pass would have, into `fire`, for its call;
+    /// false if a cancel or reset took it meanwhile.
+    mutating func takeHeld(_ fire: inout Fire, now: Nanoseconds) -> Bool {
+        guard isKept(fire.id) else { return false }
+        let index = Int(fire.id.slot)
+        finishTake(index, timing: timing(of: slots[index]), now: now, into: &fire)
         return true
     }
 

@@ -318,9 +318,9 @@ struct TimerQueues {
     /// one whose detached handle was released is reused now.
     mutating func free(_ slot: UInt32, releasing action: inout TimerAction) {
         let index = Int(slot)
-        action = self.action(at: index)
-        let tag = slots[index].action.tag
-        if tag != 0 { tagUses[tag] &-= 1 }
+        let stored = slots[index].action
+        action = TimerAction(stored, shared: sharedWords[stored.tag])
+        if stored.tag != 0 { tagUses[stored.tag] &-= 1 }
         slots[index].action = .idle
         slots[index].isArmed = false
         if slots[index].timing != 0 {
