@@ -143,9 +143,7 @@ extension Loop {
         deliver(storage.records, count, storage.started)
         lock.lock()
         // Set again only after the batch: setFireBatch refuses meanwhile.
-        endBatchedLocked(upTo: count)
-        fireBatch!.count = 0
-        fireBatch!.ids.removeAll(keepingCapacity: true)
+        emptyBatchLocked(endingUpTo: count)
         fireBatch!.delivering = false
         if callbackWaiters > 0 { lock.signalAll() }
     }
@@ -169,10 +167,15 @@ extension Loop {
         }
         collector.records.update(from: records, count: count)
         fireBatch!.ended = 0
+        emptyBatchLocked(endingUpTo: count)
+        return count
+    }
+
+    /// Ends the timers of the batch's first `count` records still kept, and empties the batch.
+    private func emptyBatchLocked(endingUpTo count: Int) {
         endBatchedLocked(upTo: count)
         fireBatch!.count = 0
         fireBatch!.ids.removeAll(keepingCapacity: true)
-        return count
     }
 
     /// Ends the timers of the records before `end` that are still kept: their calls have started.

@@ -182,13 +182,12 @@ struct TimerQueues {
         }
         if sharedWords.count < StoredAction.tagLimit {
             sharedWords.append(word)
+            lastTag = sharedWords.count - 1
         } else {
             guard let free = (1..<sharedWords.count).first(where: { tagUses[$0] == 0 }) else { return nil }
             sharedWords[free] = word
             lastTag = free
-            return free
         }
-        lastTag = sharedWords.count - 1
         return lastTag
     }
 
@@ -318,9 +317,9 @@ struct TimerQueues {
     /// one whose detached handle was released is reused now.
     mutating func free(_ slot: UInt32, releasing action: inout TimerAction) {
         let index = Int(slot)
-        let stored = slots[index].action
-        action = TimerAction(stored, shared: sharedWords[stored.tag])
-        if stored.tag != 0 { tagUses[stored.tag] &-= 1 }
+        action = self.action(at: index)
+        let tag = slots[index].action.tag
+        if tag != 0 { tagUses[tag] &-= 1 }
         slots[index].action = .idle
         slots[index].isArmed = false
         if slots[index].timing != 0 {

@@ -288,7 +288,8 @@ class EventLoop(asyncio.SelectorEventLoop):
     def _enqueue(self, words: Any, end: int, start: int = 0) -> None:
         """Calls the timers of the collected records (their userdata at ``words[start:end:WORDS]``),
         as C would have: ``Timer.__call__`` puts each in the ready queue. Each key is free once
-        its timer is out of the event loop's table (C passes it no more)."""
+        its timer is out of the event loop's table (C passes it no more). Not ``Armed.take``:
+        the key is freed after the call, so that an interrupt in between loses no timer."""
         armed = self._armed
         slots, free, base = armed.slots, armed.free.append, armed.base
         index = start

@@ -227,13 +227,10 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
         sources, cursor = views.sources, views.started
         # The keys to free, together at the end (C passes them no more); each slot is emptied as
         # its call starts (_table.drop's rule: an owned key is kept, ENDED), so that a cancel
-        # from a callback then asks C, which says the call started. The same for the asyncio
-        # timers' keys, in their event loop's table (its slots as `timers`, looked up once).
+        # from a callback then asks C, which says the call started. An asyncio timer's key is
+        # taken from its event loop's table (looked up once) as its call starts.
         freed: list[int] = []
         table: Any = None
-        timers: list[Any] = []
-        untimed_freed: list[int] = []
-        base = 0
         try:
             for index in range(count):
                 cursor[0] = index + 1  # C: this record's call has started
@@ -252,15 +249,9 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
                         if callback is not let_go:  # else a recorded cancel: never called
                             callback(tick)
                     else:  # an asyncio timer's: no Tick to make, never owned
-                        if table is None:
-                            if (table := untimed()) is None:
-                                continue  # its event loop is gone
-                            timers, untimed_freed, base = table.slots, table.free, table.base
-                        key -= base
-                        # Not this table's, or taken: a timer of a closed event loop.
-                        if 0 <= key < len(timers) and (callback := timers[key]) is not None:
-                            timers[key] = None
-                            untimed_freed.append(key)
+                        if table is None and (table := untimed()) is None:
+                            continue  # its event loop is gone
+                        if (callback := table.take(key)) is not None:  # else a closed one's
                             callback()
                 except BaseException as error:  # noqa: BLE001 - routed, never into C
                     fail(error)
