@@ -74,8 +74,10 @@ c-test: c-build
 
 # The Python bindings load $(BUILD)/libcadence.so; the `wheel` tests also build the package
 # (pip wheel ., auditwheel repair) and run it in a fresh venv under env -i; ruff and mypy run as tests.
+# Then the asyncio tests on every other Python from 3.9 on this machine (scripts/test-pythons.sh).
 python-test: deps-test c-build
 	$(PYTHON) -m pytest bindings/python/tests
+	scripts/test-pythons.sh $(PYTHON) $(BUILD)
 
 # A separate Swift package that depends on this one by path, built and run: a timer's ticks, and a
 # program whose main executor is a Cadence loop (its tasks' sleeps are the loop's timers).

@@ -62,13 +62,13 @@ async def timeouts() -> list[str]:
     seen = [await asyncio.wait_for(asyncio.sleep(0.01, "in time"), 1)]
     try:
         await asyncio.wait_for(asyncio.sleep(1), 0.02)
-    except TimeoutError:
+    except asyncio.TimeoutError:  # the builtin since 3.11, its own class before
         seen.append("wait_for timed out")
     if sys.version_info >= (3, 11):
         try:
             async with asyncio.timeout(0.02):
                 await asyncio.sleep(1)
-        except TimeoutError:
+        except asyncio.TimeoutError:
             seen.append("timeout() timed out")
     else:
         seen.append("timeout() timed out")  # asyncio.timeout came in 3.11
@@ -137,7 +137,7 @@ async def echo_with_read_timeout() -> list[bytes | str]:
         writer.write(message)
         try:
             seen.append(await asyncio.wait_for(reader.read(100), 0.5))
-        except TimeoutError:
+        except asyncio.TimeoutError:
             seen.append("read timed out")
         writer.close()
         await writer.wait_closed()

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import socket
 import time
+from typing import Any
 
 import pytest
 
@@ -186,8 +188,11 @@ def test_a_deadlock_beside_a_periodic_task_stops_at_the_time_limit() -> None:
 
 
 def test_a_deadlock_says_it_is_waiting_for_nothing() -> None:
+    async def wait_for_ever() -> None:
+        await asyncio.Event().wait()  # made in the loop: before 3.10 an Event takes the current one
+
     with pytest.raises(ca.VirtualTimeError, match="a deadlock"):
-        ca.run(asyncio.Event().wait(), virtual=True, idle_limit=0.1)
+        ca.run(wait_for_ever(), virtual=True, idle_limit=0.1)
 
 
 def test_a_sleep_past_the_clocks_end_says_so() -> None:
@@ -317,3 +322,47 @@ def test_limits_are_checked() -> None:
         ca.EventLoopPolicy(time_limit=5)
     with pytest.raises(cadence.InvalidArgument, match="tolerance must be >= 0"):
         ca.EventLoopPolicy(tolerance=-1)
+
+
+def test_the_clock_stands_still_while_the_default_executor_shuts_down() -> None:
+    # asyncio (3.12+) waits for the executor's threads under a timeout (300 s in asyncio.run),
+    # which the clock would reach at once while the threads join in real time.
+    class SlowToShutDown(concurrent.futures.ThreadPoolExecutor):
+        def shutdown(self, wait: bool = True, **kwargs: Any) -> None:
+            time.sleep(0.05)  # real time
+            super().shutdown(wait, **kwargs)
+
+    async def main() -> list[tuple[str, float]]:
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(SlowToShutDown(1))
+        ends: list[tuple[str, float]] = []
+
+        async def sleeper() -> None:
+            await asyncio.sleep(100)
+            ends.append(("slept", loop.time()))
+
+        task = asyncio.create_task(sleeper())
+        await asyncio.sleep(0)
+        await loop.shutdown_default_executor()
+        ends.append(("shut down", loop.time()))
+        await task
+        return ends
+
+    assert ca.run(main(), virtual=True) == [("shut down", 0.0), ("slept", 100.0)]
+
+
+def test_an_executor_job_gets_its_arguments_and_a_host_name_resolves() -> None:
+    async def main() -> list[Any]:
+        loop = asyncio.get_running_loop()
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            results: list[Any] = [
+                await loop.run_in_executor(None, pow, 2, 10),
+                await loop.run_in_executor(pool, pow, 3, 3),
+            ]
+        # asyncio resolves names in the default executor, with arguments.
+        addresses = await loop.getaddrinfo("localhost", 80, type=socket.SOCK_STREAM)
+        results.append(any(address[4][1] == 80 for address in addresses))
+        results.append(loop.time())
+        return results
+
+    assert ca.run(main(), virtual=True) == [1024, 27, True, 0.0]

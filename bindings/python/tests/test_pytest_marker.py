@@ -4,6 +4,7 @@ its clock at 0 in every test; ``virtual=False`` for the real Cadence event loop.
 from __future__ import annotations
 
 import asyncio
+from importlib import metadata
 
 import pytest
 
@@ -51,17 +52,31 @@ def test_a_failing_marked_test_fails(pytester: pytest.Pytester) -> None:
 
 
 def test_pytest_asyncio_runs_its_tests_on_the_virtual_twin(pytester: pytest.Pytester) -> None:
-    """pytest-asyncio 1.x takes Cadence's loop from its loop-factory hook (0.23 to 0.26: from
-    its ``event_loop_policy`` fixture, as docs/python.md shows); each test starts at 0."""
+    """pytest-asyncio takes Cadence's loop from its loop-factory hook (1.4 on) or its
+    ``event_loop_policy`` fixture (0.23 to 1.3: the newest for Python 3.9 is 1.2), as
+    docs/python.md shows; each test starts at 0."""
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
-    pytester.makeconftest(
-        """
-        import cadence.asyncio
+    version = tuple(int(part) for part in metadata.version("pytest-asyncio").split(".")[:2])
+    if version >= (1, 4):
+        pytester.makeconftest(
+            """
+            import cadence.asyncio
 
-        def pytest_asyncio_loop_factories(config, item):
-            return {"cadence-virtual": cadence.asyncio.VirtualEventLoop}
-        """
-    )
+            def pytest_asyncio_loop_factories(config, item):
+                return {"cadence-virtual": cadence.asyncio.VirtualEventLoop}
+            """
+        )
+    else:
+        pytester.makeconftest(
+            """
+            import pytest
+            import cadence.asyncio
+
+            @pytest.fixture(scope="session")
+            def event_loop_policy():
+                return cadence.asyncio.EventLoopPolicy(virtual=True)
+            """
+        )
     pytester.makepyfile(
         """
         import asyncio

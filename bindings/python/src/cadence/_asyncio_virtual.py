@@ -195,13 +195,29 @@ class VirtualEventLoop(EventLoop):
         with self._jobs_lock:
             self._jobs += 1
         try:
-            future = super().run_in_executor(executor, job if threaded else func, *args)
+            if threaded:  # the job calls func with its arguments
+                future = super().run_in_executor(executor, job)
+            else:
+                future = super().run_in_executor(executor, func, *args)
         except BaseException:
             with self._jobs_lock:
                 self._jobs -= 1
             raise
         future.add_done_callback(job.settle)
         return future
+
+    async def shutdown_default_executor(self, *timeout: float | None) -> None:
+        """asyncio's, holding the clock still until the executor's threads have joined: they
+        join in real time, and the timeout asyncio gives them (3.12+: 300 s in ``asyncio.run``)
+        would otherwise pass at once on this clock (asyncio then warns that they did not join,
+        and leaves them)."""
+        with self._jobs_lock:
+            self._jobs += 1
+        try:
+            await super().shutdown_default_executor(*timeout)
+        finally:
+            with self._jobs_lock:
+                self._jobs -= 1
 
     async def subprocess_exec(
         self, protocol_factory: Callable[[], Any], *args: Any, **kwargs: Any

@@ -33,6 +33,7 @@ from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 from ._asyncio_loop import TOLERANCE, EventLoop
+from ._asyncio_run import check, run_on
 from ._asyncio_virtual import VirtualEventLoop, VirtualTimeError
 from ._checks import finite_seconds
 
@@ -115,14 +116,18 @@ def run(
 ) -> T:
     """``asyncio.run(main)`` on a new :class:`EventLoop` (or, with ``virtual``, a
     :class:`VirtualEventLoop` with ``idle_limit`` and ``time_limit``) with ``tolerance``, closed
-    at the end: asyncio's ``Runner`` with a loop factory on 3.11+, ``asyncio.run`` under an
-    :class:`EventLoopPolicy` before.
+    at the end: asyncio's ``Runner`` with a loop factory on 3.11+, asyncio.run's steps on that
+    loop before. Nothing process-wide changes (the event loop policy stays as it is), so threads
+    may run it at once.
 
     Raises:
         whatever ``main`` raises; :class:`VirtualTimeError` from a virtual loop that could not go
-        on; TypeError, InvalidArgument for a bad number or a limit without ``virtual``.
+        on; TypeError, InvalidArgument for a bad number or a limit without ``virtual``;
+        RuntimeError, called where an event loop runs; ValueError, ``main`` is not a coroutine
+        (as ``asyncio.run``). Refused, ``main`` is closed, never to run.
     """
     try:
+        check(main)
         policy = EventLoopPolicy(
             virtual=virtual, tolerance=tolerance, idle_limit=idle_limit, time_limit=time_limit
         )
@@ -134,9 +139,4 @@ def run(
         with asyncio.Runner(debug=debug, loop_factory=policy.new_event_loop) as runner:
             result: T = runner.run(main)
             return result
-    previous = asyncio.get_event_loop_policy()
-    asyncio.set_event_loop_policy(policy)
-    try:
-        return asyncio.run(main, debug=bool(debug))
-    finally:
-        asyncio.set_event_loop_policy(previous)
+    return run_on(policy.new_event_loop(), main, debug)

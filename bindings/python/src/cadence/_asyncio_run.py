@@ -1,0 +1,71 @@
+"""What ``cadence.asyncio.run`` adds to asyncio's ``Runner``: the checks ``asyncio.run`` makes
+before it makes a loop (a Runner entered where a loop runs fails only as it closes, with another
+error), and, before Python 3.11, which has no Runner, asyncio.run's steps on a loop made by the
+caller. Nothing process-wide changes: the loop is the current one of the calling thread only, so
+that other threads' ``asyncio.run`` and ``cadence.asyncio.run`` calls, meanwhile or after, keep
+their own loops (an event loop policy set for the call would reach them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def run_on(loop: asyncio.AbstractEventLoop, main: Coroutine[Any, Any, T], debug: bool | None) -> T:
+    """Runs ``main`` on ``loop`` as ``asyncio.run`` does, then cancels the tasks left, finishes
+    the async generators and the default executor, and closes ``loop``. The caller has checked
+    that no loop runs on this thread and that ``main`` is a coroutine (:func:`check`)."""
+    try:
+        asyncio.set_event_loop(loop)
+        if debug is not None:
+            loop.set_debug(debug)
+        return loop.run_until_complete(main)
+    finally:
+        try:
+            _cancel_tasks(loop)
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()
+
+
+def check(main: object) -> None:
+    """Refuses what ``asyncio.run`` refuses, before any loop is made.
+
+    Raises:
+        RuntimeError: an event loop runs on this thread.
+        ValueError: ``main`` is not a coroutine.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError("cadence.asyncio.run() cannot be called from a running event loop")
+    if not asyncio.iscoroutine(main):
+        raise ValueError(f"cadence.asyncio.run: a coroutine was expected, got {main!r}")
+
+
+def _cancel_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancels the tasks ``main`` left and waits for them; an error one of them ends with goes to
+    the loop's exception handler, as asyncio.run reports it."""
+    tasks = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    if not tasks:
+        return
+    for task in tasks:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+    for task in tasks:
+        if not task.cancelled() and (error := task.exception()) is not None:
+            loop.call_exception_handler(
+                {
+                    "message": "unhandled exception during cadence.asyncio.run() shutdown",
+                    "exception": error,
+                    "task": task,
+                }
+            )
