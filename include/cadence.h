@@ -4,8 +4,9 @@
  * Conventions (see docs/c-api.md for the full contract and the ABI policy):
  *  - Times are seconds as a double. Fire dates are seconds since the Unix epoch, derived from the
  *    monotonic clock (virtual seconds on a virtual loop).
- *  - Every function returns 0 or a negative CADENCE_E* code; results come back through `out`
- *    pointers, which are written only on success. A function that takes a callback and returns
+ *  - Every function returns 0 or a negative CADENCE_E* code, unless its comment says what else
+ *    (the version and error-string functions; a few that return a count, a handle or a userdata
+ *    on success); results come back through `out` pointers, which are written only on success. A function that takes a callback and returns
  *    an error never calls that callback (libuv's rule).
  *  - Handles are small values with a generation count: a stale, released or foreign handle gives
  *    CADENCE_EBADF, never a crash, and never names a later object, however often its slot is
@@ -843,7 +844,9 @@ CADENCE_EXPORT int cadence_loop_run_pass_collect(cadence_loop loop, const char *
  * if any, is called: inside this call, or after the registration's callback when called from it,
  * which never steals; a userdata that is NULL or negative as an intptr_t is never stolen, and a
  * connection has none); a negative error code as cadence_cancel (CADENCE_EALREADY,
- * CADENCE_EBADF), nothing changed. Threads and waits: as cadence_cancel.
+ * CADENCE_EBADF), nothing stolen: the registration had ended already, and a subscription whose
+ * publisher can never tick again is released by this call as by cadence_cancel (its release
+ * function called inside it, once). Threads and waits: as cadence_cancel.
  * Added in 0.4. */
 CADENCE_EXPORT intptr_t cadence_cancel_steal(cadence_cancellable cancellable);
 

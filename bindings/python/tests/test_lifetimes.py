@@ -210,8 +210,10 @@ def test_a_copy_of_a_handle_is_the_handle_and_pickling_is_refused(
 
     fired: list[float] = []
     timer = virtual_loop.schedule(0.1, lambda tick: fired.append(tick.fire_date), interval=0.1)
-    connection = virtual_loop.publish(0.1).connect()
-    for handle in (timer, connection):
+    publisher = virtual_loop.publish(0.1)
+    connection = publisher.connect()
+    autoconnect = virtual_loop.publish(0.1).autoconnect()
+    for handle in (timer, connection, publisher, autoconnect, virtual_loop):
         assert copy.copy(handle) is handle
         assert copy.deepcopy({"h": handle})["h"] is handle
         with pytest.raises(TypeError, match="cannot pickle a"):
@@ -220,6 +222,8 @@ def test_a_copy_of_a_handle_is_the_handle_and_pickling_is_refused(
     virtual_loop.run(0.35)
     assert [round(date, 2) for date in fired] == [0.1, 0.2, 0.3]
     assert virtual_loop.armed_timer_count == 2
+    assert publisher.interval == 0.1  # still theirs
+    assert autoconnect.interval == 0.1
     timer.close()
     connection.close()
 

@@ -22,9 +22,10 @@ import contextlib
 import ctypes
 import threading
 import warnings
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _cancels, _checks, _lib, _state, _table
+from ._unique import Unique
 from .errors import EALREADY, EBADF, check, error_for
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def cancel_result(code: int, handle: object, what: str) -> bool:
     raise error_for(code, f"{type(handle).__name__}.{what}", getattr(handle, "_loop", None))
 
 
-class Cancellable:
+class Cancellable(Unique):
     """What :class:`Subscription`, :class:`Connection`, :class:`ScheduledTimer`,
     :class:`~cadence.Countdown` and :class:`~cadence.Poller` share, like Combine's
     ``Cancellable``; the lifetime rules are in this module's notes. Use it as a context manager
@@ -156,17 +157,6 @@ class Cancellable:
             stopped = _give_up(self._handle)
         if stopped == 1:  # outside: a filter may make the warning an error, for the unraisable hook
             dropped(self)
-
-    def __copy__(self: _C, memo: object = None) -> _C:
-        """The object itself, for :func:`copy.copy` and :func:`copy.deepcopy` (``memo``): a copy
-        would own the same handle and give it up when collected."""
-        return self
-
-    __deepcopy__ = __copy__
-
-    def __reduce_ex__(self, protocol: object) -> NoReturn:
-        """Refuses: a handle names a timer of this process only."""
-        raise TypeError(f"cannot pickle a {type(self).__name__}: it is a handle of this process")
 
     def __enter__(self: _C) -> _C:
         return self

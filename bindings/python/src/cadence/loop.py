@@ -17,6 +17,7 @@ from ._former import former_name
 from ._loop_thread import OwnThread
 from ._loop_timers import TimerMaking
 from ._state import LoopState
+from ._unique import Unique
 from .errors import (
     EBUSY,
     LOOP_IS_CLOSED,
@@ -58,7 +59,7 @@ def _collect(state: LoopState) -> None:
     _destroy(state)
 
 
-class Loop(TimerMaking, OwnThread):
+class Loop(TimerMaking, OwnThread, Unique):
     """An event loop that fires timers: Cadence's run loop, on libuv's monotonic clock or, made
     by :meth:`virtual`, on a virtual clock that moves only when told.
 
@@ -300,7 +301,8 @@ class Loop(TimerMaking, OwnThread):
         """How many timers are armed on the loop, in all modes (Swift's ``armedTimerCount``).
 
         A connected publisher counts once whatever its subscribers; a scheduled timer until it
-        is cancelled (a one-shot: or fires); a countdown two (its tick and its deadline) until it
+        is cancelled (a one-shot: or fires); a countdown three until its first pass (the one-shot
+        of its first value, due at once, beside its tick and its deadline), then two until it
         finishes; an active poller one (plus one for a poll pending after
         :meth:`Poller.set_active`).
 

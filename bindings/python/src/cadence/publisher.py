@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, TypeVar
 from . import _checks, _lib, _state
 from ._async import AsyncStream, Channel
 from ._former import former_name
+from ._unique import Unique
 from .cancellable import Connection, Subscription
 from .errors import check, error_for
 
@@ -46,7 +47,7 @@ class MissedTickPolicy(enum.Enum):
     DELAY = 2
 
 
-class _Publisher:
+class _Publisher(Unique):
     """What both kinds of timer publisher share: settings (read through C on each access, as
     ``cadence_publisher_interval`` and its neighbours give them), ``subscribe``, ``close``,
     give-up."""
