@@ -717,3 +717,78 @@ def test_a_ctrl_c_raised_as_the_pass_returns_loses_none_of_its_timers(
     monkeypatch.setattr(cadence._asyncio_loop, "_run_pass", interrupt_once)
     assert hundred_timers_through_an_interrupt(loop) == list(range(100))
     assert interrupted[0]
+
+
+def test_io_made_ready_as_a_timer_falls_due_runs_first_as_on_asyncios_loop(
+    factory: Factory,
+) -> None:
+    # asyncio queues an iteration's I/O callbacks before its due timers: data that arrives as its
+    # read's timeout expires is read, not timed out.
+    loop = factory()
+    reader, writer = socket.socketpair()
+    try:
+        order: list[str] = []
+
+        def readable() -> None:
+            order.append("reader")
+            reader.recv(100)
+            loop.remove_reader(reader)
+
+        def arm() -> None:
+            loop.add_reader(reader, readable)
+            writer.send(b"x")  # readable from now on
+            loop.call_at(loop.time() - 1, order.append, "timer")  # due from now on
+
+        loop.call_soon(arm)
+        loop.run_until_complete(asyncio.sleep(0.01))
+        assert order == ["reader", "timer"]
+    finally:
+        loop.close()
+        reader.close()
+        writer.close()
+
+
+def test_a_due_timer_runs_at_the_next_iteration_whatever_else_is_ready(factory: Factory) -> None:
+    async def main() -> tuple[int, list[str]]:
+        loop = asyncio.get_running_loop()
+        fired: list[str] = []
+        loop.call_later(0, fired.append, "T")  # due now
+        spins = 0
+        while not fired and spins < 1000:  # polling, as some libraries do
+            await asyncio.sleep(0)
+            spins += 1
+        order: list[str] = []
+        loop.call_at(loop.time(), order.append, "T")
+
+        def step(index: int) -> None:
+            order.append(f"S{index}")
+            if index < 3:
+                loop.call_soon(step, index + 1)
+
+        loop.call_soon(step, 1)
+        await asyncio.sleep(0.01)
+        return spins, order
+
+    assert run(factory, main()) == (2, ["S1", "T", "S2", "S3"])
+
+
+def test_on_the_virtual_twin_a_due_timer_runs_while_a_job_holds_the_clock() -> None:
+    async def main() -> list[str]:
+        loop = asyncio.get_running_loop()
+        order: list[str] = []
+        fired = threading.Event()
+
+        def job() -> str:
+            return "job saw the timer" if fired.wait(5) else "job waited in vain"
+
+        def timer() -> None:
+            order.append("timer")
+            fired.set()
+
+        running = asyncio.ensure_future(asyncio.to_thread(job))
+        await asyncio.sleep(0)  # the job runs: the clock stands still
+        loop.call_later(0, timer)
+        order.append(await running)
+        return order
+
+    assert ca.run(main(), virtual=True) == ["timer", "job saw the timer"]

@@ -72,6 +72,10 @@ class EventLoop(asyncio.SelectorEventLoop):
     """
 
     def __init__(self, loop: Loop | None = None, *, tolerance: float = 0.0) -> None:
+        #: What a pass of this iteration made ready (its asyncio timers, and the callbacks that
+        #: Cadence's own timers scheduled), in order: it joins the ready queue after the I/O
+        #: callbacks (_process_events).
+        self._due: list[Any] = []
         super().__init__(Selector(self._select))  # first: a failed loop must still close
         self._owns = False
         try:
@@ -231,6 +235,7 @@ class EventLoop(asyncio.SelectorEventLoop):
                 (``Loop.close``); the event loop is closed all the same, its timers cancelled.
         """
         super().close()
+        self._due.clear()  # as asyncio's close empties its ready queue
         if (pending := getattr(self, "_pending", None)) is not None:
             pending.discard()
             # Cancelled also when this event loop made the Cadence loop: that loop's close may
@@ -252,16 +257,40 @@ class EventLoop(asyncio.SelectorEventLoop):
 
     def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
         """Asyncio's select: waits for I/O or the Cadence loop's descriptor; a readable
-        descriptor is a pass, whose due timers join the ready queue. The pending starts and
-        cancels go to C first: the descriptor then wakes for the earliest date."""
+        descriptor is a pass, whose due timers join the ready queue after the I/O callbacks
+        (:meth:`_process_events`). The pending starts and cancels go to C first: the descriptor
+        then wakes for the earliest date."""
         self._flush()
         events = inner.select(timeout)
         for index, (key, _) in enumerate(events):
             if key.fd == self._fd:
                 del events[index]
-                self._pass()
+                ready = len(self._ready)  # type: ignore[attr-defined]  # checked in __init__
+                try:
+                    self._pass()
+                finally:
+                    self._hold(ready)
                 break
         return events
+
+    def _hold(self, ready: int) -> None:
+        """Moves what joined the ready queue from position ``ready`` on (during a pass) to
+        :attr:`_due`, in order."""
+        queue = self._ready  # type: ignore[attr-defined]  # checked in __init__
+        if len(queue) > ready:
+            made = [queue.pop() for _ in range(len(queue) - ready)]
+            made.reverse()
+            self._due.extend(made)
+
+    def _process_events(self, event_list: list[Any]) -> None:
+        """The I/O callbacks join the ready queue (asyncio's), then what this iteration's pass
+        made ready (its timers in fire-date order): asyncio's own loop queues its due timers
+        after the I/O callbacks too, so data that arrives as its read's timeout expires is
+        read."""
+        super()._process_events(event_list)  # type: ignore[misc]  # the selector loop's
+        if due := self._due:
+            self._ready.extend(due)  # type: ignore[attr-defined]  # checked in __init__
+            due.clear()
 
     def _pass(self) -> None:
         """A Cadence pass. The one-shots of this event loop that it fires last (a quiet loop's

@@ -243,13 +243,17 @@ class VirtualEventLoop(EventLoop):
             raise
 
     def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
-        """Returns the I/O ready now; with nothing to run, moves the clock to the next timer,
-        whose callbacks join the ready queue, or waits in real time for what only real time
-        brings (an executor job, a subprocess, I/O)."""
+        """Returns the I/O ready now, and fires the timers due at the clock's reading (as
+        asyncio's loop runs its due timers in every iteration, whatever else is ready); with
+        nothing to run, moves the clock to the next timer, whose callbacks join the ready queue,
+        or waits in real time for what only real time brings (an executor job, a subprocess,
+        I/O)."""
         events = inner.select(0)
-        if events or timeout == 0:
-            return events
         self._flush()  # the pending starts and cancels first: the next timer may be among them
+        if self._next_timer() == 0:
+            self._run_for(0.0)
+        if events or timeout == 0 or self._due:
+            return events
         limit = time.monotonic() + self._idle_limit
         while True:
             if self._jobs == 0 and (wait := self._next_timer()) < math.inf:
@@ -259,13 +263,7 @@ class VirtualEventLoop(EventLoop):
                         f"time_limit {self._time_limit:g} s (a program that waits for ever beside "
                         "a periodic task?)"
                     )
-                ready = len(self._ready)  # type: ignore[attr-defined]  # checked by EventLoop
-                code = _lib.lib.cadence_loop_run(
-                    raw(self._state), MODE, wait
-                )  # SIGINT: run_forever
-                self._reach(ready)
-                deliver_errors(self._state, self, self.cadence)
-                check(code, "VirtualEventLoop")
+                self._run_for(wait)
                 return []
             events = inner.select(max(0.0, min(limit - time.monotonic(), 0.05)))
             if events:
@@ -276,10 +274,22 @@ class VirtualEventLoop(EventLoop):
                     f"{self._waiting_for(inner)}, which alone could wake it (idle_limit)"
                 )
 
-    def _reach(self, ready: int) -> None:
-        """Moves :meth:`time`'s floor to the latest date of the timers that joined the ready
-        queue from position ``ready`` on (those a run fired)."""
-        for handle in itertools.islice(self._ready, ready, None):  # type: ignore[attr-defined]
+    def _run_for(self, wait: float) -> None:
+        """Runs the virtual Cadence loop ``wait`` seconds on (0: fires what is due at the
+        clock's reading); the asyncio timers it fires are due in this iteration."""
+        due, ready = len(self._due), len(self._ready)  # type: ignore[attr-defined]  # EventLoop's
+        try:
+            code = _lib.lib.cadence_loop_run(raw(self._state), MODE, wait)  # SIGINT: run_forever
+        finally:
+            self._hold(ready)
+        self._reach(due)
+        deliver_errors(self._state, self, self.cadence)
+        check(code, "VirtualEventLoop")
+
+    def _reach(self, due: int) -> None:
+        """Moves :meth:`time`'s floor to the latest date of the timers fired from position
+        ``due`` of the due ones on (those a run fired)."""
+        for handle in itertools.islice(self._due, due, None):
             if type(handle) is Timer and not handle._cancelled:
                 date = _date(handle._when)
                 if date > self._reached:
