@@ -86,3 +86,21 @@ def test_a_fired_timer_has_no_cadence_timer_left_to_cancel() -> None:
         assert loop.run_until_complete(main()) == (True, True, 0, True)
     finally:
         loop.close()
+
+
+@pytest.mark.parametrize("factory", [asyncio.new_event_loop, ca.EventLoop, ca.VirtualEventLoop])
+def test_in_debug_mode_a_timer_says_where_it_was_made_as_asyncios_does(factory: Any) -> None:
+    loop = factory()
+    try:
+        loop.set_debug(True)
+        later = loop.call_later(10, print)  # the line each traceback ends at
+        at = loop.call_at(loop.time() + 10, print)  # and this one
+        assert [later._source_traceback[-1].line, at._source_traceback[-1].line] == [
+            "later = loop.call_later(10, print)  # the line each traceback ends at",
+            "at = loop.call_at(loop.time() + 10, print)  # and this one",
+        ]
+        assert repr(later).startswith("<TimerHandle when=")
+        later.cancel()
+        at.cancel()
+    finally:
+        loop.close()

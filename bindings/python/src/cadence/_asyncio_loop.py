@@ -192,6 +192,8 @@ class EventLoop(asyncio.SelectorEventLoop):
         if date != date:
             raise ValueError(f"asyncio timer: when must be a number of seconds, got {when!r}")
         timer = Timer(when, callback, args, self, context)
+        if timer._source_traceback:  # debug mode: where it was made, ending as asyncio's does at
+            del timer._source_traceback[-3:]  # the caller (not in Timer, here, call_at/_later)
         if date < math.inf:  # an infinite wait has no timer, as it has no end
             late = TOLERANCE.get()
             if late is None:

@@ -55,6 +55,12 @@ class Timer(asyncio.TimerHandle):
         self._cadence = None
         self._loop._ready.append(self)
 
+    def _repr_info(self) -> list[str]:
+        """asyncio's, under asyncio's name (what logs of asyncio programs show)."""
+        info: list[str] = super()._repr_info()  # type: ignore[misc]  # asyncio's, not in typeshed
+        info[0] = "TimerHandle"
+        return info
+
     def cancel(self) -> None:
         """Cancels the timer; its Cadence one-shot is stopped at the next flush, before anything
         can fire it or read Cadence's state (``_asyncio_pending``); asyncio skips a cancelled
