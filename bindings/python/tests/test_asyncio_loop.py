@@ -719,6 +719,46 @@ def test_a_ctrl_c_raised_as_the_pass_returns_loses_none_of_its_timers(
     assert interrupted[0]
 
 
+def test_what_an_interrupted_pass_made_ready_runs_without_a_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The interrupt ends the iteration before its I/O callbacks and its due timers are queued:
+    # the next one must not wait (here nothing else could ever wake it).
+    run_pass = cadence._asyncio_loop._run_pass
+    loop = ca.EventLoop()
+
+    def interrupt(*args: Any) -> int:
+        run_pass(*args)
+        raise KeyboardInterrupt
+
+    ran: list[int] = []
+    waited = threading.Event()
+
+    def wake() -> None:
+        waited.set()
+        loop.call_soon_threadsafe(loop.stop)
+
+    watchdog = threading.Timer(5, wake)
+    try:
+        done = loop.create_future()
+        date = loop.time() + 0.01
+        for index in range(3):
+            loop.call_at(date, ran.append, index)
+        loop.call_at(date, done.set_result, None)
+        monkeypatch.setattr(cadence._asyncio_loop, "_run_pass", interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_forever()
+        monkeypatch.undo()
+        assert loop._armed.held() == 0  # nothing left to wake the loop
+        watchdog.start()
+        loop.run_until_complete(done)
+    finally:
+        watchdog.cancel()
+        loop.close()
+    assert ran == [0, 1, 2]
+    assert not waited.is_set()
+
+
 def test_io_made_ready_as_a_timer_falls_due_runs_first_as_on_asyncios_loop(
     factory: Factory,
 ) -> None:

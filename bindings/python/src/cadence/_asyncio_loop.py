@@ -261,9 +261,10 @@ class EventLoop(asyncio.SelectorEventLoop):
         """Asyncio's select: waits for I/O or the Cadence loop's descriptor; a readable
         descriptor is a pass, whose due timers join the ready queue after the I/O callbacks
         (:meth:`_process_events`). The pending starts and cancels go to C first: the descriptor
-        then wakes for the earliest date."""
+        then wakes for the earliest date. What a pass left due (one that raised, and ended the
+        iteration before its I/O callbacks were queued) allows no wait."""
         self._flush()
-        events = inner.select(timeout)
+        events = inner.select(0 if self._due else timeout)
         for index, (key, _) in enumerate(events):
             if key.fd == self._fd:
                 del events[index]
