@@ -56,7 +56,7 @@ class Timer(asyncio.TimerHandle):
         self._loop._ready.append(self)
 
     def _repr_info(self) -> list[str]:
-        """asyncio's, under asyncio's name (what logs of asyncio programs show)."""
+        """The repr's parts as asyncio makes them, under asyncio's name (what logs show)."""
         info: list[str] = super()._repr_info()  # type: ignore[misc]  # asyncio's, not in typeshed
         info[0] = "TimerHandle"
         return info
