@@ -661,9 +661,14 @@ def test_an_interrupt_from_a_callback_loses_no_other_callbacks_error() -> None:
 
     try:
         loop.cadence.schedule(0.01, interrupt)
-        loop.cadence.schedule(0.01, fail)
+        loop.cadence.schedule(0.01, fail)  # a clock read later: due microseconds after
+
+        async def main() -> None:
+            time.sleep(0.02)  # both due at the next pass, however soon it comes
+            await asyncio.sleep(0.05)
+
         with pytest.raises(KeyboardInterrupt):
-            loop.run_until_complete(asyncio.sleep(0.05))
+            loop.run_until_complete(main())
     finally:
         loop.close()
     assert reported == ["ValueError('after the interrupt')"]
