@@ -54,5 +54,7 @@ for minor in 9 10 11 12 13 14; do
   "$venv/bin/python" -m pytest -q "${tests[@]}"
   ran+=("$version")
 done
-echo "asyncio tests on other Pythons: ${ran[*]:-none} passed${missing:+; not on this machine:" \
-  "${missing[*]}}${unusable:+; skipped: ${unusable[*]}}"
+summary="asyncio tests on other Pythons: ${ran[*]:-none} passed"
+[ ${#missing[@]} -eq 0 ] || summary+="; not on this machine: ${missing[*]}"
+[ ${#unusable[@]} -eq 0 ] || summary+="; skipped: ${unusable[*]}"
+echo "$summary"

@@ -837,3 +837,64 @@ def test_on_the_virtual_twin_a_due_timer_runs_while_a_job_holds_the_clock() -> N
         return order
 
     assert ca.run(main(), virtual=True) == ["timer", "job saw the timer"]
+
+
+def test_another_threads_callbacks_keep_their_order_around_a_pass() -> None:
+    # One made while a pass runs, one after it and before the iteration's I/O callbacks are
+    # queued: asyncio runs a thread's call_soon_threadsafe callbacks in the order they were made.
+    loop = ca.EventLoop()
+    seen: list[str] = []
+    sent: list[str] = []
+
+    def from_a_thread(name: str) -> None:
+        thread = threading.Thread(target=loop.call_soon_threadsafe, args=(seen.append, name))
+        thread.start()
+        thread.join()
+        sent.append(name)
+
+    real_pass, real_process = loop._pass, loop._process_events
+
+    def pass_with_a_call() -> None:
+        real_pass()
+        if not sent and loop._due:  # the pass fired the timer
+            from_a_thread("A")
+
+    def process_after_a_call(events: list[Any]) -> None:
+        if sent == ["A"]:
+            from_a_thread("B")
+        real_process(events)
+
+    try:
+        loop._pass = pass_with_a_call  # type: ignore[method-assign]
+        loop._process_events = process_after_a_call  # type: ignore[method-assign, assignment]
+        loop.call_later(0.005, seen.append, "timer")
+        loop.run_until_complete(asyncio.sleep(0.02))
+    finally:
+        loop.close()
+    assert seen == ["A", "B", "timer"]
+
+
+def test_timers_left_due_by_an_interrupt_keep_their_order_with_later_ones() -> None:
+    # The Cadence loop given to the event loop, run on its own between two runs of the event
+    # loop, fires a later timer while an earlier one still waits to join the ready queue.
+    given = cadence.Loop()
+    loop = ca.EventLoop(given)
+    order: list[str] = []
+
+    def interrupt(_: cadence.Tick) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        now = loop.time()
+        loop.call_at(now + 0.01, order.append, "early")
+        given.schedule(0.01, interrupt)
+        loop.call_at(now + 0.05, order.append, "later")
+        time.sleep(0.02)  # the early timer and the interrupt due at the first pass
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_forever()
+        given.run(0.1)
+        loop.run_until_complete(asyncio.sleep(0))
+    finally:
+        loop.close()
+        given.close()
+    assert order == ["early", "later"]

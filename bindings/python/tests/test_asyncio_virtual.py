@@ -366,3 +366,14 @@ def test_an_executor_job_gets_its_arguments_and_a_host_name_resolves() -> None:
         return results
 
     assert ca.run(main(), virtual=True) == [1024, 27, True, 0.0]
+
+
+def test_a_timer_at_the_time_limit_is_within_it() -> None:
+    async def main() -> float:
+        for _ in range(3):
+            await asyncio.sleep(0.1)  # 0.2 + 0.1 is just past 0.3 as doubles: 0.3 on the clock
+        return asyncio.get_running_loop().time()
+
+    assert ca.run(main(), virtual=True, time_limit=0.3) == 0.1 + 0.1 + 0.1
+    with pytest.raises(ca.VirtualTimeError, match=r"past time_limit 0\.3 s"):
+        ca.run(asyncio.sleep(0.300000001), virtual=True, time_limit=0.3)

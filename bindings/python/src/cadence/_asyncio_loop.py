@@ -25,6 +25,7 @@ from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
 
 _run_pass = _lib.lib.cadence_loop_run_pass_collect
+_ident = threading.get_ident
 _UNTIMED = _table.UNTIMED
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
@@ -72,10 +73,12 @@ class EventLoop(asyncio.SelectorEventLoop):
     """
 
     def __init__(self, loop: Loop | None = None, *, tolerance: float = 0.0) -> None:
-        #: What a pass of this iteration made ready (its asyncio timers, and the callbacks that
-        #: Cadence's own timers scheduled), in order: it joins the ready queue after the I/O
-        #: callbacks (_process_events).
+        #: What passes made ready (their asyncio timers, and what callbacks of Cadence's own
+        #: timers scheduled with call_soon), in order: it joins the ready queue after the
+        #: iteration's I/O callbacks (_process_events), as asyncio's due timers do.
         self._due: list[Any] = []
+        #: The thread running a pass, 0 when none: its call_soon joins _due.
+        self._passing = 0
         super().__init__(Selector(self._select))  # first: a failed loop must still close
         self._owns = False
         try:
@@ -261,29 +264,36 @@ class EventLoop(asyncio.SelectorEventLoop):
         """Asyncio's select: waits for I/O or the Cadence loop's descriptor; a readable
         descriptor is a pass, whose due timers join the ready queue after the I/O callbacks
         (:meth:`_process_events`). The pending starts and cancels go to C first: the descriptor
-        then wakes for the earliest date. What a pass left due (one that raised, and ended the
-        iteration before its I/O callbacks were queued) allows no wait."""
+        then wakes for the earliest date. What is due already (a pass that raised, ending the
+        iteration before its I/O callbacks were queued; the Cadence loop, given to this one,
+        run on its own meanwhile) allows no wait."""
         self._flush()
         events = inner.select(0 if self._due else timeout)
         for index, (key, _) in enumerate(events):
             if key.fd == self._fd:
                 del events[index]
-                ready = len(self._ready)  # type: ignore[attr-defined]  # checked in __init__
+                self._passing = _ident()
                 try:
                     self._pass()
                 finally:
-                    self._hold(ready)
+                    self._passing = 0
                 break
         return events
 
-    def _hold(self, ready: int) -> None:
-        """Moves what joined the ready queue from position ``ready`` on (during a pass) to
-        :attr:`_due`, in order."""
-        queue = self._ready  # type: ignore[attr-defined]  # checked in __init__
-        if len(queue) > ready:
-            made = [queue.pop() for _ in range(len(queue) - ready)]
-            made.reverse()
-            self._due.extend(made)
+    def _call_soon(
+        self, callback: Callable[..., object], args: Any, context: contextvars.Context | None
+    ) -> asyncio.Handle:
+        """The step under ``call_soon`` and ``call_soon_threadsafe`` (asyncio's), but a callback
+        that a pass's callback schedules on the pass's thread joins :attr:`_due`, keeping its
+        place among the pass's timers. Other threads' callbacks join the ready queue at once, in
+        the order they were made, as asyncio's do."""
+        if not self._passing or self._passing != _ident():
+            return super()._call_soon(callback, args, context)  # type: ignore[misc, no-any-return]
+        handle = asyncio.Handle(callback, args, self, context)
+        if handle._source_traceback:  # type: ignore[attr-defined]  # asyncio's, in debug mode
+            del handle._source_traceback[-1]  # type: ignore[attr-defined]  # as asyncio's: not here
+        self._due.append(handle)
+        return handle
 
     def _process_events(self, event_list: list[Any]) -> None:
         """The I/O callbacks join the ready queue (asyncio's), then what this iteration's pass
@@ -291,7 +301,7 @@ class EventLoop(asyncio.SelectorEventLoop):
         after the I/O callbacks too, so data that arrives as its read's timeout expires is
         read."""
         super()._process_events(event_list)  # type: ignore[misc]  # the selector loop's
-        if due := self._due:
+        if due := self._due:  # on the loop's thread: nothing else changes it meanwhile
             self._ready.extend(due)  # type: ignore[attr-defined]  # checked in __init__
             due.clear()
 

@@ -257,7 +257,9 @@ class VirtualEventLoop(EventLoop):
         limit = time.monotonic() + self._idle_limit
         while True:
             if self._jobs == 0 and (wait := self._next_timer()) < math.inf:
-                if self.time() + wait > self._time_limit:
+                # In whole nanoseconds, as the clock counts (0.2 + 0.1 is past 0.3 as doubles).
+                limit = self._time_limit
+                if limit < math.inf and round((self.time() + wait) * 1e9) > round(limit * 1e9):
                     raise VirtualTimeError(
                         f"VirtualEventLoop: the next timer is at {self.time() + wait:g} s, past "
                         f"time_limit {self._time_limit:g} s (a program that waits for ever beside "
@@ -277,11 +279,11 @@ class VirtualEventLoop(EventLoop):
     def _run_for(self, wait: float) -> None:
         """Runs the virtual Cadence loop ``wait`` seconds on (0: fires what is due at the
         clock's reading); the asyncio timers it fires are due in this iteration."""
-        due, ready = len(self._due), len(self._ready)  # type: ignore[attr-defined]  # EventLoop's
+        due, self._passing = len(self._due), threading.get_ident()
         try:
             code = _lib.lib.cadence_loop_run(raw(self._state), MODE, wait)  # SIGINT: run_forever
         finally:
-            self._hold(ready)
+            self._passing = 0
         self._reach(due)
         deliver_errors(self._state, self, self.cadence)
         check(code, "VirtualEventLoop")
