@@ -100,6 +100,8 @@ def test_in_debug_mode_a_timer_says_where_it_was_made_as_asyncios_does(factory: 
             "at = loop.call_at(loop.time() + 10, print)  # and this one",
         ]
         assert repr(later).startswith("<TimerHandle when=")
+        soon = loop.call_soon(print)  # asyncio's handle
+        assert soon._source_traceback[-1].line == "soon = loop.call_soon(print)  # asyncio's handle"
         later.cancel()
         at.cancel()
     finally:

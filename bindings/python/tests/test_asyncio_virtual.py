@@ -375,5 +375,7 @@ def test_a_timer_at_the_time_limit_is_within_it() -> None:
         return asyncio.get_running_loop().time()
 
     assert ca.run(main(), virtual=True, time_limit=0.3) == 0.1 + 0.1 + 0.1
+    for limit in (2.4081742867097494e-06, 1.0000000005, 222.23621908606077, 2297306.702888101):
+        ca.run(asyncio.sleep(limit), virtual=True, time_limit=limit)  # C rounds a date up
     with pytest.raises(ca.VirtualTimeError, match=r"past time_limit 0\.3 s"):
         ca.run(asyncio.sleep(0.300000001), virtual=True, time_limit=0.3)

@@ -25,7 +25,6 @@ from .errors import RUNNING_OR_THREAD, LoopBusy, check
 from .loop import Loop
 
 _run_pass = _lib.lib.cadence_loop_run_pass_collect
-_ident = threading.get_ident
 _UNTIMED = _table.UNTIMED
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
@@ -73,12 +72,13 @@ class EventLoop(asyncio.SelectorEventLoop):
     """
 
     def __init__(self, loop: Loop | None = None, *, tolerance: float = 0.0) -> None:
-        #: What passes made ready (their asyncio timers, and what callbacks of Cadence's own
-        #: timers scheduled with call_soon), in order: it joins the ready queue after the
-        #: iteration's I/O callbacks (_process_events), as asyncio's due timers do.
-        self._due: list[Any] = []
-        #: The thread running a pass, 0 when none: its call_soon joins _due.
-        self._passing = 0
+        #: Where in the ready queue this iteration's pass began adding (its timers, and what
+        #: Cadence's own timers scheduled), None when no pass ran: the iteration's I/O callbacks
+        #: are put there (_add_callback), before them, as asyncio queues its due timers after its
+        #: I/O callbacks. Nothing is moved, so the order of everything else is kept.
+        self._pass_at: int | None = None
+        #: Where the next I/O callback goes while _process_events runs, or None.
+        self._io_at: int | None = None
         super().__init__(Selector(self._select))  # first: a failed loop must still close
         self._owns = False
         try:
@@ -240,7 +240,6 @@ class EventLoop(asyncio.SelectorEventLoop):
                 (``Loop.close``); the event loop is closed all the same, its timers cancelled.
         """
         super().close()
-        self._due.clear()  # as asyncio's close empties its ready queue
         if (pending := getattr(self, "_pending", None)) is not None:
             pending.discard()
             # Cancelled also when this event loop made the Cadence loop: that loop's close may
@@ -262,48 +261,37 @@ class EventLoop(asyncio.SelectorEventLoop):
 
     def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
         """Asyncio's select: waits for I/O or the Cadence loop's descriptor; a readable
-        descriptor is a pass, whose due timers join the ready queue after the I/O callbacks
-        (:meth:`_process_events`). The pending starts and cancels go to C first: the descriptor
-        then wakes for the earliest date. What is due already (a pass that raised, ending the
-        iteration before its I/O callbacks were queued; the Cadence loop, given to this one,
-        run on its own meanwhile) allows no wait."""
+        descriptor is a pass, whose due timers join the ready queue, after the I/O callbacks
+        of the iteration (:meth:`_process_events`). The pending starts and cancels go to C
+        first: the descriptor then wakes for the earliest date."""
+        self._pass_at = None
         self._flush()
-        events = inner.select(0 if self._due else timeout)
+        events = inner.select(timeout)
         for index, (key, _) in enumerate(events):
             if key.fd == self._fd:
                 del events[index]
-                self._passing = _ident()
-                try:
-                    self._pass()
-                finally:
-                    self._passing = 0
+                self._pass_at = len(self._ready)  # type: ignore[attr-defined]  # see __init__
+                self._pass()
                 break
         return events
 
-    def _call_soon(
-        self, callback: Callable[..., object], args: Any, context: contextvars.Context | None
-    ) -> asyncio.Handle:
-        """The step under ``call_soon`` and ``call_soon_threadsafe`` (asyncio's), but a callback
-        that a pass's callback schedules on the pass's thread joins :attr:`_due`, keeping its
-        place among the pass's timers. Other threads' callbacks join the ready queue at once, in
-        the order they were made, as asyncio's do."""
-        if not self._passing or self._passing != _ident():
-            return super()._call_soon(callback, args, context)  # type: ignore[misc, no-any-return]
-        handle = asyncio.Handle(callback, args, self, context)
-        if handle._source_traceback:  # type: ignore[attr-defined]  # asyncio's, in debug mode
-            del handle._source_traceback[-1]  # type: ignore[attr-defined]  # as asyncio's: not here
-        self._due.append(handle)
-        return handle
-
     def _process_events(self, event_list: list[Any]) -> None:
-        """The I/O callbacks join the ready queue (asyncio's), then what this iteration's pass
-        made ready (its timers in fire-date order): asyncio's own loop queues its due timers
-        after the I/O callbacks too, so data that arrives as its read's timeout expires is
-        read."""
-        super()._process_events(event_list)  # type: ignore[misc]  # the selector loop's
-        if due := self._due:  # on the loop's thread: nothing else changes it meanwhile
-            self._ready.extend(due)  # type: ignore[attr-defined]  # checked in __init__
-            due.clear()
+        """asyncio's, with the I/O callbacks put before what this iteration's pass made ready."""
+        self._io_at, self._pass_at = self._pass_at, None
+        try:
+            super()._process_events(event_list)  # type: ignore[misc]  # the selector loop's
+        finally:
+            self._io_at = None
+
+    def _add_callback(self, handle: asyncio.Handle) -> None:
+        """The step of :meth:`_process_events` (and of signal handlers) that queues a handle
+        (asyncio's), at :attr:`_io_at` while a pass's callbacks wait in the queue."""
+        at = self._io_at
+        if at is None or handle._cancelled:  # queued as asyncio queues it, or skipped
+            super()._add_callback(handle)  # type: ignore[misc]  # asyncio's, not in typeshed
+            return
+        self._ready.insert(at, handle)  # type: ignore[attr-defined]  # checked in __init__
+        self._io_at = at + 1
 
     def _pass(self) -> None:
         """A Cadence pass. The one-shots of this event loop that it fires last (a quiet loop's

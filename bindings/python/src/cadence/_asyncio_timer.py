@@ -48,12 +48,13 @@ class Timer(asyncio.TimerHandle):
         self._when, self._scheduled = when, False  # never in asyncio's heap
 
     def __call__(self) -> None:
-        # Due: it joins the ready queue after this iteration's I/O callbacks (EventLoop._due),
-        # as asyncio's due timers do, and runs there with the other ready callbacks (a cancelled
-        # one is skipped). The one-shot is spent and its handle ended: a cancel after this has
-        # nothing to stop in Cadence (asyncio.sleep cancels its handle once the sleep is over).
+        # asyncio runs it with the other ready callbacks (a cancelled one is skipped there),
+        # after this iteration's I/O callbacks (EventLoop._process_events); the ready queue is
+        # BaseEventLoop's, a deque since 3.4, which EventLoop checks is there. The one-shot is
+        # spent and its handle ended: a cancel after this has nothing to stop in Cadence
+        # (asyncio.sleep cancels its handle once the sleep is over).
         self._cadence = None
-        self._loop._due.append(self)
+        self._loop._ready.append(self)
 
     def _repr_info(self) -> list[str]:
         """The repr's parts as asyncio makes them, under asyncio's name (what logs show)."""

@@ -248,29 +248,31 @@ class VirtualEventLoop(EventLoop):
         nothing to run, moves the clock to the next timer, whose callbacks join the ready queue,
         or waits in real time for what only real time brings (an executor job, a subprocess,
         I/O)."""
+        self._pass_at = None
         events = inner.select(0)
         self._flush()  # the pending starts and cancels first: the next timer may be among them
+        ready = len(self._ready)  # type: ignore[attr-defined]  # checked by EventLoop
         if self._next_timer() == 0:
             self._run_for(0.0)
-        if events or timeout == 0 or self._due:
+        if events or timeout == 0 or len(self._ready) > ready:  # type: ignore[attr-defined]
             return events
-        limit = time.monotonic() + self._idle_limit
+        deadline = time.monotonic() + self._idle_limit
         while True:
             if self._jobs == 0 and (wait := self._next_timer()) < math.inf:
-                # In whole nanoseconds, as the clock counts (0.2 + 0.1 is past 0.3 as doubles).
-                limit = self._time_limit
-                if limit < math.inf and round((self.time() + wait) * 1e9) > round(limit * 1e9):
+                date, limit = self.time() + wait, self._time_limit
+                # The clock counts whole nanoseconds, and a sum of doubles may land a rounding
+                # past the limit (0.2 + 0.1 against 0.3): a date within that of it is at it.
+                if date > limit and not math.isclose(date, limit, rel_tol=1e-15, abs_tol=1e-9):
                     raise VirtualTimeError(
-                        f"VirtualEventLoop: the next timer is at {self.time() + wait:g} s, past "
-                        f"time_limit {self._time_limit:g} s (a program that waits for ever beside "
-                        "a periodic task?)"
+                        f"VirtualEventLoop: the next timer is at {date:g} s, past time_limit "
+                        f"{limit:g} s (a program that waits for ever beside a periodic task?)"
                     )
                 self._run_for(wait)
                 return []
-            events = inner.select(max(0.0, min(limit - time.monotonic(), 0.05)))
+            events = inner.select(max(0.0, min(deadline - time.monotonic(), 0.05)))
             if events:
                 return events
-            if time.monotonic() >= limit:
+            if time.monotonic() >= deadline:
                 raise VirtualTimeError(
                     f"VirtualEventLoop: waited {self._idle_limit:g} s of real time for "
                     f"{self._waiting_for(inner)}, which alone could wake it (idle_limit)"
@@ -278,20 +280,21 @@ class VirtualEventLoop(EventLoop):
 
     def _run_for(self, wait: float) -> None:
         """Runs the virtual Cadence loop ``wait`` seconds on (0: fires what is due at the
-        clock's reading); the asyncio timers it fires are due in this iteration."""
-        due, self._passing = len(self._due), threading.get_ident()
-        try:
-            code = _lib.lib.cadence_loop_run(raw(self._state), MODE, wait)  # SIGINT: run_forever
-        finally:
-            self._passing = 0
-        self._reach(due)
+        clock's reading): a pass of this iteration (``EventLoop._pass_at``)."""
+        ready = len(self._ready)  # type: ignore[attr-defined]  # checked by EventLoop
+        if self._pass_at is None:
+            self._pass_at = ready
+        code = _lib.lib.cadence_loop_run(raw(self._state), MODE, wait)  # SIGINT: run_forever
+        self._reach(ready)
         deliver_errors(self._state, self, self.cadence)
         check(code, "VirtualEventLoop")
 
-    def _reach(self, due: int) -> None:
-        """Moves :meth:`time`'s floor to the latest date of the timers fired from position
-        ``due`` of the due ones on (those a run fired)."""
-        for handle in itertools.islice(self._due, due, None):
+    def _reach(self, ready: int) -> None:
+        """Moves :meth:`time`'s floor to the latest date of the timers that joined the ready
+        queue from position ``ready`` on (those a run fired)."""
+        # Copied in one step (C code, no thread switch): other threads append meanwhile.
+        made = list(itertools.islice(self._ready, ready, None))  # type: ignore[attr-defined]
+        for handle in made:
             if type(handle) is Timer and not handle._cancelled:
                 date = _date(handle._when)
                 if date > self._reached:
