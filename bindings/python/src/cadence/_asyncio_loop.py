@@ -72,13 +72,9 @@ class EventLoop(asyncio.SelectorEventLoop):
     """
 
     def __init__(self, loop: Loop | None = None, *, tolerance: float = 0.0) -> None:
-        #: Where in the ready queue this iteration's pass began adding (its timers, and what
-        #: Cadence's own timers scheduled), None when no pass ran: the iteration's I/O callbacks
-        #: are put there (_add_callback), before them, as asyncio queues its due timers after its
-        #: I/O callbacks. Nothing is moved, so the order of everything else is kept.
-        self._pass_at: int | None = None
-        #: Where the next I/O callback goes while _process_events runs, or None.
-        self._io_at: int | None = None
+        #: Whether this iteration's select found the Cadence loop's descriptor readable: its
+        #: pass runs once the iteration's I/O callbacks are queued (_process_events).
+        self._pass_due = False
         super().__init__(Selector(self._select))  # first: a failed loop must still close
         self._owns = False
         try:
@@ -260,38 +256,28 @@ class EventLoop(asyncio.SelectorEventLoop):
                 timer._cadence = None
 
     def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
-        """Asyncio's select: waits for I/O or the Cadence loop's descriptor; a readable
-        descriptor is a pass, whose due timers join the ready queue, after the I/O callbacks
-        of the iteration (:meth:`_process_events`). The pending starts and cancels go to C
-        first: the descriptor then wakes for the earliest date."""
-        self._pass_at = None
+        """Asyncio's select: waits for I/O or the Cadence loop's descriptor, whose pass then
+        runs in :meth:`_process_events`. The pending starts and cancels go to C first: the
+        descriptor then wakes for the earliest date."""
         self._flush()
         events = inner.select(timeout)
         for index, (key, _) in enumerate(events):
             if key.fd == self._fd:
                 del events[index]
-                self._pass_at = len(self._ready)  # type: ignore[attr-defined]  # see __init__
-                self._pass()
+                self._pass_due = True
                 break
         return events
 
     def _process_events(self, event_list: list[Any]) -> None:
-        """asyncio's, with the I/O callbacks put before what this iteration's pass made ready."""
-        self._io_at, self._pass_at = self._pass_at, None
-        try:
-            super()._process_events(event_list)  # type: ignore[misc]  # the selector loop's
-        finally:
-            self._io_at = None
-
-    def _add_callback(self, handle: asyncio.Handle) -> None:
-        """The step of :meth:`_process_events` (and of signal handlers) that queues a handle
-        (asyncio's), at :attr:`_io_at` while a pass's callbacks wait in the queue."""
-        at = self._io_at
-        if at is None or handle._cancelled:  # queued as asyncio queues it, or skipped
-            super()._add_callback(handle)  # type: ignore[misc]  # asyncio's, not in typeshed
-            return
-        self._ready.insert(at, handle)  # type: ignore[attr-defined]  # checked in __init__
-        self._io_at = at + 1
+        """The I/O callbacks join the ready queue (asyncio's), then the pass that the select
+        asked for, whose due timers join the queue after them, as asyncio queues its due timers
+        after its I/O callbacks: data that arrives as its read's timeout expires is read. (Run
+        inside the select, the pass's own callbacks could also change a reader that the
+        select's events name, which asyncio's step would then undo.)"""
+        super()._process_events(event_list)  # type: ignore[misc]  # the selector loop's
+        if self._pass_due:
+            self._pass_due = False
+            self._pass()
 
     def _pass(self) -> None:
         """A Cadence pass. The one-shots of this event loop that it fires last (a quiet loop's

@@ -136,6 +136,7 @@ class VirtualEventLoop(EventLoop):
         self, *, tolerance: float = 0.0, idle_limit: float = 30.0, time_limit: float | None = None
     ) -> None:
         self._jobs, self._jobs_lock = 0, threading.Lock()
+        self._wait = 0.0  # of the run asked for (_run)
         #: The latest of the clock's readings and the dates of the timers fired (time()).
         self._reached = 0.0
         super().__init__(None, tolerance=tolerance)
@@ -248,13 +249,11 @@ class VirtualEventLoop(EventLoop):
         nothing to run, moves the clock to the next timer, whose callbacks join the ready queue,
         or waits in real time for what only real time brings (an executor job, a subprocess,
         I/O)."""
-        self._pass_at = None
         events = inner.select(0)
         self._flush()  # the pending starts and cancels first: the next timer may be among them
-        ready = len(self._ready)  # type: ignore[attr-defined]  # checked by EventLoop
         if self._next_timer() == 0:
-            self._run_for(0.0)
-        if events or timeout == 0 or len(self._ready) > ready:  # type: ignore[attr-defined]
+            self._run(0.0)
+        if events or timeout == 0 or self._pass_due:
             return events
         deadline = time.monotonic() + self._idle_limit
         while True:
@@ -267,7 +266,7 @@ class VirtualEventLoop(EventLoop):
                         f"VirtualEventLoop: the next timer is at {date:g} s, past time_limit "
                         f"{limit:g} s (a program that waits for ever beside a periodic task?)"
                     )
-                self._run_for(wait)
+                self._run(wait)
                 return []
             events = inner.select(max(0.0, min(deadline - time.monotonic(), 0.05)))
             if events:
@@ -278,13 +277,15 @@ class VirtualEventLoop(EventLoop):
                     f"{self._waiting_for(inner)}, which alone could wake it (idle_limit)"
                 )
 
-    def _run_for(self, wait: float) -> None:
-        """Runs the virtual Cadence loop ``wait`` seconds on (0: fires what is due at the
-        clock's reading): a pass of this iteration (``EventLoop._pass_at``)."""
+    def _run(self, wait: float) -> None:
+        """Asks for this iteration's pass (``EventLoop._process_events``): a run of the virtual
+        Cadence loop ``wait`` seconds on (0: what is due at the clock's reading)."""
+        self._wait, self._pass_due = wait, True
+
+    def _pass(self) -> None:
+        """The run that :meth:`_run` asked for."""
         ready = len(self._ready)  # type: ignore[attr-defined]  # checked by EventLoop
-        if self._pass_at is None:
-            self._pass_at = ready
-        code = _lib.lib.cadence_loop_run(raw(self._state), MODE, wait)  # SIGINT: run_forever
+        code = _lib.lib.cadence_loop_run(raw(self._state), MODE, self._wait)  # SIGINT: run_forever
         self._reach(ready)
         deliver_errors(self._state, self, self.cadence)
         check(code, "VirtualEventLoop")
