@@ -379,3 +379,29 @@ def test_a_timer_at_the_time_limit_is_within_it() -> None:
         ca.run(asyncio.sleep(limit), virtual=True, time_limit=limit)  # C rounds a date up
     with pytest.raises(ca.VirtualTimeError, match=r"past time_limit 0\.3 s"):
         ca.run(asyncio.sleep(0.300000001), virtual=True, time_limit=0.3)
+
+
+def test_a_jump_reaches_the_next_timers_date_to_the_nanosecond() -> None:
+    # A jump is a wait in seconds, a double, which C rounds up to whole nanoseconds: 0.067 s as
+    # a double is just past 67 ms, and the clock ran to 67,000,001 ns.
+    async def main() -> list[Any]:
+        loop = asyncio.get_running_loop()
+        seen: list[Any] = []
+        for delay in (0.067, 0.067, 0.133):
+            start = loop.time()
+            await asyncio.sleep(delay)
+            seen.append(round((loop.time() - start - delay) * 1e9))
+        base = loop.time()
+        order: list[str] = []
+
+        def first() -> None:
+            order.append("A")
+            loop.call_soon(order.append, "A's")
+
+        loop.call_at(base + 61e-9, first)
+        loop.call_at(base + 62e-9, order.append, "B")  # a nanosecond later: a later iteration
+        await asyncio.sleep(1e-6)
+        seen.append(order)
+        return seen
+
+    assert ca.run(main(), virtual=True) == [0, 0, 0, ["A", "A's", "B"]]

@@ -279,8 +279,13 @@ class VirtualEventLoop(EventLoop):
 
     def _run(self, wait: float) -> None:
         """Asks for this iteration's pass (``EventLoop._process_events``): a run of the virtual
-        Cadence loop ``wait`` seconds on (0: what is due at the clock's reading)."""
-        self._wait, self._pass_due = wait, True
+        Cadence loop to the timer due ``wait`` seconds on (0: what is due at the clock's
+        reading). The wait is a whole number of nanoseconds read as a double, which C rounds up
+        (never early): half a nanosecond less reaches the timer's date exactly (0.067 s would
+        run to 67,000,001 ns)."""
+        nanoseconds = round(wait * 1e9)
+        self._wait = (nanoseconds - 0.5) / 1e9 if nanoseconds else 0.0
+        self._pass_due = True
 
     def _pass(self) -> None:
         """The run that :meth:`_run` asked for."""
