@@ -208,10 +208,10 @@ class VirtualEventLoop(EventLoop):
         return future
 
     async def shutdown_default_executor(self, *timeout: float | None) -> None:
-        """asyncio's, holding the clock still until the executor's threads have joined: they
-        join in real time, and the timeout asyncio gives them (3.12+: 300 s in ``asyncio.run``)
-        would otherwise pass at once on this clock (asyncio then warns that they did not join,
-        and leaves them)."""
+        """Shuts the default executor down (asyncio's), holding the clock still until its
+        threads have joined: they join in real time, and the timeout asyncio gives them (3.12+:
+        300 s in ``asyncio.run``) would otherwise pass at once on this clock (asyncio then warns
+        that they did not join, and leaves them)."""
         with self._jobs_lock:
             self._jobs += 1
         try:
