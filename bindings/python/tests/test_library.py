@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import os
 import pickle
 import re
@@ -72,6 +73,20 @@ def test_import_asks_the_system_for_the_library_only_when_nothing_else_has_it(
     result = run_child(script, 60)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "[] True\n"
+
+
+def test_a_package_folder_near_the_root_is_looked_up_without_a_build_tree(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # /app/cadence (a container's PYTHONPATH) has no fourth ancestor: the look-up went on to the
+    # system's library and its clear error, where it raised IndexError from the import.
+    monkeypatch.delenv(_lib.ENV_VAR, raising=False)
+    monkeypatch.setattr(_lib, "__file__", "/app/cadence/_lib.py")
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    found = list(_lib._candidates())
+    assert found[0] == ("bundled in the package", "/app/cadence/" + _lib._FILE_NAME)
+    assert "build tree" not in [where for where, _ in found]
+    assert found[-1] == ("system (ctypes.util.find_library)", None)
 
 
 def test_every_header_function_has_one_prototype() -> None:

@@ -172,8 +172,10 @@ def _candidates() -> Iterator[tuple[str, str | None]]:
     folders = dict.fromkeys([here, *(Path(p).resolve() for p in getattr(package, "__path__", []))])
     for folder in folders:
         yield ("bundled in the package", str(folder / _FILE_NAME))
-    # <repo>/bindings/python/src/cadence: parents[3] is the checkout.
-    yield ("build tree", str(here.parents[3] / "build" / _FILE_NAME))
+    # <repo>/bindings/python/src/cadence: parents[3] is the checkout (a package folder with fewer
+    # ancestors, such as /app/cadence, is in none).
+    if len(here.parents) > 3:
+        yield ("build tree", str(here.parents[3] / "build" / _FILE_NAME))
     import ctypes.util  # here: importing it costs about 15 ms (subprocess, shutil and more)
 
     yield ("system (ctypes.util.find_library)", ctypes.util.find_library("cadence"))
