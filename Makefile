@@ -14,7 +14,7 @@
 # Each installs what is missing first (scripts/install-deps.sh) and does nothing extra otherwise.
 
 # The Python of the tests: a virtual environment that this Makefile owns, which
-# scripts/install-deps.sh makes with pytest, pytest-asyncio, ruff and mypy (pip never touches the system's Python);
+# scripts/install-deps.sh makes with pytest, pytest-asyncio, hypothesis, ruff and mypy (pip never touches the system's Python);
 # PYTHON=... names another interpreter that has them, or a virtual environment to put them in.
 VENV   ?= $(BUILD)/venv
 PYTHON ?= $(VENV)/bin/python

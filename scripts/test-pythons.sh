@@ -3,7 +3,7 @@
 # run(), the pytest marker, asyncio attached to a Cadence loop, the docs' fragments), run on every
 # Python from 3.9 (pyproject.toml's requires-python) that this machine has, besides the one that
 # runs the whole suite: asyncio's internals and its loop's life cycle change between versions.
-# Each gets a virtual environment, $BUILD/venv-3.X, with pytest and pytest-asyncio (pip installs
+# Each gets a virtual environment, $BUILD/venv-3.X, with pytest, pytest-asyncio and hypothesis (pip installs
 # into it only what is missing). An interpreter is python3.X on PATH, or one installed by pyenv.
 # Usage: scripts/test-pythons.sh PYTHON BUILD     (PYTHON: the interpreter of the whole suite)
 set -euo pipefail
@@ -45,7 +45,7 @@ for minor in 9 10 11 12 13 14; do
     unusable+=("$version (no venv)")
     continue
   fi
-  for package in pytest pytest-asyncio; do
+  for package in pytest pytest-asyncio hypothesis; do
     "$venv/bin/python" -c "import importlib.metadata as m; m.version('$package')" 2>/dev/null \
       || "$venv/bin/python" -m pip install -q --disable-pip-version-check "$package" \
       || { unusable+=("$version (pip could not install $package)"); continue 2; }

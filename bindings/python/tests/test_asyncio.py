@@ -562,8 +562,10 @@ def test_waiting_on_a_loop_that_nothing_runs_raises() -> None:
             assert await stream.__anext__() == 0.25  # buffered values need no runner
             assert await stream.__anext__() == 0.5
             told = "cadence: a virtual loop moves only when told, and nothing runs this one: "
-            with pytest.raises(RuntimeError, match=rf"^{re.escape(told)}.*VirtualEventLoop"):
+            with pytest.raises(RuntimeError, match=rf"^{re.escape(told)}.*VirtualEventLoop.*first"):
                 await stream.__anext__()
+            with pytest.raises(RuntimeError, match="moves only when told"):
+                await virtual.sleep(1)  # nothing can move it meanwhile, even from this thread
 
     run(main())
 

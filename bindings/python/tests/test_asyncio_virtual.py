@@ -114,6 +114,30 @@ def test_a_job_longer_than_the_idle_limit_is_an_error_not_a_hang() -> None:
         loop.close()
 
 
+def test_a_job_that_waits_for_the_loops_own_timer_is_named_in_the_error() -> None:
+    """A job holds the clock, so one that waits for a sleep on the loop waits for ever: the error
+    says why, instead of naming the job alone."""
+    waits: list[concurrent.futures.Future[str]] = []
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+
+        def job() -> str:
+            waits.append(asyncio.run_coroutine_threadsafe(asyncio.sleep(1, "slept"), loop))
+            return waits[0].result()
+
+        await asyncio.to_thread(job)
+
+    loop = ca.VirtualEventLoop(idle_limit=0.1)
+    try:
+        with pytest.raises(ca.VirtualTimeError, match=r"while 1 timer\(s\) are armed \(a job"):
+            loop.run_until_complete(main())
+        waits[0].cancel()  # the job ends
+        loop.run_until_complete(loop.shutdown_default_executor())
+    finally:
+        loop.close()
+
+
 def test_waiting_for_what_nothing_will_bring_is_an_error_not_a_hang() -> None:
     async def main() -> None:
         await asyncio.get_running_loop().create_future()  # nothing sets it

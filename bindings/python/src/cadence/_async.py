@@ -35,7 +35,7 @@ _NOTHING_RUNS = (
     "first (loop.attach_asyncio()), give it a thread (loop.start_thread()) or run it on another",
     "cadence: a virtual loop moves only when told, and nothing runs this one: run async code on "
     "cadence.asyncio.VirtualEventLoop (its loop.cadence is such a loop, moved as the code awaits), "
-    "or drive it yourself (loop.run(seconds)) while the awaiting task waits",
+    "or run this one first (loop.run(seconds)) and read only what fired then",
 )
 
 

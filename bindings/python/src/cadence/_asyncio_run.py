@@ -11,10 +11,26 @@ and a function of ``signal`` for the length of a run, for every thread of the pr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import sys
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+def run_made(
+    main: Coroutine[Any, Any, T],
+    new_loop: Callable[[], asyncio.AbstractEventLoop],
+    debug: bool | None = None,
+) -> T:
+    """Runs ``main`` on the loop that ``new_loop`` makes, closed at the end: asyncio's
+    ``Runner`` with that loop factory on 3.11+, :func:`run_on` before. The caller has checked
+    ``main`` (:func:`check`)."""
+    if sys.version_info >= (3, 11):
+        with asyncio.Runner(debug=debug, loop_factory=new_loop) as runner:
+            result: T = runner.run(main)
+            return result
+    return run_on(new_loop(), main, debug)
 
 
 def run_on(loop: asyncio.AbstractEventLoop, main: Coroutine[Any, Any, T], debug: bool | None) -> T:

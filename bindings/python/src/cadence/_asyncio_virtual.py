@@ -307,9 +307,16 @@ class VirtualEventLoop(EventLoop):
                     self._reached = date
 
     def _waiting_for(self, inner: selectors.BaseSelector) -> str:
-        if self._jobs:
-            return "an executor job or a subprocess"
-        if armed := self.cadence.armed_timer_count:
+        armed = self.cadence.armed_timer_count
+        if self._jobs:  # a job that waits for one of the timers holds the clock they need
+            return "an executor job or a subprocess" + (
+                f", which holds the clock while {armed} timer(s) are armed (a job that waits "
+                "for one, as run_coroutine_threadsafe(...).result() of a coroutine that sleeps, "
+                "cannot end)"
+                if armed
+                else ""
+            )
+        if armed:
             return (  # its date saturated to the clock's end, where no jump can take it
                 f"{armed} timer(s) due only at the virtual clock's end (2^64 - 1 ns, "
                 "about 584 years: never)"

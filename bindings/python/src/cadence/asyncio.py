@@ -28,12 +28,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import sys
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 from ._asyncio_loop import TOLERANCE, EventLoop
-from ._asyncio_run import check, run_on
+from ._asyncio_run import check, run_made
 from ._asyncio_virtual import VirtualEventLoop, VirtualTimeError
 from ._checks import finite_seconds
 
@@ -135,8 +134,4 @@ def run(
         if inspect.iscoroutine(main):
             main.close()  # never to run: no "never awaited" warning on top of the error
         raise
-    if sys.version_info >= (3, 11):
-        with asyncio.Runner(debug=debug, loop_factory=policy.new_event_loop) as runner:
-            result: T = runner.run(main)
-            return result
-    return run_on(policy.new_event_loop(), main, debug)
+    return run_made(main, policy.new_event_loop, debug)

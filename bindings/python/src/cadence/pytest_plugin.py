@@ -46,13 +46,17 @@ in a ``conftest.py``.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import inspect
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from . import asyncio as cadence_asyncio
+from ._asyncio_run import run_made
 from .loop import Loop
 from .testing import Timeline
 
@@ -71,18 +75,28 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
-    """Runs an ``async def`` test marked ``cadence_asyncio`` on a fresh Cadence event loop."""
+    """Runs an ``async def`` test marked ``cadence_asyncio`` on a fresh Cadence event loop (each
+    example on one of its own, for a Hypothesis test)."""
     marker = pyfuncitem.get_closest_marker("cadence_asyncio")
     if marker is None:
         return None
-    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+    test = pyfuncitem.obj
+    examples = getattr(test, "hypothesis", None)  # @given: Hypothesis calls inner_test per example
+    inner = _TESTS.get(examples.inner_test, examples.inner_test) if examples else None
+    if inspect.iscoroutinefunction(inner):
+        options = _options(marker)
+        _refuse_async_fixtures(pyfuncitem)
+        examples.inner_test = _each_example(inner, options)  # type: ignore[union-attr]
+        return None  # pytest calls Hypothesis's test, which runs each example so
+    if not inspect.iscoroutinefunction(test):
         if not any(mark.name == "cadence_asyncio" for mark in pyfuncitem.own_markers):
             return None  # a plain test of a marked module or class: pytest runs it
-        if inspect.iscoroutinefunction(inspect.unwrap(pyfuncitem.obj)):
+        if inspect.iscoroutinefunction(inspect.unwrap(test)):
             pytest.fail(
                 "cadence_asyncio runs an 'async def' test itself, but another plugin runs this "
                 "one (pytest-asyncio's auto mode or its asyncio marker): give pytest-asyncio "
-                "Cadence's loop through its pytest_asyncio_loop_factories hook instead "
+                "Cadence's loop instead, through its pytest_asyncio_loop_factories hook "
+                "(pytest-asyncio 1.4 and later) or its event_loop_policy fixture (0.23 to 1.3) "
                 "(docs/python.md, 'Testing on virtual time')",
                 pytrace=False,
             )
@@ -92,10 +106,49 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
             pytrace=False,
         )
     options = _options(marker)  # checked before the test's coroutine is made
-    names = inspect.signature(pyfuncitem.obj).parameters
+    _refuse_async_fixtures(pyfuncitem)
+    names = inspect.signature(test).parameters
     arguments = {name: value for name, value in pyfuncitem.funcargs.items() if name in names}
-    cadence_asyncio.run(pyfuncitem.obj(**arguments), **options)
+    made = pyfuncitem.stash.get(_MADE, None)  # virtual_loop's: its loop.cadence is the fixture
+    if made is None:
+        cadence_asyncio.run(test(**arguments), **options)
+    else:
+        run_made(test(**arguments), lambda: made)
     return True
+
+
+#: The coroutine functions of the Hypothesis tests the marker runs, by the function that runs
+#: each example (a test's inner_test is replaced once, and found again on a second run).
+_TESTS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+#: The event loop that ``virtual_loop`` made for a marked test, to run it on.
+_MADE = pytest.StashKey[asyncio.AbstractEventLoop]()
+
+
+def _each_example(test: Any, options: dict[str, Any]) -> Any:
+    """What runs each example of a Hypothesis test on a fresh event loop of ``options``."""
+
+    @functools.wraps(test)
+    def run_example(*args: Any, **kwargs: Any) -> None:
+        cadence_asyncio.run(test(*args, **kwargs), **options)
+
+    _TESTS[run_example] = test
+    return run_example
+
+
+def _refuse_async_fixtures(item: pytest.Function) -> None:
+    """Fails a marked test that asks for an async fixture: another plugin (pytest-asyncio) made it
+    on a loop of its own, which does not run during the test."""
+    for name in item.fixturenames:
+        for definition in item._fixtureinfo.name2fixturedefs.get(name, ())[-1:]:
+            made = inspect.unwrap(definition.func)
+            if inspect.iscoroutinefunction(made) or inspect.isasyncgenfunction(made):
+                pytest.fail(
+                    f"cadence_asyncio runs the test on a loop of its own, and the async fixture "
+                    f"{name!r} was made on another, which does not run during the test: make it "
+                    "a plain fixture, or run the test with pytest-asyncio on Cadence's loop "
+                    "(docs/python.md, 'Testing on virtual time')",
+                    pytrace=False,
+                )
 
 
 _OPTIONS = ("virtual", "tolerance", "idle_limit", "time_limit")
@@ -121,11 +174,27 @@ def _options(marker: pytest.Mark) -> dict[str, Any]:
 
 
 @pytest.fixture
-def virtual_loop() -> Iterator[Loop]:
+def virtual_loop(request: pytest.FixtureRequest) -> Iterator[Loop]:
     """A loop on a virtual clock at 0, for exact and instant timer tests; closed after the test
-    (with everything made from it)."""
-    with Loop.virtual() as loop:
-        yield loop
+    (with everything made from it). For an ``async def`` test marked ``cadence_asyncio``
+    (virtual), the Cadence loop of the event loop the test runs on (``loop.cadence``)."""
+    marker = request.node.get_closest_marker("cadence_asyncio")
+    test = getattr(request.node, "obj", None)
+    if marker is None or not inspect.iscoroutinefunction(test) or hasattr(test, "hypothesis"):
+        with Loop.virtual() as loop:
+            yield loop
+        return
+    options = _options(marker)
+    if not options["virtual"]:
+        with Loop.virtual() as loop:  # a real event loop's Cadence loop is real
+            yield loop
+        return
+    made = cadence_asyncio.EventLoopPolicy(**options).new_event_loop()
+    request.node.stash[_MADE] = made
+    try:
+        yield made.cadence  # type: ignore[attr-defined]
+    finally:
+        made.close()  # the test's run closed it already, unless it never ran
 
 
 @pytest.fixture
