@@ -36,6 +36,13 @@ def settle(loop: asyncio.AbstractEventLoop, seconds: float = 0.05) -> None:
     loop.run_until_complete(asyncio.sleep(seconds))
 
 
+def nan_date(loop: ca.EventLoop, index: int) -> None:
+    """Gives the pending start at ``index`` a NaN date, which C refuses (a date is checked when
+    made, so only this way can a start fail)."""
+    _, late, timer = loop._pending.starts[index]
+    loop._pending.starts[index] = (float("nan"), late, timer)
+
+
 def test_no_callback_after_cancel_whether_or_not_the_start_reached_c() -> None:
     loop = ca.EventLoop()
     keys = live_keys(loop)
@@ -166,7 +173,7 @@ def test_a_flush_that_fails_raises_from_the_run_and_leaks_nothing() -> None:
     try:
         calls: list[str] = []
         timer = loop.call_later(0, calls.append, "never")
-        loop._pending.dates[0] = float("nan")  # C refuses it (a date is checked when made)
+        nan_date(loop, 0)  # C refuses it (a date is checked when made)
         with pytest.raises(cadence.InvalidArgument, match=r"EventLoop\.call_at"):
             loop.run_until_complete(asyncio.sleep(0.01))
         assert timer._cadence is None  # type: ignore[attr-defined]
@@ -228,7 +235,7 @@ def test_a_failed_record_does_not_stop_the_others() -> None:
         bad = loop.call_later(2.0, calls.append, "b")
         assert isinstance(bad, Timer)
         loop.call_later(3.0, calls.append, "c")
-        loop._pending.dates[1] = float("nan")  # C refuses it
+        nan_date(loop, 1)  # C refuses it
         with pytest.raises(cadence.InvalidArgument, match="record 1"):
             loop.cadence.armed_timer_count  # noqa: B018 - the read flushes
         assert bad._cadence is None
@@ -251,7 +258,7 @@ def test_a_lone_start_is_handed_over_alone_and_fails_alone() -> None:
         calls: list[str] = []
         bad = loop.call_later(1.0, calls.append, "bad")
         assert isinstance(bad, Timer)
-        loop._pending.dates[0] = float("nan")  # C refuses it
+        nan_date(loop, 0)  # C refuses it
         with pytest.raises(cadence.InvalidArgument, match=r"EventLoop\.call_at"):
             loop.cadence.armed_timer_count  # noqa: B018 - the read flushes
         assert bad._cadence is None

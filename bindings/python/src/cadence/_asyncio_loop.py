@@ -96,8 +96,7 @@ class EventLoop(asyncio.SelectorEventLoop):
             pending = Pending()
             install(self._state, pending, type(self).__name__)
             self._pending = pending
-            self._dates, self._lates = pending.dates, pending.lates
-            self._timers, self._cancels = pending.timers, pending.cancels
+            self._starts, self._cancels = pending.starts, pending.cancels
             self._armed = pending.armed
             self._fd = self._watch()
             self._collected = _batch.Collected()
@@ -166,7 +165,7 @@ class EventLoop(asyncio.SelectorEventLoop):
         _cancels.flush()
         self._armed.shrink()  # first: the table may be empty before the starts take keys
         pending = self._pending
-        if pending.timers or pending.cancels:
+        if pending.starts or pending.cancels:
             pending.flush(raw(self._state), f"{type(self).__name__}.call_at")
 
     def _arm(
@@ -200,9 +199,7 @@ class EventLoop(asyncio.SelectorEventLoop):
             date = date if date > -math.inf else 0.0  # every date before the clock's 0 is its 0
             # A record of the one-shot to come, whose handle will end with it: -1 until the flush.
             timer._cadence = -1
-            self._dates.append(date)
-            self._lates.append(late)
-            self._timers.append(timer)
+            self._starts.append((date, late, timer))  # one step: see _asyncio_pending
         return timer
 
     def run_forever(self) -> None:
@@ -251,9 +248,9 @@ class EventLoop(asyncio.SelectorEventLoop):
     def _cancel_armed(self, pending: Pending) -> None:
         """Adds to the pending cancels every timer of this event loop armed in C (its table's)."""
         for timer in pending.armed.timers():
-            if handle := timer._cadence:
+            if (handle := timer._cadence) is not None and handle > 0:  # -1: never got to C
                 pending.cancels.append(handle)
-                timer._cadence = None
+            timer._cadence = None
 
     def _select(self, inner: selectors.BaseSelector, timeout: float | None) -> list[Any]:
         """Asyncio's select: waits for I/O or the Cadence loop's descriptor, whose pass then
@@ -278,6 +275,8 @@ class EventLoop(asyncio.SelectorEventLoop):
         if self._pass_due:
             self._pass_due = False
             self._pass()
+        elif self._collected.words[_batch.COUNT]:  # an interrupt cut the last pass's queueing
+            self._enqueue()
 
     def _pass(self) -> None:
         """A Cadence pass. The one-shots of this event loop that it fires last (a quiet loop's
@@ -286,41 +285,44 @@ class EventLoop(asyncio.SelectorEventLoop):
         their userdata: ``_table.UNTIMED``); any others were called during the pass."""
         state, collected = self._state, self._collected
         words = collected.words
-        words[_batch.COUNT] = 0  # C writes it only on success
+        self._enqueue()  # what an interrupt left, before C writes over it (nothing, but for one)
+        words[_batch.CURSOR] = 0
         try:
             # No flush: done before the wait.
             code = _run_pass(
                 raw(state), MODE, _UNTIMED, collected.records, _batch.CAPACITY, collected.count
             )
         finally:  # also when a Ctrl-C that came during the call is raised as it returns
-            if count := words[_batch.COUNT]:
-                words[_batch.COUNT] = 0
-                self._enqueue(words, count * _batch.WORDS)
+            self._enqueue()
         if state.errors:
             deliver_errors(state, self, self.cadence)
         if code:
             check(code, type(self).__name__)
 
-    def _enqueue(self, words: Any, end: int, start: int = 0) -> None:
-        """Calls the timers of the collected records (their userdata at ``words[start:end:WORDS]``),
-        as C would have: ``Timer.__call__`` puts each in the ready queue. Each key is free once
-        its timer is out of the event loop's table (C passes it no more). Not ``Armed.take``:
-        the key is freed after the call, so that an interrupt in between loses no timer."""
+    def _enqueue(self) -> None:
+        """Queues the timers of the collected records not queued yet (their userdata at
+        ``words[CURSOR:COUNT * WORDS:WORDS]``) as C's call of each would have (``Timer.__call__``,
+        inline: an interrupt at a call's start would lose the timer). The cursor in the words
+        keeps the place through an interrupt (Ctrl-C) anywhere, which the next pass (or loop
+        iteration) goes on from: a record is passed only once its timer is queued (a timer queued
+        already has ``_cadence`` None) and out of the table, and its key is freed only after (a
+        key freed before could be another timer's by the time the record is read again). Not
+        ``Armed.take``, for that order."""
+        words = self._collected.words
+        if not (end := words[_batch.COUNT] * _batch.WORDS):
+            return
         armed = self._armed
         slots, free, base = armed.slots, armed.free.append, armed.base
-        index = start
-        try:
-            while index < end:
-                key = words[index] - base
-                index += _batch.WORDS
-                if not 0 <= key < len(slots) or (timer := slots[key]) is None:
-                    continue  # not this table's, or taken: a timer of a closed event loop
+        ready = self._ready.append  # type: ignore[attr-defined]  # BaseEventLoop's deque
+        while (index := words[_batch.CURSOR]) < end:
+            key = words[index] - base
+            if 0 <= key < len(slots) and (timer := slots[key]) is not None:  # else not this
+                if timer._cadence is not None:  # table's, or taken: a closed event loop's
+                    timer._cadence = None
+                    ready(timer)
                 slots[key] = None
-                try:
-                    timer()
-                except BaseException as error:  # noqa: BLE001 - routed as a callback's error
-                    self._state.fail(error)
+                words[_batch.CURSOR] = index + _batch.WORDS
                 free(key)
-        finally:
-            if index < end:  # an interrupt (Ctrl-C) between two: the others still join the queue
-                self._enqueue(words, end, index)
+            else:
+                words[_batch.CURSOR] = index + _batch.WORDS
+        words[_batch.COUNT] = 0  # C writes it only on success

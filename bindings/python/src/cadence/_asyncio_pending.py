@@ -2,7 +2,8 @@
 
 A ctypes call costs nearly half of asyncio's whole ``call_at`` (about 0.7 us), so a timer's
 start and its cancel cross into C together with the others of the same turn: ``call_at`` records
-its timer here (date, tolerance and timer in plain lists, columns), ``TimerHandle.cancel()`` of a
+its timer here (date, tolerance and timer, one tuple appended in one step, so that an interrupt
+such as Ctrl-C can never leave part of a record), ``TimerHandle.cancel()`` of a
 timer already in C records its handle, and a cancel of one not yet handed over only counts it
 (its record is then skipped). :meth:`Pending.flush` then makes one C call for every pending
 cancel (``cadence_cancel_steal_batch``) and one for every pending start
@@ -23,8 +24,15 @@ loop's monotonic clock), so arming at the next flush changes no timer's fire dat
 start of Cadence's own API made meanwhile flushes first, so ties keep the order of the calls.
 
 Threads: asyncio's timers are made and cancelled on the event loop's thread. A use of the Cadence
-loop from another thread while the event loop runs flushes nothing (the loop's thread may be
-between the appends of one record); the loop's thread flushes at its next select.
+loop from another thread while the event loop runs flushes nothing; the loop's thread flushes at
+its next select.
+
+Interrupts (a signal handler's exception, Ctrl-C, between two bytecodes): each list changes in
+single steps, and a flush takes its records before it works on them, so an interrupt loses at
+most the records in its hands (their timers never fire: their ``_cadence`` stays -1, which a
+cancel and :meth:`~cadence.asyncio.EventLoop.close` read as "not in C"; asyncio loses a callback
+the same way) and never leaves a record that another could take for its own, nor a date on the
+wrong timer.
 """
 
 from __future__ import annotations
@@ -32,7 +40,6 @@ from __future__ import annotations
 import threading
 import weakref
 from array import array
-from itertools import compress
 from typing import Any, cast
 
 from . import _cancels, _lib, _state
@@ -47,7 +54,7 @@ _ident = threading.get_ident
 class Pending:
     """The starts and cancels an event loop has not handed to C yet (see the module's notes).
 
-    ``dates``, ``lates`` and ``timers`` are the columns of the pending starts; ``dropped`` counts
+    ``starts`` holds the pending starts, ``(date, tolerance, timer)`` each; ``dropped`` counts
     those cancelled since (their timers' ``_cadence`` is None); ``cancels`` holds the C handles of
     timers to cancel; ``armed`` the timers in C (the event loop's table).
     """
@@ -56,18 +63,14 @@ class Pending:
         "__weakref__",
         "armed",
         "cancels",
-        "dates",
         "dropped",
-        "lates",
         "out",
         "owner",
-        "timers",
+        "starts",
     )
 
     def __init__(self) -> None:
-        self.dates: list[float] = []
-        self.lates: list[float] = []
-        self.timers: list[Any] = []
+        self.starts: list[tuple[float, float, Any]] = []
         self.cancels: list[int] = []
         self.armed = Armed()
         self.dropped = 0
@@ -87,16 +90,16 @@ class Pending:
             return
         if self.cancels:
             self._cancel()
-        if count := len(self.timers):
+        if count := len(self.starts):
             if count == 1:  # the common case of a quiet loop: no arrays to make
                 self._start_one(handle, where)
             else:
                 self._start(handle, where, count)
 
-    # Each list gives up the records it held when the flush began, the first `count`, each in one
-    # step (atomic under the GIL): the event loop and its timers append to these very lists, and
-    # a thread that calls call_at while the loop runs (not thread-safe in asyncio either, but
-    # nothing of it may be lost) may be between the appends of a record, its timer last.
+    # Each list gives up the records it held when the flush began, the first `count`, copied and
+    # then deleted (each step atomic under the GIL): the event loop and its timers append to these
+    # very lists, also a thread that calls call_at while the loop runs (not thread-safe in asyncio
+    # either, but nothing of it may be lost).
 
     def _cancel(self) -> None:
         count = len(self.cancels)
@@ -108,8 +111,8 @@ class Pending:
         self.armed.drop_all([key for key in out if key > 0])
 
     def _start_one(self, handle: int, where: str) -> None:
-        timer, date, late = self.timers[0], self.dates[0], self.lates[0]
-        del self.timers[0], self.dates[0], self.lates[0]
+        date, late, timer = self.starts[0]
+        del self.starts[0]
         if timer._cadence is None:  # cancelled before its start was handed over
             self.dropped = 0
             return
@@ -122,15 +125,14 @@ class Pending:
         timer._cadence = out.value
 
     def _start(self, handle: int, where: str, count: int) -> None:
-        dates, lates, timers = self.dates[:count], self.lates[:count], self.timers[:count]
+        records = self.starts[:count]
+        del self.starts[:count]
         dropped, self.dropped = self.dropped, 0
-        del self.dates[:count], self.lates[:count], self.timers[:count]
         if dropped:  # skip the records of timers cancelled before their start was handed over
-            live = [timer._cadence is not None for timer in timers]  # the count is only a hint
-            if not any(live):
+            records = [record for record in records if record[2]._cadence is not None]
+            if not records:  # the count is only a hint
                 return
-            dates, lates = list(compress(dates, live)), list(compress(lates, live))
-            timers = list(compress(timers, live))
+        dates, lates, timers = zip(*records)
         # Each timer takes its key now, C's userdata the key with the table's base (UNTIMED: its
         # callback is called with no Tick).
         keys = self.armed.hold_all(timers)
@@ -157,15 +159,11 @@ class Pending:
     def discard(self) -> None:
         """Forgets the pending starts (their timers never fire: asyncio's ``close()`` forgets
         its scheduled timers too)."""
-        timers = self.timers[:]
-        self._clear()
+        records = self.starts[:]
+        self.starts.clear()
         self.dropped = 0
-        for timer in timers:
+        for _, _, timer in records:
             timer._cadence = None
-
-    def _clear(self) -> None:
-        for column in (self.dates, self.lates, self.timers):
-            column.clear()
 
 
 class FlushingState(_state.LoopState):
@@ -184,7 +182,7 @@ class FlushingState(_state.LoopState):
     def handle(self) -> int:
         value: int = self.__dict__["handle"]
         pending = self.pending()
-        if value and pending is not None and (pending.timers or pending.cancels):
+        if value and pending is not None and (pending.starts or pending.cancels):
             pending.flush(value, "EventLoop.call_at")
         return value
 

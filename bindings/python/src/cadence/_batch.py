@@ -71,10 +71,12 @@ class Collected:
     __slots__ = ("count", "records", "words")
 
     def __init__(self) -> None:
-        self.words = array("Q", bytes(8 * (COUNT + 1)))
+        self.words = array("Q", bytes(8 * (CURSOR + 1)))
         self.records = self.words.buffer_info()[0]
         self.count = self.records + 8 * COUNT
 
 
 #: Where :class:`Collected`'s words hold the count, after the records.
 COUNT = CAPACITY * WORDS
+#: Where they hold the next record's first word to queue (Python's alone; C writes the count).
+CURSOR = COUNT + 1
