@@ -955,3 +955,26 @@ def test_a_reader_replaced_by_an_own_timer_as_its_data_comes_is_kept(factory: Fa
         loop.close()
         reader.close()
         writer.close()
+
+
+@pytest.mark.parametrize("make", [ca.EventLoop, ca.VirtualEventLoop], ids=["real", "virtual"])
+def test_run_forever_inside_its_own_run_fails_as_asyncios(
+    make: Callable[[], asyncio.AbstractEventLoop],
+) -> None:
+    errors: list[BaseException] = []
+    loop = make()
+
+    def again() -> None:
+        try:
+            loop.run_forever()
+        except BaseException as error:  # noqa: BLE001 - compared below
+            errors.append(error)
+        loop.stop()
+
+    try:
+        loop.call_soon(again)
+        loop.run_forever()
+    finally:
+        loop.close()
+    assert [type(error) for error in errors] == [RuntimeError]
+    assert str(errors[0]) == "This event loop is already running"

@@ -177,6 +177,12 @@ def test_a_cadence_loops_sleep_and_streams_run_on_the_virtual_twin() -> None:
     assert armed == [1, 0]  # the cancelled sleep's one-shot is freed at once
 
 
+def test_the_time_limit_error_names_the_date_to_the_nanosecond() -> None:
+    # 2 ns past the limit: a date formatted with %g read "at 10 s, past time_limit 10 s".
+    with pytest.raises(ca.VirtualTimeError, match=r"at 10\.00000000\d* s, past time_limit 10 s"):
+        ca.run(asyncio.sleep(10.000000002), virtual=True, time_limit=10)
+
+
 def test_a_loop_sleep_needs_something_to_run_the_loop() -> None:
     async def main() -> None:
         import cadence

@@ -208,6 +208,8 @@ class EventLoop(asyncio.SelectorEventLoop):
         Raises:
             LoopBusy: the Cadence loop is run, attached or threaded elsewhere.
         """
+        if self.is_running():  # this loop (from one of its callbacks): asyncio's own error
+            raise RuntimeError("This event loop is already running")
         if not self._state.claim():
             raise LoopBusy(context=f"{type(self).__name__}.run_forever", detail=RUNNING_OR_THREAD)
         self._pending.owner = threading.get_ident()

@@ -1,11 +1,14 @@
 """What ``cadence.asyncio.run`` adds to asyncio's ``Runner``: the checks ``asyncio.run`` makes
 before it makes a loop (a Runner entered where a loop runs fails only as it closes, with another
 error), and, before Python 3.11, which has no Runner, asyncio.run's steps on a loop made by the
-caller. Nothing process-wide changes: the loop is the current one of the calling thread only, so
-that other threads' ``asyncio.run`` and ``cadence.asyncio.run`` calls, meanwhile or after, keep
-their own loops (an event loop policy set for the call would reach them). Not the backport of
-Runner that pytest-asyncio uses (backports.asyncio.runner): it replaces ``asyncio.tasks.Task``
-and a function of ``signal`` for the length of a run, for every thread of the process.
+caller. Nothing process-wide changes: other threads' ``asyncio.run`` and ``cadence.asyncio.run``
+calls, meanwhile or after, keep their own loops (an event loop policy set for the call would
+reach them). Before 3.11 the loop is the calling thread's current one during the run, as
+``asyncio.run`` makes it there; from 3.11 it is not, as with ``asyncio.run(main,
+loop_factory=...)`` (code inside reaches it through ``asyncio.get_running_loop()``). Not the
+backport of Runner that pytest-asyncio uses (backports.asyncio.runner): it replaces
+``asyncio.tasks.Task`` and a function of ``signal`` for the length of a run, for every thread of
+the process.
 """
 
 from __future__ import annotations

@@ -263,7 +263,7 @@ class VirtualEventLoop(EventLoop):
                 # past the limit (0.2 + 0.1 against 0.3): a date within that of it is at it.
                 if date > limit and not math.isclose(date, limit, rel_tol=1e-15, abs_tol=1e-9):
                     raise VirtualTimeError(
-                        f"VirtualEventLoop: the next timer is at {date:g} s, past time_limit "
+                        f"VirtualEventLoop: the next timer is at {date!r} s, past time_limit "
                         f"{limit:g} s (a program that waits for ever beside a periodic task?)"
                     )
                 self._run(wait)
