@@ -39,8 +39,7 @@ def settle(loop: asyncio.AbstractEventLoop, seconds: float = 0.05) -> None:
 def nan_date(loop: ca.EventLoop, index: int) -> None:
     """Gives the pending start at ``index`` a NaN date, which C refuses (a date is checked when
     made, so only this way can a start fail)."""
-    _, late, timer = loop._pending.starts[index]
-    loop._pending.starts[index] = (float("nan"), late, timer)
+    loop._pending.timers[index]._date = float("nan")
 
 
 def test_no_callback_after_cancel_whether_or_not_the_start_reached_c() -> None:

@@ -96,7 +96,7 @@ class EventLoop(asyncio.SelectorEventLoop):
             pending = Pending()
             install(self._state, pending, type(self).__name__)
             self._pending = pending
-            self._starts, self._cancels = pending.starts, pending.cancels
+            self._timers, self._cancels = pending.timers, pending.cancels
             self._armed = pending.armed
             self._fd = self._watch()
             self._collected = _batch.Collected()
@@ -165,7 +165,7 @@ class EventLoop(asyncio.SelectorEventLoop):
         _cancels.flush()
         self._armed.shrink()  # first: the table may be empty before the starts take keys
         pending = self._pending
-        if pending.starts or pending.cancels:
+        if pending.timers or pending.cancels:
             pending.flush(raw(self._state), f"{type(self).__name__}.call_at")
 
     def _arm(
@@ -198,8 +198,8 @@ class EventLoop(asyncio.SelectorEventLoop):
                 late = self._tolerance
             date = date if date > -math.inf else 0.0  # every date before the clock's 0 is its 0
             # A record of the one-shot to come, whose handle will end with it: -1 until the flush.
-            timer._cadence = -1
-            self._starts.append((date, late, timer))  # one step: see _asyncio_pending
+            timer._date, timer._late, timer._cadence = date, late, -1
+            self._timers.append(timer)  # one step: see _asyncio_pending
         return timer
 
     def run_forever(self) -> None:
@@ -304,27 +304,29 @@ class EventLoop(asyncio.SelectorEventLoop):
     def _enqueue(self) -> None:
         """Queues the timers of the collected records not queued yet (their userdata at
         ``words[CURSOR:COUNT * WORDS:WORDS]``) as C's call of each would have (``Timer.__call__``,
-        inline: an interrupt at a call's start would lose the timer). The cursor in the words
-        keeps the place through an interrupt (Ctrl-C) anywhere, which the next pass (or loop
-        iteration) goes on from: a record is passed only once its timer is queued (a timer queued
-        already has ``_cadence`` None) and out of the table, and its key is freed only after (a
-        key freed before could be another timer's by the time the record is read again). Not
+        inline: an interrupt at a call's start would lose the timer), and takes them out of the
+        event loop's table. Through an interrupt (Ctrl-C) anywhere, the cursor in the words keeps
+        the place, which the next pass (or loop iteration) goes on from, and a record read again
+        queues nothing twice (a timer queued already has ``_cadence`` None): their keys are freed
+        only once every record is passed, so that none is another timer's by then. Not
         ``Armed.take``, for that order."""
         words = self._collected.words
         if not (end := words[_batch.COUNT] * _batch.WORDS):
             return
-        armed = self._armed
-        slots, free, base = armed.slots, armed.free.append, armed.base
-        ready = self._ready.append  # type: ignore[attr-defined]  # BaseEventLoop's deque
-        while (index := words[_batch.CURSOR]) < end:
-            key = words[index] - base
-            if 0 <= key < len(slots) and (timer := slots[key]) is not None:  # else not this
-                if timer._cadence is not None:  # table's, or taken: a closed event loop's
-                    timer._cadence = None
-                    ready(timer)
-                slots[key] = None
-                words[_batch.CURSOR] = index + _batch.WORDS
-                free(key)
-            else:
-                words[_batch.CURSOR] = index + _batch.WORDS
+        armed, step, freed = self._armed, _batch.WORDS, []
+        slots, base, ready = armed.slots, armed.base, self._ready.append  # type: ignore[attr-defined]
+        index = words[_batch.CURSOR]
+        try:
+            while index < end:
+                key = words[index] - base
+                if 0 <= key < len(slots) and (timer := slots[key]) is not None:  # else not this
+                    if timer._cadence is not None:  # table's, or taken: a closed event loop's
+                        timer._cadence = None
+                        ready(timer)
+                    slots[key] = None
+                    freed.append(key)
+                index += step
+        finally:
+            words[_batch.CURSOR] = index
         words[_batch.COUNT] = 0  # C writes it only on success
+        armed.free.extend(freed)

@@ -2,8 +2,8 @@
 
 A ctypes call costs nearly half of asyncio's whole ``call_at`` (about 0.7 us), so a timer's
 start and its cancel cross into C together with the others of the same turn: ``call_at`` records
-its timer here (date, tolerance and timer, one tuple appended in one step, so that an interrupt
-such as Ctrl-C can never leave part of a record), ``TimerHandle.cancel()`` of a
+its timer here (one append, so that an interrupt such as Ctrl-C can never leave part of a record;
+the timer keeps its date and tolerance), ``TimerHandle.cancel()`` of a
 timer already in C records its handle, and a cancel of one not yet handed over only counts it
 (its record is then skipped). :meth:`Pending.flush` then makes one C call for every pending
 cancel (``cadence_cancel_steal_batch``) and one for every pending start
@@ -40,6 +40,7 @@ from __future__ import annotations
 import threading
 import weakref
 from array import array
+from operator import attrgetter
 from typing import Any, cast
 
 from . import _cancels, _lib, _state
@@ -49,12 +50,14 @@ from .errors import LoopBusy, error_for
 _start_one = _lib.lib.cadence_loop_schedule_transient
 _start_batch = _lib.lib.cadence_loop_schedule_transient_batch
 _ident = threading.get_ident
+_dates, _lates = attrgetter("_date"), attrgetter("_late")
 
 
 class Pending:
     """The starts and cancels an event loop has not handed to C yet (see the module's notes).
 
-    ``starts`` holds the pending starts, ``(date, tolerance, timer)`` each; ``dropped`` counts
+    ``timers`` holds the timers of the pending starts (each with its ``_date`` and ``_late``);
+    ``dropped`` counts
     those cancelled since (their timers' ``_cadence`` is None); ``cancels`` holds the C handles of
     timers to cancel; ``armed`` the timers in C (the event loop's table).
     """
@@ -66,11 +69,11 @@ class Pending:
         "dropped",
         "out",
         "owner",
-        "starts",
+        "timers",
     )
 
     def __init__(self) -> None:
-        self.starts: list[tuple[float, float, Any]] = []
+        self.timers: list[Any] = []
         self.cancels: list[int] = []
         self.armed = Armed()
         self.dropped = 0
@@ -90,7 +93,7 @@ class Pending:
             return
         if self.cancels:
             self._cancel()
-        if count := len(self.starts):
+        if count := len(self.timers):
             if count == 1:  # the common case of a quiet loop: no arrays to make
                 self._start_one(handle, where)
             else:
@@ -111,33 +114,33 @@ class Pending:
         self.armed.drop_all([key for key in out if key > 0])
 
     def _start_one(self, handle: int, where: str) -> None:
-        date, late, timer = self.starts[0]
-        del self.starts[0]
+        timer = self.timers[0]
+        del self.timers[0]
         if timer._cadence is None:  # cancelled before its start was handed over
             self.dropped = 0
             return
         armed, out = self.armed, self.out
         (userdata,) = armed.hold_all((timer,))
-        if code := _start_one(handle, date, late, userdata, out):
+        if code := _start_one(handle, timer._date, timer._late, userdata, out):
             timer._cadence = None
             armed.take(userdata)
             raise error_for(code, where)
         timer._cadence = out.value
 
     def _start(self, handle: int, where: str, count: int) -> None:
-        records = self.starts[:count]
-        del self.starts[:count]
+        timers = self.timers[:count]
+        del self.timers[:count]
         dropped, self.dropped = self.dropped, 0
         if dropped:  # skip the records of timers cancelled before their start was handed over
-            records = [record for record in records if record[2]._cadence is not None]
-            if not records:  # the count is only a hint
+            timers = [timer for timer in timers if timer._cadence is not None]
+            if not timers:  # the count is only a hint
                 return
-        dates, lates, timers = zip(*records)
         # Each timer takes its key now, C's userdata the key with the table's base (UNTIMED: its
         # callback is called with no Tick).
         keys = self.armed.hold_all(timers)
         count = len(timers)
-        when, late, data = array("d", dates), array("d", lates), array("Q", keys)
+        when, late = array("d", map(_dates, timers)), array("d", map(_lates, timers))
+        data = array("Q", keys)
         out = array("Q", bytes(8 * count))
         code = _start_batch(
             handle,
@@ -159,10 +162,10 @@ class Pending:
     def discard(self) -> None:
         """Forgets the pending starts (their timers never fire: asyncio's ``close()`` forgets
         its scheduled timers too)."""
-        records = self.starts[:]
-        self.starts.clear()
+        timers = self.timers[:]
+        self.timers.clear()
         self.dropped = 0
-        for _, _, timer in records:
+        for timer in timers:
             timer._cadence = None
 
 
@@ -182,7 +185,7 @@ class FlushingState(_state.LoopState):
     def handle(self) -> int:
         value: int = self.__dict__["handle"]
         pending = self.pending()
-        if value and pending is not None and (pending.starts or pending.cancels):
+        if value and pending is not None and (pending.timers or pending.cancels):
             pending.flush(value, "EventLoop.call_at")
         return value
 
