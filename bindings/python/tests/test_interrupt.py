@@ -400,3 +400,49 @@ def test_a_sigint_in_the_c_callbacks_is_recorded_and_anywhere_else_raised(
     assert after == ["recorded", "raised"]
     for each in made:
         each.close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("run", ["Loop.run", "EventLoop"])
+def test_another_sigint_handler_is_kept_and_what_it_raises_in_the_callbacks_is_recorded(
+    loop: cadence.Loop, run: str
+) -> None:
+    """A SIGINT handler of the program's own (``asyncio.Runner``'s raises KeyboardInterrupt at
+    the second Ctrl-C) still runs while the main thread runs a loop, but what it raises in the
+    binding's C callbacks is raised from the run after the pass, not dropped by ctypes."""
+    import cadence.asyncio as ca
+
+    def mine(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt("mine")
+
+    after: list[str] = []
+
+    def callback(_: Tick) -> None:
+        installed = signal.getsignal(signal.SIGINT)
+        assert isinstance(installed, _run.Glued)
+        assert installed.handler is mine
+        installed(signal.SIGINT, _glue_frame(0))  # as if the signal came there: recorded
+        after.append("recorded")
+        with pytest.raises(KeyboardInterrupt, match="mine"):
+            installed(signal.SIGINT, sys._getframe(0))  # in the callback: raised
+        after.append("raised")
+
+    def run_it() -> None:
+        if run == "Loop.run":
+            loop.schedule(0.0, callback)
+            loop.run(5.0)
+            return
+        event_loop = ca.EventLoop()
+        try:
+            event_loop.cadence.schedule(0.0, callback)
+            event_loop.run_until_complete(event_loop.create_future())  # never set
+        finally:
+            event_loop.close()
+
+    previous = signal.signal(signal.SIGINT, mine)
+    try:
+        with pytest.raises(KeyboardInterrupt, match="mine"):
+            run_it()
+        assert signal.getsignal(signal.SIGINT) is mine  # put back
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert after == ["recorded", "raised"]

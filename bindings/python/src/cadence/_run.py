@@ -21,8 +21,9 @@ import select
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
+from typing import Any
 
 from . import _cancels, _lib, _state
 from ._async import descriptor
@@ -96,19 +97,47 @@ def on_sigint(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+class Glued:
+    """Another SIGINT handler in Python (``asyncio.Runner``'s, whose second Ctrl-C raises
+    KeyboardInterrupt) while the main thread runs a loop: called as it is, but what it raises
+    where the interrupted frame is one of the binding's C callbacks is recorded for the run, as
+    :func:`on_sigint` records its KeyboardInterrupt, instead of being dropped by ctypes."""
+
+    __slots__ = ("handler",)
+
+    def __init__(self, handler: Callable[[int, FrameType | None], Any]) -> None:
+        self.handler = handler
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if frame is not None and frame.f_code in _state.GLUE and _main_run:
+            try:
+                self.handler(signum, frame)
+            except BaseException as error:  # noqa: BLE001 - raised after the pass instead
+                _main_run[-1].fail(error)
+            return
+        self.handler(signum, frame)
+
+
 @contextlib.contextmanager
 def sigint_stops_run(state: LoopState) -> Iterator[None]:
     """Installs :func:`on_sigint` for the block (on the main thread) when SIGINT has Python's
-    default handler (as ``asyncio.Runner`` does); leaves any other handler alone."""
-    installed = False
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        with contextlib.suppress(ValueError):  # not the main interpreter
-            signal.signal(signal.SIGINT, on_sigint)
-            installed = True
+    default handler, or wraps another handler in Python (as ``asyncio.Runner``'s) in
+    :class:`Glued`; puts the handler back after, unless the block changed it."""
+    previous = signal.getsignal(signal.SIGINT)
+    installed: Any = None
+    if previous is signal.default_int_handler:
+        installed = on_sigint
+    elif callable(previous) and not isinstance(previous, Glued):
+        installed = Glued(previous)
+    if installed is not None:
+        try:
+            signal.signal(signal.SIGINT, installed)
+        except ValueError:  # not the main interpreter
+            installed = None
     _main_run.append(state)
     try:
         yield
     finally:
         _main_run.pop()
-        if installed and signal.getsignal(signal.SIGINT) is on_sigint:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+        if installed is not None and signal.getsignal(signal.SIGINT) is installed:
+            signal.signal(signal.SIGINT, previous)
