@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import cadence
 import cadence.asyncio as ca
 from cadence._asyncio_pending import Pending
 
@@ -160,3 +161,34 @@ def test_queueing_a_pass_interrupted_at_any_bytecode_fires_each_at_most_once() -
         return interrupted[0]
 
     assert every_opcode(code, case) > 10
+
+
+def test_a_virtual_run_interrupted_as_it_returns_keeps_the_clock_at_the_timers_dates(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The virtual twin's time() never reads less than a fired timer's date (0.1 + 0.2 fires at
+    the nanosecond 0.3, below it by a double's rounding): also when an interrupt comes as the run
+    that fired it returns (where 3.11 and later check for signals)."""
+    run = cadence._lib.lib.cadence_loop_run
+    interrupted: list[bool] = []
+
+    def interrupting(*args: Any) -> int:
+        code: int = run(*args)
+        if not interrupted:
+            interrupted.append(True)
+            raise KeyboardInterrupt
+        return code
+
+    loop = ca.VirtualEventLoop()
+    try:
+        seen: list[float] = []
+        when = 0.1 + 0.2
+        loop.call_at(when, lambda: seen.append(loop.time()))
+        monkeypatch.setattr(cadence._lib.lib, "cadence_loop_run", interrupting)
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_until_complete(asyncio.sleep(1))
+        loop.run_until_complete(asyncio.sleep(1))
+        assert interrupted
+        assert seen == [when]
+    finally:
+        loop.close()

@@ -290,8 +290,12 @@ class VirtualEventLoop(EventLoop):
     def _pass(self) -> None:
         """The run that :meth:`_run` asked for."""
         ready = len(self._ready)  # type: ignore[attr-defined]  # checked by EventLoop
-        code = _lib.lib.cadence_loop_run(raw(self._state), MODE, self._wait)  # SIGINT: run_forever
-        self._reach(ready)
+        try:
+            code = _lib.lib.cadence_loop_run(
+                raw(self._state), MODE, self._wait
+            )  # SIGINT: run_forever
+        finally:  # also when an interrupt (Ctrl-C) is raised as the run returns: the timers it
+            self._reach(ready)  # queued still never see time() before their dates
         deliver_errors(self._state, self, self.cadence)
         check(code, "VirtualEventLoop")
 
