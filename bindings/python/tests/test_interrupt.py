@@ -446,3 +446,33 @@ def test_another_sigint_handler_is_kept_and_what_it_raises_in_the_callbacks_is_r
     finally:
         signal.signal(signal.SIGINT, previous)
     assert after == ["recorded", "raised"]
+
+
+def test_an_interrupt_as_a_run_starts_leaves_the_loop_free(
+    loop: cadence.Loop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ctrl-C in the flush of recorded cancels with which a run starts (after it has claimed
+    the loop) left the loop claimed: every later run and close() raised LoopBusy."""
+    import asyncio
+
+    import cadence.asyncio as ca
+    from cadence import _cancels
+
+    flush = _cancels.flush
+
+    def interrupted() -> None:
+        monkeypatch.setattr(_cancels, "flush", flush)  # once
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_cancels, "flush", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        loop.run(0)
+    loop.run(0)  # free again
+    event_loop = ca.EventLoop()
+    try:
+        monkeypatch.setattr(_cancels, "flush", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            event_loop.run_until_complete(event_loop.create_future())
+        assert event_loop.run_until_complete(asyncio.sleep(0, "ran")) == "ran"
+    finally:
+        event_loop.close()

@@ -78,6 +78,34 @@ def test_a_hypothesis_test_runs_each_example_from_zero(pytester: pytest.Pytester
     result.assert_outcomes(passed=2)
 
 
+def test_a_hypothesis_test_marked_in_one_case_leaves_the_others_as_they_are(
+    pytester: pytest.Pytester,
+) -> None:
+    # The cases share one function, whose Hypothesis test the marker changes for its own case
+    # only: an unmarked case after it ran on Cadence's loop too.
+    pytester.makepyfile(
+        """
+        import pytest
+        from hypothesis import given, settings, strategies
+
+        seen = []
+
+        @pytest.mark.parametrize("x", [pytest.param(1, marks=pytest.mark.cadence_asyncio), 2])
+        @settings(max_examples=2, database=None, deadline=None)
+        @given(strategies.just(0))
+        async def test_cases(x, n):
+            seen.append(x)
+
+        def test_only_the_marked_case_ran():
+            assert set(seen) == {1}
+        """
+    )
+    result = pytester.runpytest("-v", "-p", "cadence.pytest_plugin", "-p", "no:asyncio")
+    result.stdout.fnmatch_lines(
+        ["*test_cases?1? PASSED*", "*test_only_the_marked_case_ran PASSED*"]
+    )
+
+
 def test_an_async_fixture_fails_the_marked_test_clearly(pytester: pytest.Pytester) -> None:
     """pytest-asyncio (strict mode) makes an async fixture on its own loop, which does not run
     while the marker runs the test on Cadence's: a server made there would never answer."""

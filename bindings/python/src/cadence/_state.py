@@ -109,7 +109,11 @@ class LoopState:
                 return False
             self.runner, self.stopping = threading.get_ident(), False
             RUNS.append(self.runner)
-        _cancels.flush()  # before any pass of the run, and on this run's thread's behalf
+        try:
+            _cancels.flush()  # before any pass of the run, and on this run's thread's behalf
+        except BaseException:  # an interrupt (Ctrl-C) there: the run never starts, nor holds it
+            self.release()
+            raise
         return True
 
     @property

@@ -49,7 +49,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -82,12 +81,19 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
         return None
     test = pyfuncitem.obj
     examples = getattr(test, "hypothesis", None)  # @given: Hypothesis calls inner_test per example
-    inner = _TESTS.get(examples.inner_test, examples.inner_test) if examples else None
+    inner = examples.inner_test if examples else None
     if inspect.iscoroutinefunction(inner):
         options = _options(marker)
         _refuse_async_fixtures(pyfuncitem)
+        # Hypothesis's test calls inner_test per example: this item's own, put back after, so
+        # that an unmarked case of the same function (parametrized) is left as it is.
         examples.inner_test = _each_example(inner, options)  # type: ignore[union-attr]
-        return None  # pytest calls Hypothesis's test, which runs each example so
+        try:
+            names = inspect.signature(test).parameters
+            test(**{name: value for name, value in pyfuncitem.funcargs.items() if name in names})
+        finally:
+            examples.inner_test = inner  # type: ignore[union-attr]
+        return True
     if not inspect.iscoroutinefunction(test):
         if not any(mark.name == "cadence_asyncio" for mark in pyfuncitem.own_markers):
             return None  # a plain test of a marked module or class: pytest runs it
@@ -117,9 +123,6 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     return True
 
 
-#: The coroutine functions of the Hypothesis tests the marker runs, by the function that runs
-#: each example (a test's inner_test is replaced once, and found again on a second run).
-_TESTS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 #: The event loop that ``virtual_loop`` made for a marked test, to run it on.
 _MADE = pytest.StashKey[asyncio.AbstractEventLoop]()
 
@@ -131,7 +134,6 @@ def _each_example(test: Any, options: dict[str, Any]) -> Any:
     def run_example(*args: Any, **kwargs: Any) -> None:
         cadence_asyncio.run(test(*args, **kwargs), **options)
 
-    _TESTS[run_example] = test
     return run_example
 
 
