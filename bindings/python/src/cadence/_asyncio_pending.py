@@ -1,12 +1,12 @@
 """The starts and cancels of :mod:`cadence.asyncio`'s timers, handed to C once per loop turn.
 
-A ctypes call costs nearly half of asyncio's whole ``call_at`` (about 0.7 us), so a timer's
-start and its cancel cross into C together with the others of the same turn: ``call_at`` records
-its timer here (one append, so that an interrupt such as Ctrl-C can never leave part of a record;
-the timer keeps its date and tolerance), ``TimerHandle.cancel()`` of a
-timer already in C records its handle, and a cancel of one not yet handed over only counts it
-(its record is then skipped). :meth:`Pending.flush` then makes one C call for every pending
-cancel (``cadence_cancel_steal_batch``) and one for every pending start
+A ctypes call costs nearly half of asyncio's whole ``call_at`` (about 0.7 us), so a timer's start
+and its cancel cross into C together with the others of the same turn: ``call_at`` records its
+timer here (one append, so that an interrupt such as Ctrl-C can never leave part of a record; the
+timer keeps its date and tolerance), ``TimerHandle.cancel()`` of a timer already in C records its
+handle, and a cancel of one not yet handed over only counts it (its record is then skipped).
+:meth:`Pending.flush` then makes one C call for every pending cancel
+(``cadence_cancel_steal_batch``) and one for every pending start
 (``cadence_loop_schedule_transient_batch``; a lone start, the common case of a quiet loop, takes
 the scalar ``cadence_loop_schedule_transient`` and makes no arrays), whose timers take their keys
 in the event loop's table (``_asyncio_armed``) only then: a timer cancelled before it was handed
@@ -28,11 +28,11 @@ loop from another thread while the event loop runs flushes nothing; the loop's t
 its next select.
 
 Interrupts (a signal handler's exception, Ctrl-C, between two bytecodes): each list changes in
-single steps, and a flush takes its records before it works on them, so an interrupt loses at
-most the records in its hands (their timers never fire: their ``_cadence`` stays -1, which a
-cancel and :meth:`~cadence.asyncio.EventLoop.close` read as "not in C"; asyncio loses a callback
-the same way) and never leaves a record that another could take for its own, nor a date on the
-wrong timer.
+single steps, and a flush takes its records before it works on them, so an interrupt never
+leaves a record that another could take for its own, nor a date on the wrong timer. It loses
+what the flush has in hands, the turn's starts, whose timers never fire (their ``_cadence``
+stays -1, which a cancel and :meth:`~cadence.asyncio.EventLoop.close` read as "not in C"), where
+asyncio loses at most one callback: keeping them pending until C has them is still to do.
 """
 
 from __future__ import annotations
@@ -57,9 +57,8 @@ class Pending:
     """The starts and cancels an event loop has not handed to C yet (see the module's notes).
 
     ``timers`` holds the timers of the pending starts (each with its ``_date`` and ``_late``);
-    ``dropped`` counts
-    those cancelled since (their timers' ``_cadence`` is None); ``cancels`` holds the C handles of
-    timers to cancel; ``armed`` the timers in C (the event loop's table).
+    ``dropped`` counts those cancelled since (their ``_cadence`` is None); ``cancels`` holds the C
+    handles of timers to cancel; ``armed`` the timers in C (the event loop's table).
     """
 
     __slots__ = (
