@@ -10,7 +10,7 @@
 #                 pytest plugin's entry point
 #   sdist         holds what building needs, at this version
 # Usage: scripts/dist-check.sh PYTHON [BUILD_DIR] (PYTHON: a Python 3 for the virtual environment;
-# pip fetches pytest and pytest-asyncio). Runs as root or with unprivileged user namespaces; else
+# pip fetches pytest, pytest-asyncio and hypothesis). Runs as root or with unprivileged user namespaces; else
 # it says so and only cleans the environment.
 set -euo pipefail
 
@@ -103,7 +103,7 @@ grep -qx "Version: $version" <<<"$info" || fail "$sdist's PKG-INFO is not $versi
 echo "== $wheel"
 "$base" -m venv "$work/venv"
 python="$work/venv/bin/python"
-"$python" -m pip install -q --disable-pip-version-check "$root/$wheel[test]" pytest-asyncio
+"$python" -m pip install -q --disable-pip-version-check "$root/$wheel[test]" pytest-asyncio hypothesis
 # The suite imports `cadence` from the installed wheel: pyproject.toml's pythonpath (the sources)
 # is left out by a configuration of its own, and the library is the wheel's.
 cat >"$work/pytest.ini" <<EOF
