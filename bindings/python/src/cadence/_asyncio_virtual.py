@@ -290,10 +290,8 @@ class VirtualEventLoop(EventLoop):
     def _pass(self) -> None:
         """The run that :meth:`_run` asked for."""
         ready = len(self._ready)  # type: ignore[attr-defined]  # checked by EventLoop
-        try:
-            code = _lib.lib.cadence_loop_run(
-                raw(self._state), MODE, self._wait
-            )  # SIGINT: run_forever
+        try:  # a SIGINT there: run_forever's handler
+            code = _lib.lib.cadence_loop_run(raw(self._state), MODE, self._wait)
         finally:  # also when an interrupt (Ctrl-C) is raised as the run returns: the timers it
             self._reach(ready)  # queued still never see time() before their dates
         deliver_errors(self._state, self, self.cadence)

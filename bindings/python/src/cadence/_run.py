@@ -82,26 +82,17 @@ def drive(state: LoopState, mode: bytes, seconds: float | None, where: str) -> i
         watch.poll(None if left == math.inf else min(left, 86400.0) * 1000)
 
 
-def on_sigint(signum: int, frame: FrameType | None) -> None:
-    """The SIGINT handler while the main thread is inside :meth:`Loop.run`.
+class Glued:
+    """A SIGINT handler in Python while the main thread runs a loop: :data:`on_sigint` (for
+    Python's default one) or another (``asyncio.Runner``'s, whose second Ctrl-C raises
+    KeyboardInterrupt, or the program's own), called as it is.
 
     CPython runs signal handlers between bytecodes, also in the binding's C callbacks, outside
     their ``try`` (where ctypes would print "Exception ignored" and drop it). So when the
-    interrupted frame is one of them (``_state.GLUE``) this handler records a KeyboardInterrupt
-    for the run and stops it, as for a callback's exception; anywhere else (a user callback, the
-    poll between passes) it raises at once, as the default handler does.
+    interrupted frame is one of them (``_state.GLUE``) what the handler raises is recorded for
+    the run, which it stops after the pass, as a callback's exception; anywhere else (a user
+    callback, the poll between passes) it is raised at once.
     """
-    if frame is not None and frame.f_code in _state.GLUE and _main_run:
-        _main_run[-1].fail(KeyboardInterrupt())
-        return
-    raise KeyboardInterrupt
-
-
-class Glued:
-    """Another SIGINT handler in Python (``asyncio.Runner``'s, whose second Ctrl-C raises
-    KeyboardInterrupt) while the main thread runs a loop: called as it is, but what it raises
-    where the interrupted frame is one of the binding's C callbacks is recorded for the run, as
-    :func:`on_sigint` records its KeyboardInterrupt, instead of being dropped by ctypes."""
 
     __slots__ = ("handler",)
 
@@ -118,13 +109,17 @@ class Glued:
         self.handler(signum, frame)
 
 
+#: The SIGINT handler while the main thread runs a loop and SIGINT had Python's default one.
+on_sigint = Glued(signal.default_int_handler)
+
+
 @contextlib.contextmanager
 def sigint_stops_run(state: LoopState) -> Iterator[None]:
     """Installs :func:`on_sigint` for the block (on the main thread) when SIGINT has Python's
     default handler, or wraps another handler in Python (as ``asyncio.Runner``'s) in
     :class:`Glued`; puts the handler back after, unless the block changed it."""
     previous = signal.getsignal(signal.SIGINT)
-    installed: Any = None
+    installed: Glued | None = None
     if previous is signal.default_int_handler:
         installed = on_sigint
     elif callable(previous) and not isinstance(previous, Glued):

@@ -89,8 +89,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
         # that an unmarked case of the same function (parametrized) is left as it is.
         examples.inner_test = _each_example(inner, options)  # type: ignore[union-attr]
         try:
-            names = inspect.signature(test).parameters
-            test(**{name: value for name, value in pyfuncitem.funcargs.items() if name in names})
+            test(**_arguments(pyfuncitem))
         finally:
             examples.inner_test = inner  # type: ignore[union-attr]
         return True
@@ -113,14 +112,18 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
         )
     options = _options(marker)  # checked before the test's coroutine is made
     _refuse_async_fixtures(pyfuncitem)
-    names = inspect.signature(test).parameters
-    arguments = {name: value for name, value in pyfuncitem.funcargs.items() if name in names}
     made = pyfuncitem.stash.get(_MADE, None)  # virtual_loop's: its loop.cadence is the fixture
     if made is None:
-        cadence_asyncio.run(test(**arguments), **options)
+        cadence_asyncio.run(test(**_arguments(pyfuncitem)), **options)
     else:
-        run_made(test(**arguments), lambda: made)
+        run_made(test(**_arguments(pyfuncitem)), lambda: made)
     return True
+
+
+def _arguments(item: pytest.Function) -> dict[str, Any]:
+    """The test function's arguments among the item's fixture values (as pytest passes them)."""
+    names = inspect.signature(item.obj).parameters
+    return {name: value for name, value in item.funcargs.items() if name in names}
 
 
 #: The event loop that ``virtual_loop`` made for a marked test, to run it on.
@@ -182,13 +185,12 @@ def virtual_loop(request: pytest.FixtureRequest) -> Iterator[Loop]:
     (virtual), the Cadence loop of the event loop the test runs on (``loop.cadence``)."""
     marker = request.node.get_closest_marker("cadence_asyncio")
     test = getattr(request.node, "obj", None)
-    if marker is None or not inspect.iscoroutinefunction(test) or hasattr(test, "hypothesis"):
-        with Loop.virtual() as loop:
-            yield loop
-        return
-    options = _options(marker)
+    plain = not inspect.iscoroutinefunction(test) or hasattr(test, "hypothesis")
+    options = {"virtual": False} if marker is None or plain else _options(marker)
+    # Its own loop but for a marked async test on the virtual twin (a real event loop's Cadence
+    # loop is real; Hypothesis's examples each run on a loop of their own).
     if not options["virtual"]:
-        with Loop.virtual() as loop:  # a real event loop's Cadence loop is real
+        with Loop.virtual() as loop:
             yield loop
         return
     made = cadence_asyncio.EventLoopPolicy(**options).new_event_loop()
