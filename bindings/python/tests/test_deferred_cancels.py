@@ -8,6 +8,7 @@ import gc
 import subprocess
 import threading
 import time
+from array import array
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -279,9 +280,9 @@ def held_in_flight(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]
     set: the GIL is free meanwhile, as during C's batch, which may wait for a callback."""
     real, go = _cancels.steal_all, threading.Event()
 
-    def held(handles: list[int]) -> object:
+    def held(handles: array[int], out: array[int]) -> None:
         go.wait(10.0)
-        return real(handles)
+        real(handles, out)
 
     monkeypatch.setattr(_cancels, "steal_all", held)
     yield go
@@ -324,9 +325,9 @@ def test_a_timer_collected_while_its_own_threads_flush_holds_its_cancel(
     assert holder[0].cancel() is True
     real = _cancels.steal_all
 
-    def collecting(handles: list[int]) -> object:
+    def collecting(handles: array[int], out: array[int]) -> None:
         holder.clear()  # the last reference: collected here, on the flushing thread
-        return real(handles)
+        real(handles, out)
 
     monkeypatch.setattr(_cancels, "steal_all", collecting)
     _cancels.flush()

@@ -22,7 +22,7 @@ its pass, all on the thread that runs it (or on any one thread while it does not
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ._table import UNTIMED
@@ -49,20 +49,39 @@ class Armed:
         #: Added to a key, C's userdata: ``UNTIMED`` and the table's number (16 bits, at bit 32).
         self.base = UNTIMED + ((next(_numbers) & 0xFFFF) << 32)
 
-    def hold_all(self, timers: Sequence[Any]) -> list[int]:
-        """Holds each timer until C is done with it (a loop turn's starts, or one); returns C's
-        userdata for each, its key plus :attr:`base`."""
-        keys: list[int] = []
+    def hold_all(self, timers: Sequence[Any], keys: list[int]) -> None:
+        """Holds each timer until C is done with it (a loop turn's starts, or one), appending to
+        ``keys`` C's userdata for each, its key plus :attr:`base`. Each key is in ``keys`` before
+        it leaves the free ones, so that an interrupt leaves nothing :meth:`give_back` cannot
+        find."""
         add, free, slots, base = keys.append, self.free, self.slots, self.base  # a hot path
         for timer in timers:
             if free:
-                key = free.pop()
+                key = free[-1]
+                add(key + base)
+                free.pop()
                 slots[key] = timer
             else:
                 key = len(slots)
+                add(key + base)
                 slots.append(timer)
-            add(key + base)
-        return keys
+
+    def give_back(self, keys: list[int], timers: list[Any], unarmed: list[Any]) -> None:
+        """Frees the keys that :meth:`hold_all` gave ``timers`` (``keys``, in the same order, as
+        far as it got) for those of them in ``unarmed``, which C never had: also the key of the
+        one an interrupt cut, taken from the free ones but not yet holding its timer. Any step may
+        be repeated."""
+        slots, free, base, end = self.slots, self.free, self.base, len(self.slots)
+        never = set(map(id, unarmed))
+        for data, timer in zip(keys, timers):
+            key = data - base
+            if id(timer) not in never or not 0 <= key < end:
+                continue
+            if slots[key] is timer:
+                slots[key] = None
+                free.append(key)
+            elif slots[key] is None and key not in free:  # a rare path: O(free) is fine
+                free.append(key)
 
     def take(self, userdata: int) -> Any:
         """The timer at C's ``userdata`` (a key plus :attr:`base`), its key freed: C passes it
@@ -74,9 +93,10 @@ class Armed:
         self.free.append(key)
         return timer
 
-    def drop_all(self, userdata: list[int]) -> None:
+    def drop_all(self, userdata: Iterable[int]) -> None:
         """Frees the keys of C's ``userdata`` (each a key plus :attr:`base`): their timers were
-        cancelled in C. A userdata not of this table, or of a free key, changes nothing."""
+        cancelled in C. A userdata not of this table, or of a free key, or a negative error
+        code in its place (C's answer for a timer that had ended), changes nothing."""
         slots, free, base, end = self.slots, self.free.append, self.base, len(self.slots)
         for data in userdata:
             key = data - base

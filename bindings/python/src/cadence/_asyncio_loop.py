@@ -167,6 +167,8 @@ class EventLoop(asyncio.SelectorEventLoop):
         pending = self._pending
         if pending.timers or pending.cancels:
             pending.flush(raw(self._state), f"{type(self).__name__}.call_at")
+        if self._state.errors:  # a Ctrl-C that Cadence's SIGINT handler recorded in the flush
+            deliver_errors(self._state, self, self.cadence)
 
     def _arm(
         self,
@@ -305,11 +307,10 @@ class EventLoop(asyncio.SelectorEventLoop):
         """Queues the timers of the collected records not queued yet (their userdata at
         ``words[CURSOR:COUNT * WORDS:WORDS]``) as C's call of each would have (``Timer.__call__``,
         inline: an interrupt at a call's start would lose the timer), and takes them out of the
-        event loop's table. Through an interrupt (Ctrl-C) anywhere, the cursor in the words keeps
-        the place, which the next pass (or loop iteration) goes on from, and a record read again
-        queues nothing twice (a timer queued already has ``_cadence`` None): their keys are freed
-        only once every record is passed, so that none is another timer's by then. Not
-        ``Armed.take``, for that order."""
+        event loop's table. Not ``Armed.take``, whose key would be free before the cursor moves.
+        An interrupt (Ctrl-C) is caught, the record it cut finished (:meth:`_finish`), and the
+        cursor in the words keeps the place past it, which the next pass (or loop iteration)
+        goes on from: no record is queued twice or lost, and no key read again once free."""
         words = self._collected.words
         if not (end := words[_batch.COUNT] * _batch.WORDS):
             return
@@ -326,7 +327,30 @@ class EventLoop(asyncio.SelectorEventLoop):
                     slots[key] = None
                     freed.append(key)
                 index += step
-        finally:
             words[_batch.CURSOR] = index
-        words[_batch.COUNT] = 0  # C writes it only on success
-        armed.free.extend(freed)
+            words[_batch.COUNT] = 0  # C writes it only on success
+            armed.free.extend(freed)
+        except BaseException:
+            self._finish(index, end, freed)
+            raise
+
+    def _finish(self, index: int, end: int, freed: list[int]) -> None:
+        """After an exception in :meth:`_enqueue`: finishes the record at ``index`` that it cut,
+        wherever it was, moves the cursor past it and frees the keys of the records passed
+        (those not freed already). Every step may be repeated."""
+        armed, words = self._armed, self._collected.words
+        key, slots = words[index] - armed.base if index < end else -1, armed.slots
+        if 0 <= key < len(slots):
+            if (timer := slots[key]) is not None:
+                if timer._cadence is not None or not (
+                    timer._cancelled or timer in self._ready  # type: ignore[attr-defined]
+                ):
+                    timer._cadence = None
+                    self._ready.append(timer)  # type: ignore[attr-defined]
+                slots[key] = None
+                freed.append(key)
+            elif key not in freed and key not in armed.free:  # cut before its key was listed
+                freed.append(key)
+        words[_batch.CURSOR] = min(index + _batch.WORDS, end) if index < end else index
+        known = set(armed.free)
+        armed.free.extend(key for key in dict.fromkeys(freed) if key not in known)

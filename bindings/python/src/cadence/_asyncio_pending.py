@@ -8,10 +8,10 @@ handle, and a cancel of one not yet handed over only counts it (its record is th
 :meth:`Pending.flush` then makes one C call for every pending cancel
 (``cadence_cancel_steal_batch``) and one for every pending start
 (``cadence_loop_schedule_transient_batch``; a lone start, the common case of a quiet loop, takes
-the scalar ``cadence_loop_schedule_transient`` and makes no arrays), whose timers take their keys
-in the event loop's table (``_asyncio_armed``) only then: a timer cancelled before it was handed
-over never costs C or the table anything, as a cancelled timer costs asyncio's own loop only its
-mark.
+the scalar ``cadence_loop_schedule_transient`` and makes no arrays of dates), whose timers take
+their keys in the event loop's table (``_asyncio_armed``) only then: a timer cancelled before it
+was handed over never costs C or the table anything, as a cancelled timer costs asyncio's own
+loop only its mark.
 
 A flush comes before anything waits or reads Cadence's state: the event loop's select (so the
 descriptor is armed for the earliest date before the wait, and a timer is armed before any pass
@@ -25,14 +25,19 @@ start of Cadence's own API made meanwhile flushes first, so ties keep the order 
 
 Threads: asyncio's timers are made and cancelled on the event loop's thread. A use of the Cadence
 loop from another thread while the event loop runs flushes nothing; the loop's thread flushes at
-its next select.
+its next select. While it does not run, flushes from several threads each take their own records
+(``_take``).
 
 Interrupts (a signal handler's exception, Ctrl-C, between two bytecodes): each list changes in
-single steps, and a flush takes its records before it works on them, so an interrupt never
-leaves a record that another could take for its own, nor a date on the wrong timer. It loses
-what the flush has in hands, the turn's starts, whose timers never fire (their ``_cadence``
-stays -1, which a cancel and :meth:`~cadence.asyncio.EventLoop.close` read as "not in C"), where
-asyncio loses at most one callback: keeping them pending until C has them is still to do.
+single steps (a pending start is one append; a flush takes a list whole, in one step), so an
+interrupt never leaves part of a record, nor a date on the wrong timer. Whatever interrupts a
+flush before it is done is caught there, and what C did not get goes back (:meth:`Pending._land`):
+C's answers (an array zeroed before the call) say which starts it armed, which then get their
+handles; the others give their keys back and return to the front of the pending starts, to be
+armed by the next flush in the same order; cancels that never reached C return to the pending
+ones, and the keys of those that did are freed. So nothing is lost or armed twice, where asyncio
+can lose a callback between taking it from its heap and queueing it. (An exception raised in the
+handler itself, a second signal in those microseconds, is the one case left.)
 """
 
 from __future__ import annotations
@@ -40,17 +45,22 @@ from __future__ import annotations
 import threading
 import weakref
 from array import array
-from operator import attrgetter
+from functools import partial
+from itertools import compress
+from operator import attrgetter, eq
 from typing import Any, cast
 
 from . import _cancels, _lib, _state
 from ._asyncio_armed import Armed
+from ._take import take
 from .errors import LoopBusy, error_for
 
 _start_one = _lib.lib.cadence_loop_schedule_transient
 _start_batch = _lib.lib.cadence_loop_schedule_transient_batch
 _ident = threading.get_ident
-_dates, _lates = attrgetter("_date"), attrgetter("_late")
+_dates, _lates, _handles = attrgetter("_date"), attrgetter("_late"), attrgetter("_cadence")
+_NOTHING: array[int] = array("Q")  # no answer yet
+_unsent = partial(eq, -1)  # a start not yet in C (a filter of C calls: see Pending._start)
 
 
 class Pending:
@@ -61,22 +71,13 @@ class Pending:
     handles of timers to cancel; ``armed`` the timers in C (the event loop's table).
     """
 
-    __slots__ = (
-        "__weakref__",
-        "armed",
-        "cancels",
-        "dropped",
-        "out",
-        "owner",
-        "timers",
-    )
+    __slots__ = ("__weakref__", "armed", "cancels", "dropped", "owner", "timers")
 
     def __init__(self) -> None:
         self.timers: list[Any] = []
         self.cancels: list[int] = []
         self.armed = Armed()
         self.dropped = 0
-        self.out = _lib.Handle()  # C's answer to a start of one record
         #: The thread whose flushes count: the event loop's while it runs, else None (any).
         self.owner: int | None = None
 
@@ -92,77 +93,93 @@ class Pending:
             return
         if self.cancels:
             self._cancel()
-        if count := len(self.timers):
-            if count == 1:  # the common case of a quiet loop: no arrays to make
-                self._start_one(handle, where)
-            else:
-                self._start(handle, where, count)
-
-    # Each list gives up the records it held when the flush began, the first `count`, copied and
-    # then deleted (each step atomic under the GIL): the event loop and its timers append to these
-    # very lists, also a thread that calls call_at while the loop runs (not thread-safe in asyncio
-    # either, but nothing of it may be lost).
+        if self.timers:
+            self._start(handle, where)
 
     def _cancel(self) -> None:
-        count = len(self.cancels)
-        cancels = self.cancels[:count]
-        del self.cancels[:count]
-        out = _cancels.steal_all(cancels)  # the one batch of cancels, shared with Cadence's API
-        # A key comes back (> 0) for each timer stopped; a fired one (its key freed by the fire)
-        # or one of a closed loop gives CADENCE_EBADF ("ended"), which changes nothing.
-        self.armed.drop_all([key for key in out if key > 0])
+        cancels: list[int] = []
+        out: array[int] = array("q")  # C's answers: never 0 for these (a key, or "ended")
+        try:
+            take(self.cancels, cancels)
+            handles = array("Q", cancels)
+            out.frombytes(bytes(8 * len(handles)))
+            _cancels.steal_all(handles, out)  # the one batch of cancels, shared with Cadence's API
+            # A key comes back (> 0) for each timer stopped; a fired one (its key freed by the
+            # fire) or one of a closed loop gives CADENCE_EBADF ("ended"), which drop_all skips.
+            self.armed.drop_all(out)
+        except BaseException:
+            if any(out):  # C has them: the keys (freeing one twice changes nothing)
+                self.armed.drop_all(out)
+            else:  # never reached C: pending again
+                self.cancels[:0] = cancels
+            raise
 
-    def _start_one(self, handle: int, where: str) -> None:
-        timer = self.timers[0]
-        del self.timers[0]
-        if timer._cadence is None:  # cancelled before its start was handed over
-            self.dropped = 0
-            return
-        armed, out = self.armed, self.out
-        (userdata,) = armed.hold_all((timer,))
-        if code := _start_one(handle, timer._date, timer._late, userdata, out):
-            timer._cadence = None
-            armed.take(userdata)
-            raise error_for(code, where)
-        timer._cadence = out.value
-
-    def _start(self, handle: int, where: str, count: int) -> None:
-        timers = self.timers[:count]
-        del self.timers[:count]
-        dropped, self.dropped = self.dropped, 0
-        if dropped:  # skip the records of timers cancelled before their start was handed over
-            timers = [timer for timer in timers if timer._cadence is not None]
-            if not timers:  # the count is only a hint
+    def _start(self, handle: int, where: str) -> None:
+        timers: list[Any] = []
+        keys: list[int] = []
+        out: array[int] = _NOTHING  # C's answers, zeroed before the call: the handles
+        try:
+            take(self.timers, timers)
+            dropped, self.dropped = self.dropped, 0
+            if dropped:  # skip the records of timers cancelled before their start was handed over
+                # C calls, not a comprehension (whose exceptions Python 3.12's tracing, as the
+                # tests raise them, takes past this handler).
+                timers[:] = compress(timers, map(_unsent, map(_handles, timers)))
+            if not (count := len(timers)):  # the count is only a hint
                 return
-        # Each timer takes its key now, C's userdata the key with the table's base (UNTIMED: its
-        # callback is called with no Tick).
-        keys = self.armed.hold_all(timers)
-        count = len(timers)
-        when, late = array("d", map(_dates, timers)), array("d", map(_lates, timers))
-        data = array("Q", keys)
-        out = array("Q", bytes(8 * count))
-        code = _start_batch(
-            handle,
-            count,
-            when.buffer_info()[0],
-            late.buffer_info()[0],
-            data.buffer_info()[0],
-            out.buffer_info()[0],
-        )
-        for timer, made in zip(timers, out):
-            timer._cadence = made
-        if code:
-            for timer, made, key in zip(timers, out, keys):
-                if not made:  # never armed: C never calls it, its key is free
-                    timer._cadence = None
-                    self.armed.take(key)
-            raise error_for(code, where)
+            # Each timer takes its key now, C's userdata the key with the table's base (UNTIMED:
+            # its callback is called with no Tick).
+            self.armed.hold_all(timers, keys)
+            out = array("Q", bytes(8 * count))
+            if count == 1:  # the common case of a quiet loop: no arrays of dates to make
+                timer = timers[0]
+                code = _start_one(handle, timer._date, timer._late, keys[0], out.buffer_info()[0])
+                timer._cadence = out[0]  # 0: refused, never armed (C never calls it)
+            else:
+                when, late = array("d", map(_dates, timers)), array("d", map(_lates, timers))
+                data = array("Q", keys)
+                code = _start_batch(
+                    handle,
+                    count,
+                    when.buffer_info()[0],
+                    late.buffer_info()[0],
+                    data.buffer_info()[0],
+                    out.buffer_info()[0],
+                )
+                for timer, made in zip(timers, out):
+                    timer._cadence = made
+            if code:
+                raise error_for(code, where)
+        except BaseException:
+            self._land(timers, keys, out)
+            raise
+
+    def _land(self, timers: list[Any], keys: list[int], out: array[int]) -> None:
+        """Settles starts that an exception cut (an interrupt, or C's refusal of some): each
+        timer that C armed gets its handle (and, cancelled meanwhile, its cancel); each that it did
+        not gives its key back and, unless it was refused or cancelled, goes back to the front of
+        the pending starts. Every step may be repeated."""
+        unarmed, back = [], []
+        for index, timer in enumerate(timers):
+            if made := out[index] if index < len(out) else 0:
+                if timer._cadence == -1:
+                    timer._cadence = made
+                elif timer._cadence is None:  # cancelled since (a signal handler's cancel)
+                    self.cancels.append(made)
+                continue
+            unarmed.append(timer)
+            if timer._cadence == -1:
+                back.append(timer)
+            elif timer._cadence == 0:  # refused
+                timer._cadence = None
+        self.armed.give_back(keys, timers, unarmed)
+        self.timers[:0] = back
 
     def discard(self) -> None:
         """Forgets the pending starts (their timers never fire: asyncio's ``close()`` forgets
         its scheduled timers too)."""
-        timers = self.timers[:]
-        self.timers.clear()
+        timers: list[Any] = []
+        take(self.timers, timers)
         self.dropped = 0
         for timer in timers:
             timer._cadence = None

@@ -19,6 +19,8 @@ import contextvars
 from collections.abc import Callable
 from typing import Any
 
+from . import _state
+
 _copy_context = contextvars.copy_context
 
 
@@ -70,19 +72,27 @@ class Timer(asyncio.TimerHandle):
     def cancel(self) -> None:
         """Cancels the timer; its Cadence one-shot is stopped at the next flush, before anything
         can fire it or read Cadence's state (``_asyncio_pending``); asyncio skips a cancelled
-        handle that is already in its ready queue."""
+        handle that is already in its ready queue. Marked cancelled first, so that an interrupt
+        anywhere in here leaves a handle that never runs and says so (at worst its one-shot fires
+        into the ready queue, which skips it)."""
         if self._cancelled:
             return
+        loop = self._loop
+        if loop._debug:
+            super().cancel()  # asyncio's, which marks it first too
+        else:
+            self._cancelled = True
         handle = self._cadence
         if handle:
             self._cadence = None
             if handle > 0:  # in C: stopped with the other cancels of this turn, its key stolen back
-                self._loop._cancels.append(handle)
+                loop._cancels.append(handle)
             else:  # not handed to C yet: its record is skipped
-                self._loop._pending.dropped += 1
-        if self._loop._debug:
-            super().cancel()
-            return
-        # As Handle.cancel: drop the callback and its arguments (typeshed types them non-None).
-        self._cancelled = True
-        self._callback = self._args = None  # type: ignore[assignment]
+                loop._pending.dropped += 1
+        if not loop._debug:  # as Handle.cancel: drop the callback and its arguments
+            self._callback = self._args = None  # type: ignore[assignment]  # typeshed: non-None
+
+
+# Called only from C's callbacks (a batch of fires: ``_state``): a Ctrl-C at its first bytecode is
+# recorded for the run, as in the rest of that glue, not raised where the timer would be lost.
+_state.GLUE.add(Timer.__call__.__code__)

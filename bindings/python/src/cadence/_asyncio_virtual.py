@@ -139,6 +139,9 @@ class VirtualEventLoop(EventLoop):
         self._wait = 0.0  # of the run asked for (_run)
         #: The latest of the clock's readings and the dates of the timers fired (time()).
         self._reached = 0.0
+        #: Where in the ready queue a run's timers begin until :meth:`_reach` has read them
+        #: (-1: done); an interrupt that skips it leaves it for the next select.
+        self._unreached = -1
         super().__init__(None, tolerance=tolerance)
         try:
             where = "VirtualEventLoop"
@@ -249,6 +252,8 @@ class VirtualEventLoop(EventLoop):
         nothing to run, moves the clock to the next timer, whose callbacks join the ready queue,
         or waits in real time for what only real time brings (an executor job, a subprocess,
         I/O)."""
+        if self._unreached >= 0:  # an interrupt cut the last pass before its _reach
+            self._reach(self._unreached)
         events = inner.select(0)
         self._flush()  # the pending starts and cancels first: the next timer may be among them
         if self._next_timer() == 0:
@@ -289,7 +294,7 @@ class VirtualEventLoop(EventLoop):
 
     def _pass(self) -> None:
         """The run that :meth:`_run` asked for."""
-        ready = len(self._ready)  # type: ignore[attr-defined]  # checked by EventLoop
+        ready = self._unreached = len(self._ready)  # type: ignore[attr-defined]  # see EventLoop
         try:  # a SIGINT there: run_forever's handler
             code = _lib.lib.cadence_loop_run(raw(self._state), MODE, self._wait)
         finally:  # also when an interrupt (Ctrl-C) is raised as the run returns: the timers it
@@ -299,7 +304,8 @@ class VirtualEventLoop(EventLoop):
 
     def _reach(self, ready: int) -> None:
         """Moves :meth:`time`'s floor to the latest date of the timers that joined the ready
-        queue from position ``ready`` on (those a run fired)."""
+        queue from position ``ready`` on (those a run fired). May be repeated (the next select
+        does it when an interrupt came first: the queue only grows until then)."""
         # Copied in one step (C code, no thread switch): other threads append meanwhile.
         made = list(itertools.islice(self._ready, ready, None))  # type: ignore[attr-defined]
         for handle in made:
@@ -307,6 +313,7 @@ class VirtualEventLoop(EventLoop):
                 date = _date(handle._when)
                 if date > self._reached:
                     self._reached = date
+        self._unreached = -1
 
     def _waiting_for(self, inner: selectors.BaseSelector) -> str:
         armed = self.cadence.armed_timer_count

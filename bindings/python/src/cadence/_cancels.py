@@ -40,6 +40,7 @@ from __future__ import annotations
 from array import array
 
 from . import _lib, _table
+from ._take import take
 
 #: The handles of the recorded timers, as C takes them (64-bit words: a cancel reads its handle's
 #: value while it is in the cache, and a flush copies the words whole, where a list of ints was
@@ -58,14 +59,12 @@ _batch, _cancel = _lib.lib.cadence_cancel_steal_batch, _lib.lib.cadence_cancel_s
 IN_FLIGHT = [0]
 
 
-def steal_all(handles: list[int] | array[int]) -> array[int]:
-    """``cadence_cancel_steal_batch`` of ``handles`` (one C call, which may wait for a callback
-    running on another thread, the GIL released): for each, the key C handed back (> 0), 0,
-    ``CADENCE_EALREADY`` or ``CADENCE_EBADF`` ("ended", also for a closed loop)."""
-    count = len(handles)
-    ins, out = array("Q", handles), array("q", bytes(8 * count))
-    _batch(ins.buffer_info()[0], count, out.buffer_info()[0])
-    return out
+def steal_all(handles: array[int], out: array[int]) -> None:
+    """``cadence_cancel_steal_batch`` of ``handles`` (64-bit words; one C call, which may wait for
+    a callback running on another thread, the GIL released), whose answers go to ``out`` (as
+    many signed words): for each, the key C handed back (> 0), 0, ``CADENCE_EALREADY`` or
+    ``CADENCE_EBADF`` ("ended", also for a closed loop)."""
+    _batch(handles.buffer_info()[0], len(handles), out.buffer_info()[0])
 
 
 def flush() -> None:
@@ -73,20 +72,22 @@ def flush() -> None:
     from a collection), never waiting for another flush. What C answers for each needs nothing
     more: a key it hands back (it stopped the timer) is its timer's, whose slot says LET_GO,
     ended; ``CADENCE_EALREADY`` (C fired it meanwhile and its dispatcher skipped it, or another
-    cancel of it came first) and ``CADENCE_EBADF`` (its handle or loop closed) likewise."""
+    cancel of it came first) and ``CADENCE_EBADF`` (its handle or loop closed) likewise.
+
+    The records are taken whole, in one step no other thread's flush can split (``_take``); an
+    interrupt (Ctrl-C) before C has them puts them back, to go at the next flush (a cancel that
+    reached C is then made twice, and C answers the second "ended")."""
     if not PENDING:
         return
     IN_FLIGHT[0] += 1  # before the records are taken: see settle
+    handles: array[int] = array("Q")
     try:
-        # Copied into an array that exists, then emptied, with no switch point between (a
-        # slice's assignment and deletion are single instructions; an array is not tracked by
-        # the collector, so neither copy collects and runs a finalizer that flushes): the
-        # records are taken whole.
-        handles = array("Q")
-        handles[:] = PENDING
-        del PENDING[:]
+        take(PENDING, handles)
         if handles:
-            steal_all(handles)
+            steal_all(handles, array("q", bytes(8 * len(handles))))
+    except BaseException:
+        PENDING.extend(handles)
+        raise
     finally:
         IN_FLIGHT[0] -= 1
 
