@@ -131,6 +131,42 @@ def test_an_async_fixture_fails_the_marked_test_clearly(pytester: pytest.Pyteste
     result.stdout.fnmatch_lines(["*the async fixture 'number' was made on another*"])
 
 
+def test_a_plain_override_of_an_async_fixture_fails_the_marked_test_too(
+    pytester: pytest.Pytester,
+) -> None:
+    """A plain fixture that extends an async one of the same name (it asks for its own name)
+    still hands the test what the async one made on pytest-asyncio's loop: only the last
+    definition was looked at, and the test ran with a value of another loop."""
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makeconftest(
+        """
+        import asyncio
+        import pytest_asyncio
+
+        @pytest_asyncio.fixture
+        async def made():
+            yield asyncio.get_running_loop()
+        """
+    )
+    pytester.makepyfile(
+        """
+        import asyncio
+        import pytest
+
+        @pytest.fixture
+        def made(made):
+            return made
+
+        @pytest.mark.cadence_asyncio
+        async def test_with_it(made):
+            assert made is asyncio.get_running_loop()
+        """
+    )
+    result = pytester.runpytest("-p", "cadence.pytest_plugin")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*the async fixture 'made' was made on another*"])
+
+
 @pytest.mark.cadence_asyncio(virtual=False, tolerance=0.001)
 async def test_the_real_loop_with_a_fixture(tmp_path: object) -> None:
     loop = asyncio.get_running_loop()

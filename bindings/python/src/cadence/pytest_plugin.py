@@ -144,7 +144,9 @@ def _refuse_async_fixtures(item: pytest.Function) -> None:
     """Fails a marked test that asks for an async fixture: another plugin (pytest-asyncio) made it
     on a loop of its own, which does not run during the test."""
     for name in item.fixturenames:
-        for definition in item._fixtureinfo.name2fixturedefs.get(name, ())[-1:]:
+        # The last definition, and each one it extends (a fixture that asks for its own name
+        # gets the definition before it: a plain override of an async fixture).
+        for definition in reversed(item._fixtureinfo.name2fixturedefs.get(name, ())):
             made = inspect.unwrap(definition.func)
             if inspect.iscoroutinefunction(made) or inspect.isasyncgenfunction(made):
                 pytest.fail(
@@ -154,6 +156,8 @@ def _refuse_async_fixtures(item: pytest.Function) -> None:
                     "(docs/python.md, 'Testing on virtual time')",
                     pytrace=False,
                 )
+            if name not in definition.argnames:
+                break
 
 
 _OPTIONS = ("virtual", "tolerance", "idle_limit", "time_limit")
