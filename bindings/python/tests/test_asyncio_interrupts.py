@@ -389,6 +389,34 @@ def test_queueing_a_pass_interrupted_at_any_bytecode_loses_nothing() -> None:
     assert every_opcode(code, case) > 10
 
 
+@pytest.mark.parametrize("where", ["_pass", "_reach"])
+def test_a_virtual_pass_interrupted_at_any_bytecode_keeps_the_clock_at_the_timers_dates(
+    where: str,
+) -> None:
+    """As below, with the interrupt at every bytecode of the pass (where 3.9 and 3.10 could land
+    one at the first bytecode of the ``finally`` that raises the floor) and of the floor's
+    move: the next select catches the floor up before anything runs."""
+    code = getattr(ca.VirtualEventLoop, where).__code__
+
+    def case(n: int) -> bool:
+        loop = ca.VirtualEventLoop()
+        try:
+            seen: list[float] = []
+            when = 0.1 + 0.2
+            loop.call_at(when, lambda: seen.append(loop.time()))
+            interrupted = interrupt_at(code, n)
+            with contextlib.suppress(KeyboardInterrupt):
+                loop.run_until_complete(asyncio.sleep(1))
+            sys.settrace(None)
+            loop.run_until_complete(asyncio.sleep(1))
+            assert seen == [when]
+        finally:
+            loop.close()
+        return interrupted[0]
+
+    assert every_opcode(code, case) > 3
+
+
 def test_a_virtual_run_interrupted_as_it_returns_keeps_the_clock_at_the_timers_dates(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
