@@ -365,6 +365,8 @@ def test_a_ctrl_c_as_a_batch_of_fires_calls_a_timer_loses_none(virtual: bool) ->
 
 
 def test_queueing_a_pass_interrupted_at_any_bytecode_loses_nothing() -> None:
+    """Also for timers that asyncio's handles call equal (the same date, callback and
+    arguments): the record an interrupt cut is looked for in the ready queue by identity."""
     code = ca.EventLoop._enqueue.__code__
 
     def case(n: int) -> bool:
@@ -372,21 +374,79 @@ def test_queueing_a_pass_interrupted_at_any_bytecode_loses_nothing() -> None:
         try:
             fires = Fires(loop)
             now = loop.time()
-            for k in range(10):
-                fires.at(now + 0.002, f"t{k}")  # collected in one pass
+            calls: list[int] = []
+            for _ in range(10):
+                loop.call_at(now + 0.002, calls.append, 1)  # equal handles, one pass
             interrupted = interrupt_at(code, n)
             with contextlib.suppress(KeyboardInterrupt):
                 loop.run_until_complete(asyncio.sleep(0.004))
             sys.settrace(None)
             fires.at(date := loop.time() + 0.001, "after")
             until(loop, fires, "after", date)
-            assert fires.check() == [f"t{k}" for k in range(10)] + ["after"]
+            assert calls == [1] * 10
             drained(loop)
         finally:
             loop.close()
         return interrupted[0]
 
     assert every_opcode(code, case) > 10
+
+
+@pytest.mark.parametrize("where", ["Pending._start", "Pending._cancel", "EventLoop._enqueue"])
+def test_a_sigint_in_the_bookkeeping_while_the_loop_runs_is_raised_once_it_is_done(
+    where: str,
+) -> None:
+    """Cadence's SIGINT handler, installed while the main thread runs the event loop, records a
+    Ctrl-C that lands in a flush or in the queueing of a pass (``_state.GLUE``), and the loop
+    raises it once that is done: nothing to give back, and every timer fires."""
+    owner, name = where.split(".")
+    code = getattr(Pending if owner == "Pending" else ca.EventLoop, name).__code__
+
+    def case(n: int) -> bool:
+        loop = ca.EventLoop()
+        try:
+            fires = Fires(loop)
+            now = loop.time()
+            handles = [fires.at(now + 0.002, f"t{k}") for k in range(6)]
+            cancelled = handles.pop()
+            done, seen = [False], [0]
+
+            def local(frame: FrameType, event: str, arg: object) -> Any:
+                if event == EVENT and not done[0]:
+                    seen[0] += 1
+                    if seen[0] == n:
+                        done[0] = True
+                        sys.settrace(None)
+                        handler = signal.getsignal(signal.SIGINT)
+                        assert callable(handler)
+                        handler(signal.SIGINT, frame)  # as CPython calls it
+                return local
+
+            def calls(frame: FrameType, event: str, arg: object) -> Any:
+                if frame.f_code is code and not done[0]:
+                    frame.f_trace_opcodes = True
+                    return local
+                return None
+
+            loop.run_until_complete(asyncio.sleep(0))  # the starts go to C
+            cancelled.cancel()  # its cancel, at the next flush
+            sys.settrace(calls)
+            try:
+                loop.run_until_complete(asyncio.sleep(0.004))
+                assert not done[0]  # only when no bytecode was left to interrupt
+            except KeyboardInterrupt:
+                assert done[0]
+            finally:
+                sys.settrace(None)
+            fires.at(after := max(now + 0.004, loop.time() + 0.001), "after")
+            until(loop, fires, "after", after)
+            assert fires.check() == [f"t{k}" for k in range(5)] + ["after"]
+            drained(loop)
+        finally:
+            loop.close()
+        return done[0]
+
+    assert every_opcode(code, case) > 5
 
 
 @pytest.mark.parametrize("where", ["_pass", "_reach"])

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import _batch, _cancels, _lib, _table
+from . import _batch, _cancels, _lib, _state, _table
 from ._async import deliver_errors, descriptor
 from ._asyncio_pending import Pending, install, raw, uninstall
 from ._asyncio_selector import Selector
@@ -281,6 +281,8 @@ class EventLoop(asyncio.SelectorEventLoop):
             self._pass()
         elif self._collected.words[_batch.COUNT]:  # an interrupt cut the last pass's queueing
             self._enqueue()
+            if self._state.errors:  # a Ctrl-C recorded there (_state.GLUE)
+                deliver_errors(self._state, self, self.cadence)
 
     def _pass(self) -> None:
         """A Cadence pass. The one-shots of this event loop that it fires last (a quiet loop's
@@ -342,11 +344,13 @@ class EventLoop(asyncio.SelectorEventLoop):
         key, slots = words[index] - armed.base if index < end else -1, armed.slots
         if 0 <= key < len(slots):
             if (timer := slots[key]) is not None:
+                ready = self._ready  # type: ignore[attr-defined]
+                # By identity: asyncio's handles compare equal by date, callback and arguments.
                 if timer._cadence is not None or not (
-                    timer._cancelled or timer in self._ready  # type: ignore[attr-defined]
+                    timer._cancelled or any(queued is timer for queued in ready)
                 ):
                     timer._cadence = None
-                    self._ready.append(timer)  # type: ignore[attr-defined]
+                    ready.append(timer)
                 slots[key] = None
                 freed.append(key)
             elif key not in freed and key not in armed.free:  # cut before its key was listed
@@ -354,3 +358,7 @@ class EventLoop(asyncio.SelectorEventLoop):
         words[_batch.CURSOR] = min(index + _batch.WORDS, end) if index < end else index
         known = set(armed.free)
         armed.free.extend(key for key in dict.fromkeys(freed) if key not in known)
+
+
+# The queueing of a pass's fires is glue too: a Ctrl-C there is recorded and raised after it.
+_state.GLUE.update(f.__code__ for f in (EventLoop._enqueue, EventLoop._finish))

@@ -249,3 +249,9 @@ def uninstall(state: _state.LoopState, pending: Pending) -> None:
     if isinstance(state, FlushingState) and state.pending() in (pending, None):
         state.__class__ = cast("type[FlushingState]", _state.LoopState)
         del state.pending, state.armed
+
+
+# A Ctrl-C in a flush is recorded by Cadence's SIGINT handler (while the main thread runs the
+# event loop) and raised once the flush is done: see ``_state.GLUE``.
+_state.GLUE.update(f.__code__ for f in (Pending.flush, Pending._cancel, Pending._start))
+_state.GLUE.add(Pending._land.__code__)

@@ -21,7 +21,7 @@ import threading
 import weakref
 from typing import Any, Callable
 
-from . import _asyncio_armed, _batch, _cancels, _lib, _table
+from . import _asyncio_armed, _batch, _cancels, _lib, _table, _take
 from .errors import check, error_for
 from .tick import Tick
 
@@ -275,13 +275,18 @@ def _callbacks(state: LoopState) -> tuple[Any, Any, Any, Any, Any]:
 
     functions = (fire, release, countdown, poll, batch)
     GLUE.update(f.__code__ for f in (*functions, call, fail, flush, untimed, _cancels.steal_all))
-    GLUE.update(f.__code__ for f in (_asyncio_armed.Armed.take, _asyncio_armed.Armed.drop_all))
+    armed = _asyncio_armed.Armed
+    GLUE.update(f.__code__ for f in (armed.take, armed.drop_all, armed.hold_all, armed.give_back))
+    GLUE.add(_take.take.__code__)
     kinds: Any = _lib.CALLBACK_TYPES
     return tuple(kind(f) for kind, f in zip(kinds, functions))
 
 
-#: The code of the C callbacks: a SIGINT handler that finds one of them running records the
-#: KeyboardInterrupt instead of raising it where no ``try`` would catch it.
+#: The code of the C callbacks, and of the bookkeeping that hands records to C (the flushes of
+#: ``_cancels`` and ``_asyncio_pending``, the queueing of collected fires): a SIGINT handler that
+#: finds one of them running records the KeyboardInterrupt instead of raising it where no ``try``
+#: would catch it, or where it would cut records in half; the run, or the event loop's next
+#: flush or pass, raises it once they are done.
 GLUE: set[Any] = set()
 
 
