@@ -37,7 +37,10 @@ handles; the others give their keys back and return to the front of the pending 
 armed by the next flush in the same order; cancels that never reached C return to the pending
 ones, and the keys of those that did are freed. So nothing is lost or armed twice, where asyncio
 can lose a callback between taking it from its heap and queueing it. (An exception raised in the
-handler itself, a second signal in those microseconds, is the one case left.)
+handler itself, a second signal in those microseconds, is the one case left.) While the main
+thread runs the event loop, a Ctrl-C does not even cut a flush: these functions are among the
+binding's glue (``_state.GLUE``), where Cadence's SIGINT handler records it, and the event loop
+raises it once the flush is done; the handlers serve every other exception.
 """
 
 from __future__ import annotations
@@ -158,7 +161,7 @@ class Pending:
         """Settles starts that an exception cut (an interrupt, or C's refusal of some): each
         timer that C armed gets its handle (and, cancelled meanwhile, its cancel); each that it did
         not gives its key back and, unless it was refused or cancelled, goes back to the front of
-        the pending starts. Every step may be repeated."""
+        the pending starts (run once, by the flush's handler)."""
         unarmed, back = [], []
         for index, timer in enumerate(timers):
             if made := out[index] if index < len(out) else 0:
