@@ -96,13 +96,17 @@ class Armed:
     def drop_all(self, userdata: Iterable[int]) -> None:
         """Frees the keys of C's ``userdata`` (each a key plus :attr:`base`): their timers were
         cancelled in C. A userdata not of this table, or of a free key, or a negative error
-        code in its place (C's answer for a timer that had ended), changes nothing."""
-        slots, free, base, end = self.slots, self.free.append, self.base, len(self.slots)
+        code in its place (C's answer for a timer that had ended), changes nothing; so it may be
+        repeated over the same userdata after an interrupt (C hands each key back once)."""
+        slots, free, base, end = self.slots, self.free, self.base, len(self.slots)
         for data in userdata:
             key = data - base
-            if 0 <= key < end and slots[key] is not None:
-                slots[key] = None
-                free(key)
+            if 0 <= key < end:
+                if slots[key] is not None:
+                    slots[key] = None
+                    free.append(key)
+                elif key not in free:  # dropped by a drop that an interrupt cut (a rare path)
+                    free.append(key)
 
     def free_all(self, keys: list[int]) -> None:
         """Frees keys whose slots are emptied already (a batch empties each as its call
@@ -121,4 +125,6 @@ class Armed:
         """Gives the keys up when none is held and there are more than :data:`KEEP`: a burst of
         a million timers then leaves no table behind (about 50 MB)."""
         if len(self.free) == len(self.slots) > self.KEEP:
-            self.slots, self.free = [], []
+            # Both in one step (two assignments made by C): an interrupt between two stores left
+            # keys free beyond an emptied table.
+            any(map(setattr, (self, self), ("slots", "free"), ([], [])))

@@ -212,20 +212,25 @@ class EventLoop(asyncio.SelectorEventLoop):
         """
         if self.is_running():  # this loop (from one of its callbacks): asyncio's own error
             raise RuntimeError("This event loop is already running")
-        if not self._state.claim():
-            raise LoopBusy(context=f"{type(self).__name__}.run_forever", detail=RUNNING_OR_THREAD)
-        self._pending.owner = threading.get_ident()
         # A Ctrl-C that lands in the binding's callback code, which C calls during a pass, is
         # recorded and raised after the pass (as Loop.run does), not dropped by ctypes with the
         # rest of a batch; anywhere else it is raised at once. Any other handler (asyncio.Runner's)
         # is left alone.
         main = threading.current_thread() is threading.main_thread()
-        try:
-            with sigint_stops_run(self._state) if main else contextlib.nullcontext():
+        state = self._state
+        if state.claimer is self:  # a claim of this loop's, which an interrupt kept (not running)
+            state.release()
+        try:  # the claim inside: an interrupt as it returns must not keep the loop for good
+            if not state.claim(by=self):
+                raise LoopBusy(
+                    context=f"{type(self).__name__}.run_forever", detail=RUNNING_OR_THREAD
+                )
+            self._pending.owner = threading.get_ident()
+            with sigint_stops_run(state) if main else contextlib.nullcontext():
                 super().run_forever()
         finally:
-            self._pending.owner = None
-            self._state.release()
+            if state.claimer is self:
+                state.release()
 
     def close(self) -> None:
         """Closes the event loop (asyncio's), then the Cadence loop if the event loop made it.
@@ -237,7 +242,10 @@ class EventLoop(asyncio.SelectorEventLoop):
                 (``Loop.close``); the event loop is closed all the same, its timers cancelled.
         """
         super().close()
+        if (state := getattr(self, "_state", None)) is not None and state.claimer is self:
+            state.release()  # a claim of a run that an interrupt cut (close() never runs in one)
         if (pending := getattr(self, "_pending", None)) is not None:
+            pending.owner = threading.get_ident()  # closed from any thread while not running
             pending.discard()
             # Cancelled also when this event loop made the Cadence loop: that loop's close may
             # fail (run or threaded meanwhile), which would leave them armed there.

@@ -23,10 +23,10 @@ keeps the plain class, so Cadence's own API pays nothing for this. A date is abs
 loop's monotonic clock), so arming at the next flush changes no timer's fire date or order; a
 start of Cadence's own API made meanwhile flushes first, so ties keep the order of the calls.
 
-Threads: asyncio's timers are made and cancelled on the event loop's thread. A use of the Cadence
-loop from another thread while the event loop runs flushes nothing; the loop's thread flushes at
-its next select. While it does not run, flushes from several threads each take their own records
-(``_take``).
+Threads: asyncio's timers are made and cancelled on the event loop's thread. Only that thread
+flushes (the one that runs the event loop, or ran it last, or made it; ``close()`` takes it
+over): a use of the Cadence loop from another thread flushes nothing, and the loop's thread
+flushes at its next select or use of the loop (two threads' flushes shared the table's keys).
 
 Interrupts (a signal handler's exception, Ctrl-C, between two bytecodes): each list changes in
 single steps (a pending start is one append; a flush takes a list whole, in one step), so an
@@ -45,12 +45,14 @@ raises it once the flush is done; the handlers serve every other exception.
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 from array import array
 from functools import partial
 from itertools import compress
 from operator import attrgetter, eq
+from types import FrameType
 from typing import Any, cast
 
 from . import _cancels, _lib, _state
@@ -62,7 +64,9 @@ _start_one = _lib.lib.cadence_loop_schedule_transient
 _start_batch = _lib.lib.cadence_loop_schedule_transient_batch
 _ident = threading.get_ident
 _dates, _lates, _handles = attrgetter("_date"), attrgetter("_late"), attrgetter("_cadence")
+_cancelled = attrgetter("_cancelled")
 _NOTHING: array[int] = array("Q")  # no answer yet
+_ZERO = bytes(8)  # one answer, before C gives it
 _unsent = partial(eq, -1)  # a start not yet in C (a filter of C calls: see Pending._start)
 
 
@@ -74,15 +78,18 @@ class Pending:
     handles of timers to cancel; ``armed`` the timers in C (the event loop's table).
     """
 
-    __slots__ = ("__weakref__", "armed", "cancels", "dropped", "owner", "timers")
+    __slots__ = ("__weakref__", "armed", "cancels", "dropped", "flushing", "owner", "timers")
 
     def __init__(self) -> None:
         self.timers: list[Any] = []
         self.cancels: list[int] = []
         self.armed = Armed()
         self.dropped = 0
-        #: The thread whose flushes count: the event loop's while it runs, else None (any).
-        self.owner: int | None = None
+        #: The thread whose flushes count: the one that runs the event loop, or ran it last, or
+        #: made it (asyncio's timers are made on it; ``close()`` takes it over).
+        self.owner = _ident()
+        #: The frame of the flush under way on that thread, if any (see :meth:`flush`).
+        self.flushing: FrameType | None = None
 
     def flush(self, handle: int, where: str) -> None:
         """Hands every pending cancel, then every pending start, to C for the loop ``handle``
@@ -92,12 +99,21 @@ class Pending:
             CadenceError: C refused some starts (its error, naming ``where``); their timers
                 never fire, and every other record was handed over.
         """
-        if self.owner is not None and self.owner != _ident():
+        if self.owner != _ident():
             return
-        if self.cancels:
-            self._cancel()
-        if self.timers:
-            self._start(handle, where)
+        # A flush called inside another (by a signal handler or a finalizer that uses the loop)
+        # leaves its records to that one, which would else share keys with it; a frame left
+        # here by an interrupt that skipped the ``finally`` is no longer on the stack.
+        if (outer := self.flushing) is not None and _on_stack(outer):
+            return
+        self.flushing = sys._getframe()
+        try:
+            if self.cancels:
+                self._cancel()
+            if self.timers:
+                self._start(handle, where)
+        finally:
+            self.flushing = None
 
     def _cancel(self) -> None:
         cancels: list[int] = []
@@ -133,29 +149,47 @@ class Pending:
             # Each timer takes its key now, C's userdata the key with the table's base (UNTIMED:
             # its callback is called with no Tick).
             self.armed.hold_all(timers, keys)
-            out = array("Q", bytes(8 * count))
             if count == 1:  # the common case of a quiet loop: no arrays of dates to make
+                out = array("Q", _ZERO)
                 timer = timers[0]
                 code = _start_one(handle, timer._date, timer._late, keys[0], out.buffer_info()[0])
                 timer._cadence = out[0]  # 0: refused, never armed (C never calls it)
-            else:
-                when, late = array("d", map(_dates, timers)), array("d", map(_lates, timers))
-                data = array("Q", keys)
-                code = _start_batch(
-                    handle,
-                    count,
-                    when.buffer_info()[0],
-                    late.buffer_info()[0],
-                    data.buffer_info()[0],
-                    out.buffer_info()[0],
-                )
-                for timer, made in zip(timers, out):
-                    timer._cadence = made
+                if timer._cancelled:  # since the take (see below)
+                    self._settle(timers, out)
+                if code:
+                    raise error_for(code, where)
+                return
+            out = array("Q", bytes(8 * count))
+            when, late = array("d", map(_dates, timers)), array("d", map(_lates, timers))
+            data = array("Q", keys)
+            code = _start_batch(
+                handle,
+                count,
+                when.buffer_info()[0],
+                late.buffer_info()[0],
+                data.buffer_info()[0],
+                out.buffer_info()[0],
+            )
+            for timer, made in zip(timers, out):
+                timer._cadence = made  # 0: refused, never armed (C never calls it)
+            # A cancel since the take (a signal handler's or a finalizer's) marked the handle
+            # first, which nothing overwrites; it may have found -1 and only counted itself.
+            if any(map(_cancelled, timers)):
+                self._settle(timers, out)
             if code:
                 raise error_for(code, where)
         except BaseException:
             self._land(timers, keys, out)
             raise
+
+    def _settle(self, timers: list[Any], out: array[int]) -> None:
+        """Cancels at the next flush the one-shots C armed for timers cancelled since their
+        starts were taken (by a signal handler or a finalizer; a second cancel of one that the
+        cancel itself recorded is answered "ended")."""
+        for timer, made in zip(timers, out):
+            if timer._cancelled and made:
+                timer._cadence = None
+                self.cancels.append(made)
 
     def _land(self, timers: list[Any], keys: list[int], out: array[int]) -> None:
         """Settles starts that an exception cut (an interrupt, or C's refusal of some): each
@@ -165,10 +199,11 @@ class Pending:
         unarmed, back = [], []
         for index, timer in enumerate(timers):
             if made := out[index] if index < len(out) else 0:
-                if timer._cadence == -1:
-                    timer._cadence = made
-                elif timer._cadence is None:  # cancelled since (a signal handler's cancel)
+                if timer._cancelled:  # since its start was taken (as in _settle)
+                    timer._cadence = None
                     self.cancels.append(made)
+                elif timer._cadence == -1:
+                    timer._cadence = made
                 continue
             unarmed.append(timer)
             if timer._cadence == -1:
@@ -186,6 +221,16 @@ class Pending:
         self.dropped = 0
         for timer in timers:
             timer._cadence = None
+
+
+def _on_stack(frame: FrameType) -> bool:
+    """Whether ``frame`` runs on this thread (a rare path: a flush inside a flush)."""
+    caller: FrameType | None = sys._getframe(1)
+    while caller is not None:
+        if caller is frame:
+            return True
+        caller = caller.f_back
+    return False
 
 
 class FlushingState(_state.LoopState):

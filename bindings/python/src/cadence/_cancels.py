@@ -52,11 +52,12 @@ PENDING: array[int] = array("Q")
 LET_GO = _table.LET_GO
 
 _batch, _cancel = _lib.lib.cadence_cancel_steal_batch, _lib.lib.cadence_cancel_steal
-#: How many flushes are between taking their records and C's answer (on any threads), so that a
-#: timer given up settles only when one may hold its cancel. No lock: a flush on another thread
+#: One item per flush between taking its records and C's answer (on any threads), so that a
+#: timer given up settles only when one may hold its cancel: an append and a pop, each one step
+#: (a count's ``+= 1`` from two threads could lose one). No lock: a flush on another thread
 #: may wait in C for a callback running on this one (C's cancel of a repeating timer that
 #: cancelled itself there), which must then neither wait for that flush nor be waited for.
-IN_FLIGHT = [0]
+IN_FLIGHT: list[bool] = []
 
 
 def steal_all(handles: array[int], out: array[int]) -> None:
@@ -79,7 +80,7 @@ def flush() -> None:
     reached C is then made twice, and C answers the second "ended")."""
     if not PENDING:
         return
-    IN_FLIGHT[0] += 1  # before the records are taken: see settle
+    IN_FLIGHT.append(True)  # before the records are taken: see settle
     handles: array[int] = array("Q")
     try:
         take(PENDING, handles)
@@ -89,7 +90,7 @@ def flush() -> None:
         PENDING.extend(handles)
         raise
     finally:
-        IN_FLIGHT[0] -= 1
+        IN_FLIGHT.pop()
 
 
 def settle(handle: int) -> None:
@@ -102,7 +103,7 @@ def settle(handle: int) -> None:
     :data:`IN_FLIGHT`, and stays counted there until C has answered."""
     if PENDING:
         flush()
-    if IN_FLIGHT[0]:
+    if IN_FLIGHT:
         _cancel(handle)  # the key C may hand back is the timer's, LET_GO: freed when it goes
 
 

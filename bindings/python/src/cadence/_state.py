@@ -71,6 +71,7 @@ class LoopState:
         # attachment to asyncio are runs between C's passes too, and a stop() of such a run must
         # end it at its next pass. Whether the loop has a thread of its own is C's (``thread``).
         self.runner: int | None = None  # the thread in Loop.run, or the attached asyncio loop's
+        self.claimer: object = None  # what claimed it, when it said (claim's ``by``)
         self.stopping = self.closing = False  # a stop() of such a run; a destroy under way
         self.errors: list[BaseException] = []
         self.starting, self.starts = threading.Lock(), 0  # start_thread calls, made one at a time
@@ -102,12 +103,14 @@ class LoopState:
         elif not value and self in RUNS:  # two stop_thread calls say False twice
             RUNS.remove(self)
 
-    def claim(self) -> bool:
-        """Records that this thread runs the loop; False if it is run or threaded already."""
+    def claim(self, by: object = None) -> bool:
+        """Records that this thread runs the loop, for ``by`` if given (``claimer``, which a
+        caller reads in its ``finally`` to know whether it holds the loop: an interrupt as
+        ``claim`` returns loses its answer); False if it is run or threaded already."""
         with self.lock:
             if self.runner is not None or self.thread:
                 return False
-            self.runner, self.stopping = threading.get_ident(), False
+            self.claimer, self.runner, self.stopping = by, threading.get_ident(), False
             RUNS.append(self.runner)
         try:
             _cancels.flush()  # before any pass of the run, and on this run's thread's behalf
@@ -123,8 +126,8 @@ class LoopState:
 
     def release(self) -> None:
         """Records that this thread's run is over."""
-        runner, self.runner = self.runner, None
-        if runner is not None:
+        runner, self.runner, self.claimer = self.runner, None, None
+        if runner is not None and runner in RUNS:  # not yet there if a claim was interrupted
             RUNS.remove(runner)
 
     def run_pass(self, mode: bytes) -> int:

@@ -259,7 +259,7 @@ class ScheduledTimer(Cancellable):
         # to C first, also one that a flush has in flight (_cancels.settle). Tested here, not
         # in settle: a cancel that reached C long ago (the common case) then costs no call and
         # no context manager.
-        if (key := self._key) and _slots[key] is _LET_GO and (_pending or _in_flight[0]):
+        if (key := self._key) and _slots[key] is _LET_GO and (_pending or _in_flight):
             with contextlib.suppress(Exception):  # at interpreter exit the module may be gone
                 _settle(self._handle)
         super().__del__()
