@@ -27,10 +27,11 @@ from cadence._asyncio_timer import Timer
 EVENT = "line" if sys.version_info >= (3, 12) else "opcode"
 
 
-def interrupt_at(code: CodeType, opcode: int) -> list[bool]:
-    """Raises KeyboardInterrupt before the ``opcode``-th bytecode (from 1) that the first call of
+def run_at(code: CodeType, opcode: int, action: Callable[[FrameType], object]) -> list[bool]:
+    """Runs ``action(frame)`` before the ``opcode``-th bytecode (from 1) that the first call of
     ``code`` runs (from 3.12, whose tracing gives no bytecode events here, before a line's
-    first); the list says whether it did."""
+    first), as a signal handler or another thread would run there; the list says whether it
+    did."""
     done, seen = [False], [0]
 
     def local(frame: FrameType, event: str, arg: object) -> Any:
@@ -39,7 +40,7 @@ def interrupt_at(code: CodeType, opcode: int) -> list[bool]:
             if seen[0] == opcode:
                 done[0] = True
                 sys.settrace(None)
-                raise KeyboardInterrupt
+                action(frame)
         return local
 
     def calls(frame: FrameType, event: str, arg: object) -> Any:
@@ -50,6 +51,24 @@ def interrupt_at(code: CodeType, opcode: int) -> list[bool]:
 
     sys.settrace(calls)
     return done
+
+
+def interrupt(frame: FrameType) -> None:
+    """An exception from a signal handler (Ctrl-C)."""
+    raise KeyboardInterrupt
+
+
+def interrupt_at(code: CodeType, opcode: int) -> list[bool]:
+    """Raises KeyboardInterrupt before the ``opcode``-th bytecode of ``code`` (see
+    :func:`run_at`)."""
+    return run_at(code, opcode, interrupt)
+
+
+def sigint(frame: FrameType) -> None:
+    """The SIGINT handler installed now, called with ``frame`` as CPython calls it."""
+    handler = signal.getsignal(signal.SIGINT)
+    assert callable(handler)
+    handler(signal.SIGINT, frame)
 
 
 def every_opcode(code: CodeType, case: Callable[[int], bool]) -> int:
@@ -227,25 +246,12 @@ def test_a_flush_that_another_thread_interrupts_at_any_bytecode_loses_no_cancel(
         try:
             first, second = (loop.schedule(60, lambda tick: None, interval=1.0) for _ in "ab")
             assert first.cancel()
-            done, seen = [False], [0]
 
-            def local(frame: FrameType, event: str, arg: object) -> Any:
-                if event == EVENT and not done[0]:
-                    seen[0] += 1
-                    if seen[0] == n:
-                        done[0] = True
-                        sys.settrace(None)
-                        _cancels.flush()  # the other thread's flush, then its cancel
-                        assert second.cancel()
-                return local
+            def action(frame: FrameType) -> None:
+                _cancels.flush()  # the other thread's flush, then its cancel
+                assert second.cancel()
 
-            def calls(frame: FrameType, event: str, arg: object) -> Any:
-                if frame.f_code is code and not done[0]:
-                    frame.f_trace_opcodes = True
-                    return local
-                return None
-
-            sys.settrace(calls)
+            done = run_at(code, n, action)
             try:
                 _cancels.flush()
             finally:
@@ -279,25 +285,12 @@ def test_a_flush_of_starts_that_another_flush_interrupts_at_any_bytecode_arms_ea
             now = loop.time()
             for k in range(3):
                 fires.at(now + 0.001 * (k + 1), f"t{k}")
-            done, seen = [False], [0]
 
-            def local(frame: FrameType, event: str, arg: object) -> Any:
-                if event == EVENT and not done[0]:
-                    seen[0] += 1
-                    if seen[0] == n:
-                        done[0] = True
-                        sys.settrace(None)
-                        assert loop.cadence.armed_timer_count >= 0  # the other thread's flush
-                        fires.at(now + 0.004, "t3")
-                return local
+            def action(frame: FrameType) -> None:
+                assert loop.cadence.armed_timer_count >= 0  # the other thread's flush
+                fires.at(now + 0.004, "t3")
 
-            def calls(frame: FrameType, event: str, arg: object) -> Any:
-                if frame.f_code is code and not done[0]:
-                    frame.f_trace_opcodes = True
-                    return local
-                return None
-
-            sys.settrace(calls)
+            done = run_at(code, n, action)
             try:
                 assert loop.cadence.armed_timer_count >= 0  # this thread's flush
             finally:
@@ -356,24 +349,13 @@ def test_a_ctrl_c_as_a_batch_of_fires_calls_a_timer_loses_none(virtual: bool) ->
         date = loop.time() + 0.002
         for k in range(300):
             fires.at(date, f"t{k}")
-        seen: list[bool] = []
-
-        def calls(frame: FrameType, event: str, arg: object) -> Any:
-            if frame.f_code is Timer.__call__.__code__ and not seen:
-                seen.append(True)
-                sys.settrace(None)
-                handler = signal.getsignal(signal.SIGINT)
-                assert callable(handler)
-                handler(signal.SIGINT, frame)  # as CPython calls it
-            return None
-
-        sys.settrace(calls)
+        done = run_at(Timer.__call__.__code__, 1, sigint)
         with pytest.raises(KeyboardInterrupt):
             loop.run_until_complete(asyncio.sleep(0.004))
         sys.settrace(None)
         fires.at(after := loop.time() + 0.001, "after")
         until(loop, fires, "after", after)
-        assert seen
+        assert done[0]
         assert fires.check() == [f"t{k}" for k in range(300)] + ["after"]
         drained(loop)
     finally:
@@ -392,24 +374,11 @@ def test_a_cancel_made_inside_a_flush_of_starts_reaches_c() -> None:
         try:
             fires = Fires(loop)
             handles = [fires.at(3600.0, f"t{k}") for k in range(3)]
-            done, seen = [False], [0]
 
-            def local(frame: FrameType, event: str, arg: object) -> Any:
-                if event == EVENT and not done[0]:
-                    seen[0] += 1
-                    if seen[0] == n:
-                        done[0] = True
-                        sys.settrace(None)
-                        handles[1].cancel()
-                return local
+            def action(frame: FrameType) -> None:
+                handles[1].cancel()
 
-            def calls(frame: FrameType, event: str, arg: object) -> Any:
-                if frame.f_code is code and not done[0]:
-                    frame.f_trace_opcodes = True
-                    return local
-                return None
-
-            sys.settrace(calls)
+            done = run_at(code, n, action)
             try:
                 loop.run_until_complete(asyncio.sleep(0))  # its select flushes
             finally:
@@ -549,28 +518,9 @@ def test_a_sigint_in_the_bookkeeping_while_the_loop_runs_is_raised_once_it_is_do
             for k in range(5):
                 fires.at(now + 0.002, f"t{k}")
             cancelled = fires.at(now + 60, "cancelled")  # never due before its cancel
-            done, seen = [False], [0]
-
-            def local(frame: FrameType, event: str, arg: object) -> Any:
-                if event == EVENT and not done[0]:
-                    seen[0] += 1
-                    if seen[0] == n:
-                        done[0] = True
-                        sys.settrace(None)
-                        handler = signal.getsignal(signal.SIGINT)
-                        assert callable(handler)
-                        handler(signal.SIGINT, frame)  # as CPython calls it
-                return local
-
-            def calls(frame: FrameType, event: str, arg: object) -> Any:
-                if frame.f_code is code and not done[0]:
-                    frame.f_trace_opcodes = True
-                    return local
-                return None
-
             loop.run_until_complete(asyncio.sleep(0))  # the starts go to C
             cancelled.cancel()  # its cancel, at the next flush
-            sys.settrace(calls)
+            done = run_at(code, n, sigint)
             try:
                 loop.run_until_complete(asyncio.sleep(0.004))
                 assert not done[0]  # only when no bytecode was left to interrupt
@@ -656,33 +606,21 @@ def test_a_ctrl_c_recorded_in_the_flush_before_a_wait_is_raised_before_the_wait(
     callbacks' helpers, where Cadence's handler records it for the pass) is raised there, not
     after whatever the loop then waits for: the virtual twin waited for an executor job first."""
     loop = ca.VirtualEventLoop() if virtual else ca.EventLoop()
-    release, seen = threading.Event(), list[bool]()
+    release, done = threading.Event(), list[list[bool]]()
 
     def job() -> None:
         release.wait(10)
 
-    def local(frame: FrameType, event: str, arg: object) -> Any:
-        if not seen:
-            seen.append(True)
-            sys.settrace(None)
-            handler = signal.getsignal(signal.SIGINT)
-            assert callable(handler)
-            handler(signal.SIGINT, frame)  # as CPython calls it
-        return None
-
-    def calls(frame: FrameType, event: str, arg: object) -> Any:
-        return local if frame.f_code is _cancels.flush.__code__ and not seen else None
-
     async def main() -> None:
         waiting = loop.run_in_executor(None, job)
         await asyncio.sleep(0)  # the job is under way
-        sys.settrace(calls)
+        done.append(run_at(_cancels.flush.__code__, 1, sigint))
         await waiting
 
     try:
         with pytest.raises(KeyboardInterrupt):
             loop.run_until_complete(main())
-        assert seen
+        assert done == [[True]]
         assert not release.is_set()  # raised while the job still ran
     finally:
         sys.settrace(None)
