@@ -363,6 +363,40 @@ def test_a_ctrl_c_as_a_batch_of_fires_calls_a_timer_loses_none(virtual: bool) ->
         loop.close()
 
 
+def test_a_start_made_inside_a_flush_is_armed_by_that_flush() -> None:
+    """A start that a signal handler or a finalizer makes while a flush runs (whose own flush,
+    inside it, leaves its records to it) is armed before the loop waits: on the virtual twin it
+    fires at its date, not at the next timer's."""
+    code = Pending._start.__code__
+
+    def case(n: int) -> bool:
+        loop = ca.VirtualEventLoop()
+        try:
+            fires = Fires(loop)
+            fires.at(5.0, "later")
+
+            def action(frame: FrameType) -> None:
+                fires.at(0.5, "sooner")
+                assert loop.cadence.armed_timer_count >= 0  # its flush, inside this one
+
+            done = run_at(code, n, action)
+            try:
+                loop.run_until_complete(asyncio.sleep(6))
+            finally:
+                sys.settrace(None)
+            if done[0]:
+                assert [(name, at) for name, _, at in fires.fired] == [
+                    ("sooner", 0.5),
+                    ("later", 5.0),
+                ]
+            drained(loop)
+        finally:
+            loop.close()
+        return done[0]
+
+    assert every_opcode(code, case) > 5
+
+
 def test_a_cancel_made_inside_a_flush_of_starts_reaches_c() -> None:
     """A signal handler or a finalizer that cancels a timer whose start a flush has taken (in
     any gap of that flush): the timer never runs and its one-shot is cancelled in C, where the

@@ -102,16 +102,18 @@ class Pending:
         if self.owner != _ident():
             return
         # A flush called inside another (by a signal handler or a finalizer that uses the loop)
-        # leaves its records to that one, which would else share keys with it; a frame left
-        # here by an interrupt that skipped the ``finally`` is no longer on the stack.
+        # leaves its records to that one, which goes round again for them (the two would share
+        # keys of the table); a frame left here by an interrupt that skipped the ``finally`` is
+        # no longer on the stack.
         if (outer := self.flushing) is not None and _on_stack(outer):
             return
         self.flushing = sys._getframe()
         try:
-            if self.cancels:
-                self._cancel()
-            if self.timers:
-                self._start(handle, where)
+            while self.cancels or self.timers:
+                if self.cancels:
+                    self._cancel()
+                if self.timers:
+                    self._start(handle, where)
         finally:
             self.flushing = None
 
