@@ -16,7 +16,8 @@ which a finalizer keeps, reaches the table only through a weak reference
 find nothing and change nothing.
 
 Threads: the event loop's. Every change comes from its flush, its pass, or C's callbacks during
-its pass, all on the thread that runs it (or on any one thread while it does not run).
+its pass, all on the thread that runs it (or ran it last, or made it: only that one flushes,
+``_asyncio_pending``); ``close()`` from another thread takes that over.
 """
 
 from __future__ import annotations
