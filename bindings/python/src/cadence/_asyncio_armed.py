@@ -67,16 +67,14 @@ class Armed:
                 add(key + base)
                 slots.append(timer)
 
-    def give_back(self, keys: list[int], timers: list[Any], unarmed: list[Any]) -> None:
-        """Frees the keys that :meth:`hold_all` gave ``timers`` (``keys``, in the same order, as
-        far as it got) for those of them in ``unarmed``, which C never had: also the key of the
-        one an interrupt cut, taken from the free ones but not yet holding its timer. Any step may
-        be repeated."""
+    def give_back(self, held: list[tuple[int, Any]]) -> None:
+        """Frees the keys of ``held``, pairs of C's userdata (as :meth:`hold_all` listed it) and
+        the timer it was for, whose starts C never had: also the key of one an interrupt cut,
+        taken from the free ones but not yet holding its timer. May be repeated."""
         slots, free, base, end = self.slots, self.free, self.base, len(self.slots)
-        never = set(map(id, unarmed))
-        for data, timer in zip(keys, timers):
+        for data, timer in held:
             key = data - base
-            if id(timer) not in never or not 0 <= key < end:
+            if not 0 <= key < end:  # listed, not yet appended to the slots
                 continue
             if slots[key] is timer:
                 slots[key] = None

@@ -155,23 +155,18 @@ class Pending:
                 out = array("Q", _ZERO)
                 timer = timers[0]
                 code = _start_one(handle, timer._date, timer._late, keys[0], out.buffer_info()[0])
-                timer._cadence = out[0]  # 0: refused, never armed (C never calls it)
-                if timer._cancelled:  # since the take (see below)
-                    self._settle(timers, out)
-                if code:
-                    raise error_for(code, where)
-                return
-            out = array("Q", bytes(8 * count))
-            when, late = array("d", map(_dates, timers)), array("d", map(_lates, timers))
-            data = array("Q", keys)
-            code = _start_batch(
-                handle,
-                count,
-                when.buffer_info()[0],
-                late.buffer_info()[0],
-                data.buffer_info()[0],
-                out.buffer_info()[0],
-            )
+            else:
+                out = array("Q", bytes(8 * count))
+                when, late = array("d", map(_dates, timers)), array("d", map(_lates, timers))
+                data = array("Q", keys)
+                code = _start_batch(
+                    handle,
+                    count,
+                    when.buffer_info()[0],
+                    late.buffer_info()[0],
+                    data.buffer_info()[0],
+                    out.buffer_info()[0],
+                )
             for timer, made in zip(timers, out):
                 timer._cadence = made  # 0: refused, never armed (C never calls it)
             # A cancel since the take (a signal handler's or a finalizer's) marked the handle
@@ -198,7 +193,7 @@ class Pending:
         timer that C armed gets its handle (and, cancelled meanwhile, its cancel); each that it did
         not gives its key back and, unless it was refused or cancelled, goes back to the front of
         the pending starts (run once, by the flush's handler)."""
-        unarmed, back = [], []
+        unarmed, back = [], []  # (C's userdata, timer) of those C never had; those to start
         for index, timer in enumerate(timers):
             if made := out[index] if index < len(out) else 0:
                 if timer._cancelled:  # since its start was taken (as in _settle)
@@ -207,12 +202,13 @@ class Pending:
                 elif timer._cadence == -1:
                     timer._cadence = made
                 continue
-            unarmed.append(timer)
+            if index < len(keys):  # hold_all had reached it
+                unarmed.append((keys[index], timer))
             if timer._cadence == -1:
                 back.append(timer)
             elif timer._cadence == 0:  # refused
                 timer._cadence = None
-        self.armed.give_back(keys, timers, unarmed)
+        self.armed.give_back(unarmed)
         self.timers[:0] = back
 
     def discard(self) -> None:
@@ -303,5 +299,6 @@ def uninstall(state: _state.LoopState, pending: Pending) -> None:
 
 # A Ctrl-C in a flush is recorded by Cadence's SIGINT handler (while the main thread runs the
 # event loop) and raised once the flush is done: see ``_state.GLUE``.
-_state.GLUE.update(f.__code__ for f in (Pending.flush, Pending._cancel, Pending._start))
-_state.GLUE.add(Pending._land.__code__)
+_state.GLUE.update(
+    f.__code__ for f in (Pending.flush, Pending._cancel, Pending._start, Pending._land)
+)
