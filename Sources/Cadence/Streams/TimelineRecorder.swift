@@ -24,13 +24,13 @@ public final class TimelineRecorder<Output: Sendable>: Sendable {
         let subscription = try publisher.subscribe { [weak self] event in
             switch event {
             case .value(let value): self?.record(value)
-            case .finished: self?.recordFinish()
+            case .finished: self?.finish()
             }
         }
         self.subscription.withLock { $0 = subscription }
     }
 
-    /// A recorder that code calls itself: ``record(_:)`` and ``recordFinish()`` stamp each event
+    /// A recorder that code calls itself: ``record(_:)`` and ``finish()`` stamp each event
     /// with `clock`'s reading.
     ///
     /// - Parameter clock: the clock of the loop the recording code runs on.
@@ -55,7 +55,7 @@ public final class TimelineRecorder<Output: Sendable>: Sendable {
         let task = Task(executorPreference: loop) { [weak self] in
             do {
                 for try await element in sequence { self?.record(element) }
-                self?.recordFinish()
+                self?.finish()
             } catch {
                 self?.append("!\(error)")
             }
@@ -69,8 +69,8 @@ public final class TimelineRecorder<Output: Sendable>: Sendable {
     public func record(_ value: Output) { append("\(value)") }
 
     /// Records the finish (`"|@…"`) at the clock's (or scheduler's) reading now. Callable from
-    /// any thread.
-    public func recordFinish() { append("|") }
+    /// any thread. (Python's `Timeline.finish()`.)
+    public func finish() { append("|") }
 
     /// The events so far, in order.
     public var events: [String] { recorded.withLock { $0.events } }

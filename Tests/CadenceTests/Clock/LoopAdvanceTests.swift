@@ -92,7 +92,7 @@ import Testing
         try loop.jumpClock(by: .nanoseconds(1_500_250_001))
         recorder.record("b")
         try loop.jumpClock(by: .nanoseconds(249_999))
-        recorder.recordFinish()
+        recorder.finish()
         #expect(recorder.events == ["a@0", "b@1500.250001", "|@1500.5"])
     }
 

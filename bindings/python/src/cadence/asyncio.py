@@ -43,18 +43,20 @@ T = TypeVar("T")
 
 
 @contextlib.contextmanager
-def tolerance(late: float) -> Iterator[None]:
+def tolerance(seconds: float) -> Iterator[None]:
     """Lets the timers that asyncio arms inside the block (sleeps, timeouts, ``call_later``) fire
-    up to ``late`` seconds after their time, never before, so that a Cadence event loop can
+    up to ``seconds`` after their time, never before, so that a Cadence event loop can
     serve several with one wake-up (Foundation's ``Timer.tolerance``, libdispatch's leeway). The
     setting follows the context, as ``contextvars`` do: it holds for the code of the block and
-    the tasks it creates, and overrides the loop's own ``tolerance``.
+    the tasks it creates, and overrides the loop's own ``tolerance``. Only Cadence's event loops
+    read it: under another event loop (asyncio's own has no tolerance) the block runs as if it
+    were not there.
 
     Raises:
-        TypeError: ``late`` is not a number. InvalidArgument (a ValueError): negative, NaN or
+        TypeError: ``seconds`` is not a number. InvalidArgument (a ValueError): negative, NaN or
             infinite.
     """
-    token = TOLERANCE.set(finite_seconds(late, "cadence.asyncio.tolerance", "late"))
+    token = TOLERANCE.set(finite_seconds(seconds, "cadence.asyncio.tolerance", "seconds"))
     try:
         yield
     finally:

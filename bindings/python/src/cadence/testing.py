@@ -62,7 +62,8 @@ def age_timer_slots(loop: Loop, reuses: int) -> None:
 
 
 class Timeline:
-    """Records values with the time of the loop's clock when they arrive.
+    """Records values with the time of the loop's clock when they arrive (Swift's
+    ``TimelineRecorder(clock:)``, with the same ``record`` and ``finish``).
 
     Use the object itself as a callback (``timer.subscribe(timeline)``,
     ``loop.countdown(deadline, tick, timeline, on_finish=timeline.finish)``), or call
