@@ -15,6 +15,10 @@ CADENCE_BUILD_DIR=/path/to/cmake-build measures the C API and the bindings again
 libcadence.so there instead of <repo>/build (for example a build configured with
 -DCMAKE_Swift_FLAGS="-wmo -num-threads 2").
 
+Then one idle wake-up of Cadence's C API and of libuv (Benchmarks/c/wakeup.c, built here; needs
+libuv's headers): instructions and the distinct cache lines of code and data it touches, which is
+what a wake-up after a long sleep fetches from memory (the idle row of `make bench`).
+
 For the Python bindings, where callgrind cannot name Python functions, it times (wall clock,
 N = 100000) the raw ctypes call against the binding's method, which splits a Python operation into
 the C library's share and the binding's.
@@ -191,6 +195,45 @@ def profile(program, n, label, toggle, per_n):
         print(f"| {v / ops:,.0f} | {100 * v / total:.0f} % | `{text}` |")
 
 
+def wakeup_footprint():
+    """The cycle of Benchmarks/c/wakeup.c under callgrind's cache simulation, from empty caches:
+    its misses are the distinct lines it touches. Median of three runs (a wait that returns
+    early adds a turn now and then)."""
+    lib_dir = os.environ.get("CADENCE_BUILD_DIR") or os.path.join(ROOT, "build")
+    print("\n### One idle wake-up from cold caches (Benchmarks/c/wakeup.c, callgrind --cache-sim)\n")
+    print("| library | instructions | code lines | data lines | lines (64 B) |")
+    print("|---|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        program = os.path.join(tmp, "wakeup")
+        subprocess.run(
+            ["gcc", "-O2", "-Wall", "-Wextra", "-I", os.path.join(ROOT, "include"), "-o", program,
+             os.path.join(HERE, "c", "wakeup.c"), "-L", lib_dir, "-lcadence",
+             f"-Wl,-rpath,{lib_dir}", "-luv"],
+            check=True,
+        )
+        for kind, name in (("cadence", "Cadence (C API)"), ("libuv", "libuv")):
+            runs = sorted(wakeup_counts(program, kind) for _ in range(3))
+            ir, code, data = runs[1]
+            print(f"| {name} | {ir:,} | {code} | {data} | {code + data} |")
+
+
+def wakeup_counts(program, kind):
+    """(instructions, code lines, data lines) of one run of `wakeup kind` under callgrind."""
+    run = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--cache-sim=yes",
+         "--callgrind-out-file=/dev/null", program, kind],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+
+    def figure(label):
+        found = re.search(rf"{label}:\s+([\d,]+)", run.stderr)
+        if not found:
+            sys.exit(f"profile.py: no '{label}' in callgrind's summary of wakeup {kind}")
+        return int(found.group(1).replace(",", ""))
+
+    return figure("I   refs"), figure("I1  misses"), figure("D1  misses")
+
+
 def python_breakdown():
     print(
         "\n#### Python bindings: the library's share and the binding's (wall clock, N = 100000)\n"
@@ -265,6 +308,7 @@ def main():
         print(f"\n### {'Swift API' if kind == 'swift' else 'C API'}: {program}")
         for label, toggle, per_n in TARGETS[kind]:
             profile(program, n, label, toggle, per_n)
+    wakeup_footprint()
     python_breakdown()
 
 
