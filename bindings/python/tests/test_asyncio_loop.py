@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import inspect
+import math
 import random
 import socket
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
@@ -331,6 +334,43 @@ def test_a_date_beyond_a_double_is_an_infinite_wait_and_costs_the_others_nothing
 
     run(ca.EventLoop, main())
     assert calls == ["at once", "soon"]
+
+
+def test_what_waits_on_an_infinite_timer_lives_until_it_is_cancelled(factory: Factory) -> None:
+    # asyncio keeps an infinite wait's handle in its heap, and so what waits on it: a task in
+    # sleep(inf) that nobody else refers to is not collected while it waits. Cancelled, the
+    # handle lets its callback and arguments go.
+    class Token:
+        pass
+
+    events: list[str] = []
+
+    async def forever() -> None:
+        try:
+            await asyncio.sleep(math.inf)
+        finally:
+            events.append("ended")
+
+    async def main() -> tuple[int, bool, bool]:
+        loop = asyncio.get_running_loop()
+        asyncio.ensure_future(forever())  # no reference kept  # noqa: RUF006
+        token = Token()
+        kept = weakref.ref(token)
+        handle = loop.call_at(math.inf, id, token)
+        del token
+        await asyncio.sleep(0.01)
+        gc.collect()
+        waiting = asyncio.all_tasks() - {asyncio.current_task()}  # the task in sleep(inf)
+        alive = kept() is not None
+        handle.cancel()
+        gc.collect()
+        for task in waiting:
+            task.cancel()
+        await asyncio.gather(*waiting, return_exceptions=True)
+        return len(waiting), alive, kept() is None
+
+    assert run(factory, main()) == (1, True, True)
+    assert events == ["ended"]  # cancelled, not collected
 
 
 def test_a_policy_makes_cadence_loops() -> None:

@@ -98,6 +98,9 @@ class EventLoop(asyncio.SelectorEventLoop):
             self._pending = pending
             self._timers, self._cancels = pending.timers, pending.cancels
             self._armed = pending.armed
+            # The timers of infinite waits (no end: nothing to arm), kept until cancelled as
+            # asyncio keeps them in its heap, so that a task waiting on one stays reachable.
+            self._forever: set[Timer] = set()
             self._fd = self._watch()
             self._collected = _batch.Collected()
         except BaseException:
@@ -194,7 +197,7 @@ class EventLoop(asyncio.SelectorEventLoop):
         timer = Timer(when, callback, args, self, context)
         if timer._source_traceback:  # debug mode: where it was made, ending as asyncio's does at
             del timer._source_traceback[-3:]  # the caller (not in Timer, here, call_at/_later)
-        if date < math.inf:  # an infinite wait has no timer, as it has no end
+        if date < math.inf:
             late = TOLERANCE.get()
             if late is None:
                 late = self._tolerance
@@ -202,6 +205,9 @@ class EventLoop(asyncio.SelectorEventLoop):
             # A record of the one-shot to come, whose handle will end with it: -1 until the flush.
             timer._date, timer._late, timer._cadence = date, late, -1
             self._timers.append(timer)  # one step: see _asyncio_pending
+        else:  # an infinite wait has no timer, as it has no end; kept for what waits on it
+            timer._cadence = -2  # first: a cancel in between then has nothing to take out
+            self._forever.add(timer)
         return timer
 
     def run_forever(self) -> None:
@@ -242,6 +248,8 @@ class EventLoop(asyncio.SelectorEventLoop):
                 (``Loop.close``); the event loop is closed all the same, its timers cancelled.
         """
         super().close()
+        if (forever := getattr(self, "_forever", None)) is not None:
+            forever.clear()  # as asyncio forgets its scheduled handles
         if (state := getattr(self, "_state", None)) is not None and state.claimer is self:
             state.release()  # a claim of a run that an interrupt cut (close() never runs in one)
         if (pending := getattr(self, "_pending", None)) is not None:

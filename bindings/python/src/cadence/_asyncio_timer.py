@@ -29,7 +29,8 @@ class Timer(asyncio.TimerHandle):
 
     __slots__ = ("_cadence", "_date", "_late")
     #: The one-shot's C handle (> 0) while it may still be called; -1 before its start is handed
-    #: to C; None (or 0, a start C refused) after its fire or cancel.
+    #: to C; -2 for an infinite wait (no one-shot: kept in the loop's ``_forever``); None (or 0,
+    #: a start C refused) after its fire or cancel.
     _cadence: int | None
     #: The date and tolerance its start hands to C (``_asyncio_pending``), set with -1: kept on the
     #: timer, so that a pending start is one append (an interrupt cannot split it) of no object
@@ -87,8 +88,10 @@ class Timer(asyncio.TimerHandle):
             self._cadence = None
             if handle > 0:  # in C: stopped with the other cancels of this turn, its key stolen back
                 loop._cancels.append(handle)
-            else:  # not handed to C yet: its record is skipped
+            elif handle == -1:  # not handed to C yet: its record is skipped
                 loop._pending.dropped += 1
+            else:  # -2: an infinite wait's, kept by the loop only for what waits on it
+                loop._forever.discard(self)
         if not loop._debug:  # as Handle.cancel: drop the callback and its arguments
             self._callback = self._args = None  # type: ignore[assignment]  # typeshed: non-None
 
