@@ -338,8 +338,9 @@ def test_a_date_beyond_a_double_is_an_infinite_wait_and_costs_the_others_nothing
 
 def test_what_waits_on_an_infinite_timer_lives_until_it_is_cancelled(factory: Factory) -> None:
     # asyncio keeps an infinite wait's handle in its heap, and so what waits on it: a task in
-    # sleep(inf) that nobody else refers to is not collected while it waits. Cancelled, the
-    # handle lets its callback and arguments go.
+    # sleep(inf) that nobody else refers to is not collected while it waits, nor is a handle
+    # that nobody keeps, even one equal to another (same date, callback and arguments).
+    # Cancelled, the handles let their callbacks and arguments go.
     class Token:
         pass
 
@@ -356,18 +357,22 @@ def test_what_waits_on_an_infinite_timer_lives_until_it_is_cancelled(factory: Fa
         asyncio.ensure_future(forever())  # no reference kept  # noqa: RUF006
         token = Token()
         kept = weakref.ref(token)
-        handle = loop.call_at(math.inf, id, token)
+        first = loop.call_at(math.inf, id, token)
+        second = weakref.ref(loop.call_at(math.inf, id, token))  # equal to the first
         del token
         await asyncio.sleep(0.01)
         gc.collect()
         waiting = asyncio.all_tasks() - {asyncio.current_task()}  # the task in sleep(inf)
-        alive = kept() is not None
-        handle.cancel()
+        both = second() is not None
+        first.cancel()
+        if (handle := second()) is not None:
+            handle.cancel()
+        del first, handle
         gc.collect()
         for task in waiting:
             task.cancel()
         await asyncio.gather(*waiting, return_exceptions=True)
-        return len(waiting), alive, kept() is None
+        return len(waiting), both, kept() is None
 
     assert run(factory, main()) == (1, True, True)
     assert events == ["ended"]  # cancelled, not collected

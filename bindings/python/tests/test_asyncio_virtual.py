@@ -138,41 +138,6 @@ def test_a_job_that_waits_for_the_loops_own_timer_is_named_in_the_error() -> Non
         loop.close()
 
 
-def test_polling_for_what_a_timer_does_is_an_error_not_a_hang() -> None:
-    """Something always ready (a sleep(0) loop polling for a timer's effect) keeps the clock
-    still, so the timer never comes: after idle_limit of real time, an error that says so. A
-    shorter spell of polling, and the loop afterwards, go on as usual."""
-
-    async def polls_for_ever() -> None:
-        fired: list[bool] = []
-        asyncio.get_running_loop().call_later(0.1, fired.append, True)
-        while not fired:
-            await asyncio.sleep(0)
-
-    async def polls_a_while() -> float:
-        loop = asyncio.get_running_loop()
-        loop.call_later(5, print)  # a timer armed while it polls
-        for _ in range(20_000):  # several looks at the real clock, long before the limit
-            await asyncio.sleep(0)
-        await asyncio.sleep(1)
-        return loop.time()
-
-    loop = ca.VirtualEventLoop(idle_limit=0.3)
-    try:
-        began = time.monotonic()
-        with pytest.raises(ca.VirtualTimeError, match=r"always ready .* 1 armed timer"):
-            loop.run_until_complete(polls_for_ever())
-        assert time.monotonic() - began >= 0.3
-        (poller,) = asyncio.all_tasks(loop)  # still polling: the loop goes on once it ends
-        poller.cancel()
-        loop.run_until_complete(asyncio.gather(poller, return_exceptions=True))
-        loop.run_until_complete(asyncio.sleep(1))
-        assert loop.time() == 1.0  # its clock moves again
-    finally:
-        loop.close()
-    assert ca.run(polls_a_while(), virtual=True, idle_limit=60) == 1.0
-
-
 def test_waiting_for_what_nothing_will_bring_is_an_error_not_a_hang() -> None:
     async def main() -> None:
         await asyncio.get_running_loop().create_future()  # nothing sets it

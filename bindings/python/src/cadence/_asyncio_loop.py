@@ -99,8 +99,9 @@ class EventLoop(asyncio.SelectorEventLoop):
             self._timers, self._cancels = pending.timers, pending.cancels
             self._armed = pending.armed
             # The timers of infinite waits (no end: nothing to arm), kept until cancelled as
-            # asyncio keeps them in its heap, so that a task waiting on one stays reachable.
-            self._forever: set[Timer] = set()
+            # asyncio keeps them in its heap, so that a task waiting on one stays reachable. By
+            # identity: handles compare equal by date, callback and arguments.
+            self._forever: dict[int, Timer] = {}
             self._fd = self._watch()
             self._collected = _batch.Collected()
         except BaseException:
@@ -207,7 +208,7 @@ class EventLoop(asyncio.SelectorEventLoop):
             self._timers.append(timer)  # one step: see _asyncio_pending
         else:  # an infinite wait has no timer, as it has no end; kept for what waits on it
             timer._cadence = -2  # first: a cancel in between then has nothing to take out
-            self._forever.add(timer)
+            self._forever[id(timer)] = timer
         return timer
 
     def run_forever(self) -> None:

@@ -91,7 +91,7 @@ class Timer(asyncio.TimerHandle):
             elif handle == -1:  # not handed to C yet: its record is skipped
                 loop._pending.dropped += 1
             else:  # -2: an infinite wait's, kept by the loop only for what waits on it
-                loop._forever.discard(self)
+                loop._forever.pop(id(self), None)
         if not loop._debug:  # as Handle.cancel: drop the callback and its arguments
             self._callback = self._args = None  # type: ignore[assignment]  # typeshed: non-None
 

@@ -142,9 +142,6 @@ class VirtualEventLoop(EventLoop):
         #: Where in the ready queue a run's timers begin until :meth:`_reach` has read them
         #: (-1: done); an interrupt that skips it leaves it for the next select.
         self._unreached = -1
-        #: Iterations since the loop was last idle, and the real time at the first look at them
-        #: (_check_spinning; inf: none yet).
-        self._spins, self._spinning_since = 0, math.inf
         super().__init__(None, tolerance=tolerance)
         try:
             where = "VirtualEventLoop"
@@ -262,11 +259,7 @@ class VirtualEventLoop(EventLoop):
         if self._next_timer() == 0:
             self._run(0.0)
         if events or timeout == 0 or self._pass_due:
-            self._spins += 1
-            if not self._spins & 4095:  # a look at the real clock now and then
-                self._check_spinning()
             return events
-        self._spins, self._spinning_since = 0, math.inf
         deadline = time.monotonic() + self._idle_limit
         while True:
             if self._jobs == 0 and (wait := self._next_timer()) < math.inf:
@@ -288,25 +281,6 @@ class VirtualEventLoop(EventLoop):
                     f"VirtualEventLoop: waited {self._idle_limit:g} s of real time for "
                     f"{self._waiting_for(inner)}, which alone could wake it (idle_limit)"
                 )
-
-    def _check_spinning(self) -> None:
-        """Raises :class:`VirtualTimeError` once the loop has gone round for ``idle_limit``
-        seconds of real time with something always ready, the clock unable to move, while a
-        timer is armed: asyncio's loop would fire it as real time passed, this one never will
-        (a ``sleep(0)`` loop polling for what a timer does, a descriptor that stays ready)."""
-        now = time.monotonic()
-        if now < self._spinning_since:  # the first look since the loop was last idle
-            self._spinning_since = now
-        elif now - self._spinning_since >= self._idle_limit and self._next_timer() < math.inf:
-            spun, self._spins, self._spinning_since = now - self._spinning_since, 0, math.inf
-            raise VirtualTimeError(
-                f"VirtualEventLoop: ran {spun:.1f} s of real time with "
-                f"something always ready (callbacks or I/O), so the clock could not move to "
-                f"the next of its {self.cadence.armed_timer_count} armed timer(s) (idle_limit): "
-                "code that polls in a loop (while not done: await asyncio.sleep(0)) or a "
-                "descriptor that stays ready keeps virtual time still; await the event itself, "
-                "or sleep a positive time"
-            )
 
     def _run(self, wait: float) -> None:
         """Asks for this iteration's pass (``EventLoop._process_events``): a run of the virtual
