@@ -38,6 +38,8 @@ ROOT = os.path.dirname(HERE)
 OUT = os.environ.get("CADENCE_BENCH_OUT", "/tmp/cadence-bench")
 SWIFT = os.path.join(HERE, "swift", ".build", "release", "CadenceBench")
 CBENCH = os.path.join(OUT, "bin", "cadence-bench-c")
+#: The build whose libcadence.so is measured (the C API, the bindings and wakeup.c).
+LIB_DIR = os.environ.get("CADENCE_BUILD_DIR") or os.path.join(ROOT, "build")
 # Under callgrind a round at N = 20000 takes about half a second: a few rounds after the first.
 STEADY_BUDGET_S = 1.5
 
@@ -138,8 +140,7 @@ def callgrind(program, n, toggle, budget):
         out = os.path.join(tmp, "cg.out")
         # The library named in the header, whatever the program's RUNPATH says (the C program
         # is linked against the build that Benchmarks/run used; LD_LIBRARY_PATH comes first).
-        lib_dir = os.environ.get("CADENCE_BUILD_DIR") or os.path.join(ROOT, "build")
-        env = dict(os.environ, PEER_BUDGET_S=str(budget), LD_LIBRARY_PATH=lib_dir)
+        env = dict(os.environ, PEER_BUDGET_S=str(budget), LD_LIBRARY_PATH=LIB_DIR)
         run = subprocess.run(
             [
                 "valgrind",
@@ -199,7 +200,6 @@ def wakeup_footprint():
     """The cycle of Benchmarks/c/wakeup.c under callgrind's cache simulation, from empty caches
     (callgrind starts them so when collection is switched on): its misses are the distinct
     lines it touches. Median of three runs."""
-    lib_dir = os.environ.get("CADENCE_BUILD_DIR") or os.path.join(ROOT, "build")
     print("\n### One idle wake-up from cold caches (Benchmarks/c/wakeup.c, callgrind --cache-sim)\n")
     print("| library | instructions | code lines | data lines | lines (64 B) |")
     print("|---|---:|---:|---:|---:|")
@@ -207,8 +207,8 @@ def wakeup_footprint():
         program = os.path.join(tmp, "wakeup")
         subprocess.run(
             ["gcc", "-O2", "-Wall", "-Wextra", "-I", os.path.join(ROOT, "include"), "-o", program,
-             os.path.join(HERE, "c", "wakeup.c"), "-L", lib_dir, "-lcadence",
-             f"-Wl,-rpath,{lib_dir}", "-luv"],
+             os.path.join(HERE, "c", "wakeup.c"), "-L", LIB_DIR, "-lcadence",
+             f"-Wl,-rpath,{LIB_DIR}", "-luv"],
             check=True,
         )
         for kind, name in (("cadence", "Cadence (C API)"), ("libuv", "libuv")):
@@ -293,8 +293,7 @@ for label, v in rows: print(f"| {label} | {v:,.0f} |")
     print("|---|---:|")
     sys.stdout.flush()
     env = dict(os.environ)
-    build = os.environ.get("CADENCE_BUILD_DIR") or os.path.join(ROOT, "build")
-    env["CADENCE_LIBRARY"] = os.path.join(build, "libcadence.so")
+    env["CADENCE_LIBRARY"] = os.path.join(LIB_DIR, "libcadence.so")
     if subprocess.run([sys.executable, "-c", code, ROOT], env=env).returncode != 0:
         print("| (skipped: the binding's private names used here have changed) | — |")
 
@@ -304,10 +303,9 @@ def main():
     for program in (SWIFT, CBENCH):
         if not os.access(program, os.X_OK):
             sys.exit(f"profile.py: {program} is missing; run Benchmarks/run (or build it) first")
-    lib = os.environ.get("CADENCE_BUILD_DIR") or os.path.join(ROOT, "build")
     print(
         f"### Instructions per operation at N = {n} "
-        f"(callgrind, the rounds after the first; C and Python: {lib}/libcadence.so)"
+        f"(callgrind, the rounds after the first; C and Python: {LIB_DIR}/libcadence.so)"
     )
     for kind, program in (("swift", SWIFT), ("c", CBENCH)):
         print(f"\n### {'Swift API' if kind == 'swift' else 'C API'}: {program}")
