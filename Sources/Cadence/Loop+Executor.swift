@@ -75,8 +75,13 @@ extension Loop: TaskExecutor {
     /// Runs the jobs waiting now, oldest first, on the calling thread, which is running the loop;
     /// returns whether it ran any, and whether more came meanwhile (so that the loop does not
     /// sleep yet).
+    @inline(__always)  // after every pass, which mostly finds none
     func runJobs() -> (ran: Bool, waiting: Bool) {
-        guard !jobs.isEmpty else { return (false, false) }
+        jobs.isEmpty ? (false, false) : runWaitingJobs()
+    }
+
+    @inline(never)
+    private func runWaitingJobs() -> (ran: Bool, waiting: Bool) {
         for (job, onActor) in jobs.takeAll() { run(job, onActor: onActor) }
         return (true, !jobs.isEmpty)
     }

@@ -155,7 +155,9 @@ extension Loop {
     private func pass(modeIndex: Int, collectingInto collector: Collector? = nil) -> Int {
         timeSource.drainWakeups()
         let now = timeSource.now()
-        let (fired, collected) = firePass(modeIndex: modeIndex, now: now, collectingInto: collector)
+        // A lone pass has no batch, so nothing to collect.
+        let (fired, collected) = fireLonePass(modeIndex: modeIndex, now: now).map { ($0, 0) }
+            ?? firePass(modeIndex: modeIndex, now: now, collectingInto: collector)
         let jobsWaiting = runJobs().waiting
         lock.lock()
         if fired > 0 && hostModeIndex == modeIndex && now >= armedWake { wakeUpCount &+= 1 }

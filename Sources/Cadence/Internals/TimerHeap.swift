@@ -48,6 +48,18 @@ struct TimerHeap {
         siftUp(entries.count - 1)
     }
 
+    /// Whether an entry other than the first has a key not after `limit` (the first's children
+    /// hold the least of the others).
+    @inline(__always)
+    func hasSecond(notAfter limit: Nanoseconds) -> Bool {
+        var child = 1
+        while child < min(5, entries.count) {
+            if entries[child].key <= limit { return true }
+            child += 1
+        }
+        return false
+    }
+
     /// Removes the first entry. Floyd's variant: the hole at the root moves down along the
     /// smallest children to a leaf, then the last entry fills it and sifts up. The last entry comes
     /// from the bottom and nearly always belongs there, so this saves the comparison with it at

@@ -118,6 +118,38 @@ extension TimerQueues {
         }
     }
 
+    /// The pass of the common case, whole: in `mode` only the heap of timers without tolerance
+    /// has entries (common timers too, if `mode` is common), and at most one live timer is due
+    /// at `now`, at its top. Takes that one into `fire` (true) or finds none due (false); nil
+    /// when the pass is not that case, for ``beginPass(runningIn:now:)`` and
+    /// ``fireNext(in:now:into:)``. End it with ``endLonePass()``.
+    mutating func fireLone(runningIn mode: Int, now: Nanoseconds, into fire: inout Fire) -> Bool? {
+        let exact = heap(mode, .exact)
+        guard taken.isEmpty, hasOnlyExactEntries(mode) else { return nil }
+        guard let top = heaps[exact].first, top.key <= now, top.key != .max else { return false }
+        guard !heaps[exact].hasSecond(notAfter: now), isLive(top, in: exact) else { return nil }
+        heaps[exact].removeFirst()
+        take(top, in: Pass(mode: mode, withCommon: false, firstSequence: nextSequence), now: now, into: &fire)
+        return true
+    }
+
+    /// Whether, of the heaps whose timers fire in `mode`, only its own of timers without
+    /// tolerance has entries (live or stale).
+    @inline(__always)
+    func hasOnlyExactEntries(_ mode: Int) -> Bool {
+        let exact = heap(mode, .exact)
+        guard heaps[exact + 1].count == 0, heaps[exact + 2].count == 0 else { return false }
+        guard isCommon[mode] else { return true }
+        let common = heap(Self.commonIndex, .exact)
+        return heaps[common].count == 0 && heaps[common + 1].count == 0 && heaps[common + 2].count == 0
+    }
+
+    /// Ends a pass of ``fireLone(runningIn:now:into:)``.
+    @inline(__always)
+    mutating func endLonePass() {
+        if deferred.isEmpty { noteQuietPassEnd() } else { endPass() }
+    }
+
     /// Whether `entry` was armed or reset during `pass`: its sequence lies in the (short) run
     /// handed out since the pass began. Measured as a distance from the pass's first sequence, so
     /// an entry that has waited through any number of arms is not mistaken for a new one

@@ -12,6 +12,12 @@ extension TimerQueues {
     /// host's clock, which keeps both so that arming one more timer plans its wake-up in O(1)
     /// (`Loop.planHostWakeLocked(afterArming:tolerance:)`).
     mutating func nextWakeAndDeadline(runningIn mode: Int) -> (wake: Nanoseconds, deadline: Nanoseconds)? {
+        // The common case (a lone pass's): every timer that can fire is in one heap, without
+        // tolerance, so its first live entry is D and the wake-up.
+        if hasOnlyExactEntries(mode) {
+            dropStaleTop(heap(mode, .exact))
+            return heaps[heap(mode, .exact)].first.map { ($0.key, $0.key) }
+        }
         let withCommon = isCommon[mode]
         var limit = windowEnd(mode)
         if withCommon, let common = windowEnd(Self.commonIndex) { limit = min(limit ?? common, common) }
@@ -71,8 +77,18 @@ extension TimerQueues {
         }
     }
 
-    /// Drops stale entries from the top of a heap, so that its first entry is live.
+    /// Drops stale entries from the top of a heap, so that its first entry is live. Looks before
+    /// it mutates: a wake-up's heaps have a live top or none, and a mutating access to
+    /// `heaps[heap]` checks that the array is unique first (callgrind: 4 heaps a wake-up, 160
+    /// instructions).
+    @inline(__always)
     private mutating func dropStaleTop(_ heap: Int) {
+        guard let top = heaps[heap].first, !isLive(top, in: heap) else { return }
+        dropStaleEntries(heap)
+    }
+
+    @inline(never)  // off the wake-up's path
+    private mutating func dropStaleEntries(_ heap: Int) {
         while let top = heaps[heap].first, !isLive(top, in: heap) {
             heaps[heap].removeFirst()
             heaps[heap].staleCount = max(0, heaps[heap].staleCount - 1)

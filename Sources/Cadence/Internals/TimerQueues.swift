@@ -279,6 +279,7 @@ struct TimerQueues {
     /// (a re-queue always moves the fire date forward). Sequences are kept to 32 bits, and
     /// should a stale entry ever match all of this, it names the slot's timer at that timer's own
     /// date, so taking it is still right (the timer's other entry then goes stale).
+    @inline(__always)  // called on `self` from mutating code, an outlined call copied it whole (200 bytes)
     func isLive(_ entry: TimerHeapEntry, in heap: Int) -> Bool {
         let index = Int(entry.slot)
         guard index < slots.count else { return false }
