@@ -196,8 +196,9 @@ public final class Loop: @unchecked Sendable {
         timeSource.drainWakeups()  // one made before this run (a stop of the idle loop) is seen now
         let end = duration.map { timeSource.now().saturatingAdd($0) } ?? .max
         var wokeForTimer = false
+        var woke: Nanoseconds?  // the clock read when the last sleep ended: the next pass's
         while true {
-            let now = timeSource.now()
+            let now = woke ?? timeSource.now()
             let fired = fireLonePass(modeIndex: modeIndex, now: now) ?? firePass(modeIndex: modeIndex, now: now)
             if fired > 0 && virtualClock != nil { lock.withLock { waitForResumesLocked() } }
             // The tasks that the pass resumed (Loop+Executor.swift) run before the clock moves on;
@@ -219,11 +220,8 @@ public final class Loop: @unchecked Sendable {
             // A run until idle whose timers can never fire (their fire dates saturated): a real
             // loop sleeps until stop(); a virtual clock cannot get there, so the run ends.
             if until == .max && virtualClock != nil { return true }
-            wokeForTimer = false
-            if until > timeSource.now() {
-                timeSource.sleep(until: until)
-                wokeForTimer = wake <= end && timeSource.now() >= until
-            }
+            woke = timeSource.sleep(until: until)
+            wokeForTimer = woke.map { wake <= end && $0 >= until } ?? false
         }
     }
 

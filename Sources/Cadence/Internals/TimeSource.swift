@@ -6,9 +6,10 @@
 protocol TimeSource: AnyObject {
     /// A fresh read of the monotonic clock, in nanoseconds.
     func now() -> Nanoseconds
-    /// Sleeps until the clock reads at least `deadline` or until ``wake()`` is called; may return
-    /// early, so the caller re-reads ``now()``.
-    func sleep(until deadline: Nanoseconds)
+    /// Sleeps until the clock reads at least `deadline` or until ``wake()`` is called, and returns
+    /// the clock read after the wait (which may have ended early); nil, without waiting, if the
+    /// clock reads `deadline` already.
+    func sleep(until deadline: Nanoseconds) -> Nanoseconds?
     /// Ends a ``sleep(until:)`` in progress or the next one; callable from any thread. For a loop
     /// driven by a host, makes its descriptor readable or its host's loop call in.
     func wake()

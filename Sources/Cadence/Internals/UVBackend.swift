@@ -116,12 +116,13 @@ final class UVBackend: TimeSource {
     /// medians of three sets of interleaved runs): 431, 390 and 491 µs, where `uv_run` took
     /// 492, 449 and 529, and libuv's own program 352 and 421 in the last two; each wake-up after
     /// a second asleep runs on cold caches, where less code is less time.
-    func sleep(until deadline: Nanoseconds) {
-        guard !isHosted, deadline > now() else { return }
+    func sleep(until deadline: Nanoseconds) -> Nanoseconds? {
+        guard !isHosted, deadline > now() else { return nil }
         arm(at: deadline)
         var ready = pollfd(fd: uv_backend_fd(loop), events: Int16(POLLIN), revents: 0)
         _ = Glibc.poll(&ready, 1, -1)
-        if now() < deadline {
+        let after = now()
+        if after < deadline {
             // Woken early: libuv takes in whatever did it, also a wake-up whose flag an earlier
             // drain cleared before its write came, which would keep the descriptor readable.
             _ = wakeSent.exchange(false, ordering: .acquiring)
@@ -129,6 +130,7 @@ final class UVBackend: TimeSource {
         } else {
             drainWakeups()  // the timerfd needs nothing: the next `arm` resets it
         }
+        return after
     }
 
     /// Takes in the wake-ups already delivered to a loop of our own (`uv_run` without waiting),

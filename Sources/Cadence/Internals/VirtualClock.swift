@@ -11,8 +11,12 @@ final class VirtualClock: TimeSource, Sendable {
 
     func now() -> Nanoseconds { current.withLock { $0 } }
 
-    func sleep(until deadline: Nanoseconds) {
-        current.withLock { $0 = max($0, deadline) }
+    func sleep(until deadline: Nanoseconds) -> Nanoseconds? {
+        current.withLock { current in
+            guard deadline > current else { return nil }
+            current = deadline
+            return deadline
+        }
     }
 
     /// Moves the clock forward without running anything, as if the loop's thread were blocked.
