@@ -118,14 +118,13 @@ extension TimerQueues {
         }
     }
 
-    /// The pass of the common case, whole: in `mode` only the heap of timers without tolerance
-    /// has entries (common timers too, if `mode` is common), and at most one live timer is due
-    /// at `now`, at its top. Takes that one into `fire` (true) or finds none due (false); nil
+    /// The pass of the common case, whole: of the heaps whose timers fire in `mode`, one heap of
+    /// timers without tolerance has every entry (``loneHeap(_:)``), and at most one live timer is
+    /// due at `now`, at its top. Takes that one into `fire` (true) or finds none due (false); nil
     /// when the pass is not that case, for ``beginPass(runningIn:now:)`` and
     /// ``fireNext(in:now:into:)``. End it with ``endLonePass()``.
     mutating func fireLone(runningIn mode: Int, now: Nanoseconds, into fire: inout Fire) -> Bool? {
-        let exact = heap(mode, .exact)
-        guard taken.isEmpty, hasOnlyExactEntries(mode) else { return nil }
+        guard taken.isEmpty, let exact = loneHeap(mode) else { return nil }
         guard let top = heaps[exact].first, top.key <= now, top.key != .max else { return false }
         guard !heaps[exact].hasSecond(notAfter: now), isLive(top, in: exact) else { return nil }
         heaps[exact].removeFirst()
@@ -133,15 +132,19 @@ extension TimerQueues {
         return true
     }
 
-    /// Whether, of the heaps whose timers fire in `mode`, only its own of timers without
-    /// tolerance has entries (live or stale).
+    /// The one heap that has entries (live or stale) among those whose timers fire in `mode`,
+    /// if it is a heap of timers without tolerance: `mode`'s own, or `common`'s while `mode` is a
+    /// common mode (a program whose only timers are its tasks' sleeps on ``LoopClock``); nil
+    /// if another has entries too.
     @inline(__always)
-    func hasOnlyExactEntries(_ mode: Int) -> Bool {
-        let exact = heap(mode, .exact)
-        guard heaps[exact + 1].count == 0, heaps[exact + 2].count == 0 else { return false }
-        guard isCommon[mode] else { return true }
+    func loneHeap(_ mode: Int) -> Int? {
+        let own = heap(mode, .exact)
+        guard heaps[own + 1].count == 0, heaps[own + 2].count == 0 else { return nil }
+        guard isCommon[mode] else { return own }
         let common = heap(Self.commonIndex, .exact)
-        return heaps[common].count == 0 && heaps[common + 1].count == 0 && heaps[common + 2].count == 0
+        guard heaps[common + 1].count == 0, heaps[common + 2].count == 0 else { return nil }
+        if heaps[common].count == 0 { return own }
+        return heaps[own].count == 0 ? common : nil
     }
 
     /// Ends a pass of ``fireLone(runningIn:now:into:)``.

@@ -14,9 +14,9 @@ extension TimerQueues {
     mutating func nextWakeAndDeadline(runningIn mode: Int) -> (wake: Nanoseconds, deadline: Nanoseconds)? {
         // The common case (a lone pass's): every timer that can fire is in one heap, without
         // tolerance, so its first live entry is D and the wake-up.
-        if hasOnlyExactEntries(mode) {
-            dropStaleTop(heap(mode, .exact))
-            return heaps[heap(mode, .exact)].first.map { ($0.key, $0.key) }
+        if let lone = loneHeap(mode) {
+            dropStaleTop(lone)
+            return heaps[lone].first.map { ($0.key, $0.key) }
         }
         let withCommon = isCommon[mode]
         var limit = windowEnd(mode)

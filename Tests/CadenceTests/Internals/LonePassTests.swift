@@ -3,8 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The pass of the common case (`TimerQueues.fireLone`: one mode's timers without tolerance, at
-/// most one due) must do exactly what the general pass (`beginPass`, `fireNext`, `endPass`) does
+/// The pass of the common case (`TimerQueues.fireLone`: one heap of timers without tolerance
+/// holds every timer that can fire, at most one due) must do exactly what the general pass (`beginPass`, `fireNext`, `endPass`) does
 /// where it applies, and decline where it does not. Each workload runs twice, once trying the
 /// lone pass first (as `Loop.run` does) and once with the general pass alone; the two fire logs
 /// must agree.
@@ -15,24 +15,30 @@ import Testing
         var log: [String] = []
         var lone = 0
         var declined = 0
+        /// Lone passes that fired a timer while `common`'s timers were the usual ones.
+        var loneCommon = 0
     }
 
     /// A few timers in the default mode (a common mode, so `common` timers take part), mostly
     /// without tolerance, one-shots and repeating ones that skip or burst; passes at clock steps
     /// that leave none, one or several due; after each fire, what a callback might do: cancel,
-    /// reset or arm a timer, due now or later, sometimes with a tolerance or in `common`.
+    /// reset or arm a timer, due now or later. In phases of 40 passes, the timers are mostly the
+    /// default mode's or mostly `common`'s (where the lone pass takes `common`'s heap), with a
+    /// few in the other or with a tolerance (where it declines) until the phase ends.
     func run(seed: UInt64, tryingLone: Bool) -> Run {
         var queues = TimerQueues()
         var rng = SplitMix(seed: seed)
         var names: [TimerID: Int] = [:], byName: [Int: TimerID] = [:], nextName = 0
-        var uncommon: [TimerID] = []  // with a tolerance or in `common`: the lone pass declines
+        var uncommon: [TimerID] = []  // with a tolerance or in the other mode: the lone pass declines
+        var usual = TimerQueues.defaultIndex
         func arm(now: Nanoseconds, queues: inout TimerQueues) {
             let interval: Nanoseconds = rng.next() % 3 == 0 ? 100 + rng.next() % 300 : 0
             let tolerance: Nanoseconds = rng.next() % 16 == 0 ? rng.next() % 50 : 0
-            let mode = rng.next() % 16 == 0 ? TimerQueues.commonIndex : TimerQueues.defaultIndex
+            let other = usual == TimerQueues.defaultIndex ? TimerQueues.commonIndex : TimerQueues.defaultIndex
+            let mode = rng.next() % 16 == 0 ? other : usual
             let id = queues.arm(fireDate: now + rng.next() % 400, interval: interval, tolerance: tolerance,
                                 missedTicks: rng.next() % 2 == 0 ? .burst : .skip, modeIndex: mode, action: .idle)
-            if tolerance > 0 || mode == TimerQueues.commonIndex { uncommon.append(id) }
+            if tolerance > 0 || mode != usual { uncommon.append(id) }
             names[id] = nextName
             byName[nextName] = id
             nextName += 1
@@ -47,12 +53,14 @@ import Testing
                 var action = TimerAction.idle
                 _ = queues.disarm(id, releasing: &action)
             }
-            if step % 40 == 39 {  // a phase without them
-                for id in uncommon {
+            if step % 40 == 39 {  // a phase without them, of the default mode's timers or `common`'s
+                let next = step / 40 % 3 == 1 ? TimerQueues.commonIndex : TimerQueues.defaultIndex
+                for id in next == usual ? uncommon : Array(byName.values) {
                     var action = TimerAction.idle
                     _ = queues.disarm(id, releasing: &action)
                 }
                 uncommon = []
+                usual = next
             }
             result.log.append("pass \(step) at \(now)")
             var fire = TimerQueues.Fire()
@@ -73,6 +81,7 @@ import Testing
             }
             if tryingLone, let found = queues.fireLone(runningIn: TimerQueues.defaultIndex, now: now, into: &fire) {
                 result.lone += 1
+                if found && usual == TimerQueues.commonIndex { result.loneCommon += 1 }
                 if found { fired() }
                 queues.endLonePass()
             } else {
@@ -93,6 +102,7 @@ import Testing
         // The test can fail: both kinds of pass ran, and the lone one fired timers.
         #expect(lone.lone > Self.steps / 10)
         #expect(lone.declined > Self.steps / 10)
+        #expect(lone.loneCommon > 0)
         #expect(lone.log.filter { $0.contains("@") }.count > Self.steps / 2)
         if let first = lone.log.indices.first(where: { $0 >= general.log.count || lone.log[$0] != general.log[$0] }) {
             Issue.record("first difference at \(first): \(lone.log[first]) vs \(first < general.log.count ? general.log[first] : "none")")
