@@ -459,10 +459,11 @@ public final class Loop: @unchecked Sendable {
 
     /// The pass of the common case, whole (``TimerQueues/fireLone(runningIn:now:into:)``: every
     /// timer that can fire in the mode in one heap of timers without tolerance, at most one due,
-    /// no batch): the timers fired, or nil when the pass is not that case. It touches the timer's slot, its heap's top and the loop's
-    /// state: an idle loop's wake-up is this pass (Benchmarks/profile.py's table, one wake-up of
-    /// a repeating timer: 2,012 instructions on 227 cache lines through ``firePass(modeIndex:now:)``
-    /// and the general wake-up rule; 1,153 on 160 through this and its rule).
+    /// no batch): the timers fired, or nil when the pass is not that case. It touches the
+    /// timer's slot, its heap's top and the loop's state: an idle loop's wake-up is this pass
+    /// (Benchmarks/profile.py's table, one wake-up of a repeating timer: 2,012 instructions on
+    /// 227 cache lines through ``firePass(modeIndex:now:)`` and the general wake-up rule, 1,153
+    /// on 160 through this and its rule).
     @inline(never)  // a named frame in profiles
     func fireLonePass(modeIndex: Int, now: Nanoseconds) -> Int? {
         lock.lock()
