@@ -123,7 +123,7 @@ class Armed:
     def shrink(self) -> None:
         """Gives the keys up when none is held and there are more than :data:`KEEP`: a burst of
         a million timers then leaves no table behind (about 50 MB)."""
-        if len(self.free) == len(self.slots) > self.KEEP:
+        if len(self.slots) > self.KEEP and len(self.free) == len(self.slots):  # the size first
             # Both in one step (two assignments made by C): an interrupt between two stores left
             # keys free beyond an emptied table.
             any(map(setattr, (self, self), ("slots", "free"), ([], [])))

@@ -26,6 +26,8 @@ from .loop import Loop
 
 _run_pass = _lib.lib.cadence_loop_run_pass_collect
 _UNTIMED = _table.UNTIMED
+_own_cancels, _flush_own = _cancels.PENDING, _cancels.flush  # Cadence's own recorded cancels
+_COUNT, _CURSOR, _WORDS, _CAPACITY = _batch.COUNT, _batch.CURSOR, _batch.WORDS, _batch.CAPACITY
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]
 
@@ -75,6 +77,8 @@ class EventLoop(asyncio.SelectorEventLoop):
         #: Whether this iteration's select found the Cadence loop's descriptor readable: its
         #: pass runs once the iteration's I/O callbacks are queued (_process_events).
         self._pass_due = False
+        #: What a refused start names (C's error): made once, not at every flush.
+        self._where = f"{type(self).__name__}.call_at"
         super().__init__(Selector(self._select))  # first: a failed loop must still close
         self._owns = False
         try:
@@ -166,11 +170,12 @@ class EventLoop(asyncio.SelectorEventLoop):
     def _flush(self) -> None:
         """Hands the pending starts and cancels to C (see ``_asyncio_pending``), with the
         recorded cancels of Cadence's own timers (``_cancels``)."""
-        _cancels.flush()
+        if _own_cancels:
+            _flush_own()
         self._armed.shrink()  # first: the table may be empty before the starts take keys
         pending = self._pending
         if pending.timers or pending.cancels:
-            pending.flush(raw(self._state), f"{type(self).__name__}.call_at")
+            pending.flush(raw(self._state), self._where)
         if self._state.errors:  # a Ctrl-C that Cadence's SIGINT handler recorded in the flush
             deliver_errors(self._state, self, self.cadence)
 
@@ -296,7 +301,7 @@ class EventLoop(asyncio.SelectorEventLoop):
         if self._pass_due:
             self._pass_due = False
             self._pass()
-        elif self._collected.words[_batch.COUNT]:  # an interrupt cut the last pass's queueing
+        elif self._collected.words[_COUNT]:  # an interrupt cut the last pass's queueing
             self._enqueue()
             if self._state.errors:  # a Ctrl-C recorded there (_state.GLUE)
                 deliver_errors(self._state, self, self.cadence)
@@ -309,11 +314,11 @@ class EventLoop(asyncio.SelectorEventLoop):
         state, collected = self._state, self._collected
         words = collected.words
         self._enqueue()  # what an interrupt left, before C writes over it (nothing, but for one)
-        words[_batch.CURSOR] = 0
+        words[_CURSOR] = 0
         try:
             # No flush: done before the wait.
             code = _run_pass(
-                raw(state), MODE, _UNTIMED, collected.records, _batch.CAPACITY, collected.count
+                raw(state), MODE, _UNTIMED, collected.records, _CAPACITY, collected.count
             )
         finally:  # also when a Ctrl-C that came during the call is raised as it returns
             self._enqueue()
@@ -331,11 +336,11 @@ class EventLoop(asyncio.SelectorEventLoop):
         cursor in the words keeps the place past it, which the next pass (or loop iteration)
         goes on from: no record is queued twice or lost, and no key read again once free."""
         words = self._collected.words
-        if not (end := words[_batch.COUNT] * _batch.WORDS):
+        if not (end := words[_COUNT] * _WORDS):
             return
-        armed, step, freed = self._armed, _batch.WORDS, []
+        armed, step, freed = self._armed, _WORDS, []
         slots, base, ready = armed.slots, armed.base, self._ready.append  # type: ignore[attr-defined]
-        index = words[_batch.CURSOR]
+        index = words[_CURSOR]
         try:
             while index < end:
                 key = words[index] - base
@@ -346,8 +351,8 @@ class EventLoop(asyncio.SelectorEventLoop):
                     slots[key] = None
                     freed.append(key)
                 index += step
-            words[_batch.CURSOR] = index
-            words[_batch.COUNT] = 0  # C writes it only on success
+            words[_CURSOR] = index
+            words[_COUNT] = 0  # C writes it only on success
             armed.free.extend(freed)
         except BaseException:
             self._finish(index, end, freed)
@@ -372,7 +377,7 @@ class EventLoop(asyncio.SelectorEventLoop):
                 freed.append(key)
             elif key not in freed and key not in armed.free:  # cut before its key was listed
                 freed.append(key)
-        words[_batch.CURSOR] = min(index + _batch.WORDS, end) if index < end else index
+        words[_CURSOR] = min(index + _WORDS, end) if index < end else index
         known = set(armed.free)
         armed.free.extend(key for key in dict.fromkeys(freed) if key not in known)
 

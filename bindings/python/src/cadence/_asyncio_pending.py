@@ -62,7 +62,7 @@ from .errors import LoopBusy, error_for
 
 _start_one = _lib.lib.cadence_loop_schedule_transient
 _start_batch = _lib.lib.cadence_loop_schedule_transient_batch
-_ident = threading.get_ident
+_ident, _getframe = threading.get_ident, sys._getframe
 _dates, _lates, _handles = attrgetter("_date"), attrgetter("_late"), attrgetter("_cadence")
 _cancelled = attrgetter("_cancelled")
 _NOTHING: array[int] = array("Q")  # no answer yet
@@ -107,7 +107,7 @@ class Pending:
         # no longer on the stack.
         if (outer := self.flushing) is not None and _on_stack(outer):
             return
-        self.flushing = sys._getframe()
+        self.flushing = _getframe()
         try:
             while self.cancels or self.timers:
                 if self.cancels:
@@ -151,10 +151,13 @@ class Pending:
             # Each timer takes its key now, C's userdata the key with the table's base (UNTIMED:
             # its callback is called with no Tick).
             self.armed.hold_all(timers, keys)
-            if count == 1:  # the common case of a quiet loop: no arrays of dates to make
+            if count == 1:  # the common case of a quiet loop: no arrays of dates, no loops
                 out = array("Q", _ZERO)
                 timer = timers[0]
                 code = _start_one(handle, timer._date, timer._late, keys[0], out.buffer_info()[0])
+                timer._cadence = out[0]  # 0: refused, never armed (C never calls it)
+                if timer._cancelled:  # since the take: see below
+                    self._settle(timers, out)
             else:
                 out = array("Q", bytes(8 * count))
                 when, late = array("d", map(_dates, timers)), array("d", map(_lates, timers))
@@ -167,12 +170,12 @@ class Pending:
                     data.buffer_info()[0],
                     out.buffer_info()[0],
                 )
-            for timer, made in zip(timers, out):
-                timer._cadence = made  # 0: refused, never armed (C never calls it)
-            # A cancel since the take (a signal handler's or a finalizer's) marked the handle
-            # first, which nothing overwrites; it may have found -1 and only counted itself.
-            if any(map(_cancelled, timers)):
-                self._settle(timers, out)
+                for timer, made in zip(timers, out):
+                    timer._cadence = made
+                # A cancel since the take (a signal handler's or a finalizer's) marked the handle
+                # first, which nothing overwrites; it may have found -1 and only counted itself.
+                if any(map(_cancelled, timers)):
+                    self._settle(timers, out)
             if code:
                 raise error_for(code, where)
         except BaseException:
