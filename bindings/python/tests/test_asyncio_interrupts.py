@@ -27,6 +27,10 @@ from cadence._asyncio_timer import Timer
 EVENT = "line" if sys.version_info >= (3, 12) else "opcode"
 
 
+#: The trace functions of the last :func:`run_at`.
+_TRACES: list[Callable[..., Any]] = []
+
+
 def run_at(code: CodeType, opcode: int, action: Callable[[FrameType], object]) -> list[bool]:
     """Runs ``action(frame)`` before the ``opcode``-th bytecode (from 1) that the first call of
     ``code`` runs (from 3.12, whose tracing gives no bytecode events here, before a line's
@@ -49,6 +53,10 @@ def run_at(code: CodeType, opcode: int, action: Callable[[FrameType], object]) -
             return local
         return None
 
+    # Kept: the trace function's only reference is the thread's, which ``sys.settrace(None)``
+    # inside ``local`` drops while CPython 3.11 still calls through it (the freed closure was
+    # called: a crash, or not, as the allocator reused its memory).
+    _TRACES[:] = [calls, local]
     sys.settrace(calls)
     return done
 

@@ -7,8 +7,8 @@ timer keeps its date and tolerance), ``TimerHandle.cancel()`` of a timer already
 handle, and a cancel of one not yet handed over only counts it (its record is then skipped).
 :meth:`Pending.flush` then makes one C call for every pending cancel
 (``cadence_cancel_steal_batch``) and one for every pending start
-(``cadence_loop_schedule_transient_batch``; a lone start, the common case of a quiet loop, takes
-the scalar ``cadence_loop_schedule_transient`` and makes no arrays of dates), whose timers take
+(``cadence_loop_schedule_transient_batch``; a lone start, the common case of a quiet loop, makes
+no array: it writes its date into arrays made once, :class:`Lone`), whose timers take
 their keys in the event loop's table (``_asyncio_armed``) only then: a timer cancelled before it
 was handed over never costs C or the table anything, as a cancelled timer costs asyncio's own
 loop only its mark.
@@ -60,9 +60,9 @@ from ._asyncio_armed import Armed
 from ._take import take
 from .errors import LoopBusy, error_for
 
-_start_one = _lib.lib.cadence_loop_schedule_transient
 _start_batch = _lib.lib.cadence_loop_schedule_transient_batch
 _ident, _getframe = threading.get_ident, sys._getframe
+_WORD = _lib.WORD
 _dates, _lates, _handles = attrgetter("_date"), attrgetter("_late"), attrgetter("_cadence")
 _cancelled = attrgetter("_cancelled")
 _NOTHING: array[int] = array("Q")  # no answer yet
@@ -78,7 +78,16 @@ class Pending:
     handles of timers to cancel; ``armed`` the timers in C (the event loop's table).
     """
 
-    __slots__ = ("__weakref__", "armed", "cancels", "dropped", "flushing", "owner", "timers")
+    __slots__ = (
+        "__weakref__",
+        "armed",
+        "cancels",
+        "dropped",
+        "flushing",
+        "lone",
+        "owner",
+        "timers",
+    )
 
     def __init__(self) -> None:
         self.timers: list[Any] = []
@@ -90,6 +99,7 @@ class Pending:
         self.owner = _ident()
         #: The frame of the flush under way on that thread, if any (see :meth:`flush`).
         self.flushing: FrameType | None = None
+        self.lone = Lone()
 
     def flush(self, handle: int, where: str) -> None:
         """Hands every pending cancel, then every pending start, to C for the loop ``handle``
@@ -122,7 +132,7 @@ class Pending:
         out: array[int] = array("q")  # C's answers: never 0 for these (a key, or "ended")
         try:
             take(self.cancels, cancels)
-            handles = array("Q", cancels)
+            handles = array(_WORD, cancels)
             out.frombytes(bytes(8 * len(handles)))
             _cancels.steal_all(handles, out)  # the one batch of cancels, shared with Cadence's API
             # A key comes back (> 0) for each timer stopped; a fired one (its key freed by the
@@ -151,17 +161,19 @@ class Pending:
             # Each timer takes its key now, C's userdata the key with the table's base (UNTIMED:
             # its callback is called with no Tick).
             self.armed.hold_all(timers, keys)
-            if count == 1:  # the common case of a quiet loop: no arrays of dates, no loops
-                out = array("Q", _ZERO)
-                timer = timers[0]
-                code = _start_one(handle, timer._date, timer._late, keys[0], out.buffer_info()[0])
+            if count == 1:  # the common case of a quiet loop: no array made, no loops
+                lone, timer = self.lone, timers[0]
+                out, dates = lone.out, lone.dates
+                dates[0], dates[1], out[0], lone.data[0] = timer._date, timer._late, 0, keys[0]
+                at_when, at_late, at_data, at_out = lone.addresses
+                code = _start_batch(handle, 1, at_when, at_late, at_data, at_out)
                 timer._cadence = out[0]  # 0: refused, never armed (C never calls it)
                 if timer._cancelled:  # since the take: see below
                     self._settle(timers, out)
             else:
                 out = array("Q", bytes(8 * count))
                 when, late = array("d", map(_dates, timers)), array("d", map(_lates, timers))
-                data = array("Q", keys)
+                data = array(_WORD, keys)
                 code = _start_batch(
                     handle,
                     count,
@@ -222,6 +234,23 @@ class Pending:
         self.dropped = 0
         for timer in timers:
             timer._cadence = None
+
+
+class Lone:
+    """The arrays of a lone start, made once per event loop (its flushes are one at a time):
+    its date and tolerance, its userdata, C's answer (zeroed before each start), passed by
+    addresses computed once, so that a lone start makes no array and hands C only words."""
+
+    __slots__ = ("addresses", "data", "dates", "out")
+
+    def __init__(self) -> None:
+        self.dates, self.data, self.out = (
+            array("d", bytes(16)),
+            array(_WORD, _ZERO),
+            array("Q", _ZERO),
+        )
+        at = self.dates.buffer_info()[0]
+        self.addresses = (at, at + 8, self.data.buffer_info()[0], self.out.buffer_info()[0])
 
 
 def _on_stack(frame: FrameType) -> bool:

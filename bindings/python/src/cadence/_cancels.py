@@ -47,7 +47,7 @@ from ._take import take
 #: read again one cold int at a time: about 30 ns less per stop at 10^5 timers). Appended to by a
 #: cancel (whose GIL can pass to another thread only once the append has returned) and emptied
 #: whole (:func:`flush`).
-PENDING: array[int] = array("Q")
+PENDING: array[int] = array(_lib.WORD)
 #: What the table holds at a recorded timer's key instead of its callback.
 LET_GO = _table.LET_GO
 
@@ -81,7 +81,7 @@ def flush() -> None:
     if not PENDING:
         return
     IN_FLIGHT.append(True)  # before the records are taken: see settle
-    handles: array[int] = array("Q")
+    handles: array[int] = array(_lib.WORD)
     try:
         take(PENDING, handles)
         if handles:

@@ -24,7 +24,7 @@ from operator import setitem
 from typing import Any
 
 _BOTH = (slice(None), slice(None))
-_EMPTY = {code: array(code) for code in "Qq"}
+_EMPTY = {code: array(code) for code in "LQq"}
 
 
 def take(source: list[Any] | array[int], into: list[Any] | array[int]) -> None:
