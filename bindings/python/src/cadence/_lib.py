@@ -78,14 +78,13 @@ CALLBACK_TYPES = (FIRE_FN, RELEASE_FN, COUNTDOWN_FN, POLL_FN, FIRE_BATCH_FN)
 _H, _M, _D = [Handle], [Handle, _char_p], [Handle, _double_out]
 # A cadence_tick_fn: the binding passes NULL (None), for the loop's fire function.
 _fn = ctypes.c_void_p
-_vp = ctypes.c_void_p
-# A 64-bit word of the hot calls of cadence.asyncio and of the batched cancels (a handle, a
-# userdata, a count, an address), which the binding alone makes, always as an int: declared as
-# ``c_void_p``, passed in the same register as ``uint64_t`` and ``size_t`` on x86-64 and AArch64,
+# An address, and the 64-bit words of the hot calls of cadence.asyncio and of the batched
+# cancels (a handle, a userdata, a count), which the binding alone makes, always as ints: passed
+# as ``c_void_p``, in the same register as ``uint64_t`` and ``size_t`` on x86-64 and AArch64,
 # whose conversion of an int skips the generic check of ``c_uint64`` and ``c_size_t`` (an
 # ``isinstance`` against a ctypes type and a table lookup per argument): about half of a
 # six-argument call's cost.
-_w = ctypes.c_void_p
+_vp = ctypes.c_void_p
 
 # Every function of include/cadence.h (without its ``cadence_`` prefix), by prototype. A name
 # marked ``*`` is called through ctypes.PyDLL, which keeps the GIL (cheaper): a call that never
@@ -122,15 +121,15 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, FIRE_FN, RELEASE_FN], "loop_set_callbacks"),
     (_int, [Handle, FIRE_BATCH_FN], "loop_set_fire_batch"),
     # The records and the count as addresses (an array's, once per event loop: _batch.Collected).
-    (_int, [_w, _char_p, _w, _w, _w, _w], "*loop_run_pass_collect"),  # as loop_run_pass
+    (_int, [_vp, _char_p, _vp, _vp, _vp, _vp], "*loop_run_pass_collect"),  # as loop_run_pass
     (_int, [Handle, _d, _d, _char_p, _out], "publisher_create timer_publish"),
     (_int, [Handle, _fn, _key, _out], "publisher_subscribe"),
     (_int, [Handle, _d, _d, _char_p, _fn, _key, _out], "*loop_schedule"),
     (ctypes.c_int64, [Handle, _d, _key], "*loop_schedule_default"),  # the handle, or an error
-    (_int, [_w, _d, _d, _w, _w], "*loop_schedule_transient"),  # out: an array's word
+    (_int, [_vp, _d, _d, _vp, _vp], "*loop_schedule_transient"),  # out: an array's word
     # Arrays as addresses (array.array's buffer_info()): userdata and handles are 64-bit words.
-    (_int, [_w, _w, _w, _w, _w, _w], "*loop_schedule_transient_batch"),
-    (_int, [_vp, _key, _vp], "cancel_steal_batch"),
+    (_int, [_vp, _vp, _vp, _vp, _vp, _vp], "*loop_schedule_transient_batch"),
+    (_int, [_vp, _vp, _vp], "cancel_steal_batch"),
     (_int, [Handle, _d, _d, _d, _int, _char_p, _fn, _key, _out], "*loop_schedule_repeating"),
     (_int, [Handle, _d, _d, COUNTDOWN_FN, _key, _out], "countdown_start"),
     (_int, [Handle, _d, _d, POLL_FN, _key, _out], "poller_start"),
