@@ -19,6 +19,9 @@ Then one idle wake-up of Cadence's C API and of libuv (Benchmarks/c/wakeup.c, bu
 libuv's headers): instructions and the distinct cache lines of code and data it touches, which is
 what a wake-up after a long sleep fetches from memory (the idle row of `make bench`).
 
+Then the same for one quiet cycle of asyncio's default event loop and of cadence.asyncio's
+(Benchmarks/python/wakeup.py, with the Python that runs this script).
+
 For the Python bindings, where callgrind cannot name Python functions, it times (wall clock,
 N = 100000) the raw ctypes call against the binding's method, which splits a Python operation into
 the C library's share and the binding's.
@@ -212,28 +215,55 @@ def wakeup_footprint():
             check=True,
         )
         for kind, name in (("cadence", "Cadence (C API)"), ("libuv", "libuv")):
-            runs = sorted(wakeup_counts(program, kind) for _ in range(3))
-            ir, code, data = runs[1]
-            print(f"| {name} | {ir:,} | {code} | {data} | {code + data} |")
+            footprint_row(name, [program, kind], f"wakeup {kind}")
 
 
-def wakeup_counts(program, kind):
-    """(instructions, code lines, data lines) of one run of `wakeup kind` under callgrind."""
+def asyncio_wakeup_footprint():
+    """The same for one quiet cycle of asyncio's default event loop and of
+    ``cadence.asyncio.EventLoop`` (Benchmarks/python/wakeup.py), with this Python."""
+    print("\n### One quiet asyncio cycle from cold caches (Benchmarks/python/wakeup.py, "
+          "callgrind --cache-sim)\n")
+    print("| event loop | instructions | code lines | data lines | lines (64 B) |")
+    print("|---|---:|---:|---:|---:|")
+    env = dict(os.environ, CADENCE_LIBRARY=os.path.join(LIB_DIR, "libcadence.so"))
+    with tempfile.TemporaryDirectory() as tmp:
+        toggle = os.path.join(tmp, "libtoggle.so")
+        subprocess.run(
+            ["gcc", "-O2", "-Wall", "-Wextra", "-shared", "-fPIC", "-o", toggle,
+             os.path.join(HERE, "c", "callgrind_toggle.c")],
+            check=True,
+        )
+        program = os.path.join(HERE, "python", "wakeup.py")
+        for kind, name in (("asyncio", "asyncio's default loop"),
+                           ("cadence", "cadence.asyncio.EventLoop")):
+            footprint_row(name, [sys.executable, program, kind, toggle], f"wakeup.py {kind}", env)
+
+
+def footprint_row(name, command, what, env=None):
+    """Prints the table row of `command`: the median of three runs' figures (footprint)."""
+    ir, code, data = sorted(footprint(command, what, env) for _ in range(3))[1]
+    print(f"| {name} | {ir:,} | {code} | {data} | {code + data} |")
+
+
+def footprint(command, what, env=None):
+    """(instructions, code lines, data lines) of one run of `command` under callgrind, whose
+    program switches collection on and off around the cycle it measures, and exits with 3 if
+    that cycle did not wait."""
     run = subprocess.run(
         ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--cache-sim=yes",
-         "--callgrind-out-file=/dev/null", program, kind],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+         "--callgrind-out-file=/dev/null", *command],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
     )
     if run.returncode == 3:
-        sys.exit(f"profile.py: wakeup {kind}: the cycle measured did not wait (its work under "
+        sys.exit(f"profile.py: {what}: the cycle measured did not wait (its work under "
                  "callgrind ran past the next fire date)")
     if run.returncode:
-        sys.exit(f"profile.py: wakeup {kind} failed ({run.returncode}):\n{run.stderr}")
+        sys.exit(f"profile.py: {what} failed ({run.returncode}):\n{run.stderr}")
 
     def figure(label):
         found = re.search(rf"{label}:\s+([\d,]+)", run.stderr)
         if not found:
-            sys.exit(f"profile.py: no '{label}' in callgrind's summary of wakeup {kind}")
+            sys.exit(f"profile.py: no '{label}' in callgrind's summary of {what}")
         return int(found.group(1).replace(",", ""))
 
     return figure("I   refs"), figure("I1  misses"), figure("D1  misses")
@@ -312,6 +342,7 @@ def main():
         for label, toggle, per_n in TARGETS[kind]:
             profile(program, n, label, toggle, per_n)
     wakeup_footprint()
+    asyncio_wakeup_footprint()
     python_breakdown()
 
 
