@@ -188,6 +188,40 @@ def test_a_flush_of_starts_interrupted_at_any_bytecode_loses_nothing(
     assert every_opcode(code, case) > 5
 
 
+@pytest.mark.parametrize("virtual", [False, True], ids=["EventLoop", "VirtualEventLoop"])
+def test_a_lone_start_interrupted_at_any_bytecode_never_takes_the_last_ones_handle(
+    virtual: bool,
+) -> None:
+    """A lone start (the turn's one timer) reuses its event loop's arrays, where C's answer for
+    the last lone start stays: an interrupt before the answer was zeroed gave the new timer the
+    last one's handle, so that it never fired, its key stayed held, and its cancel stopped the
+    last one."""
+    code = Pending._start.__code__
+
+    def case(n: int) -> bool:
+        loop = ca.VirtualEventLoop() if virtual else ca.EventLoop()
+        try:
+            fires = Fires(loop)
+            now = loop.time()
+            fires.at(now + 0.005, "first")
+            loop.run_until_complete(asyncio.sleep(0))  # a lone start, in C
+            second = fires.at(now + 60, "second")  # far: never due before its cancel
+            interrupted = interrupt_at(code, n)
+            with contextlib.suppress(KeyboardInterrupt):
+                loop.run_until_complete(asyncio.sleep(0))  # its select flushes it alone
+            sys.settrace(None)
+            second.cancel()
+            fires.at(now + 0.008, "after")
+            until(loop, fires, "after", now + 0.008)
+            assert fires.check() == ["first", "after"]
+            drained(loop)
+        finally:
+            loop.close()
+        return interrupted[0]
+
+    assert every_opcode(code, case) > 10
+
+
 @pytest.mark.parametrize("where", ["Pending._cancel", "Armed.drop_all"])
 def test_a_flush_of_cancels_interrupted_at_any_bytecode_loses_nothing(where: str) -> None:
     """The cancelled timers never fire (their cancels reach C, at the next flush if not at

@@ -163,8 +163,9 @@ class Pending:
             self.armed.hold_all(timers, keys)
             if count == 1:  # the common case of a quiet loop: no array made, no loops
                 lone, timer = self.lone, timers[0]
+                lone.out[0] = 0  # first: C's answer for the last lone start, which _land would read
                 out, dates = lone.out, lone.dates
-                dates[0], dates[1], out[0], lone.data[0] = timer._date, timer._late, 0, keys[0]
+                dates[0], dates[1], lone.data[0] = timer._date, timer._late, keys[0]
                 at_when, at_late, at_data, at_out = lone.addresses
                 code = _start_batch(handle, 1, at_when, at_late, at_data, at_out)
                 timer._cadence = out[0]  # 0: refused, never armed (C never calls it)
