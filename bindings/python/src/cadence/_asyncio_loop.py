@@ -26,7 +26,7 @@ from .loop import Loop
 
 _run_pass = _lib.lib.cadence_loop_run_pass_collect
 _UNTIMED = _table.UNTIMED
-_own_cancels, _flush_own = _cancels.PENDING, _cancels.flush  # Cadence's own recorded cancels
+_own_cancels, _flush_own = _cancels.PENDING, _cancels.flush  # checked first: a call costs more
 _COUNT, _CURSOR, _WORDS, _CAPACITY = _batch.COUNT, _batch.CURSOR, _batch.WORDS, _batch.CAPACITY
 
 __all__ = ["MODE", "TOLERANCE", "EventLoop"]

@@ -126,7 +126,7 @@ _BY_PROTOTYPE: list[tuple[Any, list[Any], str]] = [
     (_int, [Handle, _fn, _key, _out], "publisher_subscribe"),
     (_int, [Handle, _d, _d, _char_p, _fn, _key, _out], "*loop_schedule"),
     (ctypes.c_int64, [Handle, _d, _key], "*loop_schedule_default"),  # the handle, or an error
-    (_int, [_vp, _d, _d, _vp, _vp], "*loop_schedule_transient"),  # out: an array's word
+    (_int, [Handle, _d, _d, _key, _vp], "*loop_schedule_transient"),  # out: an array's word
     # Arrays as addresses (array.array's buffer_info()): userdata and handles are 64-bit words.
     (_int, [_vp, _vp, _vp, _vp, _vp, _vp], "*loop_schedule_transient_batch"),
     (_int, [_vp, _vp, _vp], "cancel_steal_batch"),
